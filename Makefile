@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# earlytune — `make` builds build/earlytune (static); `make check` runs every test.
+
+CC       ?= gcc
+BUILD    ?= build
+PREFIX   ?= /usr
+DESTDIR  ?=
+VERSION  := 0.1.0
+
+# libkmod has no static archive in Debian: build one from Debian's kmod source
+# package, pinned by version and by the checksum of its upstream tarball.
+KMOD_DEB    := 30+20221128-1
+KMOD_ORIG   := kmod_30+20221128.orig.tar.xz
+KMOD_SHA256 := 00bc9ae4f1f9e1bbc1266d838452865bc7c24271d0853939edbe3029ad22af4e
+KMOD_DIR    := $(BUILD)/kmod
+KMOD_A      := $(KMOD_DIR)/libkmod.a
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
+            -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation
+CFLAGS   ?= -O2 -g
+ALLCFLAGS = -std=gnu11 $(shell pkg-config --cflags blkid libkmod) $(WARN) $(CFLAGS) -D_GNU_SOURCE -DEARLYTUNE_VERSION='"$(VERSION)"' \
+            -ffunction-sections -fdata-sections -Isrc
+
+SRCS     := $(wildcard src/*.c)
+LIBSRCS  := $(filter-out src/main.c,$(SRCS))
+OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
+
+ifeq ($(DYNAMIC),1)
+LINK     := $(shell pkg-config --libs libkmod blkid)
+LDSTATIC :=
+DEPS_A   :=
+else
+LINK     := $(KMOD_A) -lblkid -lzstd -llzma -lz
+LDSTATIC := -static
+DEPS_A   := $(KMOD_A)
+endif
+
+SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
+SAN_OBJS  := $(LIBSRCS:src/%.c=$(BUILD)/san/%.o)
+
+.PHONY: all check check-unit check-integration check-valgrind bench clean install uninstall
+
+all: $(BUILD)/earlytune
+
+$(BUILD)/earlytune: $(OBJS) $(DEPS_A)
+	$(CC) $(LDSTATIC) -Wl,--gc-sections -o $@ $(OBJS) $(LINK)
+
+$(BUILD)/obj/%.o: src/%.c src/*.h | $(DEPS_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -c -o $@ $<
+
+# --- static libkmod ---------------------------------------------------------
+$(KMOD_A):
+	@mkdir -p $(KMOD_DIR)
+	cd $(KMOD_DIR) && { [ -f $(KMOD_ORIG) ] || apt-get source --download-only -q kmod=$(KMOD_DEB); }
+	echo "$(KMOD_SHA256)  $(KMOD_DIR)/$(KMOD_ORIG)" | sha256sum -c --quiet
+	rm -rf $(KMOD_DIR)/src && mkdir -p $(KMOD_DIR)/src
+	tar -C $(KMOD_DIR)/src --strip-components=1 -xf $(KMOD_DIR)/$(KMOD_ORIG)
+	mkdir -p $(KMOD_DIR)/src/libkmod/docs && : > $(KMOD_DIR)/src/libkmod/docs/gtk-doc.make
+	cd $(KMOD_DIR)/src && autoreconf -fi >../autoreconf.log 2>&1 && \
+	  ./configure -q --disable-manpages --disable-test-modules --disable-python \
+	    --with-zstd --with-xz --with-zlib --without-openssl >../configure.log 2>&1 && \
+	  $(MAKE) -s libkmod/libkmod.la >../make.log 2>&1
+	ar rcs $@ $(KMOD_DIR)/src/libkmod/.libs/*.o $(KMOD_DIR)/src/shared/.libs/*.o
+
+# --- tests --------------------------------------------------------------------
+$(BUILD)/san/%.o: src/%.c src/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -O1 $(SAN) -c -o $@ $<
+
+$(BUILD)/san/earlytune: $(BUILD)/san/main.o $(SAN_OBJS)
+	$(CC) $(SAN) -o $@ $^ $(shell pkg-config --libs libkmod blkid)
+
+$(BUILD)/unit/%: tests/unit/%.c $(SAN_OBJS) tests/unit/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -O1 $(SAN) -Itests/unit -o $@ $< $(SAN_OBJS) \
+	  $(shell pkg-config --libs libkmod blkid cmocka)
+
+check-unit: $(UNIT_BINS)
+	tests/run-unit $(UNIT_BINS)
+
+check-integration: $(BUILD)/earlytune $(BUILD)/san/earlytune
+	tests/run-integration $(BUILD)/earlytune $(BUILD)/san/earlytune
+
+check-valgrind: $(BUILD)/earlytune
+	tests/run-valgrind $(BUILD)/earlytune
+
+check: check-unit check-integration check-valgrind
+
+bench: $(BUILD)/earlytune
+	bench/block.sh $(BUILD)/earlytune
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/unit $(BUILD)/earlytune
+
+install: $(BUILD)/earlytune
+	install -D -m 0755 $(BUILD)/earlytune $(DESTDIR)$(PREFIX)/sbin/earlytune
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/sbin/earlytune

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The block domain: whole disks of ROOT/sys/block, classified, matched
+ * against [block] sections, planned in the order the kernel needs:
+ * scheduler (module first) → nr_requests, iosched → other → read-ahead last.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "earlytune.h"
+#include "block.h"
+
+struct disk {
+	const char *name;
+	const char *cls;
+	char why[128];
+	char driver[64];
+	char **tags; /* "fstype=ext4", "uuid=…" from libblkid, read on demand */
+	size_t ntags;
+	bool probed;
+};
+
+/* ---- classification ---------------------------------------------------- */
+
+static bool prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static void read_driver(struct ctx *c, struct disk *d)
+{
+	char rel[PATH_MAX], link[PATH_MAX];
+	const char *const tries[] = { "device/driver", "device/device/driver" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(tries); i++) {
+		snprintf(rel, sizeof(rel), "sys/block/%s/%s", d->name, tries[i]);
+		if (root_readlink(&c->root, rel, link, sizeof(link)) > 0) {
+			snprintf(d->driver, sizeof(d->driver), "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+			return;
+		}
+	}
+}
+
+static bool has_attr(struct ctx *c, const char *disk, const char *attr)
+{
+	char rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "sys/block/%s/%s", disk, attr);
+	return root_exists(&c->root, rel);
+}
+
+static void classify_scsi(struct ctx *c, struct disk *d)
+{
+	char rel[PATH_MAX], rot[8] = "";
+
+	if (kernel_hypervisor(&c->kernel, &c->root)) {
+		d->cls = "virtual";
+		snprintf(d->why, sizeof(d->why), "%s disk under a %s", d->driver, c->kernel.hv_why);
+		return;
+	}
+	snprintf(rel, sizeof(rel), "sys/block/%s/queue/rotational", d->name);
+	root_read(&c->root, rel, rot, sizeof(rot));
+	d->cls = !strcmp(rot, "1") ? "hdd" : "ssd";
+	snprintf(d->why, sizeof(d->why), "physical %s disk, rotational=%s", d->driver, rot);
+}
+
+/* rotational alone never decides for a virtual disk: virtio-blk always says 1. */
+static void classify(struct ctx *c, struct disk *d)
+{
+	const char *n = d->name;
+
+	read_driver(c, d);
+	d->cls = "other";
+	snprintf(d->why, sizeof(d->why), "kernel name %s", n);
+	if ((prefix(n, "dm-") && has_attr(c, n, "dm")) || (prefix(n, "md") && has_attr(c, n, "md")))
+		d->cls = "stacked";
+	else if (prefix(n, "loop"))
+		d->cls = "loop";
+	else if (prefix(n, "zram"))
+		d->cls = "zram";
+	else if (prefix(n, "nvme"))
+		d->cls = "nvme";
+	else if (prefix(n, "nbd") || prefix(n, "rbd") || !strcmp(d->driver, "virtio_blk") ||
+		 !strcmp(d->driver, "vbd") || ((prefix(n, "vd") || prefix(n, "xvd")) && !*d->driver))
+		d->cls = "virtual";
+	else if (!strcmp(d->driver, "sd"))
+		classify_scsi(c, d);
+	if (*d->driver && strcmp(d->cls, "hdd") && strcmp(d->cls, "ssd") && strcmp(d->cls, "virtual"))
+		snprintf(d->why, sizeof(d->why), "kernel name %s, driver %s", n, d->driver);
+	else if (!strcmp(d->cls, "virtual") && strcmp(d->driver, "sd"))
+		snprintf(d->why, sizeof(d->why), "%s%s", *d->driver ? "driver " : "kernel name ",
+			 *d->driver ? d->driver : n);
+}
+
+/* ---- matching ------------------------------------------------------------ */
+
+static void read_ident(struct ctx *c, const struct disk *d, const char *what, char *out, size_t size)
+{
+	char rel[PATH_MAX];
+
+	*out = '\0';
+	if (!strcmp(what, "class")) {
+		snprintf(out, size, "%s", d->cls);
+		return;
+	}
+	if (!strcmp(what, "name")) {
+		snprintf(out, size, "%s", d->name);
+		return;
+	}
+	if (!strcmp(what, "driver")) {
+		snprintf(out, size, "%s", d->driver);
+		return;
+	}
+	/* SCSI and NVMe keep identity under device/, virtio-blk keeps serial on the disk. */
+	snprintf(rel, sizeof(rel), "sys/block/%s/device/%s", d->name, what);
+	if (root_read(&c->root, rel, out, size) > 0)
+		return;
+	snprintf(rel, sizeof(rel), "sys/block/%s/%s", d->name, what);
+	root_read(&c->root, rel, out, size);
+}
+
+static bool is_blkid_key(const char *what)
+{
+	return !strcmp(what, "fstype") || !strcmp(what, "uuid") || !strcmp(what, "label") ||
+	       !strcmp(what, "partuuid");
+}
+
+static bool match_blkid(struct ctx *c, struct disk *d, const char *what, const char *pattern)
+{
+	size_t wl = strlen(what);
+
+	if (!d->probed) {
+		d->probed = true;
+		if (probe_disk_tags(&c->root, d->name, &d->tags, &d->ntags) < 0)
+			d->ntags = 0;
+	}
+	for (size_t i = 0; i < d->ntags; i++)
+		if (!strncmp(d->tags[i], what, wl) && d->tags[i][wl] == '=' &&
+		    fnmatch(pattern, d->tags[i] + wl + 1, 0) == 0)
+			return true;
+	return false;
+}
+
+static bool match_one(struct ctx *c, struct disk *d, const char *what, const char *value)
+{
+	char tmp[512], *w[32], ident[256];
+	size_t n;
+
+	snprintf(tmp, sizeof(tmp), "%s", value);
+	n = split_words(tmp, w, ARRAY_SIZE(w));
+	if (!is_blkid_key(what))
+		read_ident(c, d, what, ident, sizeof(ident));
+	for (size_t i = 0; i < n; i++) {
+		if (is_blkid_key(what) ? match_blkid(c, d, what, w[i]) : fnmatch(w[i], ident, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool section_matches(struct ctx *c, struct disk *d, const char *name)
+{
+	const struct config *cfg = &c->cfg;
+
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct cfg_entry *e = &cfg->v[i], *eff;
+
+		if (strcmp(e->section, "block") || !streq_ptr(e->name, name) ||
+		    strncmp(e->key, "match.", 6))
+			continue;
+		eff = config_get(cfg, "block", name, e->key);
+		if (eff && eff == e && !match_one(c, d, e->key + 6, e->value))
+			return false;
+	}
+	return true;
+}
+
+/* The effective assignment of key for disk d: sections in order of first
+ * appearance, the last matching one that sets the key wins. */
+static const struct cfg_entry *lookup(struct ctx *c, struct disk *d, const char *key,
+				      const char *const *sections, const bool *matched, size_t ns)
+{
+	const struct cfg_entry *best = NULL;
+
+	for (size_t i = 0; i < ns; i++) {
+		const struct cfg_entry *e;
+
+		if (!matched[i])
+			continue;
+		e = config_get(&c->cfg, "block", sections[i], key);
+		if (e)
+			best = e;
+	}
+	return best;
+}
+
+/* ---- items --------------------------------------------------------------- */
+
+static struct item *new_item(struct plan *p, const struct disk *d, const char *attr,
+			     const struct cfg_entry *e)
+{
+	char path[PATH_MAX];
+	struct item *it;
+
+	snprintf(path, sizeof(path), "sys/block/%s/%s", d->name, attr);
+	it = plan_add(p, "block", d->name, attr, path);
+	if (!it)
+		return NULL;
+	it->rank = block_rank(attr);
+	if (e)
+		item_from_entry(it, e);
+	if (it->reason)
+		item_setf(&it->reason, "%s disk (%s): %s", d->cls, d->why, e->reason);
+	else
+		item_setf(&it->reason, "%s disk (%s)", d->cls, d->why);
+	return it;
+}
+
+static void item_skip(struct item *it, const char *why)
+{
+	it->action = ACT_SKIP;
+	item_set(&it->reason, why);
+}
+
+static void item_error(struct item *it, int err, const char *what)
+{
+	it->action = ACT_ERROR;
+	item_setf(&it->error, "cannot read %s: %s", what, strerror(-err));
+}
+
+static const char *sched_module(const char *s)
+{
+	if (!strcmp(s, "mq-deadline"))
+		return "mq-deadline";
+	if (!strcmp(s, "kyber"))
+		return "kyber-iosched";
+	if (!strcmp(s, "bfq"))
+		return "bfq";
+	return NULL;
+}
+
+/* The first preference the queue offers, or whose module can be loaded. */
+static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, const char *pref)
+{
+	char tmp[256], *w[8], why[512] = "", one[256];
+	size_t n;
+
+	snprintf(tmp, sizeof(tmp), "%s", pref);
+	n = split_words(tmp, w, ARRAY_SIZE(w));
+	for (size_t i = 0; i < n; i++) {
+		const char *mod = sched_module(w[i]);
+
+		if (selector_offers(raw, w[i])) {
+			item_set(&it->desired, w[i]);
+			return;
+		}
+		if (mod && mods_available(c->mods, mod, one, sizeof(one)) == 2) {
+			item_set(&it->desired, w[i]);
+			item_set(&it->module, mod);
+			return;
+		}
+		if (mod && *one)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %s", one);
+	}
+	it->action = ACT_SKIP;
+	item_setf(&it->reason, "none of '%s' is available: the queue offers '%s'%s", pref, raw, why);
+}
+
+static bool plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const struct cfg_entry *e)
+{
+	struct item *it = new_item(p, d, "queue/scheduler", e);
+	char raw[256], active[64];
+	int r;
+
+	if (!it)
+		return false;
+	it->selector = true;
+	r = root_read(&c->root, it->path, raw, sizeof(raw));
+	if (r == -ENOENT) {
+		item_skip(it, "no queue/scheduler: a bio-based queue (dm, md, zram, NVMe multipath head) has no I/O scheduler");
+		return false;
+	}
+	if (r < 0) {
+		item_error(it, r, it->path);
+		return false;
+	}
+	if (selector_active(raw, active, sizeof(active)) < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot parse queue/scheduler '%s'", raw);
+		return false;
+	}
+	item_set(&it->current, active);
+	if (!strchr(raw, '[') && !strcmp(active, "none")) {
+		/* ≤6.4 bio-based queues print a bare "none" and accept writes silently. */
+		item_skip(it, "queue/scheduler reads a bare 'none': a bio-based queue without an I/O scheduler");
+		return false;
+	}
+	choose_scheduler(c, it, raw, e->value);
+	if (it->action == ACT_SKIP)
+		return false;
+	it->action = strcmp(active, it->desired) ? ACT_CHANGE : ACT_KEEP;
+	if (it->action == ACT_KEEP)
+		item_set(&it->module, NULL);
+	return it->action == ACT_CHANGE;
+}
+
+static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char *attr,
+		       const struct cfg_entry *e, bool after_switch)
+{
+	struct item *it = new_item(p, d, attr, e);
+	char cur[128];
+	long long lo, hi, v;
+	int r;
+
+	if (!it)
+		return;
+	item_set(&it->desired, e->value);
+	it->recheck = after_switch && it->rank <= 2;
+	r = root_read(&c->root, it->path, cur, sizeof(cur));
+	if (r == -ENOENT && it->rank == 2 && after_switch) {
+		/* The tunable belongs to the scheduler we are about to select. */
+		it->action = ACT_CHANGE;
+		return;
+	}
+	if (r == -ENOENT) {
+		it->action = ACT_SKIP;
+		if (it->rank == 2)
+			item_setf(&it->reason, "the active scheduler has no tunable %s", attr);
+		else
+			item_setf(&it->reason, "kernel has no %s for this queue", attr);
+		return;
+	}
+	if (r < 0) {
+		item_error(it, r, it->path);
+		return;
+	}
+	item_set(&it->current, cur);
+	if (!strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0 &&
+	    parse_s64(cur, &v) == 0) {
+		item_setf(&it->desired, "%lld", v < lo ? lo : v > hi ? hi : v);
+		item_setf(&it->reason, "%s [range %s: raise below %lld, cap above %lld]",
+			  it->reason ? it->reason : "", e->value, lo, hi);
+	}
+	it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
+}
+
+static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const char *const *sections,
+		      size_t ns)
+{
+	bool matched[64], switching = false;
+	const struct cfg_entry *e;
+
+	for (size_t i = 0; i < ns; i++)
+		matched[i] = section_matches(c, d, sections[i]);
+	e = lookup(c, d, "scheduler", sections, matched, ns);
+	if (e)
+		switching = plan_scheduler(c, p, d, e);
+	e = lookup(c, d, "nr_requests", sections, matched, ns);
+	if (e)
+		plan_value(c, p, d, "queue/nr_requests", e, switching);
+	/* iosched.* keys: every distinct one any matching section sets. */
+	for (size_t i = 0; i < c->cfg.n; i++) {
+		const struct cfg_entry *x = &c->cfg.v[i];
+		char attr[128];
+		bool seen = false;
+
+		if (strcmp(x->section, "block") || strncmp(x->key, "iosched.", 8))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(c->cfg.v[j].section, "block") && !strcmp(c->cfg.v[j].key, x->key);
+		e = seen ? NULL : lookup(c, d, x->key, sections, matched, ns);
+		if (!e)
+			continue;
+		snprintf(attr, sizeof(attr), "queue/iosched/%s", x->key + 8);
+		plan_value(c, p, d, attr, e, switching);
+	}
+	for (const struct block_setting *s = block_settings; s->key; s++) {
+		if (s->rank != 3 && s->rank != 4)
+			continue;
+		e = lookup(c, d, s->key, sections, matched, ns);
+		if (e)
+			plan_value(c, p, d, s->attr, e, switching);
+	}
+}
+
+/* ---- discovery ----------------------------------------------------------- */
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_disks(struct ctx *c, char ***out, size_t *n)
+{
+	int fd = root_openat(&c->root, "sys/block", O_RDONLY | O_DIRECTORY, 0);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	char **v = NULL;
+	size_t cnt = 0;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		*out = NULL;
+		*n = 0;
+		return fd == -ENOENT ? 0 : fd < 0 ? fd : -errno;
+	}
+	while ((de = readdir(dir))) {
+		char **nv;
+
+		if (de->d_name[0] == '.')
+			continue;
+		nv = realloc(v, (cnt + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		if (!(v[cnt] = strdup(de->d_name)))
+			break;
+		cnt++;
+	}
+	closedir(dir);
+	qsort(v, cnt, sizeof(*v), cmp_name);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+static size_t collect_sections(const struct config *cfg, const char **sections, size_t max)
+{
+	size_t ns = 0;
+
+	sections[ns++] = NULL; /* [block] applies first, to every disk */
+	for (size_t i = 0; i < cfg->n && ns < max; i++) {
+		const struct cfg_entry *e = &cfg->v[i];
+		bool seen = false;
+
+		if (strcmp(e->section, "block") || !e->name)
+			continue;
+		for (size_t j = 1; j < ns && !seen; j++)
+			seen = !strcmp(sections[j], e->name);
+		if (!seen)
+			sections[ns++] = e->name;
+	}
+	return ns;
+}
+
+/* A --device that is not a whole disk becomes an error item (exit 1). */
+static bool device_ok(struct ctx *c, struct plan *p, const char *name)
+{
+	char rel[PATH_MAX], link[PATH_MAX];
+	struct item *it;
+
+	snprintf(rel, sizeof(rel), "sys/block/%s", name);
+	if (root_exists(&c->root, rel))
+		return true;
+	it = plan_add(p, "block", name, "-", rel);
+	if (!it)
+		return false;
+	it->action = ACT_ERROR;
+	snprintf(rel, sizeof(rel), "sys/class/block/%s", name);
+	if (root_readlink(&c->root, rel, link, sizeof(link)) > 0 && strrchr(link, '/')) {
+		*strrchr(link, '/') = '\0';
+		item_setf(&it->error, "'%s' is a partition of '%s'; earlytune tunes whole disks only", name,
+			  strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+	} else {
+		item_setf(&it->error, "'%s' is not a disk in %s/sys/block", name,
+			  c->root.is_host ? "" : c->root.dir);
+	}
+	return false;
+}
+
+static void disk_free(struct disk *d)
+{
+	for (size_t i = 0; i < d->ntags; i++)
+		free(d->tags[i]);
+	free(d->tags);
+}
+
+int block_plan(struct ctx *c, struct plan *p)
+{
+	const char *sections[64];
+	size_t ns = collect_sections(&c->cfg, sections, ARRAY_SIZE(sections)), n = 0;
+	char **names = NULL;
+	int r = 0;
+
+	if (c->ndevices) {
+		names = c->devices;
+		n = c->ndevices;
+	} else {
+		r = list_disks(c, &names, &n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct disk d = { .name = names[i] };
+
+		if (!c->ndevices || device_ok(c, p, names[i])) {
+			classify(c, &d);
+			plan_disk(c, p, &d, sections, ns);
+		}
+		disk_free(&d);
+		if (!c->ndevices)
+			free(names[i]);
+	}
+	if (!c->ndevices)
+		free(names);
+	return r;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+struct block_setting {
+	const char *key;
+	const char *attr;
+	int rank; /* 0 scheduler, 1 nr_requests, 2 iosched, 3 other, 4 read-ahead last */
+	long long min, max;
+};
+
+extern const char *const block_classes[];
+extern const char *const block_schedulers[];
+extern const struct block_setting block_settings[];
+
+const struct block_setting *block_setting_find(const char *key);
+int block_parse_range(const char *value, long long *lo, long long *hi);

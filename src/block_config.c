@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Validation of [block] keys: what the kernel accepts, said before anything
+ * is written, with the allowed values in the message. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "earlytune.h"
+#include "block.h"
+
+const char *const block_classes[] = { "virtual", "nvme", "ssd", "hdd", "stacked",
+				      "loop", "zram", "other", NULL };
+const char *const block_schedulers[] = { "none", "mq-deadline", "kyber", "bfq", NULL };
+static const char *const match_keys[] = { "class", "name", "driver", "vendor", "model",
+					  "serial", "fstype", "uuid", "label", "partuuid", NULL };
+
+const struct block_setting block_settings[] = {
+	{ "scheduler", "queue/scheduler", 0, 0, 0 },
+	{ "nr_requests", "queue/nr_requests", 1, 4, 2048 },
+	{ "rq_affinity", "queue/rq_affinity", 3, 0, 2 },
+	{ "add_random", "queue/add_random", 3, 0, 1 },
+	{ "wbt_lat_usec", "queue/wbt_lat_usec", 3, -1, 1000000000000LL },
+	{ "io_timeout", "queue/io_timeout", 3, 1, 4294967295LL },
+	{ "read_ahead_kb", "queue/read_ahead_kb", 4, 0, 4294967295LL },
+	{ NULL, NULL, 0, 0, 0 },
+};
+
+static bool in_list(const char *const *list, const char *w)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, w))
+			return true;
+	return false;
+}
+
+static const char *legacy_scheduler(const char *w)
+{
+	if (!strcmp(w, "deadline"))
+		return "mq-deadline";
+	if (!strcmp(w, "noop"))
+		return "none";
+	if (!strcmp(w, "cfq"))
+		return "bfq";
+	return NULL;
+}
+
+static int check_scheduler(const char *value, char *why, size_t size)
+{
+	char tmp[256], *w[16];
+	size_t n;
+
+	snprintf(tmp, sizeof(tmp), "%s", value);
+	n = split_words(tmp, w, ARRAY_SIZE(w));
+	for (size_t i = 0; i < n; i++) {
+		const char *modern = legacy_scheduler(w[i]);
+
+		if (modern) {
+			snprintf(why, size,
+				 "scheduler '%s' is a legacy name (removed in Linux 5.0); use '%s'",
+				 w[i], modern);
+			return -EINVAL;
+		}
+		if (!in_list(block_schedulers, w[i])) {
+			snprintf(why, size, "unknown scheduler '%s'; allowed: none mq-deadline kyber bfq",
+				 w[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int block_parse_range(const char *value, long long *lo, long long *hi)
+{
+	const char *dots = strstr(value, "..");
+	char a[32];
+	int r;
+
+	if (!dots)
+		return -ENOENT;
+	if ((size_t)(dots - value) >= sizeof(a))
+		return -EINVAL;
+	memcpy(a, value, (size_t)(dots - value));
+	a[dots - value] = '\0';
+	r = parse_s64(a, lo);
+	if (r == 0)
+		r = parse_s64(dots + 2, hi);
+	return r < 0 ? -EINVAL : 0;
+}
+
+static int check_number(const struct block_setting *s, const char *value, char *why, size_t size)
+{
+	long long v, lo, hi;
+
+	if (!strcmp(s->key, "read_ahead_kb") && block_parse_range(value, &lo, &hi) != -ENOENT) {
+		if (block_parse_range(value, &lo, &hi) < 0 || lo < s->min || hi > s->max || lo > hi) {
+			snprintf(why, size, "read_ahead_kb range '%s' must be A..B with %lld ≤ A ≤ B ≤ %lld",
+				 value, s->min, s->max);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (parse_s64(value, &v) < 0 || v < s->min || v > s->max) {
+		snprintf(why, size, "%s = '%s' is out of the kernel's range: a whole number from %lld to %lld%s",
+			 s->key, value, s->min, s->max,
+			 !strcmp(s->key, "read_ahead_kb") ? ", or a range A..B" : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_match(const char *what, const char *value, char *why, size_t size)
+{
+	char tmp[512], *w[32];
+	size_t n;
+
+	if (!in_list(match_keys, what)) {
+		snprintf(why, size, "unknown match key 'match.%s'; allowed: match.class match.name "
+				    "match.driver match.vendor match.model match.serial match.fstype "
+				    "match.uuid match.label match.partuuid", what);
+		return -EINVAL;
+	}
+	if (strcmp(what, "class"))
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s", value);
+	n = split_words(tmp, w, ARRAY_SIZE(w));
+	for (size_t i = 0; i < n; i++) {
+		bool ok = false;
+
+		for (const char *const *c = block_classes; *c && !ok; c++)
+			ok = fnmatch(w[i], *c, 0) == 0;
+		if (!ok) {
+			snprintf(why, size, "match.class '%s' matches no class; classes: virtual nvme ssd hdd stacked loop zram other",
+				 w[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int check_iosched(const char *tunable, const char *value, char *why, size_t size)
+{
+	long long v;
+
+	for (const char *p = tunable; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')) {
+			snprintf(why, size, "iosched tunable name '%s' must be lower-case letters, digits and '_'",
+				 tunable);
+			return -EINVAL;
+		}
+	if (!*tunable || parse_s64(value, &v) < 0) {
+		snprintf(why, size, "iosched.%s = '%s': expected a whole number", tunable, value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const struct block_setting *block_setting_find(const char *key)
+{
+	for (const struct block_setting *s = block_settings; s->key; s++)
+		if (!strcmp(s->key, key))
+			return s;
+	return NULL;
+}
+
+int block_check_key(const char *key, const char *value, char *why, size_t size)
+{
+	const struct block_setting *s;
+
+	if (!strncmp(key, "match.", 6))
+		return check_match(key + 6, value, why, size);
+	if (!strncmp(key, "iosched.", 8))
+		return *value ? check_iosched(key + 8, value, why, size) : 0;
+	s = block_setting_find(key);
+	if (!s) {
+		snprintf(why, size, "unknown key '%s' in [block]; allowed: scheduler read_ahead_kb "
+				    "nr_requests rq_affinity add_random wbt_lat_usec io_timeout "
+				    "iosched.NAME match.*", key);
+		return -EINVAL;
+	}
+	if (!*value)
+		return 0;
+	if (!strcmp(key, "scheduler"))
+		return check_scheduler(value, why, size);
+	return check_number(s, value, why, size);
+}
+
+int block_rank(const char *setting)
+{
+	if (!strncmp(setting, "queue/iosched/", 14))
+		return 2;
+	for (const struct block_setting *s = block_settings; s->key; s++)
+		if (!strcmp(s->attr, setting))
+			return s->rank;
+	return 3;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The kernel command line, split as the kernel's next_arg() splits it: double
+ * quotes group (and may start mid-word), '-' and '_' in keys compare equal,
+ * and "--" ends the kernel's parameters (what follows belongs to init). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "earlytune.h"
+
+struct arg {
+	const char *key, *val;
+	size_t klen, vlen;
+};
+
+/* Returns the position after the argument, or NULL at the end. */
+static const char *next_arg(const char *s, struct arg *a)
+{
+	bool quoted = false;
+	const char *eq = NULL, *p;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	if (!*s)
+		return NULL;
+	if (*s == '"') {
+		s++;
+		quoted = true;
+	}
+	for (p = s; *p; p++) {
+		if (!quoted && (*p == ' ' || *p == '\t' || *p == '\n'))
+			break;
+		if (!eq && *p == '=')
+			eq = p;
+		if (*p == '"')
+			quoted = !quoted;
+	}
+	a->key = s;
+	a->klen = (size_t)((eq ? eq : p) - s);
+	a->val = eq ? eq + 1 : NULL;
+	a->vlen = eq ? (size_t)(p - eq - 1) : 0;
+	if (a->val && a->vlen && a->val[0] == '"') {
+		a->val++;
+		a->vlen--;
+	}
+	if (a->vlen && a->val[a->vlen - 1] == '"')
+		a->vlen--;
+	else if (!a->val && a->klen && a->key[a->klen - 1] == '"')
+		a->klen--;
+	return p;
+}
+
+static bool key_eq(const char *k, size_t klen, const char *want)
+{
+	size_t i;
+
+	if (strlen(want) != klen)
+		return false;
+	for (i = 0; i < klen; i++) {
+		char x = k[i] == '-' ? '_' : k[i], y = want[i] == '-' ? '_' : want[i];
+
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
+/* 1 when found (the last occurrence wins, as for module parameters), 0 when
+ * absent; val gets "" for a bare key. */
+int cmdline_get(const char *cmdline, const char *key, char *val, size_t size)
+{
+	const char *s = cmdline ? cmdline : "";
+	struct arg a;
+	int found = 0;
+
+	while ((s = next_arg(s, &a))) {
+		if (a.klen == 2 && !a.val && !strncmp(a.key, "--", 2))
+			break;
+		if (!key_eq(a.key, a.klen, key))
+			continue;
+		found = 1;
+		if (val && size) {
+			size_t n = a.vlen < size - 1 ? a.vlen : size - 1;
+
+			memcpy(val, a.val ? a.val : "", n);
+			val[n] = '\0';
+		}
+	}
+	return found;
+}
+
+bool cmdline_has(const char *cmdline, const char *key)
+{
+	return cmdline_get(cmdline, key, NULL, 0) > 0;
+}
+
+static bool is_false(const char *v)
+{
+	return !strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") ||
+	       !strcasecmp(v, "off") || !strcasecmp(v, "n");
+}
+
+/* earlytune=0 switches everything off; rd.earlytune=0 as well (the initramfs
+ * spelling, honoured in the real root too so one switch covers a boot). */
+bool cmdline_disabled(const char *cmdline)
+{
+	char v[32];
+
+	if (cmdline_get(cmdline, "earlytune", v, sizeof(v)) && is_false(v))
+		return true;
+	return cmdline_get(cmdline, "rd.earlytune", v, sizeof(v)) && is_false(v);
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * earlytune's private header: the types every domain shares.
+ * Functions return 0 (or a count) on success and -errno on failure; only the
+ * command layer (main.c, plan.c) turns an error into a log line.
+ */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+
+/* ---- util.c ---- */
+char *strip(char *s);
+bool streq_ptr(const char *a, const char *b);
+int parse_u64(const char *s, unsigned long long *out);
+int parse_s64(const char *s, long long *out);
+bool valid_name(const char *s);
+char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+void freep(void *p);
+void closep(int *fd);
+void fclosep(FILE **f);
+
+/* A growable string; printing into it never fails silently: on ENOMEM the
+ * buffer is marked and callers check sb->oom once at the end. */
+struct strbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+void sb_printf(struct strbuf *sb, const char *fmt, ...) _printf_(2, 3);
+void sb_json_str(struct strbuf *sb, const char *s);
+void sb_free(struct strbuf *sb);
+
+/* Split a space-separated list in place; returns the count (≤ max). */
+size_t split_words(char *s, char **words, size_t max);
+
+/* ---- log.c ---- */
+enum { LOG_ERR = 3, LOG_WARN = 4, LOG_NOTICE = 5, LOG_INFO = 6, LOG_DEBUG = 7 };
+void log_setup_boot(int kmsg_fd);
+void log_set_verbose(bool verbose);
+bool log_boot_mode(void);
+void log_msg(int prio, const char *fmt, ...) _printf_(2, 3);
+
+/* ---- root.c: every path below /sys /proc /etc /run /dev /lib goes through here ---- */
+struct root {
+	int fd;
+	char *dir;     /* as given, for messages */
+	bool is_host;  /* the running system's "/": only then may we touch the kernel directly */
+};
+int root_open(struct root *r, const char *dir);
+void root_close(struct root *r);
+int root_openat(const struct root *r, const char *rel, int flags, int mode);
+int root_read(const struct root *r, const char *rel, char *buf, size_t size);
+int root_write(const struct root *r, const char *rel, const char *value);
+int root_read_file(const struct root *r, const char *rel, char **out, size_t max);
+int root_readlink(const struct root *r, const char *rel, char *buf, size_t size);
+bool root_exists(const struct root *r, const char *rel);
+int root_mkdir_p(const struct root *r, const char *rel, int mode);
+
+/* ---- cmdline.c: the kernel command line, split the way the kernel splits it ---- */
+int cmdline_get(const char *cmdline, const char *key, char *val, size_t size);
+bool cmdline_has(const char *cmdline, const char *key);
+bool cmdline_disabled(const char *cmdline);
+
+/* ---- selector files: "always [madvise] never" ---- */
+int selector_active(const char *content, char *out, size_t size);
+bool selector_offers(const char *content, const char *word);
+
+/* ---- config.c ---- */
+struct cfg_entry {
+	char *section;
+	char *name;   /* [section "name"], or NULL */
+	char *key;
+	char *value;  /* "" unsets an earlier assignment */
+	char *reason; /* the comment lines right above the key, or NULL */
+	const char *file;
+	int line;
+};
+
+struct config {
+	struct cfg_entry *v;
+	size_t n, cap;
+	char **files; /* owned source names the entries point at */
+	size_t nfiles;
+	char *profile;
+	int errors;  /* lines rejected */
+};
+
+int config_load(struct config *c, const struct root *r, const char *file,
+		const char *profile_override);
+int config_parse_text(struct config *c, const char *text, const char *source);
+int config_use_profile(struct config *c, const char *name);
+void config_free(struct config *c);
+const struct cfg_entry *config_get(const struct config *c, const char *section,
+				   const char *name, const char *key);
+void config_print(const struct config *c, FILE *out);
+char *config_source(const struct cfg_entry *e);
+const char *profile_text(const char *name);
+const char *profile_names(void);
+
+/* Key validation, owned by the domain that uses the key. Returns 0 when valid,
+ * else -EINVAL with *why set to a message (static or allocated in *buf). */
+int block_check_key(const char *key, const char *value, char *why, size_t size);
+int thp_check_key(const char *key, const char *value, char *why, size_t size);
+int net_check_key(const char *section, const char *key, const char *value,
+		  char *why, size_t size);
+
+/* ---- the kernel we are looking at ---- */
+struct kernel {
+	char release[128];
+	unsigned version; /* KV(major, minor) */
+	char *cmdline;
+	int hypervisor;   /* -1 not probed yet, 0 no, 1 yes */
+	char hv_why[96];
+	bool modules;     /* CONFIG_MODULES: /proc/modules exists */
+};
+#define KV(a, b) ((unsigned)(a) << 8 | (unsigned)(b))
+int kernel_probe(struct kernel *k, const struct root *r);
+bool kernel_hypervisor(struct kernel *k, const struct root *r);
+void kernel_free(struct kernel *k);
+
+/* ---- kmod.c: libkmod behind a seam so tests can fake the kernel ---- */
+enum mod_state { MOD_ABSENT, MOD_LIVE, MOD_BUILTIN, MOD_COMING };
+struct mod_ops {
+	int (*state)(void *data, const char *name);           /* enum mod_state or -errno */
+	int (*lookup)(void *data, const char *name, char *path, size_t size); /* 0, -ENOENT */
+	int (*insert)(void *data, const char *name);          /* 0 or -errno */
+	void *data;
+};
+struct mods;
+int mods_new(struct mods **out, const struct root *r, const struct kernel *k);
+void mods_free(struct mods *m);
+void mods_set_ops(struct mods *m, const struct mod_ops *ops);
+/* 1: in the kernel now; 2: can be loaded; 0: neither (why says so). */
+int mods_available(struct mods *m, const char *name, char *why, size_t size);
+int mods_load(struct mods *m, const char *name);
+
+/* ---- plan items ---- */
+enum action { ACT_CHANGE, ACT_KEEP, ACT_SKIP, ACT_ERROR };
+enum result { RES_NONE, RES_APPLIED, RES_FAILED };
+
+struct item {
+	const char *domain;  /* static string */
+	char *target;
+	char *setting;       /* sysfs-relative attribute, e.g. queue/read_ahead_kb */
+	char *path;          /* relative to the root */
+	char *current;
+	char *desired;
+	char *module;        /* to load before writing, or NULL */
+	char *error;
+	char *reason;
+	char *source;
+	enum action action;
+	enum result result;
+	int rank;            /* order inside a target */
+	bool selector;       /* value is a bracketed choice list */
+	bool recheck;        /* an earlier write of this target may change current */
+};
+
+struct plan {
+	struct item *v;
+	size_t n, cap;
+};
+
+struct ctx {
+	struct root root;
+	struct config cfg;
+	struct kernel kernel;
+	struct mods *mods;
+	unsigned only;       /* domain bits */
+	char **devices;
+	size_t ndevices;
+	bool boot, json, verbose;
+	long long t0_ns; /* start, for the --boot summary */
+};
+
+enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3 };
+#define DOM_ALL (DOM_BLOCK | DOM_THP)
+
+struct item *plan_add(struct plan *p, const char *domain, const char *target,
+		      const char *setting, const char *path);
+void item_set(char **field, const char *value);
+void item_setf(char **field, const char *fmt, ...) _printf_(2, 3);
+void item_from_entry(struct item *it, const struct cfg_entry *e);
+void plan_free(struct plan *p);
+int plan_sort(struct plan *p);
+int item_compare_value(const struct item *it, const char *current);
+
+int block_plan(struct ctx *c, struct plan *p);
+int block_rank(const char *setting);
+int thp_plan(struct ctx *c, struct plan *p);
+
+/* ---- state.c: originals recorded before the first change ---- */
+struct record {
+	char *domain, *target, *setting, *path, *value;
+};
+struct records {
+	struct record *v;
+	size_t n, cap;
+	int lock_fd;
+};
+int state_lock(struct records *rs, const struct root *r);
+int state_load(struct records *rs, const struct root *r);
+int state_save(const struct records *rs, const struct root *r);
+const struct record *state_find(const struct records *rs, const char *path);
+int state_add(struct records *rs, const struct item *it, const char *original);
+void state_forget(struct records *rs, size_t i);
+void state_free(struct records *rs);
+
+/* ---- probe.c: libblkid tags of a disk and its partitions ---- */
+int probe_disk_tags(const struct root *r, const char *disk, char ***tags, size_t *n);
+
+/* ---- run.c: the commands ---- */
+int cmd_plan(struct ctx *c);
+int cmd_apply(struct ctx *c);
+int cmd_verify(struct ctx *c);
+int cmd_revert(struct ctx *c);

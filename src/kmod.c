@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Kernel modules through libkmod, behind a seam (state / lookup / insert) so
+ * tests can fake them. libkmod reads /sys/module and /proc/modules without a
+ * root prefix, so the state is read here, through the root; libkmod only
+ * resolves names under ROOT/lib/modules/RELEASE and inserts into the running
+ * kernel — and only when the root is the running system's own.
+ */
+#include <errno.h>
+#include <libkmod.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "earlytune.h"
+
+struct mods {
+	const struct root *root;
+	const struct kernel *kernel;
+	struct kmod_ctx *ctx;
+	struct mod_ops ops;
+	char *builtin; /* modules.builtin, read once */
+	bool builtin_read;
+	bool can_insert; /* only into the kernel we run on */
+};
+
+static void normalize(const char *in, char *out, size_t size)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i < size - 1; i++)
+		out[i] = in[i] == '-' ? '_' : in[i];
+	out[i] = '\0';
+}
+
+static bool in_builtin_list(struct mods *m, const char *norm)
+{
+	char rel[PATH_MAX], line[PATH_MAX];
+	const char *p;
+
+	if (!m->builtin_read) {
+		m->builtin_read = true;
+		snprintf(rel, sizeof(rel), "lib/modules/%s/modules.builtin", m->kernel->release);
+		if (root_read_file(m->root, rel, &m->builtin, 1 << 22) < 0)
+			m->builtin = NULL;
+	}
+	for (p = m->builtin; p && *p;) {
+		const char *nl = strchrnul(p, '\n'), *base = p;
+		size_t len = (size_t)(nl - p);
+
+		for (const char *q = p; q < nl; q++)
+			if (*q == '/')
+				base = q + 1;
+		len = (size_t)(nl - base);
+		if (len > 3 && len < sizeof(line) && !strncmp(nl - 3, ".ko", 3)) {
+			normalize(base, line, len - 3 + 1);
+			if (!strcmp(line, norm))
+				return true;
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	return false;
+}
+
+static int real_state(void *data, const char *name)
+{
+	struct mods *m = data;
+	char norm[64], rel[128], buf[32];
+
+	normalize(name, norm, sizeof(norm));
+	snprintf(rel, sizeof(rel), "sys/module/%s/initstate", norm);
+	if (root_read(m->root, rel, buf, sizeof(buf)) > 0)
+		return !strcmp(buf, "live") ? MOD_LIVE : MOD_COMING;
+	if (in_builtin_list(m, norm))
+		return MOD_BUILTIN;
+	/* A built-in module with parameters has a directory but no initstate. */
+	snprintf(rel, sizeof(rel), "sys/module/%s", norm);
+	return root_exists(m->root, rel) ? MOD_BUILTIN : MOD_ABSENT;
+}
+
+static int ctx_get(struct mods *m, struct kmod_ctx **out)
+{
+	char dir[PATH_MAX];
+
+	if (!m->ctx) {
+		const char *base = m->root->is_host ? "" : m->root->dir;
+		_cleanup_(freep) char *c1 = xasprintf("%s/etc/modprobe.d", base);
+		_cleanup_(freep) char *c2 = xasprintf("%s/run/modprobe.d", base);
+		_cleanup_(freep) char *c3 = xasprintf("%s/lib/modprobe.d", base);
+		const char *const conf[] = { c1, c2, c3, NULL };
+
+		if (!c1 || !c2 || !c3)
+			return -ENOMEM;
+		snprintf(dir, sizeof(dir), "%s/lib/modules/%s", base, m->kernel->release);
+		m->ctx = kmod_new(dir, conf);
+		if (!m->ctx)
+			return -ENOMEM;
+		kmod_set_log_fn(m->ctx, NULL, NULL);
+	}
+	*out = m->ctx;
+	return 0;
+}
+
+static int find_module(struct mods *m, const char *name, struct kmod_module **out)
+{
+	struct kmod_list *list = NULL;
+	struct kmod_ctx *ctx;
+	int r = ctx_get(m, &ctx);
+
+	if (r < 0)
+		return r;
+	r = kmod_module_new_from_lookup(ctx, name, &list);
+	if (r < 0)
+		return r;
+	if (!list)
+		return -ENOENT;
+	*out = kmod_module_get_module(list);
+	kmod_module_unref_list(list);
+	return 0;
+}
+
+static int real_lookup(void *data, const char *name, char *path, size_t size)
+{
+	struct kmod_module *mod = NULL;
+	const char *p;
+	int r = find_module(data, name, &mod);
+
+	if (r < 0)
+		return r;
+	p = kmod_module_get_path(mod);
+	if (p)
+		snprintf(path, size, "%s", p);
+	kmod_module_unref(mod);
+	return p ? 0 : -ENOENT;
+}
+
+static int real_insert(void *data, const char *name)
+{
+	struct mods *m = data;
+	struct kmod_module *mod = NULL;
+	int r;
+
+	if (!m->root->is_host)
+		return -EXDEV;
+	r = find_module(m, name, &mod);
+	if (r < 0)
+		return r;
+	r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST | KMOD_PROBE_IGNORE_COMMAND,
+					    NULL, NULL, NULL, NULL);
+	kmod_module_unref(mod);
+	if (r > 0) /* the flag that stopped it: blacklisted */
+		return -EPERM;
+	return r == -EEXIST ? 0 : r;
+}
+
+int mods_new(struct mods **out, const struct root *r, const struct kernel *k)
+{
+	struct mods *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->root = r;
+	m->kernel = k;
+	m->ops = (struct mod_ops){ real_state, real_lookup, real_insert, m };
+	m->can_insert = r->is_host;
+	*out = m;
+	return 0;
+}
+
+void mods_free(struct mods *m)
+{
+	if (!m)
+		return;
+	if (m->ctx)
+		kmod_unref(m->ctx);
+	free(m->builtin);
+	free(m);
+}
+
+/* For tests: a fake kernel accepts inserts whatever the root. */
+void mods_set_ops(struct mods *m, const struct mod_ops *ops)
+{
+	m->ops = *ops;
+	m->can_insert = true;
+}
+
+int mods_available(struct mods *m, const char *name, char *why, size_t size)
+{
+	char path[PATH_MAX];
+	int st = m->ops.state(m->ops.data, name);
+
+	if (st == MOD_LIVE || st == MOD_BUILTIN)
+		return 1;
+	if (!m->kernel->modules) {
+		snprintf(why, size, "%s: kernel has no module support and does not have it built in", name);
+		return 0;
+	}
+	if (m->ops.lookup(m->ops.data, name, path, sizeof(path)) < 0) {
+		snprintf(why, size, "%s: module not found under /lib/modules/%s", name,
+			 m->kernel->release);
+		return 0;
+	}
+	if (!m->can_insert) {
+		snprintf(why, size, "%s: would load %s, but modules reach only the running kernel, not --root %s",
+			 name, path, m->root->dir);
+		return 0;
+	}
+	return 2;
+}
+
+int mods_load(struct mods *m, const char *name)
+{
+	int st = m->ops.state(m->ops.data, name);
+
+	if (st == MOD_LIVE || st == MOD_BUILTIN)
+		return 0;
+	return m->ops.insert(m->ops.data, name);
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* earlytune: parse argv → load the configuration → run one command → exit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "earlytune.h"
+
+enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
+
+static void help(void)
+{
+	printf("Usage: earlytune [COMMAND] [OPTIONS]\n"
+	       "\n"
+	       "Applies kernel settings that sysctl.d cannot reach (I/O scheduler, read-ahead and\n"
+	       "queue attributes per disk, transparent huge pages) early in boot, records what it\n"
+	       "changed and why, verifies it and reverts it.\n"
+	       "\n"
+	       "Commands:\n"
+	       "  plan      show every item: current, desired, action, reason, source (default;\n"
+	       "            writes nothing)\n"
+	       "  apply     apply the plan; originals are recorded in /run/earlytune first\n"
+	       "  verify    re-read every item; exit 1 on any drift\n"
+	       "  revert    restore the recorded originals, then forget them\n"
+	       "  config    print the merged configuration with the source of every line\n"
+	       "\n"
+	       "Options (before or after the command):\n"
+	       "  -r, --root DIR       read and write below DIR instead of / (sys, proc, etc, run,\n"
+	       "                       dev, lib/modules); kernel release and command line come from it\n"
+	       "  -c, --config FILE    read only the built-in profile and FILE\n"
+	       "  -p, --profile NAME   built-in profile: vps (default) or none\n"
+	       "  -o, --only DOMAINS   comma list of domains: block,thp\n"
+	       "  -d, --device NAME    one disk by kernel name (repeatable); implies --only block\n"
+	       "  -j, --json           print one JSON object\n"
+	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines,\n"
+	       "                       always exit 0\n"
+	       "  -v, --verbose        more messages\n"
+	       "  -V, --version        print the version\n"
+	       "  -h, --help           this text\n"
+	       "\n"
+	       "Configuration: /etc/earlytune.conf, then *.conf in /usr/lib/earlytune.d,\n"
+	       "/run/earlytune.d and /etc/earlytune.d. The kernel parameter earlytune=0 (or\n"
+	       "rd.earlytune=0) makes apply write nothing.\n"
+	       "\n"
+	       "Exit status: 0 success, 1 drift or a failed item, 2 usage or configuration error.\n");
+}
+
+struct args {
+	const char *root, *config, *profile, *command;
+	unsigned only;
+	bool only_set;
+};
+
+static int parse_only(const char *s, unsigned *out)
+{
+	_cleanup_(freep) char *copy = strdup(s);
+	char *save = NULL, *w;
+
+	if (!copy)
+		return -ENOMEM;
+	*out = 0;
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "block"))
+			*out |= DOM_BLOCK;
+		else if (!strcmp(w, "thp"))
+			*out |= DOM_THP;
+		else {
+			log_msg(LOG_ERR, "--only: unknown domain '%s'; domains: block thp", w);
+			return -EINVAL;
+		}
+	}
+	return *out ? 0 : -EINVAL;
+}
+
+static int add_device(struct ctx *c, const char *name)
+{
+	char **v;
+
+	if (!valid_name(name)) {
+		log_msg(LOG_ERR, "--device: invalid device name (empty, '/', '..', control characters or longer than %d bytes)",
+			NAME_MAX);
+		return -EINVAL;
+	}
+	v = realloc(c->devices, (c->ndevices + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->devices = v;
+	v[c->ndevices++] = (char *)name;
+	return 0;
+}
+
+static const char *const commands[] = { "plan", "apply", "verify", "revert", "config" };
+
+static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },    { "config", required_argument, NULL, 'c' },
+		{ "profile", required_argument, NULL, 'p' }, { "only", required_argument, NULL, 'o' },
+		{ "device", required_argument, NULL, 'd' },  { "json", no_argument, NULL, 'j' },
+		{ "boot", no_argument, NULL, 'b' },          { "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },       { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:jbvVh", opts, NULL)) >= 0) {
+		switch (ch) {
+		case 'r': a->root = optarg; break;
+		case 'c': a->config = optarg; break;
+		case 'p': a->profile = optarg; break;
+		case 'o':
+			if (parse_only(optarg, &a->only) < 0)
+				return -EINVAL;
+			a->only_set = true;
+			break;
+		case 'd':
+			if (add_device(c, optarg) < 0)
+				return -EINVAL;
+			break;
+		case 'j': c->json = true; break;
+		case 'b': c->boot = true; break;
+		case 'v': c->verbose = true; break;
+		case 'V': printf("earlytune %s\n", EARLYTUNE_VERSION); return 1;
+		case 'h': help(); return 1;
+		default: return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		a->command = argv[optind++];
+	if (optind < argc) {
+		log_msg(LOG_ERR, "unexpected argument '%s'; see --help", argv[optind]);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(a->command, commands[i]))
+			return 0;
+	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config", a->command);
+	return -EINVAL;
+}
+
+static void open_kmsg(struct ctx *c)
+{
+	int fd = root_openat(&c->root, "dev/kmsg", O_WRONLY | O_APPEND | O_NOCTTY, 0);
+
+	if (fd >= 0)
+		log_setup_boot(fd);
+}
+
+static int setup(struct ctx *c, const struct args *a)
+{
+	int r = root_open(&c->root, a->root);
+
+	if (r < 0) {
+		log_msg(LOG_ERR, "--root %s: %s", a->root, strerror(-r));
+		return EXIT_USAGE;
+	}
+	if (c->boot)
+		open_kmsg(c);
+	kernel_probe(&c->kernel, &c->root);
+	if (a->profile && !profile_text(a->profile)) {
+		log_msg(LOG_ERR, "--profile: unknown profile '%s'; built-in profiles: %s", a->profile,
+			profile_names());
+		return EXIT_USAGE;
+	}
+	r = config_load(&c->cfg, &c->root, a->config, a->profile);
+	if (r < 0) {
+		log_msg(LOG_ERR, "cannot load the configuration: %s", strerror(-r));
+		return EXIT_USAGE;
+	}
+	/* In boot mode a bad line was skipped and logged; the rest applies. */
+	if (c->cfg.errors && !c->boot) {
+		log_msg(LOG_ERR, "%d configuration error%s; nothing was written", c->cfg.errors,
+			c->cfg.errors > 1 ? "s" : "");
+		return EXIT_USAGE;
+	}
+	r = mods_new(&c->mods, &c->root, &c->kernel);
+	return r < 0 ? EXIT_USAGE : EXIT_OK;
+}
+
+static int run(struct ctx *c, const char *command)
+{
+	if (!strcmp(command, "config")) {
+		config_print(&c->cfg, stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(command, "apply"))
+		return cmd_apply(c);
+	if (!strcmp(command, "verify"))
+		return cmd_verify(c);
+	if (!strcmp(command, "revert"))
+		return cmd_revert(c);
+	return cmd_plan(c);
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx c = { .root.fd = -1 };
+	struct args a = { .root = "/", .command = "plan", .only = DOM_ALL };
+	struct timespec ts;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c.t0_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	r = parse_args(argc, argv, &c, &a);
+	if (r != 0) {
+		free(c.devices);
+		return r > 0 ? EXIT_OK : (c.boot ? EXIT_OK : EXIT_USAGE);
+	}
+	c.only = a.only_set ? a.only : c.ndevices ? DOM_BLOCK : DOM_ALL;
+	log_set_verbose(c.verbose);
+	r = setup(&c, &a);
+	if (r == EXIT_OK)
+		r = run(&c, a.command);
+	fflush(stdout);
+	mods_free(c.mods);
+	config_free(&c.cfg);
+	kernel_free(&c.kernel);
+	root_close(&c.root);
+	free(c.devices);
+	return c.boot ? EXIT_OK : r;
+}

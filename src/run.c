@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The commands: plan, apply, verify, revert — and how their items print. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "earlytune.h"
+
+static const char *const action_names[] = { "change", "keep", "skip", "error" };
+static const char *const result_names[] = { NULL, "applied", "failed" };
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int build_plan(struct ctx *c, struct plan *p)
+{
+	int r = 0;
+
+	if (c->only & DOM_THP)
+		r = thp_plan(c, p);
+	if ((c->only & DOM_BLOCK) && r >= 0)
+		r = block_plan(c, p);
+	return r;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static const char *dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static void print_json(const struct ctx *c, const struct plan *p, const char *command)
+{
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "{\"version\":1,\"command\":");
+	sb_json_str(&sb, command);
+	sb_printf(&sb, ",\"kernel\":");
+	sb_json_str(&sb, c->kernel.release);
+	sb_printf(&sb, ",\"root\":");
+	sb_json_str(&sb, c->root.dir);
+	sb_printf(&sb, ",\"profile\":");
+	sb_json_str(&sb, c->cfg.profile);
+	sb_printf(&sb, ",\"items\":[");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct item *it = &p->v[i];
+
+		sb_printf(&sb, "%s\n{\"domain\":", i ? "," : "");
+		sb_json_str(&sb, it->domain);
+		sb_printf(&sb, ",\"target\":");
+		sb_json_str(&sb, it->target);
+		sb_printf(&sb, ",\"setting\":");
+		sb_json_str(&sb, it->setting);
+		sb_printf(&sb, ",\"current\":");
+		sb_json_str(&sb, it->current);
+		sb_printf(&sb, ",\"desired\":");
+		sb_json_str(&sb, it->desired);
+		sb_printf(&sb, ",\"action\":\"%s\",\"result\":", action_names[it->action]);
+		sb_json_str(&sb, result_names[it->result]);
+		sb_printf(&sb, ",\"error\":");
+		sb_json_str(&sb, it->error);
+		sb_printf(&sb, ",\"reason\":");
+		sb_json_str(&sb, it->reason);
+		sb_printf(&sb, ",\"source\":");
+		sb_json_str(&sb, it->source);
+		sb_printf(&sb, "}");
+	}
+	sb_printf(&sb, "]}\n");
+	if (!sb.oom)
+		fputs(sb.s, stdout);
+	sb_free(&sb);
+}
+
+static void widen(int *w, const char *s)
+{
+	int n = (int)strlen(dash(s));
+
+	if (n > *w)
+		*w = n;
+}
+
+static void print_table(const struct plan *p, bool results)
+{
+	int w[5] = { 6, 6, 7, 7, 7 };
+
+	for (size_t i = 0; i < p->n; i++) {
+		widen(&w[0], p->v[i].domain);
+		widen(&w[1], p->v[i].target);
+		widen(&w[2], p->v[i].setting);
+		widen(&w[3], p->v[i].current);
+		widen(&w[4], p->v[i].desired);
+	}
+	printf("%-*s %-*s %-*s %-*s %-*s %-6s %s%s\n", w[0], "DOMAIN", w[1], "TARGET", w[2], "SETTING",
+	       w[3], "CURRENT", w[4], "DESIRED", "ACTION", results ? "RESULT  " : "", "REASON");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct item *it = &p->v[i];
+
+		printf("%-*s %-*s %-*s %-*s %-*s %-6s ", w[0], it->domain, w[1], it->target, w[2],
+		       it->setting, w[3], dash(it->current), w[4], dash(it->desired),
+		       action_names[it->action]);
+		if (results)
+			printf("%-7s ", dash(result_names[it->result]));
+		if (it->error)
+			printf("error: %s", it->error);
+		else
+			printf("%s", dash(it->reason));
+		printf(it->source ? " [%s]\n" : "\n", it->source);
+	}
+}
+
+struct counts {
+	unsigned changed, kept, skipped, failed;
+};
+
+static struct counts count(const struct plan *p)
+{
+	struct counts n = { 0 };
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct item *it = &p->v[i];
+
+		if (it->result == RES_APPLIED)
+			n.changed++;
+		else if (it->result == RES_FAILED || it->action == ACT_ERROR)
+			n.failed++;
+		else if (it->action == ACT_SKIP)
+			n.skipped++;
+		else
+			n.kept++;
+	}
+	return n;
+}
+
+/* --boot: a line per change or failure in the kernel log, then the summary. */
+static void log_boot(const struct ctx *c, const struct plan *p, const char *command)
+{
+	struct counts n = count(p);
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct item *it = &p->v[i];
+
+		if (it->result == RES_APPLIED)
+			log_msg(LOG_NOTICE, "%s %s %s: %s -> %s", it->domain, it->target, it->setting,
+				dash(it->current), it->desired);
+		else if (it->error)
+			log_msg(LOG_ERR, "%s %s %s: %s", it->domain, it->target, it->setting, it->error);
+	}
+	log_msg(LOG_NOTICE, "%s: %u changed, %u kept, %u skipped, %u failed in %.1f ms", command,
+		n.changed, n.kept, n.skipped, n.failed, (double)(now_ns() - c->t0_ns) / 1e6);
+}
+
+static void report(const struct ctx *c, const struct plan *p, const char *command, bool results)
+{
+	if (c->json)
+		print_json(c, p, command);
+	else if (c->boot)
+		log_boot(c, p, command);
+	else
+		print_table(p, results);
+}
+
+static int exit_code(const struct plan *p)
+{
+	return count(p).failed ? 1 : 0;
+}
+
+/* ---- plan ------------------------------------------------------------------ */
+
+int cmd_plan(struct ctx *c)
+{
+	struct plan p = { 0 };
+	int r = build_plan(c, &p);
+
+	if (r < 0)
+		log_msg(LOG_ERR, "cannot list devices: %s", strerror(-r));
+	report(c, &p, "plan", false);
+	r = r < 0 ? 1 : exit_code(&p);
+	plan_free(&p);
+	return r;
+}
+
+/* ---- apply ----------------------------------------------------------------- */
+
+/* The item failed: its error is the message, then the errno text. */
+_printf_(3, 4) static void fail(struct item *it, int err, const char *fmt, ...)
+{
+	_cleanup_(freep) char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	it->result = RES_FAILED;
+	item_setf(&it->error, "%s: %s", msg ? msg : "failed", strerror(-err));
+}
+
+/* After a scheduler switch the kernel reset nr_requests and replaced the
+ * iosched/ directory: decide again from what is there now. */
+static bool recheck(struct ctx *c, struct item *it, struct records *rs)
+{
+	char raw[256];
+	int r = root_read(&c->root, it->path, raw, sizeof(raw));
+
+	if (r == -ENOENT) {
+		fail(it, r, "%s is missing after the scheduler switch", it->setting);
+		return false;
+	}
+	if (r >= 0 && item_compare_value(it, raw) == 0) {
+		it->action = ACT_KEEP;
+		return false;
+	}
+	it->action = ACT_CHANGE;
+	if (!it->current && r >= 0) {
+		item_set(&it->current, raw);
+		r = state_add(rs, it, raw);
+		if (r >= 0)
+			r = state_save(rs, &c->root);
+		if (r < 0) {
+			fail(it, r, "cannot record the original of %s", it->setting);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void execute(struct ctx *c, struct item *it, struct records *rs)
+{
+	char raw[256];
+	int r;
+
+	if (it->recheck && !recheck(c, it, rs))
+		return;
+	if (it->module) {
+		r = mods_load(c->mods, it->module);
+		if (r < 0) {
+			fail(it, r, "cannot load module %s", it->module);
+			return;
+		}
+	}
+	r = root_write(&c->root, it->path, it->desired);
+	if (r < 0) {
+		fail(it, r, "writing %s", it->desired);
+		return;
+	}
+	r = root_read(&c->root, it->path, raw, sizeof(raw));
+	if (r < 0) {
+		fail(it, r, "reading back %s", it->setting);
+		return;
+	}
+	if (item_compare_value(it, raw)) {
+		it->result = RES_FAILED;
+		item_setf(&it->error, "kernel ignored the write: wrote '%s', reads back '%s'", it->desired, raw);
+		return;
+	}
+	it->result = RES_APPLIED;
+}
+
+static bool wants_write(const struct item *it)
+{
+	return it->action == ACT_CHANGE || (it->recheck && it->action == ACT_KEEP);
+}
+
+/* Originals go to disk before the first write; if they cannot, nothing is written. */
+static int record_originals(struct ctx *c, struct plan *p, struct records *rs)
+{
+	size_t before = rs->n;
+	int r = 0;
+
+	for (size_t i = 0; i < p->n && r >= 0; i++)
+		if (wants_write(&p->v[i]) && p->v[i].current)
+			r = state_add(rs, &p->v[i], p->v[i].current);
+	if (r >= 0 && rs->n != before)
+		r = state_save(rs, &c->root);
+	return r;
+}
+
+static int apply_plan(struct ctx *c, struct plan *p)
+{
+	struct records rs = { .lock_fd = -1 };
+	int r = state_lock(&rs, &c->root);
+
+	if (r >= 0)
+		r = state_load(&rs, &c->root);
+	if (r >= 0)
+		r = build_plan(c, p);
+	if (r >= 0)
+		r = record_originals(c, p, &rs);
+	if (r < 0) {
+		for (size_t i = 0; i < p->n; i++)
+			if (wants_write(&p->v[i]))
+				fail(&p->v[i], r, "not written: cannot record originals in %s/run/earlytune", c->root.is_host ? "" : c->root.dir);
+	} else {
+		for (size_t i = 0; i < p->n; i++)
+			if (wants_write(&p->v[i]))
+				execute(c, &p->v[i], &rs);
+	}
+	state_free(&rs);
+	return r;
+}
+
+int cmd_apply(struct ctx *c)
+{
+	struct plan p = { 0 };
+	int r;
+
+	if (cmdline_disabled(c->kernel.cmdline)) {
+		log_msg(LOG_NOTICE, "earlytune=0 on the kernel command line: applying nothing");
+		return 0;
+	}
+	r = apply_plan(c, &p);
+	if (r < 0 && !p.n)
+		log_msg(LOG_ERR, "cannot apply: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
+			strerror(-r));
+	report(c, &p, "apply", true);
+	r = r < 0 ? 1 : exit_code(&p);
+	plan_free(&p);
+	return r;
+}
+
+/* ---- verify ---------------------------------------------------------------- */
+
+int cmd_verify(struct ctx *c)
+{
+	struct plan p = { 0 };
+	unsigned drift = 0, hold = 0;
+	int r = build_plan(c, &p);
+
+	for (size_t i = 0; i < p.n; i++) {
+		struct item *it = &p.v[i];
+
+		if (it->action == ACT_CHANGE || it->action == ACT_ERROR)
+			drift++;
+		else if (it->action == ACT_KEEP)
+			hold++;
+		if (c->json || (it->action != ACT_CHANGE && it->action != ACT_ERROR))
+			continue;
+		if (it->error)
+			log_msg(LOG_ERR, "drift: %s %s %s: %s", it->domain, it->target, it->setting, it->error);
+		else
+			log_msg(LOG_WARN, "drift: %s %s %s is '%s', want '%s' [%s]", it->domain, it->target,
+				it->setting, dash(it->current), dash(it->desired), dash(it->source));
+	}
+	if (c->json)
+		print_json(c, &p, "verify");
+	else if (!c->boot)
+		printf("verify: %u hold, %u drifted, %zu skipped\n", hold, drift, p.n - hold - drift);
+	plan_free(&p);
+	return r < 0 || drift ? 1 : 0;
+}
+
+/* ---- revert ---------------------------------------------------------------- */
+
+static bool selected(const struct ctx *c, const struct record *x)
+{
+	bool dom = (!strcmp(x->domain, "block") && (c->only & DOM_BLOCK)) ||
+		   (!strcmp(x->domain, "thp") && (c->only & DOM_THP));
+
+	if (!dom || !c->ndevices)
+		return dom;
+	for (size_t i = 0; i < c->ndevices; i++)
+		if (!strcmp(x->domain, "block") && !strcmp(x->target, c->devices[i]))
+			return true;
+	return false;
+}
+
+static int rec_rank(const struct record *x)
+{
+	return !strcmp(x->domain, "block") ? block_rank(x->setting) : 0;
+}
+
+/* Same order as apply: scheduler first (it resets nr_requests), read-ahead
+ * last (6.11+ re-raises it when other queue attributes are written). */
+static const struct records *sort_rs;
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct record *x = &sort_rs->v[*(const size_t *)a], *y = &sort_rs->v[*(const size_t *)b];
+	int d = strcmp(x->domain, y->domain);
+
+	if (!d)
+		d = strverscmp(x->target, y->target);
+	if (!d)
+		d = rec_rank(x) - rec_rank(y);
+	return d ? d : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+static bool restore(struct ctx *c, const struct record *x, struct item *it)
+{
+	char raw[256];
+	int r = root_read(&c->root, x->path, raw, sizeof(raw));
+
+	it->selector = r > 0 && strchr(raw, '[');
+	if (r == -ENOENT && !strncmp(x->setting, "queue/iosched/", 14)) {
+		/* The tunable left with the scheduler we selected. */
+		it->action = ACT_SKIP;
+		item_set(&it->reason, "tunable went away with the scheduler that had it");
+		return true;
+	}
+	if (r >= 0) {
+		char active[128];
+
+		item_set(&it->current, it->selector && selector_active(raw, active, sizeof(active)) == 0 ? active : raw);
+		if (item_compare_value(it, raw) == 0) {
+			it->action = ACT_KEEP;
+			return true;
+		}
+	}
+	it->action = ACT_CHANGE;
+	r = root_write(&c->root, x->path, x->value);
+	if (r >= 0)
+		r = root_read(&c->root, x->path, raw, sizeof(raw));
+	if (r < 0) {
+		fail(it, r, "restoring '%s'", x->value);
+		return false;
+	}
+	it->selector = it->selector || strchr(raw, '[');
+	if (item_compare_value(it, raw)) {
+		it->result = RES_FAILED;
+		item_setf(&it->error, "kernel ignored the write: wrote '%s', reads back '%s'", x->value, raw);
+		return false;
+	}
+	it->result = RES_APPLIED;
+	return true;
+}
+
+static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
+{
+	size_t *idx = calloc(rs->n + 1, sizeof(*idx)), n = 0;
+	bool *done = calloc(rs->n + 1, sizeof(*done));
+	int r = 0;
+
+	if (!idx || !done) {
+		free(idx);
+		free(done);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		if (selected(c, &rs->v[i]))
+			idx[n++] = i;
+	sort_rs = rs;
+	qsort(idx, n, sizeof(*idx), cmp_rec);
+	for (size_t k = 0; k < n; k++) {
+		const struct record *x = &rs->v[idx[k]];
+		struct item *it = plan_add(p, !strcmp(x->domain, "thp") ? "thp" : "block", x->target,
+					   x->setting, x->path);
+
+		if (!it) {
+			r = -ENOMEM;
+			break;
+		}
+		item_set(&it->desired, x->value);
+		item_set(&it->reason, "original value recorded before earlytune changed it");
+		done[idx[k]] = restore(c, x, it);
+	}
+	for (size_t i = rs->n; i-- > 0;)
+		if (done[i])
+			state_forget(rs, i);
+	free(idx);
+	free(done);
+	return r;
+}
+
+int cmd_revert(struct ctx *c)
+{
+	struct records rs = { .lock_fd = -1 };
+	struct plan p = { 0 };
+	int r = state_lock(&rs, &c->root);
+
+	if (r >= 0)
+		r = state_load(&rs, &c->root);
+	if (r >= 0)
+		r = revert_records(c, &rs, &p);
+	if (r >= 0)
+		r = state_save(&rs, &c->root);
+	if (r < 0)
+		log_msg(LOG_ERR, "cannot revert: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
+			strerror(-r));
+	state_free(&rs);
+	report(c, &p, "revert", true);
+	r = r < 0 ? 1 : exit_code(&p);
+	plan_free(&p);
+	return r;
+}

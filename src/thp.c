@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Transparent huge pages: /sys/kernel/mm/transparent_hugepage and its
+ * khugepaged/ and per-size hugepages-<N>kB/ directories. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "earlytune.h"
+
+#define THP_DIR "sys/kernel/mm/transparent_hugepage"
+
+static const struct {
+	const char *key;
+	const char *allowed; /* selector words, or NULL for a number */
+	long long min, max;
+} thp_keys[] = {
+	{ "enabled", "always madvise never", 0, 0 },
+	{ "defrag", "always defer defer+madvise madvise never", 0, 0 },
+	{ "shmem_enabled", "always within_size advise never deny force", 0, 0 },
+	{ "use_zero_page", NULL, 0, 1 },
+	{ "khugepaged.defrag", NULL, 0, 1 },
+	{ "khugepaged.pages_to_scan", NULL, 1, 4294967295LL },
+	{ "khugepaged.scan_sleep_millisecs", NULL, 0, 4294967295LL },
+	{ "khugepaged.alloc_sleep_millisecs", NULL, 0, 4294967295LL },
+	{ "khugepaged.max_ptes_none", NULL, 0, 511 },
+	{ "khugepaged.max_ptes_swap", NULL, 0, 511 },
+	{ "khugepaged.max_ptes_shared", NULL, 0, 511 },
+};
+
+static const char size_allowed[] = "always inherit madvise never";
+
+static bool word_in(const char *list, const char *w)
+{
+	char tmp[128], *words[8];
+	size_t n;
+
+	snprintf(tmp, sizeof(tmp), "%s", list);
+	n = split_words(tmp, words, ARRAY_SIZE(words));
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(words[i], w))
+			return true;
+	return false;
+}
+
+/* "size.64kB.enabled" → 64, or -EINVAL; sizes are powers of two from 8 kB. */
+static int parse_size_key(const char *key, unsigned long long *kb)
+{
+	char num[24];
+	const char *p = key + 5, *end = strstr(p, "kB.enabled");
+
+	if (strncmp(key, "size.", 5) || !end || strcmp(end, "kB.enabled") ||
+	    (size_t)(end - p) >= sizeof(num) || end == p)
+		return -EINVAL;
+	memcpy(num, p, (size_t)(end - p));
+	num[end - p] = '\0';
+	if (parse_u64(num, kb) < 0 || *kb < 8 || (*kb & (*kb - 1)))
+		return -EINVAL;
+	return 0;
+}
+
+static int check_value(const char *key, const char *allowed, long long min, long long max,
+		       const char *value, char *why, size_t size)
+{
+	long long v;
+
+	if (allowed) {
+		if (word_in(allowed, value))
+			return 0;
+		snprintf(why, size, "[thp] %s = '%s' is not allowed; allowed: %s", key, value, allowed);
+		return -EINVAL;
+	}
+	if (parse_s64(value, &v) < 0 || v < min || v > max) {
+		snprintf(why, size, "[thp] %s = '%s' is out of the kernel's range: a whole number from %lld to %lld",
+			 key, value, min, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int thp_check_key(const char *key, const char *value, char *why, size_t size)
+{
+	unsigned long long kb;
+
+	if (!strcmp(key, "override_cmdline")) {
+		if (!*value || !strcmp(value, "yes") || !strcmp(value, "no"))
+			return 0;
+		snprintf(why, size, "[thp] override_cmdline = '%s'; allowed: yes no", value);
+		return -EINVAL;
+	}
+	if (!strncmp(key, "size.", 5)) {
+		if (parse_size_key(key, &kb) < 0) {
+			snprintf(why, size, "malformed key '%s'; expected size.NkB.enabled with N a power of two ≥ 8", key);
+			return -EINVAL;
+		}
+		return *value ? check_value(key, size_allowed, 0, 0, value, why, size) : 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(thp_keys); i++)
+		if (!strcmp(thp_keys[i].key, key))
+			return *value ? check_value(key, thp_keys[i].allowed, thp_keys[i].min,
+						    thp_keys[i].max, value, why, size) : 0;
+	snprintf(why, size, "unknown key '%s' in [thp]; allowed: enabled defrag shmem_enabled "
+			    "use_zero_page khugepaged.KEY size.NkB.enabled override_cmdline", key);
+	return -EINVAL;
+}
+
+/* Config key → attribute below THP_DIR. */
+static void key_attr(const char *key, char *attr, size_t size)
+{
+	unsigned long long kb;
+
+	if (parse_size_key(key, &kb) == 0)
+		snprintf(attr, size, "hugepages-%llukB/enabled", kb);
+	else if (!strncmp(key, "khugepaged.", 11))
+		snprintf(attr, size, "khugepaged/%s", key + 11);
+	else
+		snprintf(attr, size, "%s", key);
+}
+
+static bool is_selector(const char *key)
+{
+	return !strcmp(key, "enabled") || !strcmp(key, "defrag") || !strcmp(key, "shmem_enabled") ||
+	       !strncmp(key, "size.", 5);
+}
+
+static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
+{
+	char attr[96], path[PATH_MAX], raw[256], active[64], v[64];
+	bool override = config_get(&c->cfg, "thp", NULL, "override_cmdline") &&
+			!strcmp(config_get(&c->cfg, "thp", NULL, "override_cmdline")->value, "yes");
+	struct item *it;
+	int r;
+
+	key_attr(e->key, attr, sizeof(attr));
+	snprintf(path, sizeof(path), THP_DIR "/%s", attr);
+	it = plan_add(p, "thp", "thp", attr, path);
+	if (!it)
+		return;
+	item_from_entry(it, e);
+	item_set(&it->desired, e->value);
+	it->selector = is_selector(e->key);
+	if (!root_exists(&c->root, THP_DIR)) {
+		it->action = ACT_SKIP;
+		item_set(&it->reason, "kernel has no transparent huge pages (no /" THP_DIR ")");
+		return;
+	}
+	r = root_read(&c->root, path, raw, sizeof(raw));
+	if (r == -ENOENT) {
+		it->action = ACT_SKIP;
+		item_setf(&it->reason, "kernel has no %s (multi-size THP needs Linux 6.8+; sizes follow the CPU's page-table levels)", attr);
+		return;
+	}
+	if (r < 0 || (it->selector && selector_active(raw, active, sizeof(active)) < 0)) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot read %s: %s", attr, r < 0 ? strerror(-r) : "no active choice");
+		return;
+	}
+	item_set(&it->current, it->selector ? active : raw);
+	if (!strcmp(e->key, "enabled") && !override &&
+	    cmdline_get(c->kernel.cmdline, "transparent_hugepage", v, sizeof(v))) {
+		it->action = ACT_SKIP;
+		item_setf(&it->reason, "set on the kernel command line (transparent_hugepage=%s); [thp] override_cmdline = yes overrides it", v);
+		return;
+	}
+	if (it->selector && !selector_offers(raw, e->value)) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "this kernel does not offer %s '%s'; it offers: %s", attr, e->value, raw);
+		return;
+	}
+	it->action = item_compare_value(it, raw) ? ACT_CHANGE : ACT_KEEP;
+}
+
+int thp_plan(struct ctx *c, struct plan *p)
+{
+	for (size_t i = 0; i < c->cfg.n; i++) {
+		const struct cfg_entry *e = &c->cfg.v[i], *eff;
+		bool seen = false;
+
+		if (strcmp(e->section, "thp") || !strcmp(e->key, "override_cmdline"))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(c->cfg.v[j].section, "thp") && !strcmp(c->cfg.v[j].key, e->key);
+		eff = seen ? NULL : config_get(&c->cfg, "thp", NULL, e->key);
+		if (eff)
+			plan_key(c, p, eff);
+	}
+	return 0;
+}

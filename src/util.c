@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "earlytune.h"
+
+char *strip(char *s)
+{
+	size_t n;
+
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+bool streq_ptr(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+int parse_u64(const char *s, unsigned long long *out)
+{
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno)
+		return -errno;
+	return *end ? -EINVAL : 0;
+}
+
+int parse_s64(const char *s, long long *out)
+{
+	char *end;
+
+	if (!s || !(*s == '-' || isdigit((unsigned char)*s)))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno)
+		return -errno;
+	return *end || end == s ? -EINVAL : 0;
+}
+
+/* A kernel object name that is safe to put into a path. */
+bool valid_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > NAME_MAX || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	if (strchr(s, '/') || strstr(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (iscntrl((unsigned char)*s))
+			return false;
+	return true;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
+}
+
+void freep(void *p)
+{
+	free(*(void **)p);
+}
+
+void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+static bool sb_grow(struct strbuf *sb, size_t need)
+{
+	size_t cap;
+	char *s;
+
+	if (sb->oom)
+		return false;
+	if (sb->len + need + 1 <= sb->cap)
+		return true;
+	cap = sb->cap ? sb->cap : 256;
+	while (cap < sb->len + need + 1)
+		cap *= 2;
+	s = realloc(sb->s, cap);
+	if (!s) {
+		sb->oom = true;
+		return false;
+	}
+	sb->s = s;
+	sb->cap = cap;
+	return true;
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !sb_grow(sb, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->s + sb->len, sb->cap - sb->len, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+void sb_json_str(struct strbuf *sb, const char *s)
+{
+	if (!s) {
+		sb_printf(sb, "null");
+		return;
+	}
+	sb_printf(sb, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			sb_printf(sb, "\\%c", ch);
+		else if (ch == '\n')
+			sb_printf(sb, "\\n");
+		else if (ch == '\t')
+			sb_printf(sb, "\\t");
+		else if (ch < 0x20 || ch == 0x7f)
+			sb_printf(sb, "\\u%04x", ch);
+		else
+			sb_printf(sb, "%c", ch);
+	}
+	sb_printf(sb, "\"");
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->s);
+	*sb = (struct strbuf){ 0 };
+}
+
+size_t split_words(char *s, char **words, size_t max)
+{
+	size_t n = 0;
+	char *save = NULL, *w;
+
+	for (w = strtok_r(s, " \t\n", &save); w && n < max; w = strtok_r(NULL, " \t\n", &save))
+		words[n++] = w;
+	return n;
+}
+
+/* "always [madvise] never" → "madvise"; a lone unbracketed word is active
+ * (dm queues on ≤6.1 print "none"; fake trees hold the last value written). */
+int selector_active(const char *content, char *out, size_t size)
+{
+	const char *open = strchr(content, '['), *close;
+	char tmp[512];
+	char *words[2];
+
+	if (open) {
+		close = strchr(open, ']');
+		if (!close || (size_t)(close - open - 1) >= size)
+			return -EINVAL;
+		memcpy(out, open + 1, (size_t)(close - open - 1));
+		out[close - open - 1] = '\0';
+		return 0;
+	}
+	snprintf(tmp, sizeof(tmp), "%s", content);
+	if (split_words(tmp, words, 2) != 1 || strlen(words[0]) >= size)
+		return -EINVAL;
+	strcpy(out, words[0]);
+	return 0;
+}
+
+bool selector_offers(const char *content, const char *word)
+{
+	char tmp[512];
+	char *words[32];
+	size_t n, i;
+
+	snprintf(tmp, sizeof(tmp), "%s", content);
+	n = split_words(tmp, words, ARRAY_SIZE(words));
+	for (i = 0; i < n; i++) {
+		char *w = words[i];
+		size_t len = strlen(w);
+
+		if (w[0] == '[' && len >= 2 && w[len - 1] == ']') {
+			w[len - 1] = '\0';
+			w++;
+		}
+		if (!strcmp(w, word))
+			return true;
+	}
+	return false;
+}
