@@ -60,7 +60,7 @@ static void classify_scsi(struct ctx *c, struct disk *d)
 
 	if (kernel_hypervisor(&c->kernel, &c->root)) {
 		d->cls = "virtual";
-		snprintf(d->why, sizeof(d->why), "%s disk under a %s", d->driver, c->kernel.hv_why);
+		snprintf(d->why, sizeof(d->why), "%s disk in a virtual machine: %s", d->driver, c->kernel.hv_why);
 		return;
 	}
 	snprintf(rel, sizeof(rel), "sys/block/%s/queue/rotational", d->name);

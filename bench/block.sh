@@ -1,0 +1,310 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# bench/block.sh [EARLYTUNE] — the block domain of earlytune against the
+# alternatives, on a generated tree of 1,000 virtio disks:
+#
+#   a. `earlytune apply --only block` over all disks (first apply and steady state)
+#   b. a POSIX shell loop writing the same values (write only, and with reads
+#      before and after each write the way earlytune reads them)
+#   c. one-device apply (--device vd500) against exec'ing a static no-op binary
+#   d. peak RSS of the 1,000-disk apply
+#   e. size of the stripped binary
+#
+# Prints absolute numbers, ratios and PASS/MISS per target. Exit status is 0
+# whatever the numbers; 1 only if something crashed, earlytune exited non-zero
+# or the tree did not end up tuned.
+#
+# Environment: NDISKS (1000), REPS (5, median taken), NRUNS (200, one device).
+set -euo pipefail
+
+ET=${1:-build/earlytune}
+NDISKS=${NDISKS:-1000}
+REPS=${REPS:-5}
+NRUNS=${NRUNS:-200}
+
+die() { echo "bench/block.sh: $*" >&2; exit 1; }
+
+[[ -x $ET ]] || die "$ET: not an executable (run make first)"
+ET=$(realpath "$ET")
+[[ -x /usr/bin/time ]] || die "/usr/bin/time missing (package time)"
+command -v gcc >/dev/null || die "gcc missing"
+SH=$(command -v dash || command -v sh)
+
+TMP=$(mktemp -d /tmp/earlytune-bench.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+TREE=$TMP/root
+
+# ---- helpers compiled here ---------------------------------------------------
+
+# runner N [-s SETUP] CMD ARGS…: fork/execs CMD N times (stdout to /dev/null),
+# each run timed alone with CLOCK_MONOTONIC; SETUP (sh -c) runs untimed before
+# every run. Prints "median min mean" in ns; exits 1 if any run exits non-zero.
+cat >"$TMP/runner.c" <<'EOF'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int devnull;
+
+static long long now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static int run(char **argv)
+{
+	int st;
+	pid_t p = fork();
+
+	if (p < 0)
+		return -1;
+	if (p == 0) {
+		dup2(devnull, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(p, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return st;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	int n, i = 2, st;
+	char *setup[] = { "/bin/sh", "-c", NULL, NULL };
+	long long *t, sum = 0;
+
+	if (argc < 3 || (n = atoi(argv[1])) < 1) {
+		fprintf(stderr, "usage: runner N [-s SETUP] CMD [ARGS...]\n");
+		return 2;
+	}
+	if (!strcmp(argv[i], "-s") && argc > i + 2) {
+		setup[2] = argv[i + 1];
+		i += 2;
+	}
+	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	t = calloc(n, sizeof(*t));
+	for (int k = 0; k < n; k++) {
+		long long t0;
+
+		if (setup[2] && (st = run(setup)) != 0) {
+			fprintf(stderr, "runner: setup '%s' failed (status %#x)\n", setup[2], st);
+			return 1;
+		}
+		t0 = now();
+		st = run(argv + i);
+		t[k] = now() - t0;
+		if (st != 0) {
+			fprintf(stderr, "runner: %s: run %d: %s %d\n", argv[i], k + 1,
+				WIFSIGNALED(st) ? "killed by signal" : "exit status",
+				WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			return 1;
+		}
+		sum += t[k];
+	}
+	qsort(t, n, sizeof(*t), cmp);
+	printf("%lld %lld %lld\n", n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2, t[0], sum / n);
+	return 0;
+}
+EOF
+gcc -O2 -o "$TMP/runner" "$TMP/runner.c" || die "cannot build the runner"
+printf 'int main(void){return 0;}' | gcc -static -O2 -x c - -o "$TMP/noop" || die "cannot build the static no-op"
+
+# ---- the tree ------------------------------------------------------------------
+
+gen_tree() {
+	local i d
+	local -a dirs=("$TREE/run" "$TREE/proc/sys/kernel")
+
+	for ((i = 0; i < NDISKS; i++)); do
+		dirs+=("$TREE/sys/block/vd$i/queue" "$TREE/sys/block/vd$i/device")
+	done
+	mkdir -p "${dirs[@]}"
+	echo 6.1.0-test >"$TREE/proc/sys/kernel/osrelease"
+	echo root=/dev/vda1 >"$TREE/proc/cmdline"
+	for ((i = 0; i < NDISKS; i++)); do
+		d=$TREE/sys/block/vd$i
+		echo '[mq-deadline] kyber none' >"$d/queue/scheduler"
+		echo 8192 >"$d/queue/read_ahead_kb"
+		echo 1 >"$d/queue/rotational"
+		echo 256 >"$d/queue/nr_requests"
+	done
+	# One ln per disk is the slow part of a shell generator: make the links
+	# in a single process when python3 is there.
+	if command -v python3 >/dev/null; then
+		python3 - "$TREE" "$NDISKS" <<'EOF'
+import os, sys
+for i in range(int(sys.argv[2])):
+    os.symlink("../../../bus/virtio/drivers/virtio_blk", f"{sys.argv[1]}/sys/block/vd{i}/device/driver")
+EOF
+	else
+		for ((i = 0; i < NDISKS; i++)); do
+			ln -s ../../../bus/virtio/drivers/virtio_blk "$TREE/sys/block/vd$i/device/driver"
+		done
+	fi
+}
+
+# Untimed reset between repetitions: the two attributes back to their
+# untuned values, no recorded originals.
+cat >"$TMP/reset.sh" <<'EOF'
+for d in "$1"/sys/block/*; do
+	echo '[mq-deadline] kyber none' > "$d/queue/scheduler"
+	echo 8192 > "$d/queue/read_ahead_kb"
+done
+rm -rf "$1/run/earlytune"
+EOF
+RESET="$SH $TMP/reset.sh $TREE"
+RESET1="echo '[mq-deadline] kyber none' > $TREE/sys/block/vd500/queue/scheduler && echo 8192 > $TREE/sys/block/vd500/queue/read_ahead_kb && rm -rf $TREE/run/earlytune"
+
+# What a user would write instead.
+cat >"$TMP/loop-write.sh" <<'EOF'
+for d in "$1"/sys/block/*; do
+	echo none > "$d/queue/scheduler"
+	echo 1024 > "$d/queue/read_ahead_kb"
+done
+EOF
+# …and with the reads earlytune does: current value, write, read back.
+cat >"$TMP/loop-read.sh" <<'EOF'
+for d in "$1"/sys/block/*; do
+	read -r x < "$d/queue/scheduler"
+	read -r x < "$d/queue/read_ahead_kb"
+	echo none > "$d/queue/scheduler"
+	read -r x < "$d/queue/scheduler"
+	echo 1024 > "$d/queue/read_ahead_kb"
+	read -r x < "$d/queue/read_ahead_kb"
+done
+EOF
+
+t_gen=$(date +%s%N)
+gen_tree
+t_gen=$((($(date +%s%N) - t_gen) / 1000000))
+
+# ---- correctness, once -------------------------------------------------------------
+
+check_tuned() { # what: disks…
+	local what=$1 d s r
+	shift
+	for d in "$@"; do
+		read -r s <"$TREE/sys/block/$d/queue/scheduler" || true
+		read -r r <"$TREE/sys/block/$d/queue/read_ahead_kb" || true
+		[[ $s == none && $r == 1024 ]] ||
+			die "FAIL: after $what, $d has scheduler '$s' read_ahead_kb '$r' (want 'none' '1024')"
+	done
+}
+
+$RESET
+rc=0
+"$ET" apply --only block --root "$TREE" >"$TMP/apply.out" 2>"$TMP/apply.err" || rc=$?
+((rc == 0)) || { cat "$TMP/apply.err" >&2; die "FAIL: earlytune apply exited $rc"; }
+check_tuned "earlytune apply" vd0 vd1 vd500 vd$((NDISKS - 1))
+n_changed=$(grep -c ' applied ' "$TMP/apply.out" || true)
+n_orig=$(wc -l <"$TREE/run/earlytune/originals")
+((n_changed == 2 * NDISKS)) || die "FAIL: earlytune applied $n_changed items, want $((2 * NDISKS))"
+((n_orig == 2 * NDISKS)) || die "FAIL: run/earlytune/originals has $n_orig lines, want $((2 * NDISKS))"
+grep -q $'^block\tvd500\tqueue/read_ahead_kb\tsys/block/vd500/queue/read_ahead_kb\t8192$' \
+	"$TREE/run/earlytune/originals" || die "FAIL: original read_ahead_kb of vd500 not recorded"
+"$ET" apply --only block --root "$TREE" >"$TMP/apply2.out" || die "FAIL: second earlytune apply exited $?"
+grep -q ' applied ' "$TMP/apply2.out" && die "FAIL: second apply changed something"
+$RESET
+$SH "$TMP/loop-write.sh" "$TREE" || die "FAIL: shell loop exited $?"
+check_tuned "the shell loop" vd0 vd500 vd$((NDISKS - 1))
+
+# ---- measurements ------------------------------------------------------------------
+
+measure() { # N SETUP CMD… → "median min mean" ns
+	local n=$1 setup=$2
+	shift 2
+	if [[ -n $setup ]]; then
+		"$TMP/runner" "$n" -s "$setup" "$@"
+	else
+		"$TMP/runner" "$n" "$@"
+	fi || die "FAIL: $* failed"
+}
+med() { echo "${1%% *}"; }
+
+m_apply=$(measure "$REPS" "$RESET" "$ET" apply --only block --root "$TREE")
+$RESET
+"$ET" apply --only block --root "$TREE" >/dev/null
+m_steady=$(measure "$REPS" "" "$ET" apply --only block --root "$TREE")
+m_write=$(measure "$REPS" "$RESET" "$SH" "$TMP/loop-write.sh" "$TREE")
+m_read=$(measure "$REPS" "$RESET" "$SH" "$TMP/loop-read.sh" "$TREE")
+
+$RESET
+m_noop=$(measure "$NRUNS" "" "$TMP/noop")
+m_one=$(measure "$NRUNS" "$RESET1" "$ET" apply --only block --device vd500 --root "$TREE")
+check_tuned "one-device apply" vd500
+m_one_steady=$(measure "$NRUNS" "" "$ET" apply --only block --device vd500 --root "$TREE")
+m_noop2=$(measure "$NRUNS" "" "$TMP/noop") # again: drift between the two
+
+$RESET
+/usr/bin/time -f %M -o "$TMP/rss" "$ET" apply --only block --root "$TREE" >/dev/null ||
+	die "FAIL: earlytune apply under /usr/bin/time exited $?"
+rss=$(tail -n 1 "$TMP/rss")
+/usr/bin/time -f %M -o "$TMP/rss0" "$TMP/noop"
+rss0=$(tail -n 1 "$TMP/rss0")
+
+strip -o "$TMP/et" "$ET"
+size=$(stat -c %s "$TMP/et")
+size_raw=$(stat -c %s "$ET")
+
+# ---- report ------------------------------------------------------------------------
+
+ms() { awk -v n="$1" 'BEGIN { printf "%.2f ms", n / 1e6 }'; }
+us() { awk -v n="$1" 'BEGIN { printf "%.0f µs", n / 1e3 }'; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# verdict VALUE OP LIMIT
+verdict() { awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = op == ">=" ? v >= l : v <= l; print ok ? "PASS" : "MISS" }'; }
+
+noop=$(med "$m_noop")
+noop2=$(med "$m_noop2")
+noop_best=$((noop < noop2 ? noop : noop2))
+r_write=$(div "$(med "$m_write")" "$(med "$m_apply")")
+r_read=$(div "$(med "$m_read")" "$(med "$m_apply")")
+r_one=$(div "$(med "$m_one")" "$noop_best")
+r_one_steady=$(div "$(med "$m_one_steady")" "$noop_best")
+
+echo "earlytune block benchmark — $ET"
+echo "$NDISKS virtio disks (tree generated in ${t_gen} ms), $(nproc) CPUs, kernel $(uname -r), shell $SH"
+echo "times: median of $REPS runs for $NDISKS disks, of $NRUNS runs for one device; wall clock of fork+exec+wait"
+echo
+printf '%-58s %12s %12s %12s\n' MEASUREMENT MEDIAN MIN MEAN
+row() { # label "median min mean" unit
+	local a b c
+	read -r a b c <<<"$2"
+	printf '%-58s %12s %12s %12s\n' "$1" "$($3 "$a")" "$($3 "$b")" "$($3 "$c")"
+}
+row "a. earlytune apply, $NDISKS disks, first ($((2 * NDISKS)) writes)" "$m_apply" ms
+row "   earlytune apply, $NDISKS disks, steady state (all kept)" "$m_steady" ms
+row "b. shell loop ($(basename "$SH")), write only" "$m_write" ms
+row "   shell loop ($(basename "$SH")), read, write, read back" "$m_read" ms
+row "c. earlytune apply --device vd500, first apply" "$m_one" us
+row "   earlytune apply --device vd500, steady state" "$m_one_steady" us
+row "   static no-op exec (before)" "$m_noop" us
+row "   static no-op exec (after)" "$m_noop2" us
+printf '%-58s %12s\n' "d. peak RSS, $NDISKS-disk apply (static no-op: $rss0 KiB)" "$rss KiB"
+printf '%-58s %12s\n' "e. binary size, stripped (unstripped: $size_raw)" "$size B"
+echo
+printf '%-50s %12s %12s %6s\n' TARGET MEASURED GOAL RESULT
+printf '%-50s %12s %12s %6s\n' "apply speed-up over shell loop, write only" "${r_write}x" ">= 20x" "$(verdict "$r_write" ">=" 20)"
+printf '%-50s %12s %12s %6s\n' "apply speed-up over shell loop, with reads" "${r_read}x" ">= 20x" "$(verdict "$r_read" ">=" 20)"
+printf '%-50s %12s %12s %6s\n' "one-device apply / no-op exec, first apply" "${r_one}x" "<= 2x" "$(verdict "$r_one" "<=" 2)"
+printf '%-50s %12s %12s %6s\n' "one-device apply / no-op exec, steady state" "${r_one_steady}x" "<= 2x" "$(verdict "$r_one_steady" "<=" 2)"
+printf '%-50s %12s %12s %6s\n' "peak RSS, $NDISKS-disk apply" "$rss KiB" "<= 4096 KiB" "$(verdict "$rss" "<=" 4096)"
+printf '%-50s %12s %12s %6s\n' "stripped binary size" "$size B" "<= 1572864 B" "$(verdict "$size" "<=" 1572864)"
+exit 0

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# plan output of each modelled machine, compared with tests/golden/<model>.plan.
+# UPDATE_GOLDEN=1 rewrites the expected files (review the diff before committing).
+. "$(dirname "$0")/../lib/common.sh"
+
+for model in kvm azure metal mthp nothp; do
+	t=$WORK/$model
+	"mk_$model" "$t"
+	OUT=$("$ET" plan --root "$t" 2>&1)
+	RC=$?
+	eq "$model: plan exits 0" "$RC" 0
+	got=$(printf '%s\n' "$OUT" | sed "s#$t#ROOT#g")
+	want_file=$TESTS_DIR/golden/$model.plan
+	if [ "${UPDATE_GOLDEN:-}" = 1 ] && [ -z "${SAN:-}" ]; then
+		printf '%s\n' "$got" >"$want_file"
+	fi
+	if [ "$got" = "$(cat "$want_file" 2>/dev/null)" ]; then
+		pass "$model: plan matches golden/$model.plan"
+	else
+		fail "$model: plan matches golden/$model.plan" "$(printf '%s\n' "$got" | diff "$want_file" - | head -30)"
+	fi
+	OUT=$("$ET" plan --json --root "$t" 2>&1)
+	json_ok "$model: plan --json is one valid JSON object"
+	contains "$model: JSON carries the kernel release" "\"kernel\":\"$(cat "$t/proc/sys/kernel/osrelease")\""
+	before=$(snapshot "$t")
+	"$ET" plan --root "$t" >/dev/null 2>&1
+	eq "$model: plan writes nothing" "$(snapshot "$t")" "$before"
+	[ ! -e "$t/run/earlytune" ]; eq "$model: plan creates no state" $? 0
+done

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Generates fake roots modelled on real machines. Attribute files are regular
+# files holding what the kernel would print; links are what sysfs links are.
+
+_attr() { mkdir -p "$(dirname "$1")" && printf '%s\n' "$2" >"$1"; }
+
+mk_base() { # ROOT RELEASE CPUINFO_HYPERVISOR(yes/no) DMI_VENDOR CMDLINE
+	_r=$1
+	mkdir -p "$_r/sys/block" "$_r/sys/class/block" "$_r/run" "$_r/etc" "$_r/dev" "$_r/proc/sys/kernel"
+	_attr "$_r/proc/sys/kernel/osrelease" "$2"
+	_attr "$_r/proc/cmdline" "$5"
+	_flags="fpu vme de pse tsc msr pae"
+	[ "$3" = yes ] && _flags="$_flags hypervisor"
+	printf 'processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: %s lahf_lm\n\n' "$_flags" >"$_r/proc/cpuinfo"
+	[ -n "$4" ] && _attr "$_r/sys/class/dmi/id/sys_vendor" "$4"
+	: >"$_r/proc/modules"
+}
+
+# mk_disk ROOT NAME DRIVER SCHEDULER READ_AHEAD ROTATIONAL [NR_REQUESTS]
+mk_disk() {
+	_r=$1 _n=$2 _q=$1/sys/devices/virtual/block/$2/queue
+	_d=$_r/sys/devices/virtual/block/$_n
+	mkdir -p "$_q"
+	ln -s "../devices/virtual/block/$_n" "$_r/sys/block/$_n"
+	ln -s "../../devices/virtual/block/$_n" "$_r/sys/class/block/$_n"
+	[ -n "$4" ] && _attr "$_q/scheduler" "$4"
+	_attr "$_q/read_ahead_kb" "$5"
+	_attr "$_q/rotational" "$6"
+	_attr "$_q/nr_requests" "${7:-256}"
+	_attr "$_q/rq_affinity" 1
+	_attr "$_q/add_random" 0
+	_attr "$_q/wbt_lat_usec" 2000
+	if [ -n "$3" ]; then
+		mkdir -p "$_d/device"
+		ln -s "../../../../bus/drivers/$3" "$_d/device/driver"
+	fi
+}
+
+mk_partition() { # ROOT DISK PART
+	_p=$1/sys/devices/virtual/block/$2/$3
+	mkdir -p "$_p"
+	_attr "$_p/partition" 1
+	ln -s "../../devices/virtual/block/$2/$3" "$1/sys/class/block/$3"
+}
+
+mk_iosched_mqdl() { # ROOT DISK
+	_i=$1/sys/devices/virtual/block/$2/queue/iosched
+	_attr "$_i/read_expire" 500
+	_attr "$_i/write_expire" 5000
+	_attr "$_i/fifo_batch" 16
+}
+
+mk_thp() { # ROOT [mthp]
+	_t=$1/sys/kernel/mm/transparent_hugepage
+	_attr "$_t/enabled" "[always] madvise never"
+	_attr "$_t/defrag" "always defer defer+madvise [madvise] never"
+	_attr "$_t/shmem_enabled" "always within_size advise [never] deny force"
+	_attr "$_t/use_zero_page" 1
+	_attr "$_t/khugepaged/defrag" 1
+	_attr "$_t/khugepaged/pages_to_scan" 4096
+	_attr "$_t/khugepaged/max_ptes_none" 511
+	if [ "${2:-}" = mthp ]; then
+		for _s in 16 32 64 128 256 512 1024; do
+			_attr "$_t/hugepages-${_s}kB/enabled" "always inherit madvise [never]"
+		done
+		_attr "$_t/hugepages-2048kB/enabled" "always [inherit] madvise never"
+	fi
+}
+
+# A KVM guest on 6.1: virtio disk with a partition, dm-0 without a scheduler
+# file, zram0, loop0.
+mk_kvm() {
+	mk_base "$1" 6.1.0-28-cloud-amd64 yes QEMU "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro console=ttyS0"
+	mk_disk "$1" vda virtio_blk "[mq-deadline] kyber none" 8192 1 256
+	mk_iosched_mqdl "$1" vda
+	mk_partition "$1" vda vda1
+	mk_disk "$1" dm-0 "" "" 128 0 128
+	mkdir -p "$1/sys/devices/virtual/block/dm-0/dm"
+	rm "$1/sys/devices/virtual/block/dm-0/queue/nr_requests"
+	mk_disk "$1" zram0 "" "" 128 0
+	rm "$1/sys/devices/virtual/block/zram0/queue/nr_requests"
+	mk_disk "$1" loop0 "" "[none] mq-deadline" 128 0 128
+	mk_thp "$1"
+}
+
+# An Azure-like guest: NVMe with 64 MiB read-ahead, an sd temp disk under Hyper-V.
+mk_azure() {
+	mk_base "$1" 6.5.0-1025-azure yes "Microsoft Corporation" "BOOT_IMAGE=/vmlinuz root=PARTUUID=x ro"
+	mk_disk "$1" nvme0n1 "" "[none] mq-deadline" 65536 0 1023
+	mkdir -p "$1/sys/devices/virtual/block/nvme0n1/device/device"
+	ln -s "../../../../../bus/pci/drivers/nvme" "$1/sys/devices/virtual/block/nvme0n1/device/device/driver"
+	mk_disk "$1" sda sd "[mq-deadline] none" 4096 1 64
+	_attr "$1/sys/devices/virtual/block/sda/device/vendor" "Msft    "
+	_attr "$1/sys/devices/virtual/block/sda/device/model" "Virtual Disk    "
+	mk_thp "$1"
+}
+
+# Bare metal: SATA SSD and a spinning disk, no hypervisor.
+mk_metal() {
+	mk_base "$1" 6.1.0-28-amd64 no "Dell Inc." "BOOT_IMAGE=/vmlinuz root=/dev/sda2 ro quiet"
+	mk_disk "$1" sda sd "[mq-deadline] kyber bfq none" 128 0 64
+	mk_disk "$1" sdb sd "[mq-deadline] kyber bfq none" 128 1 64
+	_attr "$1/sys/devices/virtual/block/sdb/device/model" "ST4000NM0035-1V4"
+	mk_thp "$1"
+}
+
+# 6.12 with multi-size THP and a transparent_hugepage= on the command line.
+mk_mthp() {
+	mk_base "$1" 6.12.9-cloud-amd64 yes KVM "root=/dev/vda1 transparent_hugepage=never"
+	mk_disk "$1" vda virtio_blk "[none] mq-deadline kyber" 128 1 256
+	mk_thp "$1" mthp
+}
+
+# A kernel built without THP.
+mk_nothp() {
+	mk_base "$1" 5.10.0-30-amd64 yes QEMU "root=/dev/vda1"
+	mk_disk "$1" vda virtio_blk "[mq-deadline] none" 256 1 256
+}
