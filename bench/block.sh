@@ -15,7 +15,12 @@
 # whatever the numbers; 1 only if something crashed, earlytune exited non-zero
 # or the tree did not end up tuned.
 #
-# Environment: NDISKS (1000), REPS (5, median taken), NRUNS (200, one device).
+# Environment: NDISKS (1000), REPS (5, median taken), NRUNS (200, one device),
+# BENCH_DIR (/tmp): where the tree goes. On a disk file system (ext4 /tmp)
+# every rewrite of an attribute pays for truncating a regular file (ext4
+# frees the block and, with auto_da_alloc, starts writeback on close), a cost
+# sysfs does not have and that swamps both earlytune and the shell loop;
+# BENCH_DIR=/dev/shm (tmpfs) is much closer to what sysfs costs.
 set -euo pipefail
 
 ET=${1:-build/earlytune}
@@ -31,7 +36,7 @@ ET=$(realpath "$ET")
 command -v gcc >/dev/null || die "gcc missing"
 SH=$(command -v dash || command -v sh)
 
-TMP=$(mktemp -d /tmp/earlytune-bench.XXXXXX)
+TMP=$(mktemp -d "${BENCH_DIR:-/tmp}/earlytune-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 TREE=$TMP/root
 
@@ -281,6 +286,9 @@ r_one_steady=$(div "$(med "$m_one_steady")" "$noop_best")
 
 echo "earlytune block benchmark — $ET"
 echo "$NDISKS virtio disks (tree generated in ${t_gen} ms), $(nproc) CPUs, kernel $(uname -r), shell $SH"
+fstype=$(stat -f -c %T "$TMP")
+echo "tree in $TMP ($fstype)"
+[[ $fstype == tmpfs ]] || echo "note: not tmpfs — writes pay $fstype's truncate cost, which sysfs does not have; try BENCH_DIR=/dev/shm"
 echo "times: median of $REPS runs for $NDISKS disks, of $NRUNS runs for one device; wall clock of fork+exec+wait"
 echo
 printf '%-58s %12s %12s %12s\n' MEASUREMENT MEDIAN MIN MEAN

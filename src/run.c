@@ -258,7 +258,8 @@ static void execute(struct ctx *c, struct item *it, struct records *rs)
 	}
 	if (item_compare_value(it, raw)) {
 		it->result = RES_FAILED;
-		item_setf(&it->error, "kernel ignored the write: wrote '%s', reads back '%s'", it->desired, raw);
+		item_setf(&it->error, "the kernel did not keep the value: wrote '%s', reads back '%s' (ignored, or rounded to whole pages or jiffies: configure a value it can store)",
+			  it->desired, raw);
 		return;
 	}
 	it->result = RES_APPLIED;

@@ -161,7 +161,9 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 		item_setf(&it->reason, "set on the kernel command line (transparent_hugepage=%s); [thp] override_cmdline = yes overrides it", v);
 		return;
 	}
-	if (it->selector && !selector_offers(raw, e->value)) {
+	/* A file without brackets lists no choices (a fake tree after a write):
+	 * the write and its read-back decide. */
+	if (it->selector && strchr(raw, '[') && !selector_offers(raw, e->value)) {
 		it->action = ACT_ERROR;
 		item_setf(&it->error, "this kernel does not offer %s '%s'; it offers: %s", attr, e->value, raw);
 		return;

@@ -43,7 +43,13 @@ lacks() {
 }
 
 eq() {
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', expected '$3'"; fi
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	elif [ "$(printf '%s\n' "$2$3" | wc -l)" -gt 2 ]; then
+		fail "$1" "differs (expected < > got):" "$(printf '%s\n' "$3" | diff - "$(printf '%s\n' "$2" >"$WORK/.got"; echo "$WORK/.got")" | head -20)"
+	else
+		fail "$1" "got '$2', expected '$3'"
+	fi
 }
 
 # Active choice of a selector file ("a [b] c" → b; a lone word → itself).

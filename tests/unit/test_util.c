@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* util.c: names, selector files, numbers, words, strbuf, plan values. */
+#include "unit.h"
+
+static void test_valid_name_rejects(void **state)
+{
+	char longname[NAME_MAX + 2];
+
+	assert_false(valid_name(NULL));
+	assert_false(valid_name(""));
+	assert_false(valid_name("/"));
+	assert_false(valid_name("."));
+	assert_false(valid_name(".."));
+	assert_false(valid_name("a/b"));
+	assert_false(valid_name("/vda"));
+	assert_false(valid_name("vda/"));
+	assert_false(valid_name("x..y"));
+	assert_false(valid_name("..vda"));
+	assert_false(valid_name("vd\na"));
+	assert_false(valid_name("vd\ta"));
+	assert_false(valid_name("\x01"));
+	assert_false(valid_name("vda\x7f"));
+	memset(longname, 'a', NAME_MAX + 1);
+	longname[NAME_MAX + 1] = '\0';
+	assert_false(valid_name(longname));
+}
+
+static void test_valid_name_accepts(void **state)
+{
+	char longname[NAME_MAX + 1];
+
+	assert_true(valid_name("vda"));
+	assert_true(valid_name("nvme0n1"));
+	assert_true(valid_name("dm-0"));
+	assert_true(valid_name("a.b"));
+	assert_true(valid_name("with space"));
+	memset(longname, 'a', NAME_MAX);
+	longname[NAME_MAX] = '\0';
+	assert_true(valid_name(longname));
+}
+
+static void expect_active(const char *content, const char *want)
+{
+	char out[64] = "unchanged";
+
+	assert_int_equal(selector_active(content, out, sizeof(out)), 0);
+	assert_string_equal(out, want);
+}
+
+static void test_selector_active(void **state)
+{
+	char out[64], tiny[4];
+
+	expect_active("always [madvise] never", "madvise");
+	expect_active("[always] madvise never", "always");
+	expect_active("always madvise [never]", "never");
+	expect_active("[none] mq-deadline", "none");
+	expect_active("mq-deadline kyber [bfq] none", "bfq");
+	expect_active("none", "none");
+	expect_active("none\n", "none");
+	expect_active("mq-deadline", "mq-deadline");
+	expect_active("  mq-deadline  ", "mq-deadline");
+	expect_active("[none]\n", "none");
+	assert_int_equal(selector_active("[none", out, sizeof(out)), -EINVAL);
+	assert_int_equal(selector_active("always [madvise never", out, sizeof(out)), -EINVAL);
+	assert_int_equal(selector_active("", out, sizeof(out)), -EINVAL);
+	assert_int_equal(selector_active("   \n", out, sizeof(out)), -EINVAL);
+	/* Two unbracketed words: nothing says which one is active. */
+	assert_int_equal(selector_active("none mq-deadline", out, sizeof(out)), -EINVAL);
+	/* Too long for the output buffer: an error, never a truncated word. */
+	assert_int_equal(selector_active("[madvise] never", tiny, sizeof(tiny)), -EINVAL);
+	assert_int_equal(selector_active("madvise", tiny, sizeof(tiny)), -EINVAL);
+}
+
+static void test_selector_offers(void **state)
+{
+	assert_true(selector_offers("always [madvise] never", "always"));
+	assert_true(selector_offers("always [madvise] never", "madvise"));
+	assert_true(selector_offers("always [madvise] never", "never"));
+	assert_false(selector_offers("always [madvise] never", "defer"));
+	assert_false(selector_offers("always [madvise] never", "[madvise]"));
+	assert_false(selector_offers("always [madvise] never", "madv"));
+	assert_true(selector_offers("[none] mq-deadline", "none"));
+	assert_true(selector_offers("[none] mq-deadline", "mq-deadline"));
+	assert_false(selector_offers("[none] mq-deadline", "bfq"));
+	assert_false(selector_offers("[none] mq-deadline", "deadline"));
+	assert_true(selector_offers("none", "none"));
+	assert_false(selector_offers("none", "mq-deadline"));
+	assert_true(selector_offers("mq-deadline", "mq-deadline"));
+	assert_false(selector_offers("[none", "none"));
+	assert_false(selector_offers("", "none"));
+	assert_true(selector_offers("[none] mq-deadline\n", "mq-deadline"));
+}
+
+static void test_parse_numbers(void **state)
+{
+	unsigned long long u;
+	long long s;
+
+	assert_int_equal(parse_u64("0", &u), 0);
+	assert_true(u == 0);
+	assert_int_equal(parse_u64("18446744073709551615", &u), 0);
+	assert_true(u == 18446744073709551615ULL);
+	assert_int_equal(parse_u64("18446744073709551616", &u), -ERANGE);
+	assert_int_equal(parse_u64("-1", &u), -EINVAL);
+	assert_int_equal(parse_u64(" 1", &u), -EINVAL);
+	assert_int_equal(parse_u64("1 ", &u), -EINVAL);
+	assert_int_equal(parse_u64("12kB", &u), -EINVAL);
+	assert_int_equal(parse_u64("", &u), -EINVAL);
+	assert_int_equal(parse_u64(NULL, &u), -EINVAL);
+
+	assert_int_equal(parse_s64("-1", &s), 0);
+	assert_true(s == -1);
+	assert_int_equal(parse_s64("4294967296", &s), 0);
+	assert_true(s == 4294967296LL);
+	assert_int_equal(parse_s64("9223372036854775808", &s), -ERANGE);
+	assert_int_equal(parse_s64("-", &s), -EINVAL);
+	assert_int_equal(parse_s64("+1", &s), -EINVAL);
+	assert_int_equal(parse_s64("1.5", &s), -EINVAL);
+	assert_int_equal(parse_s64("", &s), -EINVAL);
+	assert_int_equal(parse_s64(NULL, &s), -EINVAL);
+}
+
+static void test_strip_and_words(void **state)
+{
+	char a[] = " \t value  \r\n", b[] = "   ", c[] = "  none   mq-deadline\tbfq\n kyber ";
+	char d[] = "a b c d";
+	char *w[8];
+
+	assert_string_equal(strip(a), "value");
+	assert_string_equal(strip(b), "");
+	assert_int_equal(split_words(c, w, ARRAY_SIZE(w)), 4);
+	assert_string_equal(w[0], "none");
+	assert_string_equal(w[1], "mq-deadline");
+	assert_string_equal(w[2], "bfq");
+	assert_string_equal(w[3], "kyber");
+	assert_int_equal(split_words(d, w, 2), 2);
+	assert_string_equal(w[0], "a");
+	assert_string_equal(w[1], "b");
+	assert_true(streq_ptr(NULL, NULL));
+	assert_false(streq_ptr("a", NULL));
+	assert_false(streq_ptr(NULL, "a"));
+	assert_true(streq_ptr("a", "a"));
+	assert_false(streq_ptr("a", "b"));
+}
+
+static void test_strbuf(void **state)
+{
+	struct strbuf sb = { 0 };
+	char big[3000];
+
+	sb_printf(&sb, "%s=%d", "n", 42);
+	sb_printf(&sb, ",");
+	sb_json_str(&sb, "q\"b\\n\nt\t\x01\x7f");
+	sb_printf(&sb, ",");
+	sb_json_str(&sb, NULL);
+	assert_false(sb.oom);
+	assert_string_equal(sb.s, "n=42,\"q\\\"b\\\\n\\nt\\t\\u0001\\u007f\",null");
+	assert_int_equal(sb.len, strlen(sb.s));
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	sb_printf(&sb, "%s", big);
+	assert_int_equal(sb.len, strlen(sb.s));
+	assert_true(sb.cap > sb.len);
+	sb_free(&sb);
+	assert_null(sb.s);
+	assert_int_equal(sb.len, 0);
+}
+
+static void test_item_compare_value(void **state)
+{
+	struct item it = { .desired = "madvise", .selector = true };
+
+	assert_int_equal(item_compare_value(&it, "always [madvise] never"), 0);
+	assert_int_not_equal(item_compare_value(&it, "[always] madvise never"), 0);
+	assert_int_not_equal(item_compare_value(&it, "[always"), 0);
+	assert_int_not_equal(item_compare_value(&it, NULL), 0);
+	it = (struct item){ .desired = "0128" };
+	assert_int_equal(item_compare_value(&it, "128"), 0);
+	assert_int_not_equal(item_compare_value(&it, "256"), 0);
+	it = (struct item){ .desired = "defer+madvise" };
+	assert_int_equal(item_compare_value(&it, "defer+madvise"), 0);
+	it = (struct item){ .desired = NULL };
+	assert_int_not_equal(item_compare_value(&it, "1"), 0);
+}
+
+static void test_plan_add_and_free(void **state)
+{
+	struct plan p = { 0 };
+	struct item *it;
+
+	for (int i = 0; i < 100; i++) {
+		it = plan_add(&p, "block", "vda", "queue/read_ahead_kb", "sys/block/vda/queue/read_ahead_kb");
+		assert_non_null(it);
+		item_setf(&it->desired, "%d", i);
+	}
+	assert_int_equal(p.n, 100);
+	assert_int_equal(p.v[0].action, ACT_KEEP);
+	assert_string_equal(p.v[99].desired, "99");
+	item_set(&p.v[0].desired, NULL);
+	assert_null(p.v[0].desired);
+	plan_free(&p);
+	assert_int_equal(p.n, 0);
+	assert_null(p.v);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_valid_name_rejects),
+	cmocka_unit_test(test_valid_name_accepts),
+	cmocka_unit_test(test_selector_active),
+	cmocka_unit_test(test_selector_offers),
+	cmocka_unit_test(test_parse_numbers),
+	cmocka_unit_test(test_strip_and_words),
+	cmocka_unit_test(test_strbuf),
+	cmocka_unit_test(test_item_compare_value),
+	cmocka_unit_test(test_plan_add_and_free),
+};
+
+UNIT_MAIN("util", tests)
