@@ -39,6 +39,11 @@ SH=$(command -v dash || command -v sh)
 TMP=$(mktemp -d "${BENCH_DIR:-/tmp}/earlytune-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 TREE=$TMP/root
+# Benchmark a private copy: a rebuild during the run must not change the
+# binary under test half way (or make an exec fail).
+ET_ARG=$ET
+cp "$ET" "$TMP/earlytune"
+ET=$TMP/earlytune
 
 # ---- helpers compiled here ---------------------------------------------------
 
@@ -75,6 +80,7 @@ static int run(char **argv)
 	if (p == 0) {
 		dup2(devnull, 1);
 		execv(argv[0], argv);
+		fprintf(stderr, "runner: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(p, &st, 0) < 0)
@@ -270,7 +276,9 @@ size_raw=$(stat -c %s "$ET")
 
 # ---- report ------------------------------------------------------------------------
 
+# shellcheck disable=SC2317 # called through row()
 ms() { awk -v n="$1" 'BEGIN { printf "%.2f ms", n / 1e6 }'; }
+# shellcheck disable=SC2317
 us() { awk -v n="$1" 'BEGIN { printf "%.0f µs", n / 1e3 }'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # verdict VALUE OP LIMIT
@@ -284,7 +292,7 @@ r_read=$(div "$(med "$m_read")" "$(med "$m_apply")")
 r_one=$(div "$(med "$m_one")" "$noop_best")
 r_one_steady=$(div "$(med "$m_one_steady")" "$noop_best")
 
-echo "earlytune block benchmark — $ET"
+echo "earlytune block benchmark — $ET_ARG"
 echo "$NDISKS virtio disks (tree generated in ${t_gen} ms), $(nproc) CPUs, kernel $(uname -r), shell $SH"
 fstype=$(stat -f -c %T "$TMP")
 echo "tree in $TMP ($fstype)"

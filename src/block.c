@@ -60,13 +60,14 @@ static void classify_scsi(struct ctx *c, struct disk *d)
 
 	if (kernel_hypervisor(&c->kernel, &c->root)) {
 		d->cls = "virtual";
-		snprintf(d->why, sizeof(d->why), "%s disk in a virtual machine: %s", d->driver, c->kernel.hv_why);
+		snprintf(d->why, sizeof(d->why), "%s disk in a virtual machine: %s",
+			 *d->driver ? d->driver : "SCSI/ATA", c->kernel.hv_why);
 		return;
 	}
 	snprintf(rel, sizeof(rel), "sys/block/%s/queue/rotational", d->name);
 	root_read(&c->root, rel, rot, sizeof(rot));
 	d->cls = !strcmp(rot, "1") ? "hdd" : "ssd";
-	snprintf(d->why, sizeof(d->why), "physical %s disk, rotational=%s", d->driver, rot);
+	snprintf(d->why, sizeof(d->why), "physical %s disk, rotational=%s", *d->driver ? d->driver : "SCSI/ATA", rot);
 }
 
 /* rotational alone never decides for a virtual disk: virtio-blk always says 1. */
@@ -88,8 +89,8 @@ static void classify(struct ctx *c, struct disk *d)
 	else if (prefix(n, "nbd") || prefix(n, "rbd") || !strcmp(d->driver, "virtio_blk") ||
 		 !strcmp(d->driver, "vbd") || ((prefix(n, "vd") || prefix(n, "xvd")) && !*d->driver))
 		d->cls = "virtual";
-	else if (!strcmp(d->driver, "sd"))
-		classify_scsi(c, d);
+	else if (!strcmp(d->driver, "sd") || (prefix(n, "sd") && !*d->driver))
+		classify_scsi(c, d); /* captured trees often lack the driver link */
 	if (*d->driver && strcmp(d->cls, "hdd") && strcmp(d->cls, "ssd") && strcmp(d->cls, "virtual"))
 		snprintf(d->why, sizeof(d->why), "kernel name %s, driver %s", n, d->driver);
 	else if (!strcmp(d->cls, "virtual") && strcmp(d->driver, "sd"))
@@ -266,6 +267,10 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 		if (mod && *one)
 			snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %s", one);
 	}
+	if (c->kernel.version && c->kernel.version < KV(5, 0))
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; Linux %s has the legacy single-queue block layer (blk-mq schedulers need 5.0+)",
+			 c->kernel.release);
 	it->action = ACT_SKIP;
 	item_setf(&it->reason, "none of '%s' is available: the queue offers '%s'%s", pref, raw, why);
 }

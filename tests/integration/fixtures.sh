@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Real sysfs trees captured by other projects (../shared/fixtures/real-sysfs),
+# unpacked at test time. earlytune must cope with trees it was not designed
+# around, and what it reads must agree with what lsblk recorded from them.
+. "$(dirname "$0")/../lib/common.sh"
+
+fx=$(cd "$TESTS_DIR/../.." && pwd)/shared/fixtures/real-sysfs
+[ -d "$fx" ] || fx=$(cd "$TESTS_DIR/../../.." 2>/dev/null && pwd)/shared/fixtures/real-sysfs
+if [ ! -d "$fx" ]; then
+	echo "# skipped: no shared/fixtures/real-sysfs beside the checkout"
+	exit 0
+fi
+
+# lsblk's recorded column COL for whole disks → "name=value" lines.
+lsblk_col() { # FILE COL
+	# Empty cells (PKNAME of a whole disk) shift later fields: the last
+	# column is taken as the last field.
+	awk -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; last = NF; next }
+		$1 !~ /^[|`]/ && c { print $1 "=" (c == last ? $NF : $c) }' "$1"
+}
+
+# Our reading of SETTING for every disk we planned → "name=value" lines.
+our_col() { # JSON SETTING
+	printf '%s' "$1" | python3 -c 'import json, sys
+for it in json.load(sys.stdin)["items"]:
+    if it["setting"] == sys.argv[1] and it["current"] is not None:
+        print(it["target"] + "=" + it["current"])' "$2"
+}
+
+for name in simple-nvme simple-lvm multi-devs-bcachefs; do
+	tar -C "$WORK" -xf "$fx/lsblk-$name.tar.xz"
+	t=$WORK/$name
+	check_rc "$name: plan exits 0" 0 -- "$ET" plan --json --root "$t"
+	json_ok "$name: JSON is valid"
+	json=$OUT
+	for pair in "queue/read_ahead_kb RA rw" "queue/scheduler SCHED state"; do
+		set -- $pair
+		ours=$(our_col "$json" "$1" | sort)
+		theirs=$(lsblk_col "$t/lsblk-$name-$3" "$2" | sort | join -t= - "$(our_col "$json" "$1" | sort >"$WORK/ours"; echo "$WORK/ours")" -o 1.1,1.2 | tr ' ' '=')
+		[ -n "$ours" ]; eq "$name: earlytune read $1 of some disks" $? 0
+		eq "$name: $1 agrees with lsblk's $2 column" "$ours" "$theirs"
+	done
+	before=$(snapshot "$t")
+	check_rc "$name: apply on the captured tree" 0 -- "$ET" apply --root "$t"
+	check_rc "$name: verify after apply" 0 -- "$ET" verify --root "$t"
+	check_rc "$name: revert" 0 -- "$ET" revert --root "$t"
+	eq "$name: revert restores the captured values" "$(snapshot "$t")" "$before"
+done
+
+t=$WORK/simple-nvme
+OUT=$("$ET" plan --root "$t" 2>&1)
+contains "4.16 legacy queue: skip names what it offers" "the queue offers 'noop deadline [cfq]'"
+contains "4.16 legacy queue: explains the kernel is too old" "legacy single-queue block layer"
+OUT=$("$ET" plan --root "$WORK/multi-devs-bcachefs" 2>&1)
+contains "6.17 HDD with 8192 KiB read-ahead is capped to 4096" "8192    4096"
+OUT=$("$ET" plan --json --root "$WORK/simple-lvm" 2>&1)
+lacks "LVM dm-0 is not tuned by the vps profile" '"target":"dm-0"'
