@@ -16,11 +16,11 @@
 # or the tree did not end up tuned.
 #
 # Environment: NDISKS (1000), REPS (5, median taken), NRUNS (200, one device),
-# BENCH_DIR (/tmp): where the tree goes. On a disk file system (ext4 /tmp)
+# BENCH_DIR (/dev/shm, else /tmp): where the tree goes. On a disk file system (ext4 /tmp)
 # every rewrite of an attribute pays for truncating a regular file (ext4
 # frees the block and, with auto_da_alloc, starts writeback on close), a cost
 # sysfs does not have and that swamps both earlytune and the shell loop;
-# BENCH_DIR=/dev/shm (tmpfs) is much closer to what sysfs costs.
+# tmpfs is much closer to what sysfs costs, hence the default.
 set -euo pipefail
 
 ET=${1:-build/earlytune}
@@ -36,7 +36,8 @@ ET=$(realpath "$ET")
 command -v gcc >/dev/null || die "gcc missing"
 SH=$(command -v dash || command -v sh)
 
-TMP=$(mktemp -d "${BENCH_DIR:-/tmp}/earlytune-bench.XXXXXX")
+[[ -d /dev/shm && -w /dev/shm ]] && default_dir=/dev/shm || default_dir=/tmp
+TMP=$(mktemp -d "${BENCH_DIR:-$default_dir}/earlytune-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 TREE=$TMP/root
 # Benchmark a private copy: a rebuild during the run must not change the

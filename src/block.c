@@ -60,7 +60,7 @@ static void classify_scsi(struct ctx *c, struct disk *d)
 
 	if (kernel_hypervisor(&c->kernel, &c->root)) {
 		d->cls = "virtual";
-		snprintf(d->why, sizeof(d->why), "%s disk in a virtual machine: %s",
+		snprintf(d->why, sizeof(d->why), "%s in a VM, %s",
 			 *d->driver ? d->driver : "SCSI/ATA", c->kernel.hv_why);
 		return;
 	}
@@ -163,39 +163,69 @@ static bool match_one(struct ctx *c, struct disk *d, const char *what, const cha
 	return false;
 }
 
-static bool section_matches(struct ctx *c, struct disk *d, const char *name)
+/* The [block] sections compiled once per run: for every section and every
+ * distinct key, the effective assignment. A disk then costs no config scans. */
+#define MAX_SECTIONS 128
+#define MAX_KEYS 64
+
+struct bconf {
+	const char *sections[MAX_SECTIONS]; /* [0] is the unnamed [block] */
+	size_t ns;
+	const char *keys[MAX_KEYS];
+	size_t nk;
+	const struct cfg_entry *eff[MAX_SECTIONS][MAX_KEYS];
+};
+
+static size_t index_of(const char *const *v, size_t n, const char *s)
 {
-	const struct config *cfg = &c->cfg;
+	for (size_t i = 0; i < n; i++)
+		if (streq_ptr(v[i], s))
+			return i;
+	return n;
+}
 
+static struct bconf *bconf_new(const struct config *cfg)
+{
+	struct bconf *bc = calloc(1, sizeof(*bc));
+
+	if (!bc)
+		return NULL;
+	bc->ns = 1;
 	for (size_t i = 0; i < cfg->n; i++) {
-		const struct cfg_entry *e = &cfg->v[i], *eff;
+		const struct cfg_entry *e = &cfg->v[i];
 
-		if (strcmp(e->section, "block") || !streq_ptr(e->name, name) ||
-		    strncmp(e->key, "match.", 6))
+		if (strcmp(e->section, "block"))
 			continue;
-		eff = config_get(cfg, "block", name, e->key);
-		if (eff && eff == e && !match_one(c, d, e->key + 6, e->value))
+		if (e->name && index_of(bc->sections, bc->ns, e->name) == bc->ns && bc->ns < MAX_SECTIONS)
+			bc->sections[bc->ns++] = e->name;
+		if (index_of(bc->keys, bc->nk, e->key) == bc->nk && bc->nk < MAX_KEYS)
+			bc->keys[bc->nk++] = e->key;
+	}
+	for (size_t i = 0; i < bc->ns; i++)
+		for (size_t k = 0; k < bc->nk; k++)
+			bc->eff[i][k] = config_get(cfg, "block", bc->sections[i], bc->keys[k]);
+	return bc;
+}
+
+static bool section_matches(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
+{
+	for (size_t k = 0; k < bc->nk; k++) {
+		const struct cfg_entry *e = bc->eff[i][k];
+
+		if (e && !strncmp(e->key, "match.", 6) && !match_one(c, d, e->key + 6, e->value))
 			return false;
 	}
 	return true;
 }
 
-/* The effective assignment of key for disk d: sections in order of first
- * appearance, the last matching one that sets the key wins. */
-static const struct cfg_entry *lookup(struct ctx *c, struct disk *d, const char *key,
-				      const char *const *sections, const bool *matched, size_t ns)
+/* The last matching section that sets key k wins. */
+static const struct cfg_entry *lookup(const struct bconf *bc, const bool *matched, size_t k)
 {
 	const struct cfg_entry *best = NULL;
 
-	for (size_t i = 0; i < ns; i++) {
-		const struct cfg_entry *e;
-
-		if (!matched[i])
-			continue;
-		e = config_get(&c->cfg, "block", sections[i], key);
-		if (e)
-			best = e;
-	}
+	for (size_t i = 0; k < bc->nk && i < bc->ns; i++)
+		if (matched[i] && bc->eff[i][k])
+			best = bc->eff[i][k];
 	return best;
 }
 
@@ -353,40 +383,31 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
 }
 
-static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const char *const *sections,
-		      size_t ns)
+static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc)
 {
-	bool matched[64], switching = false;
+	bool matched[MAX_SECTIONS], switching = false;
 	const struct cfg_entry *e;
 
-	for (size_t i = 0; i < ns; i++)
-		matched[i] = section_matches(c, d, sections[i]);
-	e = lookup(c, d, "scheduler", sections, matched, ns);
+	for (size_t i = 0; i < bc->ns; i++)
+		matched[i] = section_matches(c, d, bc, i);
+	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "scheduler"));
 	if (e)
 		switching = plan_scheduler(c, p, d, e);
-	e = lookup(c, d, "nr_requests", sections, matched, ns);
+	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "nr_requests"));
 	if (e)
 		plan_value(c, p, d, "queue/nr_requests", e, switching);
-	/* iosched.* keys: every distinct one any matching section sets. */
-	for (size_t i = 0; i < c->cfg.n; i++) {
-		const struct cfg_entry *x = &c->cfg.v[i];
+	for (size_t k = 0; k < bc->nk; k++) {
 		char attr[128];
-		bool seen = false;
 
-		if (strcmp(x->section, "block") || strncmp(x->key, "iosched.", 8))
+		if (strncmp(bc->keys[k], "iosched.", 8) || !(e = lookup(bc, matched, k)))
 			continue;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = !strcmp(c->cfg.v[j].section, "block") && !strcmp(c->cfg.v[j].key, x->key);
-		e = seen ? NULL : lookup(c, d, x->key, sections, matched, ns);
-		if (!e)
-			continue;
-		snprintf(attr, sizeof(attr), "queue/iosched/%s", x->key + 8);
+		snprintf(attr, sizeof(attr), "queue/iosched/%s", bc->keys[k] + 8);
 		plan_value(c, p, d, attr, e, switching);
 	}
 	for (const struct block_setting *s = block_settings; s->key; s++) {
 		if (s->rank != 3 && s->rank != 4)
 			continue;
-		e = lookup(c, d, s->key, sections, matched, ns);
+		e = lookup(bc, matched, index_of(bc->keys, bc->nk, s->key));
 		if (e)
 			plan_value(c, p, d, s->attr, e, switching);
 	}
@@ -428,29 +449,11 @@ static int list_disks(struct ctx *c, char ***out, size_t *n)
 		cnt++;
 	}
 	closedir(dir);
-	qsort(v, cnt, sizeof(*v), cmp_name);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_name);
 	*out = v;
 	*n = cnt;
 	return 0;
-}
-
-static size_t collect_sections(const struct config *cfg, const char **sections, size_t max)
-{
-	size_t ns = 0;
-
-	sections[ns++] = NULL; /* [block] applies first, to every disk */
-	for (size_t i = 0; i < cfg->n && ns < max; i++) {
-		const struct cfg_entry *e = &cfg->v[i];
-		bool seen = false;
-
-		if (strcmp(e->section, "block") || !e->name)
-			continue;
-		for (size_t j = 1; j < ns && !seen; j++)
-			seen = !strcmp(sections[j], e->name);
-		if (!seen)
-			sections[ns++] = e->name;
-	}
-	return ns;
 }
 
 /* A --device that is not a whole disk becomes an error item (exit 1). */
@@ -487,10 +490,13 @@ static void disk_free(struct disk *d)
 
 int block_plan(struct ctx *c, struct plan *p)
 {
-	const char *sections[64];
-	size_t ns = collect_sections(&c->cfg, sections, ARRAY_SIZE(sections)), n = 0;
+	struct bconf *bc = bconf_new(&c->cfg);
 	char **names = NULL;
+	size_t n = 0;
 	int r = 0;
+
+	if (!bc)
+		return -ENOMEM;
 
 	if (c->ndevices) {
 		names = c->devices;
@@ -503,7 +509,7 @@ int block_plan(struct ctx *c, struct plan *p)
 
 		if (!c->ndevices || device_ok(c, p, names[i])) {
 			classify(c, &d);
-			plan_disk(c, p, &d, sections, ns);
+			plan_disk(c, p, &d, bc);
 		}
 		disk_free(&d);
 		if (!c->ndevices)
@@ -511,5 +517,6 @@ int block_plan(struct ctx *c, struct plan *p)
 	}
 	if (!c->ndevices)
 		free(names);
+	free(bc);
 	return r;
 }

@@ -397,7 +397,7 @@ static int load_dropins(struct config *c, const struct root *r)
 	size_t n = 0;
 	int r1 = collect_dropins(r, &files, &n), r2 = 0;
 
-	if (r1 >= 0)
+	if (r1 >= 0 && n)
 		qsort(files, n, sizeof(*files), cmp_basename);
 	for (size_t i = 0; i < n; i++) {
 		if (r1 >= 0 && r2 >= 0 && !masked(r, files[i]))

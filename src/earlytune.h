@@ -203,14 +203,16 @@ struct record {
 struct records {
 	struct record *v;
 	size_t n, cap;
+	size_t *slots, nslots; /* open-addressing index by path */
 	int lock_fd;
 };
 int state_lock(struct records *rs, const struct root *r);
 int state_load(struct records *rs, const struct root *r);
 int state_save(const struct records *rs, const struct root *r);
+int state_append(const struct records *rs, size_t from, const struct root *r);
 const struct record *state_find(const struct records *rs, const char *path);
 int state_add(struct records *rs, const struct item *it, const char *original);
-void state_forget(struct records *rs, size_t i);
+void state_forget(struct records *rs, const bool *drop);
 void state_free(struct records *rs);
 
 /* ---- probe.c: libblkid tags of a disk and its partitions ---- */

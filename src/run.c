@@ -221,9 +221,11 @@ static bool recheck(struct ctx *c, struct item *it, struct records *rs)
 	it->action = ACT_CHANGE;
 	if (!it->current && r >= 0) {
 		item_set(&it->current, raw);
+		size_t from = rs->n;
+
 		r = state_add(rs, it, raw);
 		if (r >= 0)
-			r = state_save(rs, &c->root);
+			r = state_append(rs, from, &c->root);
 		if (r < 0) {
 			fail(it, r, "cannot record the original of %s", it->setting);
 			return false;
@@ -279,8 +281,8 @@ static int record_originals(struct ctx *c, struct plan *p, struct records *rs)
 	for (size_t i = 0; i < p->n && r >= 0; i++)
 		if (wants_write(&p->v[i]) && p->v[i].current)
 			r = state_add(rs, &p->v[i], p->v[i].current);
-	if (r >= 0 && rs->n != before)
-		r = state_save(rs, &c->root);
+	if (r >= 0)
+		r = state_append(rs, before, &c->root);
 	return r;
 }
 
@@ -461,9 +463,7 @@ static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
 		item_set(&it->reason, "original value recorded before earlytune changed it");
 		done[idx[k]] = restore(c, x, it);
 	}
-	for (size_t i = rs->n; i-- > 0;)
-		if (done[i])
-			state_forget(rs, i);
+	state_forget(rs, done);
 	free(idx);
 	free(done);
 	return r;
