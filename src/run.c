@@ -148,8 +148,8 @@ static void log_boot(const struct ctx *c, const struct plan *p, const char *comm
 		const struct item *it = &p->v[i];
 
 		if (it->result == RES_APPLIED)
-			log_msg(LOG_NOTICE, "%s %s %s: %s -> %s", it->domain, it->target, it->setting,
-				dash(it->current), it->desired);
+			log_msg(LOG_NOTICE, "%s %s %s: %s -> %s [%s]", it->domain, it->target, it->setting,
+				dash(it->current), it->desired, dash(it->source));
 		else if (it->error)
 			log_msg(LOG_ERR, "%s %s %s: %s", it->domain, it->target, it->setting, it->error);
 	}
