@@ -149,31 +149,24 @@ static bool match_blkid(struct ctx *c, struct disk *d, const char *what, const c
 
 static bool match_one(struct ctx *c, struct disk *d, const char *what, const char *value)
 {
-	char tmp[512], *w[32], ident[256];
-	size_t n;
+	char w[WORD_MAX], ident[256];
 
-	snprintf(tmp, sizeof(tmp), "%s", value);
-	n = split_words(tmp, w, ARRAY_SIZE(w));
 	if (!is_blkid_key(what))
 		read_ident(c, d, what, ident, sizeof(ident));
-	for (size_t i = 0; i < n; i++) {
-		if (is_blkid_key(what) ? match_blkid(c, d, what, w[i]) : fnmatch(w[i], ident, 0) == 0)
+	while (next_word(&value, w, sizeof(w)))
+		if (is_blkid_key(what) ? match_blkid(c, d, what, w) : fnmatch(w, ident, 0) == 0)
 			return true;
-	}
 	return false;
 }
 
 /* The [block] sections compiled once per run: for every section and every
  * distinct key, the effective assignment. A disk then costs no config scans. */
-#define MAX_SECTIONS 128
-#define MAX_KEYS 64
-
 struct bconf {
-	const char *sections[MAX_SECTIONS]; /* [0] is the unnamed [block] */
+	const char **sections; /* [0] is the unnamed [block] */
 	size_t ns;
-	const char *keys[MAX_KEYS];
+	const char **keys;
 	size_t nk;
-	const struct cfg_entry *eff[MAX_SECTIONS][MAX_KEYS];
+	const struct cfg_entry **eff; /* eff[i * nk + k] */
 };
 
 static size_t index_of(const char *const *v, size_t n, const char *s)
@@ -184,33 +177,52 @@ static size_t index_of(const char *const *v, size_t n, const char *s)
 	return n;
 }
 
+static void bconf_free(struct bconf *bc)
+{
+	if (!bc)
+		return;
+	free(bc->sections);
+	free(bc->keys);
+	free(bc->eff);
+	free(bc);
+}
+
 static struct bconf *bconf_new(const struct config *cfg)
 {
 	struct bconf *bc = calloc(1, sizeof(*bc));
 
-	if (!bc)
+	/* At most cfg->n distinct sections and keys (+1 for [block]). */
+	if (!bc || !(bc->sections = calloc(cfg->n + 1, sizeof(char *))) ||
+	    !(bc->keys = calloc(cfg->n + 1, sizeof(char *)))) {
+		bconf_free(bc);
 		return NULL;
+	}
 	bc->ns = 1;
 	for (size_t i = 0; i < cfg->n; i++) {
 		const struct cfg_entry *e = &cfg->v[i];
 
 		if (strcmp(e->section, "block"))
 			continue;
-		if (e->name && index_of(bc->sections, bc->ns, e->name) == bc->ns && bc->ns < MAX_SECTIONS)
+		if (e->name && index_of(bc->sections, bc->ns, e->name) == bc->ns)
 			bc->sections[bc->ns++] = e->name;
-		if (index_of(bc->keys, bc->nk, e->key) == bc->nk && bc->nk < MAX_KEYS)
+		if (index_of(bc->keys, bc->nk, e->key) == bc->nk)
 			bc->keys[bc->nk++] = e->key;
+	}
+	bc->eff = calloc(bc->ns * bc->nk + 1, sizeof(*bc->eff));
+	if (!bc->eff) {
+		bconf_free(bc);
+		return NULL;
 	}
 	for (size_t i = 0; i < bc->ns; i++)
 		for (size_t k = 0; k < bc->nk; k++)
-			bc->eff[i][k] = config_get(cfg, "block", bc->sections[i], bc->keys[k]);
+			bc->eff[i * bc->nk + k] = config_get(cfg, "block", bc->sections[i], bc->keys[k]);
 	return bc;
 }
 
 static bool section_matches(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
 {
 	for (size_t k = 0; k < bc->nk; k++) {
-		const struct cfg_entry *e = bc->eff[i][k];
+		const struct cfg_entry *e = bc->eff[i * bc->nk + k];
 
 		if (e && !strncmp(e->key, "match.", 6) && !match_one(c, d, e->key + 6, e->value))
 			return false;
@@ -224,8 +236,8 @@ static const struct cfg_entry *lookup(const struct bconf *bc, const bool *matche
 	const struct cfg_entry *best = NULL;
 
 	for (size_t i = 0; k < bc->nk && i < bc->ns; i++)
-		if (matched[i] && bc->eff[i][k])
-			best = bc->eff[i][k];
+		if (matched[i] && bc->eff[i * bc->nk + k])
+			best = bc->eff[i * bc->nk + k];
 	return best;
 }
 
@@ -277,25 +289,30 @@ static const char *sched_module(const char *s)
 /* The first preference the queue offers, or whose module can be loaded. */
 static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, const char *pref)
 {
-	char tmp[256], *w[8], why[512] = "", one[256];
-	size_t n;
+	char w[WORD_MAX], why[512] = "";
+	const char *p = pref;
 
-	snprintf(tmp, sizeof(tmp), "%s", pref);
-	n = split_words(tmp, w, ARRAY_SIZE(w));
-	for (size_t i = 0; i < n; i++) {
-		const char *mod = sched_module(w[i]);
+	while (next_word(&p, w, sizeof(w))) {
+		const char *mod = sched_module(w);
+		char one[256] = "";
 
-		if (selector_offers(raw, w[i])) {
-			item_set(&it->desired, w[i]);
+		if (selector_offers(raw, w)) {
+			item_set(&it->desired, w);
 			return;
 		}
-		if (mod && mods_available(c->mods, mod, one, sizeof(one)) == 2) {
-			item_set(&it->desired, w[i]);
+		switch (mod ? mods_available(c->mods, mod, one, sizeof(one)) : 0) {
+		case 2:
+			item_set(&it->desired, w);
 			item_set(&it->module, mod);
 			return;
+		case 0:
+			if (*one)
+				snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %s", one);
+			break;
+		default: /* in the kernel, yet this queue does not offer it */
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+				 "; %s is loaded but this queue does not offer it", w);
 		}
-		if (mod && *one)
-			snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %s", one);
 	}
 	if (c->kernel.version && c->kernel.version < KV(5, 0))
 		snprintf(why + strlen(why), sizeof(why) - strlen(why),
@@ -385,8 +402,12 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 
 static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc)
 {
-	bool matched[MAX_SECTIONS], switching = false;
+	_cleanup_(freep) bool *matched = calloc(bc->ns, sizeof(*matched));
+	bool switching = false;
 	const struct cfg_entry *e;
+
+	if (!matched)
+		return;
 
 	for (size_t i = 0; i < bc->ns; i++)
 		matched[i] = section_matches(c, d, bc, i);
@@ -517,6 +538,6 @@ int block_plan(struct ctx *c, struct plan *p)
 	}
 	if (!c->ndevices)
 		free(names);
-	free(bc);
+	bconf_free(bc);
 	return r;
 }

@@ -48,23 +48,20 @@ static const char *legacy_scheduler(const char *w)
 
 static int check_scheduler(const char *value, char *why, size_t size)
 {
-	char tmp[256], *w[16];
-	size_t n;
+	char w[WORD_MAX];
 
-	snprintf(tmp, sizeof(tmp), "%s", value);
-	n = split_words(tmp, w, ARRAY_SIZE(w));
-	for (size_t i = 0; i < n; i++) {
-		const char *modern = legacy_scheduler(w[i]);
+	while (next_word(&value, w, sizeof(w))) {
+		const char *modern = legacy_scheduler(w);
 
 		if (modern) {
 			snprintf(why, size,
 				 "scheduler '%s' is a legacy name (removed in Linux 5.0); use '%s'",
-				 w[i], modern);
+				 w, modern);
 			return -EINVAL;
 		}
-		if (!in_list(block_schedulers, w[i])) {
+		if (!in_list(block_schedulers, w)) {
 			snprintf(why, size, "unknown scheduler '%s'; allowed: none mq-deadline kyber bfq",
-				 w[i]);
+				 w);
 			return -EINVAL;
 		}
 	}
@@ -112,8 +109,9 @@ static int check_number(const struct block_setting *s, const char *value, char *
 
 static int check_match(const char *what, const char *value, char *why, size_t size)
 {
-	char tmp[512], *w[32];
-	size_t n;
+	char w[WORD_MAX];
+	const char *p = value;
+	size_t len;
 
 	if (!in_list(match_keys, what)) {
 		snprintf(why, size, "unknown match key 'match.%s'; allowed: match.class match.name "
@@ -121,18 +119,18 @@ static int check_match(const char *what, const char *value, char *why, size_t si
 				    "match.uuid match.label match.partuuid", what);
 		return -EINVAL;
 	}
-	if (strcmp(what, "class"))
-		return 0;
-	snprintf(tmp, sizeof(tmp), "%s", value);
-	n = split_words(tmp, w, ARRAY_SIZE(w));
-	for (size_t i = 0; i < n; i++) {
-		bool ok = false;
+	while ((len = next_word(&p, w, sizeof(w)))) {
+		bool ok = strcmp(what, "class") != 0;
 
+		if (len >= sizeof(w)) {
+			snprintf(why, size, "match.%s pattern longer than %d bytes", what, WORD_MAX - 1);
+			return -EINVAL;
+		}
 		for (const char *const *c = block_classes; *c && !ok; c++)
-			ok = fnmatch(w[i], *c, 0) == 0;
+			ok = fnmatch(w, *c, 0) == 0;
 		if (!ok) {
 			snprintf(why, size, "match.class '%s' matches no class; classes: virtual nvme ssd hdd stacked loop zram other",
-				 w[i]);
+				 w);
 			return -EINVAL;
 		}
 	}

@@ -16,7 +16,7 @@ struct arg {
 /* Returns the position after the argument, or NULL at the end. */
 static const char *next_arg(const char *s, struct arg *a)
 {
-	bool quoted = false;
+	bool in_quote = false, quoted = false, strip_end;
 	const char *eq = NULL, *p;
 
 	while (*s == ' ' || *s == '\t' || *s == '\n')
@@ -25,28 +25,34 @@ static const char *next_arg(const char *s, struct arg *a)
 		return NULL;
 	if (*s == '"') {
 		s++;
-		quoted = true;
+		in_quote = quoted = true;
 	}
 	for (p = s; *p; p++) {
-		if (!quoted && (*p == ' ' || *p == '\t' || *p == '\n'))
+		if (!in_quote && (*p == ' ' || *p == '\t' || *p == '\n'))
 			break;
 		if (!eq && *p == '=')
 			eq = p;
 		if (*p == '"')
-			quoted = !quoted;
+			in_quote = !in_quote;
 	}
 	a->key = s;
 	a->klen = (size_t)((eq ? eq : p) - s);
 	a->val = eq ? eq + 1 : NULL;
 	a->vlen = eq ? (size_t)(p - eq - 1) : 0;
+	/* Like the kernel: the closing quote goes only when the value or the
+	 * whole argument opened with one. */
+	strip_end = quoted;
 	if (a->val && a->vlen && a->val[0] == '"') {
 		a->val++;
 		a->vlen--;
+		strip_end = true;
 	}
-	if (a->vlen && a->val[a->vlen - 1] == '"')
-		a->vlen--;
-	else if (!a->val && a->klen && a->key[a->klen - 1] == '"')
-		a->klen--;
+	if (strip_end && p > s && p[-1] == '"') {
+		if (a->val && a->vlen)
+			a->vlen--;
+		else if (!a->val && a->klen)
+			a->klen--;
+	}
 	return p;
 }
 

@@ -37,8 +37,9 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...) _printf_(2, 3);
 void sb_json_str(struct strbuf *sb, const char *s);
 void sb_free(struct strbuf *sb);
 
-/* Split a space-separated list in place; returns the count (≤ max). */
-size_t split_words(char *s, char **words, size_t max);
+/* Words of a space-separated list, one at a time; no limit on their count. */
+size_t next_word(const char **p, char *buf, size_t size);
+#define WORD_MAX 256
 
 /* ---- log.c ---- */
 enum { LOG_ERR = 3, LOG_WARN = 4, LOG_NOTICE = 5, LOG_INFO = 6, LOG_DEBUG = 7 };
@@ -189,7 +190,6 @@ void item_set(char **field, const char *value);
 void item_setf(char **field, const char *fmt, ...) _printf_(2, 3);
 void item_from_entry(struct item *it, const struct cfg_entry *e);
 void plan_free(struct plan *p);
-int plan_sort(struct plan *p);
 int item_compare_value(const struct item *it, const char *current);
 
 int block_plan(struct ctx *c, struct plan *p);

@@ -19,13 +19,11 @@ static bool module_word(const char *w)
 
 static bool all_words(const char *value, bool (*ok)(const char *))
 {
-	char tmp[1024], *w[64];
-	size_t n;
+	char w[WORD_MAX];
+	size_t len;
 
-	snprintf(tmp, sizeof(tmp), "%s", value);
-	n = split_words(tmp, w, ARRAY_SIZE(w));
-	for (size_t i = 0; i < n; i++)
-		if (!ok(w[i]))
+	while ((len = next_word(&value, w, sizeof(w))))
+		if (len >= sizeof(w) || !ok(w))
 			return false;
 	return true;
 }

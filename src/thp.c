@@ -31,13 +31,10 @@ static const char size_allowed[] = "always inherit madvise never";
 
 static bool word_in(const char *list, const char *w)
 {
-	char tmp[128], *words[8];
-	size_t n;
+	char word[64];
 
-	snprintf(tmp, sizeof(tmp), "%s", list);
-	n = split_words(tmp, words, ARRAY_SIZE(words));
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(words[i], w))
+	while (next_word(&list, word, sizeof(word)))
+		if (!strcmp(word, w))
 			return true;
 	return false;
 }

@@ -165,13 +165,18 @@ void sb_free(struct strbuf *sb)
 	*sb = (struct strbuf){ 0 };
 }
 
-size_t split_words(char *s, char **words, size_t max)
+/* Copies the next space-separated word of *p into buf and advances *p.
+ * Returns the word's full length (≥ size means it did not fit), 0 at the end. */
+size_t next_word(const char **p, char *buf, size_t size)
 {
-	size_t n = 0;
-	char *save = NULL, *w;
+	const char *s = *p, *e;
+	size_t n;
 
-	for (w = strtok_r(s, " \t\n", &save); w && n < max; w = strtok_r(NULL, " \t\n", &save))
-		words[n++] = w;
+	s += strspn(s, " \t\n");
+	e = s + strcspn(s, " \t\n");
+	n = (size_t)(e - s);
+	snprintf(buf, size, "%.*s", (int)n, s);
+	*p = e;
 	return n;
 }
 
@@ -180,8 +185,7 @@ size_t split_words(char *s, char **words, size_t max)
 int selector_active(const char *content, char *out, size_t size)
 {
 	const char *open = strchr(content, '['), *close;
-	char tmp[512];
-	char *words[2];
+	char tmp[256], second[8];
 
 	if (open) {
 		close = strchr(open, ']');
@@ -191,25 +195,23 @@ int selector_active(const char *content, char *out, size_t size)
 		out[close - open - 1] = '\0';
 		return 0;
 	}
-	snprintf(tmp, sizeof(tmp), "%s", content);
-	if (split_words(tmp, words, 2) != 1 || strlen(words[0]) >= size)
+	if (next_word(&content, tmp, sizeof(tmp)) >= size || !*tmp ||
+	    next_word(&content, second, sizeof(second)))
 		return -EINVAL;
-	strcpy(out, words[0]);
+	strcpy(out, tmp);
 	return 0;
 }
 
 bool selector_offers(const char *content, const char *word)
 {
-	char tmp[512];
-	char *words[32];
-	size_t n, i;
+	char buf[128];
+	size_t len;
 
-	snprintf(tmp, sizeof(tmp), "%s", content);
-	n = split_words(tmp, words, ARRAY_SIZE(words));
-	for (i = 0; i < n; i++) {
-		char *w = words[i];
-		size_t len = strlen(w);
+	while ((len = next_word(&content, buf, sizeof(buf)))) {
+		char *w = buf;
 
+		if (len >= sizeof(buf))
+			continue;
 		if (w[0] == '[' && len >= 2 && w[len - 1] == ']') {
 			w[len - 1] = '\0';
 			w++;

@@ -123,20 +123,24 @@ static void test_parse_numbers(void **state)
 
 static void test_strip_and_words(void **state)
 {
-	char a[] = " \t value  \r\n", b[] = "   ", c[] = "  none   mq-deadline\tbfq\n kyber ";
-	char d[] = "a b c d";
-	char *w[8];
+	char a[] = " \t value  \r\n", b[] = "   ";
+	const char *c = "  none   mq-deadline\tbfq\n kyber ", *d = "abcdefghij k";
+	char w[8];
 
 	assert_string_equal(strip(a), "value");
 	assert_string_equal(strip(b), "");
-	assert_int_equal(split_words(c, w, ARRAY_SIZE(w)), 4);
-	assert_string_equal(w[0], "none");
-	assert_string_equal(w[1], "mq-deadline");
-	assert_string_equal(w[2], "bfq");
-	assert_string_equal(w[3], "kyber");
-	assert_int_equal(split_words(d, w, 2), 2);
-	assert_string_equal(w[0], "a");
-	assert_string_equal(w[1], "b");
+	assert_int_equal(next_word(&c, w, sizeof(w)), 4);
+	assert_string_equal(w, "none");
+	assert_int_equal(next_word(&c, w, sizeof(w)), 11); /* did not fit: length says so */
+	assert_string_equal(w, "mq-dead");
+	assert_int_equal(next_word(&c, w, sizeof(w)), 3);
+	assert_string_equal(w, "bfq");
+	assert_int_equal(next_word(&c, w, sizeof(w)), 5);
+	assert_string_equal(w, "kyber");
+	assert_int_equal(next_word(&c, w, sizeof(w)), 0);
+	assert_int_equal(next_word(&d, w, sizeof(w)), 10);
+	assert_int_equal(next_word(&d, w, sizeof(w)), 1);
+	assert_string_equal(w, "k");
 	assert_true(streq_ptr(NULL, NULL));
 	assert_false(streq_ptr("a", NULL));
 	assert_false(streq_ptr(NULL, "a"));

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Shared helpers of the unit tests: temporary trees (mkdtemp, never the
  * machine's own /sys or /etc), stderr capture, a fake kernel behind the kmod
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -125,6 +126,28 @@ static inline void tree_remove(const char *dir)
 {
 	if (*dir)
 		nftw(dir, tree_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Runs fn(arg) in a child process, so that a crash or a sanitizer report
+ * fails one test instead of killing the whole binary. fn must not use cmocka's
+ * assertions; it returns 0 for success. True when the child exited with 0. */
+static inline bool survives(int (*fn)(void *), void *arg)
+{
+	int status = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(fn(arg) == 0 ? 0 : 3);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		print_error("child killed by signal %d\n", WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		print_error("child exited with status %d\n", WEXITSTATUS(status));
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /* ---- stderr capture (log_msg writes to fd 2) ------------------------------- */

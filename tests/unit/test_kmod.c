@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* kmod.c behind its seam, kernel.c's probe, and a scheduler that needs a
+ * module loaded before the queue offers it. */
+#include "unit.h"
+
+/* A mods on the fixture's tree with a fake kernel; modules: CONFIG_MODULES. */
+static struct mods *fake(struct fx *f, bool modules)
+{
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+	assert_int_equal(kernel_probe(&f->c.kernel, &f->c.root), 0);
+	f->c.kernel.modules = modules;
+	assert_int_equal(mods_new(&f->c.mods, &f->c.root, &f->c.kernel), 0);
+	fake_kmod_install(f->c.mods, &f->fk);
+	return f->c.mods;
+}
+
+static void test_available(void **state)
+{
+	struct fx *f = *state;
+	struct mods *m;
+	char why[256];
+
+	f->fk.live = "tcp_bbr sch_fq";
+	f->fk.builtin = "mq-deadline";
+	f->fk.coming = "kyber-iosched";
+	f->fk.found = "bfq kyber-iosched";
+	m = fake(f, true);
+	assert_int_equal(mods_available(m, "tcp_bbr", why, sizeof(why)), 1);
+	assert_int_equal(mods_available(m, "mq-deadline", why, sizeof(why)), 1);
+	assert_int_equal(f->fk.nlookup, 0);
+	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 2);
+	assert_int_equal(f->fk.nlookup, 1);
+	assert_int_equal(mods_available(m, "kyber-iosched", why, sizeof(why)), 2);
+	strcpy(why, "");
+	assert_int_equal(mods_available(m, "nosuchmod", why, sizeof(why)), 0);
+	assert_contains(why, "nosuchmod");
+	assert_contains(why, "not found");
+	assert_contains(why, f->c.kernel.release);
+	/* Nothing is ever loaded by asking. */
+	assert_int_equal(f->fk.ninsert, 0);
+}
+
+static void test_available_without_modules(void **state)
+{
+	struct fx *f = *state;
+	struct mods *m;
+	char why[256] = "";
+
+	f->fk.builtin = "mq-deadline";
+	f->fk.found = "bfq";
+	m = fake(f, false);
+	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 0);
+	assert_contains(why, "bfq");
+	assert_contains(why, "no module support");
+	assert_int_equal(f->fk.nlookup, 0);
+	/* Built in needs no module support. */
+	assert_int_equal(mods_available(m, "mq-deadline", why, sizeof(why)), 1);
+}
+
+static void test_available_truncates(void **state)
+{
+	struct fx *f = *state;
+	struct mods *m = fake(f, true);
+	char why[16];
+
+	memset(why, 'x', sizeof(why));
+	assert_int_equal(mods_available(m, "a-module-with-a-long-name", why, 8), 0);
+	assert_int_equal(strlen(why), 7);
+	assert_int_equal(why[8], 'x');
+}
+
+static void test_load(void **state)
+{
+	struct fx *f = *state;
+	struct mods *m;
+
+	f->fk.live = "tcp_bbr";
+	f->fk.builtin = "mq-deadline";
+	f->fk.found = "bfq sch_fq";
+	m = fake(f, true);
+	assert_int_equal(mods_load(m, "tcp_bbr"), 0);
+	assert_int_equal(mods_load(m, "mq-deadline"), 0);
+	assert_int_equal(f->fk.ninsert, 0);
+	assert_int_equal(mods_load(m, "bfq"), 0);
+	assert_int_equal(f->fk.ninsert, 1);
+	assert_string_equal(f->fk.inserted, "bfq");
+	f->fk.insert_ret = -EPERM;
+	assert_int_equal(mods_load(m, "sch_fq"), -EPERM);
+	assert_string_equal(f->fk.inserted, "bfq sch_fq");
+}
+
+/* The real state() reads the tree: /sys/module and modules.builtin. */
+static void test_real_state(void **state)
+{
+	struct fx *f = *state;
+	struct mods *m;
+	char why[512] = "";
+
+	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-unit\n");
+	tree_write(f->dir, "proc/modules", "tcp_bbr 20480 1 - Live 0x0\n");
+	tree_write(f->dir, "sys/module/tcp_bbr/initstate", "live\n");
+	tree_write(f->dir, "sys/module/kyber_iosched/initstate", "live\n");
+	tree_write(f->dir, "sys/module/sch_fq/initstate", "coming\n");
+	tree_mkdir(f->dir, "sys/module/dm_mod/parameters");
+	tree_write(f->dir, "lib/modules/6.1.0-unit/modules.builtin",
+		   "kernel/block/mq-deadline.ko\nkernel/crypto/crc32c_generic.ko\nkernel/block/bfq\n");
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+	assert_int_equal(kernel_probe(&f->c.kernel, &f->c.root), 0);
+	assert_true(f->c.kernel.modules);
+	assert_int_equal(mods_new(&f->c.mods, &f->c.root, &f->c.kernel), 0);
+	m = f->c.mods;
+	assert_int_equal(mods_available(m, "tcp_bbr", why, sizeof(why)), 1);
+	assert_int_equal(mods_available(m, "kyber-iosched", why, sizeof(why)), 1);
+	assert_int_equal(mods_available(m, "mq-deadline", why, sizeof(why)), 1);
+	assert_int_equal(mods_available(m, "mq_deadline", why, sizeof(why)), 1);
+	assert_int_equal(mods_available(m, "crc32c-generic", why, sizeof(why)), 1);
+	assert_int_equal(mods_available(m, "dm_mod", why, sizeof(why)), 1);
+	/* A module still initialising is not in the kernel yet; nor is one whose
+	 * modules.builtin line is not a .ko; nothing resolves in this tree. */
+	assert_int_equal(mods_available(m, "sch_fq", why, sizeof(why)), 0);
+	assert_contains(why, "sch_fq: module not found under /lib/modules/6.1.0-unit");
+	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 0);
+	assert_int_equal(mods_load(m, "tcp_bbr"), 0);
+	assert_int_equal(mods_load(m, "mq-deadline"), 0);
+	/* Outside the host root nothing is ever inserted. */
+	assert_true(mods_load(m, "bfq") < 0);
+}
+
+/* ---- a scheduler behind a module ------------------------------------------------------ */
+
+static void sched_tree(struct fx *f, const char *sched)
+{
+	tree_write(f->dir, "proc/modules", "");
+	tree_write(f->dir, "sys/block/vda/queue/scheduler", sched);
+	tree_symlink(f->dir, "sys/block/vda/device/driver", "../../../../bus/virtio/drivers/virtio_blk");
+}
+
+static void test_plan_loads_bfq(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	sched_tree(f, "[none]\n");
+	f->fk.found = "bfq";
+	fx_ctx(f, "[block]\nscheduler = bfq none\n", NULL);
+	assert_true(f->c.kernel.modules);
+	assert_int_equal(block_plan(&f->c, &f->p), 0);
+	it = find_item(&f->p, "vda", "queue/scheduler");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_CHANGE);
+	assert_string_equal(it->current, "none");
+	assert_string_equal(it->desired, "bfq");
+	assert_non_null(it->module);
+	assert_string_equal(it->module, "bfq");
+	/* Planning loads nothing; apply's mods_load does. */
+	assert_int_equal(f->fk.ninsert, 0);
+	assert_int_equal(mods_load(f->c.mods, it->module), 0);
+	assert_string_equal(f->fk.inserted, "bfq");
+}
+
+static void test_plan_module_names(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	sched_tree(f, "[none]\n");
+	f->fk.found = "kyber-iosched mq-deadline";
+	fx_ctx(f, "[block]\nscheduler = kyber mq-deadline\n", NULL);
+	assert_int_equal(block_plan(&f->c, &f->p), 0);
+	it = find_item(&f->p, "vda", "queue/scheduler");
+	assert_non_null(it);
+	assert_string_equal(it->desired, "kyber");
+	assert_string_equal(it->module, "kyber-iosched");
+}
+
+static void test_plan_no_module_when_offered(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	/* Offered: chosen without the module; loadable bfq comes second. */
+	sched_tree(f, "[none] mq-deadline\n");
+	f->fk.found = "bfq mq-deadline";
+	fx_ctx(f, "[block]\nscheduler = none bfq\n", NULL);
+	assert_int_equal(block_plan(&f->c, &f->p), 0);
+	it = find_item(&f->p, "vda", "queue/scheduler");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_KEEP);
+	assert_string_equal(it->desired, "none");
+	assert_null(it->module);
+	assert_int_equal(f->fk.nlookup, 0);
+}
+
+static void test_plan_module_not_found(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	sched_tree(f, "[none]\n");
+	fx_ctx(f, "[block]\nscheduler = bfq\n", NULL);
+	assert_int_equal(block_plan(&f->c, &f->p), 0);
+	it = find_item(&f->p, "vda", "queue/scheduler");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_SKIP);
+	assert_null(it->module);
+	assert_contains(it->reason, "bfq: module not found");
+}
+
+/* ---- kernel.c ------------------------------------------------------------------------------ */
+
+static void test_kernel_probe(void **state)
+{
+	struct fx *f = *state;
+	struct kernel *k = &f->c.kernel;
+
+	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.8.0-31-generic\n");
+	tree_write(f->dir, "proc/cmdline", "root=/dev/vda1 earlytune=0\n");
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+	assert_int_equal(kernel_probe(k, &f->c.root), 0);
+	assert_string_equal(k->release, "6.8.0-31-generic");
+	assert_int_equal(k->version, KV(6, 8));
+	assert_true(k->version >= KV(5, 0));
+	assert_non_null(k->cmdline);
+	assert_true(cmdline_disabled(k->cmdline));
+	assert_false(k->modules);
+	assert_int_equal(k->hypervisor, -1);
+	kernel_free(k);
+	assert_null(k->cmdline);
+}
+
+static void test_kernel_probe_fallbacks(void **state)
+{
+	struct fx *f = *state;
+	struct kernel *k = &f->c.kernel;
+
+	tree_write(f->dir, "proc/version",
+		   "Linux version 4.19.0-27-amd64 (debian-kernel@lists.debian.org) #1 SMP\n");
+	tree_write(f->dir, "proc/modules", "");
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+	assert_int_equal(kernel_probe(k, &f->c.root), 0);
+	assert_string_equal(k->release, "4.19.0-27-amd64");
+	assert_int_equal(k->version, KV(4, 19));
+	assert_null(k->cmdline);
+	assert_true(k->modules);
+	kernel_free(k);
+	root_close(&f->c.root);
+	tree_remove(f->dir);
+	tree_new(f->dir, sizeof(f->dir));
+	*k = (struct kernel){ 0 };
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+	assert_int_equal(kernel_probe(k, &f->c.root), 0);
+	assert_string_equal(k->release, "unknown");
+	assert_int_equal(k->version, 0);
+}
+
+static const struct CMUnitTest tests[] = {
+	FX_TEST(test_available),
+	FX_TEST(test_available_without_modules),
+	FX_TEST(test_available_truncates),
+	FX_TEST(test_load),
+	FX_TEST(test_real_state),
+	FX_TEST(test_plan_loads_bfq),
+	FX_TEST(test_plan_module_names),
+	FX_TEST(test_plan_no_module_when_offered),
+	FX_TEST(test_plan_module_not_found),
+	FX_TEST(test_kernel_probe),
+	FX_TEST(test_kernel_probe_fallbacks),
+};
+
+UNIT_MAIN("kmod", tests)

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* state.c: originals recorded in ROOT/run/earlytune/originals. */
+#include "unit.h"
+
+#define ORIGINALS "run/earlytune/originals"
+
+static struct item mkitem(const char *domain, const char *target, const char *setting,
+			  const char *path)
+{
+	return (struct item){ .domain = domain, .target = (char *)target,
+			      .setting = (char *)setting, .path = (char *)path };
+}
+
+static int add(struct records *rs, const char *target, const char *setting, const char *value)
+{
+	char path[256];
+	struct item it;
+
+	snprintf(path, sizeof(path), "sys/block/%s/%s", target, setting);
+	it = mkitem("block", target, setting, path);
+	return state_add(rs, &it, value);
+}
+
+static const char *value_of(const struct records *rs, const char *path)
+{
+	const struct record *x = state_find(rs, path);
+
+	return x ? x->value : NULL;
+}
+
+static void open_root(struct fx *f)
+{
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+}
+
+static void test_add_never_overwrites(void **state)
+{
+	struct fx *f = *state;
+	struct records *rs = &f->rs;
+
+	assert_int_equal(add(rs, "vda", "queue/scheduler", "mq-deadline"), 0);
+	assert_int_equal(add(rs, "vda", "queue/read_ahead_kb", "4096"), 0);
+	assert_int_equal(add(rs, "vda", "queue/scheduler", "none"), 0);
+	assert_int_equal(rs->n, 2);
+	assert_string_equal(value_of(rs, "sys/block/vda/queue/scheduler"), "mq-deadline");
+	assert_string_equal(value_of(rs, "sys/block/vda/queue/read_ahead_kb"), "4096");
+	assert_null(state_find(rs, "sys/block/vdb/queue/scheduler"));
+	assert_null(state_find(rs, "sys/block/vda/queue"));
+}
+
+static void test_add_rejects(void **state)
+{
+	struct fx *f = *state;
+	struct records *rs = &f->rs;
+	struct item it;
+
+	assert_int_equal(add(rs, "vda", "queue/scheduler", "a\tb"), -EINVAL);
+	assert_int_equal(add(rs, "vda", "queue/scheduler", "a\nb"), -EINVAL);
+	assert_int_equal(add(rs, "vda", "queue/scheduler", NULL), -EINVAL);
+	assert_int_equal(add(rs, "vd\ta", "queue/scheduler", "none"), -EINVAL);
+	assert_int_equal(add(rs, "vda", "queue/sched\nuler", "none"), -EINVAL);
+	it = mkitem("thp", "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enab\tled");
+	assert_int_equal(state_add(rs, &it, "always"), -EINVAL);
+	assert_int_equal(rs->n, 0);
+	/* A rejected value does not block a later valid one. */
+	assert_int_equal(add(rs, "vda", "queue/scheduler", "none"), 0);
+	assert_int_equal(rs->n, 1);
+}
+
+static void test_round_trip(void **state)
+{
+	static const char want[] =
+		"block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tmq-deadline\n"
+		"block\tvda\tqueue/read_ahead_kb\tsys/block/vda/queue/read_ahead_kb\t4096\n"
+		"thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talways\n"
+		"block\tnvme0n1\tqueue/iosched/fifo_batch\tsys/block/nvme0n1/queue/iosched/fifo_batch\t\n"
+		"block\tsda\tqueue/wbt_lat_usec\tsys/block/sda/queue/wbt_lat_usec\tword and  spaces\n";
+	struct fx *f = *state;
+	struct records back = { .lock_fd = -1 };
+	struct item it = mkitem("thp", "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enabled");
+
+	open_root(f);
+	assert_int_equal(state_lock(&f->rs, &f->c.root), 0);
+	assert_true(f->rs.lock_fd >= 0);
+	assert_int_equal(add(&f->rs, "vda", "queue/scheduler", "mq-deadline"), 0);
+	assert_int_equal(add(&f->rs, "vda", "queue/read_ahead_kb", "4096"), 0);
+	assert_int_equal(state_add(&f->rs, &it, "always"), 0);
+	assert_int_equal(add(&f->rs, "nvme0n1", "queue/iosched/fifo_batch", ""), 0);
+	assert_int_equal(add(&f->rs, "sda", "queue/wbt_lat_usec", "word and  spaces"), 0);
+	assert_int_equal(state_save(&f->rs, &f->c.root), 0);
+	f->text = tree_read(f->dir, ORIGINALS);
+	assert_non_null(f->text);
+	assert_string_equal(f->text, want);
+	assert_false(root_exists(&f->c.root, "run/earlytune/.originals.tmp"));
+
+	assert_int_equal(state_load(&back, &f->c.root), 0);
+	assert_int_equal(back.n, f->rs.n);
+	for (size_t i = 0; i < back.n; i++) {
+		assert_string_equal(back.v[i].domain, f->rs.v[i].domain);
+		assert_string_equal(back.v[i].target, f->rs.v[i].target);
+		assert_string_equal(back.v[i].setting, f->rs.v[i].setting);
+		assert_string_equal(back.v[i].path, f->rs.v[i].path);
+		assert_string_equal(back.v[i].value, f->rs.v[i].value);
+	}
+	assert_string_equal(value_of(&back, "sys/kernel/mm/transparent_hugepage/enabled"), "always");
+	assert_string_equal(value_of(&back, "sys/block/nvme0n1/queue/iosched/fifo_batch"), "");
+	state_free(&back);
+}
+
+static void test_load_drops_bad_lines(void **state)
+{
+	struct fx *f = *state;
+
+	tree_write(f->dir, ORIGINALS,
+		   "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\n"
+		   "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\n"
+		   "block\tvdc\tqueue/scheduler\tsys/block/vdc/queue/scheduler\tnone\textra\n"
+		   "\n"
+		   "garbage\n"
+		   "block\t../etc\tqueue/scheduler\tsys/block/../etc/queue/scheduler\tnone\n"
+		   "block\tvdd\tqueue/scheduler\tsys/block/../../etc/shadow\tnone\n"
+		   "block\t\tqueue/scheduler\tsys/block/vde/queue/scheduler\tnone\n"
+		   "thp\tthp\tdefrag\tsys/kernel/mm/transparent_hugepage/defrag\tmadvise\n");
+	open_root(f);
+	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
+	assert_int_equal(f->rs.n, 2);
+	assert_string_equal(value_of(&f->rs, "sys/block/vda/queue/scheduler"), "none");
+	assert_string_equal(value_of(&f->rs, "sys/kernel/mm/transparent_hugepage/defrag"), "madvise");
+	assert_null(state_find(&f->rs, "sys/block/vdb/queue/scheduler"));
+	assert_null(state_find(&f->rs, "sys/block/vdc/queue/scheduler"));
+	assert_null(state_find(&f->rs, "sys/block/../../etc/shadow"));
+}
+
+static void test_load_missing_and_torn(void **state)
+{
+	struct fx *f = *state;
+
+	open_root(f);
+	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
+	assert_int_equal(f->rs.n, 0);
+	/* A last line without its newline was cut short: it is not a record. */
+	tree_write(f->dir, ORIGINALS,
+		   "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\n"
+		   "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tmq-dead");
+	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
+	assert_int_equal(f->rs.n, 1);
+	assert_null(state_find(&f->rs, "sys/block/vdb/queue/scheduler"));
+}
+
+static void test_save_needs_directory(void **state)
+{
+	struct fx *f = *state;
+
+	open_root(f);
+	assert_int_equal(add(&f->rs, "vda", "queue/scheduler", "none"), 0);
+	assert_int_equal(state_save(&f->rs, &f->c.root), -ENOENT);
+	assert_false(root_exists(&f->c.root, ORIGINALS));
+}
+
+static void test_append(void **state)
+{
+	struct fx *f = *state;
+	struct records back = { .lock_fd = -1 };
+
+	open_root(f);
+	assert_int_equal(state_lock(&f->rs, &f->c.root), 0);
+	assert_int_equal(add(&f->rs, "vda", "queue/scheduler", "none"), 0);
+	assert_int_equal(add(&f->rs, "vdb", "queue/scheduler", "bfq"), 0);
+	assert_int_equal(state_append(&f->rs, 0, &f->c.root), 0);
+	assert_int_equal(add(&f->rs, "vdc", "queue/scheduler", "kyber"), 0);
+	assert_int_equal(state_append(&f->rs, 2, &f->c.root), 0);
+	/* Nothing new: nothing written. */
+	assert_int_equal(state_append(&f->rs, 3, &f->c.root), 0);
+	f->text = tree_read(f->dir, ORIGINALS);
+	assert_non_null(f->text);
+	assert_string_equal(f->text,
+			    "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\n"
+			    "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tbfq\n"
+			    "block\tvdc\tqueue/scheduler\tsys/block/vdc/queue/scheduler\tkyber\n");
+	assert_int_equal(state_load(&back, &f->c.root), 0);
+	assert_int_equal(back.n, 3);
+	assert_string_equal(value_of(&back, "sys/block/vdc/queue/scheduler"), "kyber");
+	state_free(&back);
+}
+
+static void test_forget(void **state)
+{
+	static const char *const disks[] = { "vda", "vdb", "vdc", "vdd", "vde" };
+	struct fx *f = *state;
+	struct records *rs = &f->rs;
+	bool drop[] = { false, true, false, true, true };
+
+	for (size_t i = 0; i < ARRAY_SIZE(disks); i++)
+		assert_int_equal(add(rs, disks[i], "queue/scheduler", disks[i]), 0);
+	state_forget(rs, drop);
+	assert_int_equal(rs->n, 2);
+	assert_string_equal(rs->v[0].target, "vda");
+	assert_string_equal(rs->v[1].target, "vdc");
+	assert_string_equal(value_of(rs, "sys/block/vdc/queue/scheduler"), "vdc");
+	assert_null(state_find(rs, "sys/block/vdb/queue/scheduler"));
+	assert_null(state_find(rs, "sys/block/vde/queue/scheduler"));
+	/* A forgotten path may be recorded again, with its new original. */
+	assert_int_equal(add(rs, "vdb", "queue/scheduler", "again"), 0);
+	assert_string_equal(value_of(rs, "sys/block/vdb/queue/scheduler"), "again");
+	assert_int_equal(rs->n, 3);
+}
+
+static void test_many_records(void **state)
+{
+	struct fx *f = *state;
+	struct records *rs = &f->rs;
+	char name[32], path[128], value[32];
+
+	for (int i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "vd%d", i);
+		snprintf(value, sizeof(value), "%d", i);
+		assert_int_equal(add(rs, name, "queue/read_ahead_kb", value), 0);
+	}
+	for (int i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "vd%d", i);
+		assert_int_equal(add(rs, name, "queue/read_ahead_kb", "overwritten?"), 0);
+	}
+	assert_int_equal(rs->n, 2000);
+	for (int i = 0; i < 2000; i += 7) {
+		snprintf(path, sizeof(path), "sys/block/vd%d/queue/read_ahead_kb", i);
+		snprintf(value, sizeof(value), "%d", i);
+		assert_string_equal(value_of(rs, path), value);
+	}
+	assert_null(state_find(rs, "sys/block/vd2000/queue/read_ahead_kb"));
+}
+
+static void test_lock(void **state)
+{
+	struct fx *f = *state;
+	struct stat st;
+	char path[PATH_MAX];
+
+	open_root(f);
+	assert_int_equal(state_lock(&f->rs, &f->c.root), 0);
+	assert_true(f->rs.lock_fd >= 0);
+	tree_path(path, sizeof(path), f->dir, "run/earlytune/lock");
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	state_free(&f->rs);
+	assert_int_equal(f->rs.lock_fd, -1);
+	assert_int_equal(f->rs.n, 0);
+	/* Released: it can be taken again. */
+	assert_int_equal(state_lock(&f->rs, &f->c.root), 0);
+}
+
+static const struct CMUnitTest tests[] = {
+	FX_TEST(test_add_never_overwrites),
+	FX_TEST(test_add_rejects),
+	FX_TEST(test_round_trip),
+	FX_TEST(test_load_drops_bad_lines),
+	FX_TEST(test_load_missing_and_torn),
+	FX_TEST(test_save_needs_directory),
+	FX_TEST(test_append),
+	FX_TEST(test_forget),
+	FX_TEST(test_many_records),
+	FX_TEST(test_lock),
+};
+
+UNIT_MAIN("state", tests)
