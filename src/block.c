@@ -306,6 +306,7 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 			item_set(&it->module, mod);
 			return;
 		case 0:
+		case 3:
 			if (*one)
 				snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %s", one);
 			break;

@@ -128,22 +128,32 @@ void kernel_free(struct kernel *k);
 
 /* ---- kmod.c: libkmod behind a seam so tests can fake the kernel ---- */
 enum mod_state { MOD_ABSENT, MOD_LIVE, MOD_BUILTIN, MOD_COMING };
+struct mod_info {
+	char path[PATH_MAX];
+	bool blacklisted;  /* a modprobe.d blacklist names it */
+	bool install_cmd;  /* a modprobe.d install command exists: never run */
+};
 struct mod_ops {
-	int (*state)(void *data, const char *name);           /* enum mod_state or -errno */
-	int (*lookup)(void *data, const char *name, char *path, size_t size); /* 0, -ENOENT */
-	int (*insert)(void *data, const char *name);          /* 0 or -errno */
+	int (*state)(void *data, const char *name);                       /* enum mod_state or -errno */
+	int (*lookup)(void *data, const char *name, struct mod_info *info); /* 0, -ENOENT */
+	int (*insert)(void *data, const char *name, const char *options);  /* 0 or -errno */
 	void *data;
 };
 struct mods;
 int mods_new(struct mods **out, const struct root *r, const struct kernel *k);
 void mods_free(struct mods *m);
 void mods_set_ops(struct mods *m, const struct mod_ops *ops);
-/* 1: in the kernel now; 2: can be loaded; 0: neither (why says so). */
+/* 1: in the kernel now; 2: can be loaded; 0: neither (why says so);
+ * 3: unknown (no module support, no modules.builtin to tell): try it. */
 int mods_available(struct mods *m, const char *name, char *why, size_t size);
-int mods_load(struct mods *m, const char *name);
+int mods_state(struct mods *m, const char *name);
+int mods_lookup(struct mods *m, const char *name, struct mod_info *info);
+int mods_load(struct mods *m, const char *name, const char *options);
 
 /* ---- plan items ---- */
 enum action { ACT_CHANGE, ACT_KEEP, ACT_SKIP, ACT_ERROR };
+/* How an item is written: an attribute file, a module insert, a qdisc. */
+enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC };
 enum result { RES_NONE, RES_APPLIED, RES_FAILED };
 
 struct item {
@@ -162,6 +172,12 @@ struct item {
 	int rank;            /* order inside a target */
 	bool selector;       /* value is a bracketed choice list */
 	bool recheck;        /* an earlier write of this target may change current */
+	bool foreign;        /* skipped because another writer owns it: drift for verify */
+	enum item_kind kind;
+	char *options;       /* ITEM_MODULE: module parameters */
+	int ifindex;         /* ITEM_QDISC: the interface, */
+	unsigned ntx;        /* its TX queues, */
+	unsigned qhandle;    /* and the handle of an mq root we may reuse */
 };
 
 struct plan {
@@ -177,12 +193,14 @@ struct ctx {
 	unsigned only;       /* domain bits */
 	char **devices;
 	size_t ndevices;
+	int ifindex;         /* --ifindex, or 0 */
+	const char *iface;   /* --iface, or NULL */
 	bool boot, json, verbose;
 	long long t0_ns; /* start, for the --boot summary */
 };
 
 enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3 };
-#define DOM_ALL (DOM_BLOCK | DOM_THP)
+#define DOM_ALL (DOM_BLOCK | DOM_THP | DOM_MODULES | DOM_NET)
 
 struct item *plan_add(struct plan *p, const char *domain, const char *target,
 		      const char *setting, const char *path);
@@ -193,6 +211,13 @@ void plan_free(struct plan *p);
 int item_compare_value(const struct item *it, const char *current);
 
 int block_plan(struct ctx *c, struct plan *p);
+int modules_plan(struct ctx *c, struct plan *p);
+void modules_apply(struct ctx *c, struct item *it);
+int net_plan(struct ctx *c, struct plan *p);
+int net_rank(const char *setting);
+struct records;
+int net_apply_qdiscs(struct ctx *c, struct plan *p);
+int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, size_t n);
 int block_rank(const char *setting);
 int thp_plan(struct ctx *c, struct plan *p);
 

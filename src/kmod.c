@@ -118,22 +118,37 @@ static int find_module(struct mods *m, const char *name, struct kmod_module **ou
 	return 0;
 }
 
-static int real_lookup(void *data, const char *name, char *path, size_t size)
+static int real_lookup(void *data, const char *name, struct mod_info *info)
 {
-	struct kmod_module *mod = NULL;
+	struct mods *m = data;
+	struct kmod_list *list = NULL, *allowed = NULL;
+	struct kmod_module *mod;
+	struct kmod_ctx *ctx;
 	const char *p;
-	int r = find_module(data, name, &mod);
+	int r = ctx_get(m, &ctx);
 
+	*info = (struct mod_info){ 0 };
+	if (r >= 0)
+		r = kmod_module_new_from_lookup(ctx, name, &list);
 	if (r < 0)
 		return r;
+	if (!list)
+		return -ENOENT;
+	mod = kmod_module_get_module(list);
 	p = kmod_module_get_path(mod);
-	if (p)
-		snprintf(path, size, "%s", p);
+	if (p) {
+		snprintf(info->path, sizeof(info->path), "%s", p);
+		info->install_cmd = kmod_module_get_install_commands(mod) != NULL;
+		info->blacklisted = kmod_module_apply_filter(ctx, KMOD_FILTER_BLACKLIST, list, &allowed) == 0 &&
+				    !allowed;
+	}
+	kmod_module_unref_list(allowed);
 	kmod_module_unref(mod);
+	kmod_module_unref_list(list);
 	return p ? 0 : -ENOENT;
 }
 
-static int real_insert(void *data, const char *name)
+static int real_insert(void *data, const char *name, const char *options)
 {
 	struct mods *m = data;
 	struct kmod_module *mod = NULL;
@@ -144,8 +159,9 @@ static int real_insert(void *data, const char *name)
 	r = find_module(m, name, &mod);
 	if (r < 0)
 		return r;
+	/* modprobe.d options apply; install commands are never run. */
 	r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST | KMOD_PROBE_IGNORE_COMMAND,
-					    NULL, NULL, NULL, NULL);
+					    options, NULL, NULL, NULL);
 	kmod_module_unref(mod);
 	if (r > 0) /* the flag that stopped it: blacklisted */
 		return -EPERM;
@@ -183,35 +199,56 @@ void mods_set_ops(struct mods *m, const struct mod_ops *ops)
 	m->can_insert = true;
 }
 
+int mods_state(struct mods *m, const char *name)
+{
+	return m->ops.state(m->ops.data, name);
+}
+
+int mods_lookup(struct mods *m, const char *name, struct mod_info *info)
+{
+	return m->ops.lookup(m->ops.data, name, info);
+}
+
 int mods_available(struct mods *m, const char *name, char *why, size_t size)
 {
-	char path[PATH_MAX];
+	struct mod_info info;
 	int st = m->ops.state(m->ops.data, name);
 
 	if (st == MOD_LIVE || st == MOD_BUILTIN)
 		return 1;
 	if (!m->kernel->modules) {
+		in_builtin_list(m, "");
+		if (!m->builtin) {
+			snprintf(why, size, "%s: kernel without module support and without modules.builtin: built in or not, only the kernel can say", name);
+			return 3;
+		}
 		snprintf(why, size, "%s: kernel has no module support and does not have it built in", name);
 		return 0;
 	}
-	if (m->ops.lookup(m->ops.data, name, path, sizeof(path)) < 0) {
+	if (m->ops.lookup(m->ops.data, name, &info) < 0) {
 		snprintf(why, size, "%s: module not found under /lib/modules/%s", name,
 			 m->kernel->release);
 		return 0;
 	}
 	if (!m->can_insert) {
 		snprintf(why, size, "%s: would load %s, but modules reach only the running kernel, not --root %s",
-			 name, path, m->root->dir);
+			 name, info.path, m->root->dir);
+		return 0;
+	}
+	if (info.blacklisted) {
+		snprintf(why, size, "%s: blacklisted in modprobe.d", name);
 		return 0;
 	}
 	return 2;
 }
 
-int mods_load(struct mods *m, const char *name)
+int mods_load(struct mods *m, const char *name, const char *options)
 {
 	int st = m->ops.state(m->ops.data, name);
 
 	if (st == MOD_LIVE || st == MOD_BUILTIN)
 		return 0;
-	return m->ops.insert(m->ops.data, name);
+	if (!m->can_insert)
+		return -EXDEV;
+	return m->ops.insert(m->ops.data, name, options);
 }

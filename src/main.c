@@ -16,9 +16,10 @@ static void help(void)
 {
 	printf("Usage: earlytune [COMMAND] [OPTIONS]\n"
 	       "\n"
-	       "Applies kernel settings that sysctl.d cannot reach (I/O scheduler, read-ahead and\n"
-	       "queue attributes per disk, transparent huge pages) early in boot, records what it\n"
-	       "changed and why, verifies it and reverts it.\n"
+	       "Applies kernel settings that sysctl.d cannot reach (modules, transparent huge\n"
+	       "pages, TCP congestion control, the qdisc of every NIC, I/O scheduler, read-ahead\n"
+	       "and queue attributes per disk) early in boot, records what it changed and why,\n"
+	       "verifies it and reverts it.\n"
 	       "\n"
 	       "Commands:\n"
 	       "  plan      show every item: current, desired, action, reason, source (default;\n"
@@ -33,8 +34,11 @@ static void help(void)
 	       "                       dev, lib/modules); kernel release and command line come from it\n"
 	       "  -c, --config FILE    read only the built-in profile and FILE\n"
 	       "  -p, --profile NAME   built-in profile: vps (default) or none\n"
-	       "  -o, --only DOMAINS   comma list of domains: block,thp\n"
+	       "  -o, --only DOMAINS   comma list of domains: modules,thp,net,block\n"
 	       "  -d, --device NAME    one disk by kernel name (repeatable); implies --only block\n"
+	       "  -i, --ifindex N      one network interface by index (udev's IFINDEX: stable\n"
+	       "                       across renames); implies --only net\n"
+	       "  -I, --iface NAME     one network interface by name; implies --only net\n"
 	       "  -j, --json           print one JSON object\n"
 	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines,\n"
 	       "                       always exit 0\n"
@@ -68,8 +72,12 @@ static int parse_only(const char *s, unsigned *out)
 			*out |= DOM_BLOCK;
 		else if (!strcmp(w, "thp"))
 			*out |= DOM_THP;
+		else if (!strcmp(w, "modules"))
+			*out |= DOM_MODULES;
+		else if (!strcmp(w, "net"))
+			*out |= DOM_NET;
 		else {
-			log_msg(LOG_ERR, "--only: unknown domain '%s'; domains: block thp", w);
+			log_msg(LOG_ERR, "--only: unknown domain '%s'; domains: modules thp net block", w);
 			return -EINVAL;
 		}
 	}
@@ -93,6 +101,18 @@ static int add_device(struct ctx *c, const char *name)
 	return 0;
 }
 
+static int parse_ifindex(const char *s, int *out)
+{
+	unsigned long long v;
+
+	if (parse_u64(s, &v) < 0 || v == 0 || v > INT_MAX) {
+		log_msg(LOG_ERR, "--ifindex: '%s' is not an interface index (a positive number)", s);
+		return -EINVAL;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 static const char *const commands[] = { "plan", "apply", "verify", "revert", "config" };
 
 static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
@@ -103,11 +123,12 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "device", required_argument, NULL, 'd' },  { "json", no_argument, NULL, 'j' },
 		{ "boot", no_argument, NULL, 'b' },          { "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },       { "help", no_argument, NULL, 'h' },
+		{ "ifindex", required_argument, NULL, 'i' }, { "iface", required_argument, NULL, 'I' },
 		{ 0 },
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:jbvVh", opts, NULL)) >= 0) {
+	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:i:I:jbvVh", opts, NULL)) >= 0) {
 		switch (ch) {
 		case 'r': a->root = optarg; break;
 		case 'c': a->config = optarg; break;
@@ -120,6 +141,17 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		case 'd':
 			if (add_device(c, optarg) < 0)
 				return -EINVAL;
+			break;
+		case 'i':
+			if (parse_ifindex(optarg, &c->ifindex) < 0)
+				return -EINVAL;
+			break;
+		case 'I':
+			if (!valid_name(optarg) || strlen(optarg) >= 16) {
+				log_msg(LOG_ERR, "--iface: invalid interface name");
+				return -EINVAL;
+			}
+			c->iface = optarg;
 			break;
 		case 'j': c->json = true; break;
 		case 'b': c->boot = true; break;
@@ -210,7 +242,7 @@ int main(int argc, char **argv)
 		free(c.devices);
 		return r > 0 ? EXIT_OK : (c.boot ? EXIT_OK : EXIT_USAGE);
 	}
-	c.only = a.only_set ? a.only : c.ndevices ? DOM_BLOCK : DOM_ALL;
+	c.only = a.only_set ? a.only : c.ndevices ? DOM_BLOCK : (c.ifindex || c.iface) ? DOM_NET : DOM_ALL;
 	log_set_verbose(c.verbose);
 	r = setup(&c, &a);
 	if (r == EXIT_OK)

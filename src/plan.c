@@ -71,6 +71,7 @@ static void item_free(struct item *it)
 	free(it->error);
 	free(it->reason);
 	free(it->source);
+	free(it->options);
 }
 
 void plan_free(struct plan *p)

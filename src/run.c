@@ -23,8 +23,13 @@ static int build_plan(struct ctx *c, struct plan *p)
 {
 	int r = 0;
 
-	if (c->only & DOM_THP)
+	/* Modules first: later items name what they bring (bbr, fq, schedulers). */
+	if (c->only & DOM_MODULES)
+		r = modules_plan(c, p);
+	if ((c->only & DOM_THP) && r >= 0)
 		r = thp_plan(c, p);
+	if ((c->only & DOM_NET) && r >= 0)
+		r = net_plan(c, p);
 	if ((c->only & DOM_BLOCK) && r >= 0)
 		r = block_plan(c, p);
 	return r;
@@ -242,7 +247,7 @@ static void execute(struct ctx *c, struct item *it, struct records *rs)
 	if (it->recheck && !recheck(c, it, rs))
 		return;
 	if (it->module) {
-		r = mods_load(c->mods, it->module);
+		r = mods_load(c->mods, it->module, NULL);
 		if (r < 0) {
 			fail(it, r, "cannot load module %s", it->module);
 			return;
@@ -272,6 +277,12 @@ static bool wants_write(const struct item *it)
 	return it->action == ACT_CHANGE || (it->recheck && it->action == ACT_KEEP);
 }
 
+/* Module loads are not undone by revert, so they have no original to keep. */
+static bool recorded(const struct item *it)
+{
+	return wants_write(it) && it->current && it->kind != ITEM_MODULE;
+}
+
 /* Originals go to disk before the first write; if they cannot, nothing is written. */
 static int record_originals(struct ctx *c, struct plan *p, struct records *rs)
 {
@@ -279,7 +290,7 @@ static int record_originals(struct ctx *c, struct plan *p, struct records *rs)
 	int r = 0;
 
 	for (size_t i = 0; i < p->n && r >= 0; i++)
-		if (wants_write(&p->v[i]) && p->v[i].current)
+		if (recorded(&p->v[i]))
 			r = state_add(rs, &p->v[i], p->v[i].current);
 	if (r >= 0)
 		r = state_append(rs, before, &c->root);
@@ -302,9 +313,24 @@ static int apply_plan(struct ctx *c, struct plan *p)
 			if (wants_write(&p->v[i]))
 				fail(&p->v[i], r, "not written: cannot record originals in %s/run/earlytune", c->root.is_host ? "" : c->root.dir);
 	} else {
-		for (size_t i = 0; i < p->n; i++)
-			if (wants_write(&p->v[i]))
-				execute(c, &p->v[i], &rs);
+		bool qdiscs_done = false;
+
+		for (size_t i = 0; i < p->n; i++) {
+			struct item *it = &p->v[i];
+
+			if (!wants_write(it))
+				continue;
+			if (it->kind == ITEM_MODULE) {
+				modules_apply(c, it);
+			} else if (it->kind == ITEM_QDISC) {
+				/* All interfaces in one batch, at the first one's turn. */
+				if (!qdiscs_done)
+					net_apply_qdiscs(c, p);
+				qdiscs_done = true;
+			} else {
+				execute(c, it, &rs);
+			}
+		}
 	}
 	state_free(&rs);
 	return r;
@@ -339,15 +365,19 @@ int cmd_verify(struct ctx *c)
 
 	for (size_t i = 0; i < p.n; i++) {
 		struct item *it = &p.v[i];
+		bool drifted = it->action == ACT_CHANGE || it->action == ACT_ERROR || it->foreign;
 
-		if (it->action == ACT_CHANGE || it->action == ACT_ERROR)
+		if (drifted)
 			drift++;
 		else if (it->action == ACT_KEEP)
 			hold++;
-		if (c->json || (it->action != ACT_CHANGE && it->action != ACT_ERROR))
+		if (c->json || !drifted)
 			continue;
 		if (it->error)
 			log_msg(LOG_ERR, "drift: %s %s %s: %s", it->domain, it->target, it->setting, it->error);
+		else if (it->foreign)
+			log_msg(LOG_WARN, "drift: %s %s %s is '%s', want '%s': %s", it->domain, it->target,
+				it->setting, dash(it->current), dash(it->desired), dash(it->reason));
 		else
 			log_msg(LOG_WARN, "drift: %s %s %s is '%s', want '%s' [%s]", it->domain, it->target,
 				it->setting, dash(it->current), dash(it->desired), dash(it->source));
@@ -362,10 +392,16 @@ int cmd_verify(struct ctx *c)
 
 /* ---- revert ---------------------------------------------------------------- */
 
+static const char *domain_name(const char *d)
+{
+	return !strcmp(d, "thp") ? "thp" : !strcmp(d, "net") ? "net" : "block";
+}
+
 static bool selected(const struct ctx *c, const struct record *x)
 {
 	bool dom = (!strcmp(x->domain, "block") && (c->only & DOM_BLOCK)) ||
-		   (!strcmp(x->domain, "thp") && (c->only & DOM_THP));
+		   (!strcmp(x->domain, "thp") && (c->only & DOM_THP)) ||
+		   (!strcmp(x->domain, "net") && (c->only & DOM_NET));
 
 	if (!dom || !c->ndevices)
 		return dom;
@@ -377,11 +413,14 @@ static bool selected(const struct ctx *c, const struct record *x)
 
 static int rec_rank(const struct record *x)
 {
-	return !strcmp(x->domain, "block") ? block_rank(x->setting) : 0;
+	if (!strcmp(x->domain, "block"))
+		return block_rank(x->setting);
+	return !strcmp(x->domain, "net") ? net_rank(x->setting) : 0;
 }
 
 /* Same order as apply: scheduler first (it resets nr_requests), read-ahead
- * last (6.11+ re-raises it when other queue attributes are written). */
+ * last (6.11+ re-raises it when other queue attributes are written), the
+ * default qdisc before the interfaces that take it. */
 static const struct records *sort_rs;
 static int cmp_rec(const void *a, const void *b)
 {
@@ -389,9 +428,9 @@ static int cmp_rec(const void *a, const void *b)
 	int d = strcmp(x->domain, y->domain);
 
 	if (!d)
-		d = strverscmp(x->target, y->target);
-	if (!d)
 		d = rec_rank(x) - rec_rank(y);
+	if (!d)
+		d = strverscmp(x->target, y->target);
 	return d ? d : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
@@ -434,6 +473,40 @@ static bool restore(struct ctx *c, const struct record *x, struct item *it)
 	return true;
 }
 
+/* The qdisc items of the revert plan p (in the order of idx) go back to the
+ * kernel together, after the default_qdisc sysctl they depend on. */
+static int revert_qdiscs(struct ctx *c, struct records *rs, struct plan *p, const size_t *idx, bool *done)
+{
+	struct item **items = calloc(p->n + 1, sizeof(*items));
+	const char **values = calloc(p->n + 1, sizeof(*values));
+	size_t *which = calloc(p->n + 1, sizeof(*which)), n = 0;
+	int r = !items || !values || !which ? -ENOMEM : 0;
+
+	for (size_t k = 0; r >= 0 && k < p->n; k++) {
+		if (p->v[k].kind != ITEM_QDISC)
+			continue;
+		items[n] = &p->v[k];
+		values[n] = rs->v[idx[k]].value;
+		which[n++] = idx[k];
+	}
+	if (r >= 0 && n)
+		r = net_revert_qdiscs(c, items, values, n);
+	for (size_t k = 0; r >= 0 && k < n; k++)
+		done[which[k]] = items[k]->result != RES_FAILED;
+	if (r == -EXDEV) {
+		for (size_t k = 0; k < n; k++)
+		{
+			item_setf(&items[k]->error, "netlink reaches only the running kernel, not --root %s", c->root.dir);
+			items[k]->result = RES_FAILED;
+		}
+		r = 0;
+	}
+	free(items);
+	free(values);
+	free(which);
+	return r;
+}
+
 static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
 {
 	size_t *idx = calloc(rs->n + 1, sizeof(*idx)), n = 0;
@@ -449,11 +522,11 @@ static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
 		if (selected(c, &rs->v[i]))
 			idx[n++] = i;
 	sort_rs = rs;
-	qsort(idx, n, sizeof(*idx), cmp_rec);
+	if (n)
+		qsort(idx, n, sizeof(*idx), cmp_rec);
 	for (size_t k = 0; k < n; k++) {
 		const struct record *x = &rs->v[idx[k]];
-		struct item *it = plan_add(p, !strcmp(x->domain, "thp") ? "thp" : "block", x->target,
-					   x->setting, x->path);
+		struct item *it = plan_add(p, domain_name(x->domain), x->target, x->setting, x->path);
 
 		if (!it) {
 			r = -ENOMEM;
@@ -461,8 +534,13 @@ static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
 		}
 		item_set(&it->desired, x->value);
 		item_set(&it->reason, "original value recorded before earlytune changed it");
-		done[idx[k]] = restore(c, x, it);
+		if (!strcmp(x->domain, "net") && !strcmp(x->setting, "qdisc"))
+			it->kind = ITEM_QDISC; /* handed back below, in one batch */
+		else
+			done[idx[k]] = restore(c, x, it);
 	}
+	if (r >= 0)
+		r = revert_qdiscs(c, rs, p, idx, done);
 	state_forget(rs, done);
 	free(idx);
 	free(done);

@@ -63,7 +63,7 @@ active() {
 
 # Snapshot of every attribute under sys/ of a tree: path=active-or-value.
 snapshot() {
-	(cd "$1" && find sys -type f | sort | while read -r f; do printf '%s=%s\n' "$f" "$(active "$f")"; done)
+	(cd "$1" && find sys proc/sys -type f 2>/dev/null | sort | while read -r f; do printf '%s=%s\n' "$f" "$(active "$f")"; done)
 }
 
 json_ok() {

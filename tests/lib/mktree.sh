@@ -14,6 +14,23 @@ mk_base() { # ROOT RELEASE CPUINFO_HYPERVISOR(yes/no) DMI_VENDOR CMDLINE
 	printf 'processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: %s lahf_lm\n\n' "$_flags" >"$_r/proc/cpuinfo"
 	[ -n "$4" ] && _attr "$_r/sys/class/dmi/id/sys_vendor" "$4"
 	: >"$_r/proc/modules"
+	_attr "$_r/proc/sys/net/ipv4/tcp_congestion_control" cubic
+	_attr "$_r/proc/sys/net/ipv4/tcp_available_congestion_control" "reno cubic"
+	_attr "$_r/proc/sys/net/core/default_qdisc" fq_codel
+	mk_netdev "$_r" lo 1 772 ""
+	mk_netdev "$_r" eth0 2 1 virtio_net
+}
+
+mk_netdev() { # ROOT NAME IFINDEX TYPE DRIVER
+	_d=$1/sys/devices/virtual/net/$2
+	mkdir -p "$_d" "$1/sys/class/net"
+	ln -s "../../devices/virtual/net/$2" "$1/sys/class/net/$2"
+	_attr "$_d/ifindex" "$3"
+	_attr "$_d/type" "$4"
+	if [ -n "$5" ]; then
+		mkdir -p "$_d/device"
+		ln -s "../../../../bus/drivers/$5" "$_d/device/driver"
+	fi
 }
 
 # mk_disk ROOT NAME DRIVER SCHEDULER READ_AHEAD ROTATIONAL [NR_REQUESTS]
@@ -109,6 +126,9 @@ mk_mthp() {
 	mk_base "$1" 6.12.9-cloud-amd64 yes KVM "root=/dev/vda1 transparent_hugepage=never"
 	mk_disk "$1" vda virtio_blk "[none] mq-deadline kyber" 128 1 256
 	mk_thp "$1" mthp
+	# BBR and fq built into this kernel: the sysctls can name them.
+	_attr "$1/lib/modules/6.12.9-cloud-amd64/modules.builtin" "kernel/net/ipv4/tcp_bbr.ko
+kernel/net/sched/sch_fq.ko"
 }
 
 # A kernel built without THP.

@@ -49,12 +49,28 @@ static void test_available_without_modules(void **state)
 	f->fk.builtin = "mq-deadline";
 	f->fk.found = "bfq";
 	m = fake(f, false);
-	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 0);
-	assert_contains(why, "bfq");
-	assert_contains(why, "no module support");
+	/* No modules.builtin either: nobody but the kernel can tell. */
+	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 3);
+	assert_contains(why, "only the kernel can say");
 	assert_int_equal(f->fk.nlookup, 0);
 	/* Built in needs no module support. */
 	assert_int_equal(mods_available(m, "mq-deadline", why, sizeof(why)), 1);
+}
+
+static void test_absent_without_modules(void **state)
+{
+	struct fx *f = *state;
+	struct mods *m;
+	char why[256] = "", rel[PATH_MAX];
+
+	f->fk.found = "bfq";
+	m = fake(f, false);
+	snprintf(rel, sizeof(rel), "lib/modules/%s/modules.builtin", f->c.kernel.release);
+	tree_write(f->dir, rel, "kernel/block/mq-deadline.ko\n");
+	/* modules.builtin lists what is built in: what it lacks is absent. */
+	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 0);
+	assert_contains(why, "no module support");
+	assert_int_equal(f->fk.nlookup, 0);
 }
 
 static void test_available_truncates(void **state)
@@ -78,14 +94,14 @@ static void test_load(void **state)
 	f->fk.builtin = "mq-deadline";
 	f->fk.found = "bfq sch_fq";
 	m = fake(f, true);
-	assert_int_equal(mods_load(m, "tcp_bbr"), 0);
-	assert_int_equal(mods_load(m, "mq-deadline"), 0);
+	assert_int_equal(mods_load(m, "tcp_bbr", NULL), 0);
+	assert_int_equal(mods_load(m, "mq-deadline", NULL), 0);
 	assert_int_equal(f->fk.ninsert, 0);
-	assert_int_equal(mods_load(m, "bfq"), 0);
+	assert_int_equal(mods_load(m, "bfq", NULL), 0);
 	assert_int_equal(f->fk.ninsert, 1);
 	assert_string_equal(f->fk.inserted, "bfq");
 	f->fk.insert_ret = -EPERM;
-	assert_int_equal(mods_load(m, "sch_fq"), -EPERM);
+	assert_int_equal(mods_load(m, "sch_fq", NULL), -EPERM);
 	assert_string_equal(f->fk.inserted, "bfq sch_fq");
 }
 
@@ -120,10 +136,10 @@ static void test_real_state(void **state)
 	assert_int_equal(mods_available(m, "sch_fq", why, sizeof(why)), 0);
 	assert_contains(why, "sch_fq: module not found under /lib/modules/6.1.0-unit");
 	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 0);
-	assert_int_equal(mods_load(m, "tcp_bbr"), 0);
-	assert_int_equal(mods_load(m, "mq-deadline"), 0);
+	assert_int_equal(mods_load(m, "tcp_bbr", NULL), 0);
+	assert_int_equal(mods_load(m, "mq-deadline", NULL), 0);
 	/* Outside the host root nothing is ever inserted. */
-	assert_true(mods_load(m, "bfq") < 0);
+	assert_true(mods_load(m, "bfq", NULL) < 0);
 }
 
 /* ---- a scheduler behind a module ------------------------------------------------------ */
@@ -154,7 +170,7 @@ static void test_plan_loads_bfq(void **state)
 	assert_string_equal(it->module, "bfq");
 	/* Planning loads nothing; apply's mods_load does. */
 	assert_int_equal(f->fk.ninsert, 0);
-	assert_int_equal(mods_load(f->c.mods, it->module), 0);
+	assert_int_equal(mods_load(f->c.mods, it->module, NULL), 0);
 	assert_string_equal(f->fk.inserted, "bfq");
 }
 
@@ -256,6 +272,7 @@ static void test_kernel_probe_fallbacks(void **state)
 static const struct CMUnitTest tests[] = {
 	FX_TEST(test_available),
 	FX_TEST(test_available_without_modules),
+	FX_TEST(test_absent_without_modules),
 	FX_TEST(test_available_truncates),
 	FX_TEST(test_load),
 	FX_TEST(test_real_state),

@@ -191,6 +191,7 @@ static inline char *capture_end(struct capture *cap)
 struct fake_kmod {
 	const char *live, *builtin, *coming; /* space-separated module names */
 	const char *found;                    /* names lookup() resolves */
+	const char *blacklisted, *install;    /* lookup() flags for these names */
 	int insert_ret;
 	int nstate, nlookup, ninsert;
 	char inserted[256];                   /* names insert() got, space-separated */
@@ -220,24 +221,28 @@ static inline int fake_state(void *data, const char *name)
 	return MOD_ABSENT;
 }
 
-static inline int fake_lookup(void *data, const char *name, char *path, size_t size)
+static inline int fake_lookup(void *data, const char *name, struct mod_info *info)
 {
 	struct fake_kmod *k = data;
 
 	k->nlookup++;
+	*info = (struct mod_info){ 0 };
 	if (!fake_listed(k->found, name))
 		return -ENOENT;
-	snprintf(path, size, "/lib/modules/fake/%s.ko", name);
+	snprintf(info->path, sizeof(info->path), "/lib/modules/fake/%s.ko", name);
+	info->blacklisted = fake_listed(k->blacklisted, name);
+	info->install_cmd = fake_listed(k->install, name);
 	return 0;
 }
 
-static inline int fake_insert(void *data, const char *name)
+static inline int fake_insert(void *data, const char *name, const char *options)
 {
 	struct fake_kmod *k = data;
 	size_t len = strlen(k->inserted);
 
 	k->ninsert++;
-	snprintf(k->inserted + len, sizeof(k->inserted) - len, "%s%s", len ? " " : "", name);
+	snprintf(k->inserted + len, sizeof(k->inserted) - len, "%s%s%s%s", len ? " " : "", name,
+		 options ? ":" : "", options ? options : "");
 	return k->insert_ret;
 }
 

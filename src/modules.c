@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* [modules]: load = MOD…, options.MOD = ARGS. Loading only, never unloading:
+ * revert leaves modules in (removing one in use is not a tuning decision). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "earlytune.h"
+
+static const char *const state_names[] = { "absent", "live", "builtin", "coming" };
+
+/* tcp_bbr built in without parameters has no /sys/module entry; the list of
+ * available congestion controls says it is there. */
+static bool builtin_cc(struct ctx *c, const char *name)
+{
+	char avail[512], w[64];
+	const char *s = avail;
+
+	if (strncmp(name, "tcp_", 4) ||
+	    root_read(&c->root, "proc/sys/net/ipv4/tcp_available_congestion_control", avail, sizeof(avail)) <= 0)
+		return false;
+	while (next_word(&s, w, sizeof(w)))
+		if (!strcmp(w, name + 4))
+			return true;
+	return false;
+}
+
+static void plan_module(struct ctx *c, struct plan *p, const char *name, const struct cfg_entry *e)
+{
+	char path[PATH_MAX], why[512] = "";
+	const struct cfg_entry *opt;
+	struct mod_info info;
+	struct item *it;
+	int st;
+
+	snprintf(path, sizeof(path), "sys/module/%s", name);
+	it = plan_add(p, "modules", name, "state", path);
+	if (!it)
+		return;
+	it->kind = ITEM_MODULE;
+	item_from_entry(it, e);
+	item_set(&it->desired, "live");
+	st = mods_state(c->mods, name);
+	if (st == MOD_ABSENT && builtin_cc(c, name))
+		st = MOD_BUILTIN;
+	item_set(&it->current, st >= 0 && st < (int)ARRAY_SIZE(state_names) ? state_names[st] : "?");
+	if (st == MOD_LIVE || st == MOD_BUILTIN) {
+		item_set(&it->desired, state_names[st]);
+		return; /* keep */
+	}
+	if (mods_available(c->mods, name, why, sizeof(why)) != 2) {
+		it->action = ACT_SKIP;
+		item_set(&it->reason, why);
+		return;
+	}
+	it->action = ACT_CHANGE;
+	item_set(&it->module, name);
+	if (mods_lookup(c->mods, name, &info) == 0 && info.install_cmd)
+		item_setf(&it->reason, "%s (the modprobe.d install command for %s is not run; the module is inserted)",
+			  it->reason ? it->reason : "", name);
+	snprintf(path, sizeof(path), "options.%s", name);
+	opt = config_get(&c->cfg, "modules", NULL, path);
+	if (opt)
+		item_set(&it->options, opt->value);
+}
+
+int modules_plan(struct ctx *c, struct plan *p)
+{
+	const struct cfg_entry *e = config_get(&c->cfg, "modules", NULL, "load");
+	char w[WORD_MAX];
+	const char *s;
+
+	if (!e)
+		return 0;
+	for (s = e->value; next_word(&s, w, sizeof(w));)
+		plan_module(c, p, w, e);
+	return 0;
+}
+
+/* Inserts and reads the state back: live (or built in) is the only success. */
+void modules_apply(struct ctx *c, struct item *it)
+{
+	int r = mods_load(c->mods, it->target, it->options), st;
+
+	if (r == -EXDEV)
+		item_setf(&it->error, "modules reach only the running kernel, not --root %s", c->root.dir);
+	else if (r == -EPERM)
+		item_setf(&it->error, "cannot load %s: blacklisted in modprobe.d, or no CAP_SYS_MODULE", it->target);
+	else if (r < 0)
+		item_setf(&it->error, "cannot load %s: %s", it->target, strerror(-r));
+	st = r < 0 ? MOD_ABSENT : mods_state(c->mods, it->target);
+	if (r >= 0 && st != MOD_LIVE && st != MOD_BUILTIN)
+		item_setf(&it->error, "%s was inserted but /sys/module/%s does not say live", it->target,
+			  it->target);
+	it->result = it->error ? RES_FAILED : RES_APPLIED;
+}

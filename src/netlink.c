@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rtnetlink in the manner of libmnl: requests built on the stack with bounds
+ * checks, an ACK asked for every request, fresh sequence numbers, replies
+ * checked for our port id and sequence, errors turned into -errno with the
+ * kernel's extended-ack message, and a receive timeout so nothing can hang a
+ * boot. Parsers take a message and its length and trust nothing in it.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "earlytune.h"
+#include "netlink.h"
+
+#define NL_RECV_TIMEOUT_S 2
+#define NL_RECV_BUF (64 * 1024)
+
+int nl_open(struct nl *nl)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = NL_RECV_TIMEOUT_S };
+	socklen_t salen = sizeof(sa);
+	int one = 1;
+
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (nl->fd < 0)
+		return -errno;
+	/* Extended ACKs carry the kernel's reason; CAP_ACK keeps ACKs short. */
+	setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(nl->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	if (setsockopt(nl->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    bind(nl->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockname(nl->fd, (struct sockaddr *)&sa, &salen) < 0) {
+		int r = -errno;
+
+		nl_close(nl);
+		return r;
+	}
+	nl->pid = sa.nl_pid;
+	nl->seq = (uint32_t)time(NULL);
+	return 0;
+}
+
+void nl_close(struct nl *nl)
+{
+	if (nl->fd >= 0)
+		close(nl->fd);
+	nl->fd = -1;
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+static struct nlattr *nla_put(struct nlmsghdr *h, size_t max, uint16_t type, const void *data,
+			      size_t len)
+{
+	struct nlattr *a = (struct nlattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
+	size_t total = NLA_HDRLEN + len;
+
+	if (NLMSG_ALIGN(h->nlmsg_len) + NLA_ALIGN(total) > max || total > UINT16_MAX)
+		return NULL;
+	a->nla_type = type;
+	a->nla_len = (uint16_t)total;
+	if (len)
+		memcpy((char *)a + NLA_HDRLEN, data, len);
+	memset((char *)a + total, 0, NLA_ALIGN(total) - total);
+	h->nlmsg_len = (uint32_t)(NLMSG_ALIGN(h->nlmsg_len) + NLA_ALIGN(total));
+	return a;
+}
+
+/* One RTM_NEWQDISC, create-or-replace, appended to the batch. */
+int nl_put_qdisc(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t parent, uint32_t handle,
+		 const char *kind, const struct qparam *params, size_t nparams)
+{
+	size_t room = sizeof(b->buf) - b->len;
+	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
+	unsigned char opts[NL_OPTS_MAX];
+	struct tcmsg *tcm;
+	int olen;
+
+	if (room < NL_MSG_MAX)
+		return -ENOBUFS;
+	memset(h, 0, NLMSG_SPACE(sizeof(*tcm)));
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(*tcm));
+	h->nlmsg_type = RTM_NEWQDISC;
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE;
+	h->nlmsg_seq = seq;
+	tcm = NLMSG_DATA(h);
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_parent = parent;
+	tcm->tcm_handle = handle;
+	if (!nla_put(h, NL_MSG_MAX, TCA_KIND, kind, strlen(kind) + 1))
+		return -EMSGSIZE;
+	olen = qparam_encode(kind, params, nparams, opts, sizeof(opts));
+	if (olen < 0)
+		return olen;
+	if (olen > 0 && !nla_put(h, NL_MSG_MAX, TCA_OPTIONS | (strstr(kind, "fifo") ? 0 : NLA_F_NESTED),
+				 opts, (size_t)olen))
+		return -EMSGSIZE;
+	if (!b->count)
+		b->first_seq = seq;
+	b->len += NLMSG_ALIGN(h->nlmsg_len);
+	b->count++;
+	return 0;
+}
+
+/* One RTM_DELQDISC of a root: the kernel then attaches its default again. */
+int nl_put_qdisc_del(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t handle)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
+	struct tcmsg *tcm;
+
+	if (sizeof(b->buf) - b->len < NL_MSG_MAX)
+		return -ENOBUFS;
+	memset(h, 0, NLMSG_SPACE(sizeof(*tcm)));
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(*tcm));
+	h->nlmsg_type = RTM_DELQDISC;
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	h->nlmsg_seq = seq;
+	tcm = NLMSG_DATA(h);
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_parent = TC_H_ROOT;
+	tcm->tcm_handle = handle;
+	if (!b->count)
+		b->first_seq = seq;
+	b->len += NLMSG_ALIGN(h->nlmsg_len);
+	b->count++;
+	return 0;
+}
+
+/* ---- parsing ------------------------------------------------------------- */
+
+/* Walks the attributes in [a, a+len): calls back with each well-formed one. */
+#define for_each_nla(a, start, len)                                                  \
+	for (size_t _rem = (len), _al; (a) = (const struct nlattr *)(start),         \
+	     _rem >= NLA_HDRLEN && (a)->nla_len >= NLA_HDRLEN && (a)->nla_len <= _rem; \
+	     _al = NLA_ALIGN((a)->nla_len), _rem = _al < _rem ? _rem - _al : 0,      \
+	     (start) = (const char *)(start) + _al)
+
+static const void *nla_data(const struct nlattr *a)
+{
+	return (const char *)a + NLA_HDRLEN;
+}
+
+static size_t nla_len(const struct nlattr *a)
+{
+	return a->nla_len - NLA_HDRLEN;
+}
+
+static void nla_strcpy(char *dst, size_t size, const struct nlattr *a)
+{
+	size_t n = nla_len(a);
+
+	n = strnlen(nla_data(a), n);
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, nla_data(a), n);
+	dst[n] = '\0';
+}
+
+/* An NLMSG_ERROR: 0 for an ACK, -errno with the extended-ack text otherwise.
+ * Returns -EBADMSG when the message is not a well-formed error. */
+int nl_parse_error(const struct nlmsghdr *h, struct nl_result *res)
+{
+	const struct nlmsgerr *e = NLMSG_DATA(h);
+	size_t off, len = h->nlmsg_len;
+	const struct nlattr *a;
+	const char *p;
+
+	res->msg[0] = '\0';
+	if (h->nlmsg_type != NLMSG_ERROR || len < NLMSG_LENGTH(sizeof(*e)))
+		return -EBADMSG;
+	res->err = e->error > 0 ? -EPROTO : e->error;
+	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
+		return 0;
+	/* Without NETLINK_CAP_ACK the request's payload sits before the TLVs. */
+	off = NLMSG_LENGTH(sizeof(*e));
+	if (!(h->nlmsg_flags & NLM_F_CAPPED)) {
+		if (e->msg.nlmsg_len < sizeof(struct nlmsghdr))
+			return 0;
+		off += NLMSG_ALIGN(e->msg.nlmsg_len) - sizeof(struct nlmsghdr);
+	}
+	if (off >= len)
+		return 0;
+	p = (const char *)h + off;
+	for_each_nla(a, p, len - off)
+		if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG)
+			nla_strcpy(res->msg, sizeof(res->msg), a);
+	return 0;
+}
+
+int nl_parse_link(const struct nlmsghdr *h, struct nl_link *l)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(h);
+	const struct nlattr *a;
+	const char *p;
+
+	if (h->nlmsg_type != RTM_NEWLINK || h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return -EBADMSG;
+	*l = (struct nl_link){ .ifindex = ifi->ifi_index, .type = ifi->ifi_type, .flags = ifi->ifi_flags, .num_tx = 1 };
+	p = (const char *)ifi + NLMSG_ALIGN(sizeof(*ifi));
+	for_each_nla(a, p, h->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*ifi)))) {
+		if (a->nla_type == IFLA_IFNAME)
+			nla_strcpy(l->name, sizeof(l->name), a);
+		else if (a->nla_type == IFLA_NUM_TX_QUEUES && nla_len(a) >= sizeof(uint32_t))
+			memcpy(&l->num_tx, nla_data(a), sizeof(uint32_t));
+	}
+	return l->name[0] ? 0 : -EBADMSG;
+}
+
+int nl_parse_qdisc(const struct nlmsghdr *h, struct nl_qdisc *q)
+{
+	const struct tcmsg *t = NLMSG_DATA(h);
+	const struct nlattr *a;
+	const char *p;
+
+	if (h->nlmsg_type != RTM_NEWQDISC || h->nlmsg_len < NLMSG_LENGTH(sizeof(*t)))
+		return -EBADMSG;
+	*q = (struct nl_qdisc){ .ifindex = t->tcm_ifindex, .handle = t->tcm_handle, .parent = t->tcm_parent };
+	p = (const char *)t + NLMSG_ALIGN(sizeof(*t));
+	for_each_nla(a, p, h->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*t)))) {
+		if (a->nla_type == TCA_KIND) {
+			nla_strcpy(q->kind, sizeof(q->kind), a);
+		} else if ((a->nla_type & NLA_TYPE_MASK) == TCA_OPTIONS) {
+			q->optlen = nla_len(a) < sizeof(q->opts) ? nla_len(a) : sizeof(q->opts);
+			memcpy(q->opts, nla_data(a), q->optlen);
+		}
+	}
+	return q->kind[0] ? 0 : -EBADMSG;
+}
+
+/* ---- I/O ------------------------------------------------------------------ */
+
+static int nl_recv(struct nl *nl, char *buf, size_t size)
+{
+	struct sockaddr_nl sa;
+	struct iovec iov = { buf, size };
+	struct msghdr m = { .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n = recvmsg(nl->fd, &m, 0);
+
+	if (n < 0)
+		return errno == EAGAIN ? -ETIMEDOUT : -errno;
+	if (m.msg_flags & MSG_TRUNC)
+		return -EMSGSIZE;
+	if (sa.nl_pid != 0) /* only the kernel talks to us */
+		return 0;
+	return (int)n;
+}
+
+/* Ours: for this socket and, when seq_hi > 0, in [seq_lo, seq_hi). */
+static bool ours(const struct nl *nl, const struct nlmsghdr *h, uint32_t seq_lo, uint32_t seq_hi)
+{
+	return h->nlmsg_pid == nl->pid && h->nlmsg_seq - seq_lo < seq_hi - seq_lo;
+}
+
+int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, void *data), void *data)
+{
+	/* The header the kernel parses: tcmsg for qdiscs, ifinfomsg for links. */
+	struct {
+		struct nlmsghdr h;
+		struct tcmsg t;
+	} req = {
+		.h.nlmsg_len = NLMSG_LENGTH(type == RTM_GETQDISC ? sizeof(struct tcmsg)
+								 : sizeof(struct ifinfomsg)),
+		.h.nlmsg_type = type,
+		.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.h.nlmsg_seq = ++nl->seq,
+		.t.tcm_family = AF_UNSPEC,
+	};
+	static char buf[NL_RECV_BUF];
+	int n, r = 0;
+
+	if (send(nl->fd, &req, req.h.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
+		size_t left;
+
+		n = nl_recv(nl, buf, sizeof(buf));
+		if (n < 0)
+			return n;
+		for (left = (size_t)n; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			struct nl_result res;
+
+			if (!ours(nl, h, req.h.nlmsg_seq, req.h.nlmsg_seq + 1))
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return r;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return nl_parse_error(h, &res) < 0 ? -EBADMSG : res.err;
+			if (r >= 0)
+				r = fn(h, data);
+		}
+	}
+}
+
+/* One sendmsg for the whole batch; then exactly one ACK per request. */
+int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res)
+{
+	static char buf[NL_RECV_BUF];
+	unsigned got = 0;
+
+	for (unsigned i = 0; i < b->count; i++)
+		res[i] = (struct nl_result){ .err = -ETIMEDOUT };
+	if (!b->count)
+		return 0;
+	if (send(nl->fd, b->buf, b->len, 0) < 0)
+		return -errno;
+	while (got < b->count) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
+		int n = nl_recv(nl, buf, sizeof(buf));
+		size_t left;
+
+		if (n < 0)
+			return n;
+		for (left = (size_t)n; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type != NLMSG_ERROR ||
+			    !ours(nl, h, b->first_seq, b->first_seq + b->count))
+				continue;
+			if (nl_parse_error(h, &res[h->nlmsg_seq - b->first_seq]) == 0)
+				got++;
+		}
+	}
+	return 0;
+}

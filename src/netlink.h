@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rtnetlink, only what earlytune needs: link and qdisc dumps, qdisc
+ * replacement in batches, ACKs with the kernel's extended-ack message. */
+#pragma once
+
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NL_MSG_MAX 512          /* one qdisc request */
+#define NL_BATCH_MAX (32 * 1024) /* requests per sendmsg */
+#define NL_OPTS_MAX 256          /* TCA_OPTIONS kept from a dump */
+
+struct nl {
+	int fd;
+	uint32_t seq;
+	uint32_t pid;
+};
+
+struct nl_link {
+	int ifindex;
+	char name[16];
+	unsigned short type;  /* ARPHRD_* */
+	unsigned flags;       /* IFF_* */
+	unsigned num_tx;      /* IFLA_NUM_TX_QUEUES */
+};
+
+struct nl_qdisc {
+	int ifindex;
+	uint32_t handle, parent;
+	char kind[32];
+	unsigned char opts[NL_OPTS_MAX]; /* TCA_OPTIONS payload */
+	size_t optlen;
+};
+
+/* A parameter of a qdisc, already validated: TCA_OPTIONS encodes it. */
+struct qparam {
+	const char *name;
+	unsigned long long value;
+};
+
+struct nl_batch {
+	char buf[NL_BATCH_MAX];
+	size_t len;
+	uint32_t first_seq;
+	unsigned count;
+};
+
+struct nl_result {
+	int err;             /* 0 or -errno, per request */
+	char msg[160];       /* the kernel's extended-ack message, if any */
+};
+
+int nl_open(struct nl *nl);
+void nl_close(struct nl *nl);
+
+/* Builders and parsers: pure functions over buffers, unit-tested. */
+int nl_put_qdisc(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t parent, uint32_t handle,
+		 const char *kind, const struct qparam *params, size_t nparams);
+int nl_put_qdisc_del(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t handle);
+int nl_parse_error(const struct nlmsghdr *h, struct nl_result *res);
+int nl_parse_link(const struct nlmsghdr *h, struct nl_link *l);
+int nl_parse_qdisc(const struct nlmsghdr *h, struct nl_qdisc *q);
+int qparam_encode(const char *kind, const struct qparam *p, size_t n, unsigned char *out, size_t size);
+int qparam_parse(const char *kind, const char *name, const char *value, unsigned long long *out,
+		 char *why, size_t size);
+int qparam_get(const char *kind, const unsigned char *opts, size_t len, const char *name,
+	       unsigned long long *value);
+bool qparam_known(const char *kind, const char *name);
+const char *qparam_names(const char *kind);
+
+/* I/O: a dump calls fn for every message of the given type. */
+int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, void *data), void *data);
+/* Sends a batch in one sendmsg and collects one ACK per request into res[]. */
+int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res);

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Real rtnetlink, in a network namespace of the test's own with veth pairs.
+# This kernel has no sch_fq: the same code path runs with pfifo. Records go
+# to a directory of the test's, bind-mounted over /run/earlytune inside the
+# private mount namespace `ip netns exec` makes: nothing of the host changes.
+. "$(dirname "$0")/../lib/common.sh"
+
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+	echo "# skipped: needs root, ip and tc"
+	exit 0
+fi
+ns=et-test-$$
+state=$WORK/state
+mkdir -p "$state" /run/earlytune
+ip netns add "$ns" || { fail "create a network namespace"; exit 0; }
+trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$WORK"' EXIT
+nsx() { ip netns exec "$ns" "$@"; }
+# et ARGS…: earlytune in the namespace, net domain only, our records.
+et() { ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$ET" "$@" --only net --profile none; }
+qd() { nsx tc qdisc show dev "$1" | sed 's/ refcnt [0-9]*//; s/ dev [^ ]*//; s/ *$//'; }
+
+# veth allocates a TX queue per CPU by default: a single queue is asked for.
+for i in 0 2 3 4; do nsx ip link add "a$i" numtxqueues 1 type veth peer name "b$i" numtxqueues 1; done
+nsx ip link add a1 numtxqueues 4 numrxqueues 4 type veth peer name b1 numtxqueues 4 numrxqueues 4
+for i in 0 1 2; do nsx ip link set "a$i" up; nsx ip link set "b$i" up; done
+nsx tc qdisc add dev a2 root handle 1: htb default 10
+cc0=$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)
+host_before=$(tc qdisc show; cat /proc/sys/net/ipv4/tcp_congestion_control /proc/sys/net/core/default_qdisc)
+
+cat >"$WORK/net.conf" <<'CONF'
+[net]
+# the test's congestion control: reno is in every kernel
+congestion_control = reno
+# the test kernel has no sch_fq: pfifo takes the same path
+qdisc = pfifo
+qdisc.limit = 321
+interfaces = a* ren* !a4
+CONF
+
+check_rc "plan in the namespace" 0 -- et plan --config "$WORK/net.conf"
+contains "plan: a user's htb root is left alone, named" "root qdisc htb 1: was set by someone else"
+contains "plan: default_qdisc is not in a namespace" "exists only in the initial network namespace"
+lacks "plan: excluded interface not planned" " a4 "
+check_rc "apply" 0 -- et apply --config "$WORK/net.conf"
+contains "apply: single-queue veth gets pfifo" "a0     qdisc"
+eq "a0: root pfifo with the configured limit" "$(qd a0)" "qdisc pfifo e7e8: root limit 321p"
+eq "a1: root mq" "$(qd a1 | grep -c 'qdisc mq e7e7: root')" 1
+eq "a1: one pfifo child per TX queue, configured" "$(qd a1 | grep -c 'qdisc pfifo .* parent e7e7:[1-4] limit 321p')" 4
+eq "a2: the user's htb root stays" "$(qd a2 | grep -c 'qdisc htb 1: root')" 1
+eq "a3 (down): pfifo root" "$(qd a3)" "qdisc pfifo e7e8: root limit 321p"
+eq "congestion control set in the namespace" "$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)" reno
+nsx ip link set a3 up
+nsx ip link set b3 up
+eq "a3: the root survives ip link set up" "$(qd a3)" "qdisc pfifo e7e8: root limit 321p"
+
+check_rc "second apply" 0 -- et apply --json --config "$WORK/net.conf"
+lacks "second apply changes nothing" '"result":"applied"'
+check_rc "verify holds" 0 -- et verify --config "$WORK/net.conf"
+
+nsx tc qdisc change dev a0 root pfifo limit 5
+check_rc "verify after a manual tc change" 1 -- et verify --config "$WORK/net.conf"
+contains "drift names the interface" "drift: net a0 qdisc"
+check_rc "apply repairs our own qdisc" 0 -- et apply --config "$WORK/net.conf"
+eq "a0: limit back" "$(qd a0)" "qdisc pfifo e7e9: root limit 321p"
+nsx tc qdisc replace dev a0 root handle 1: pfifo limit 7
+check_rc "verify after a manual tc replace" 1 -- et verify --config "$WORK/net.conf"
+check_rc "apply leaves the replacement alone" 0 -- et apply --config "$WORK/net.conf"
+contains "apply says whose it is" "root qdisc pfifo 1: was set by someone else"
+
+# udev's entry point: the index, stable across the rename after add.
+nsx ip link set a4 down
+nsx ip link set a4 name renamed4
+idx=$(nsx cat /sys/class/net/renamed4/ifindex)
+check_rc "--ifindex after a rename" 0 -- et apply --ifindex "$idx" --config "$WORK/net.conf"
+contains "--ifindex tunes the renamed interface" "renamed4"
+lacks "--ifindex touches nothing else" "sysctl"
+eq "renamed4: pfifo root" "$(qd renamed4)" "qdisc pfifo e7e8: root limit 321p"
+check_rc "unknown --ifindex: exit 1" 1 -- et apply --ifindex 99999 --config "$WORK/net.conf"
+contains "unknown --ifindex: says so" "no interface with index 99999"
+check_rc "--iface by name" 0 -- et plan --iface renamed4 --config "$WORK/net.conf"
+
+# Without CAP_NET_ADMIN: the kernel says no, and earlytune says why.
+if command -v setpriv >/dev/null; then
+	nsx tc qdisc del dev a1 root
+	OUT=$(ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec setpriv --bounding-set=-net_admin --inh-caps=-net_admin "$@"' \
+		"$state" "$ET" apply --only net --profile none --iface a1 --config "$WORK/net.conf" 2>&1)
+	eq "no CAP_NET_ADMIN: exit 1" "$?" 1
+	contains "no CAP_NET_ADMIN: the error says what is needed" "needs CAP_NET_ADMIN"
+fi
+
+check_rc "revert" 0 -- et revert
+eq "a1: the kernel's default is back" "$(qd a1 | grep -c 'e7e7')" 0
+eq "a3: back to the kernel's noqueue" "$(qd a3)" "qdisc noqueue 0: root"
+eq "a0: a replacement that is not ours is left alone" "$(qd a0)" "qdisc pfifo 1: root limit 7p"
+eq "renamed4: back to noop (down, never up)" "$(qd renamed4)" ""
+eq "congestion control restored" "$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)" "$cc0"
+eq "records forgotten" "$(cat "$state/originals")" ""
+eq "the host's qdiscs and sysctls did not change" \
+	"$(tc qdisc show; cat /proc/sys/net/ipv4/tcp_congestion_control /proc/sys/net/core/default_qdisc)" "$host_before"
