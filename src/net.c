@@ -53,6 +53,7 @@ struct netconf {
 	size_t nparams;
 	const struct cfg_entry *qdisc_entry, *interfaces;
 	bool force;
+	bool positive_globs; /* interfaces = names some: the default selection is unused */
 };
 
 int net_rank(const char *setting)
@@ -110,10 +111,46 @@ static int add_link(const struct nlmsghdr *h, void *data)
 	return 0;
 }
 
+static int cmp_ifindex(const void *a, const void *b)
+{
+	const struct nl_qdisc *x = a, *y = b;
+
+	return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+}
+
+/* Sorted by interface once, so each interface costs a binary search. */
+static void index_qdiscs(struct qdiscs *qs)
+{
+	if (qs->n)
+		qsort(qs->v, qs->n, sizeof(*qs->v), cmp_ifindex);
+}
+
+/* The qdiscs of one interface: [*lo, *hi). */
+static void qrange(const struct qdiscs *qs, int ifindex, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = qs->n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (qs->v[m].ifindex < ifindex)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	for (b = a; b < qs->n && qs->v[b].ifindex == ifindex; b++)
+		;
+	*hi = b;
+}
+
 static const struct nl_qdisc *root_of(const struct qdiscs *qs, int ifindex)
 {
-	for (size_t i = 0; i < qs->n; i++)
-		if (qs->v[i].ifindex == ifindex && qs->v[i].parent == TC_H_ROOT)
+	size_t lo, hi;
+
+	qrange(qs, ifindex, &lo, &hi);
+	for (size_t i = lo; i < hi; i++)
+		if (qs->v[i].parent == TC_H_ROOT)
 			return &qs->v[i];
 	return NULL;
 }
@@ -122,7 +159,7 @@ static const struct nl_qdisc *root_of(const struct qdiscs *qs, int ifindex)
 static void describe(const struct qdiscs *qs, int ifindex, char *out, size_t size)
 {
 	const struct nl_qdisc *root = root_of(qs, ifindex);
-	size_t len;
+	size_t len, lo, hi;
 
 	if (!root) {
 		snprintf(out, size, "noop");
@@ -131,11 +168,12 @@ static void describe(const struct qdiscs *qs, int ifindex, char *out, size_t siz
 	snprintf(out, size, "%s", root->kind);
 	if (strcmp(root->kind, "mq"))
 		return;
-	for (size_t i = 0; i < qs->n; i++) {
+	qrange(qs, ifindex, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
 		const struct nl_qdisc *q = &qs->v[i];
 		char needle[40];
 
-		if (q->ifindex != ifindex || q->parent == TC_H_ROOT || (uint32_t)TC_H_MAJ(q->parent) != root->handle)
+		if (q->parent == TC_H_ROOT || (uint32_t)TC_H_MAJ(q->parent) != root->handle)
 			continue;
 		snprintf(needle, sizeof(needle), "%s", q->kind);
 		len = strlen(out);
@@ -161,6 +199,7 @@ static bool holds(const struct netconf *nc, const struct qdiscs *qs, int ifindex
 {
 	const struct nl_qdisc *root = root_of(qs, ifindex);
 	unsigned children = 0;
+	size_t lo, hi;
 
 	if (!root)
 		return false;
@@ -168,10 +207,11 @@ static bool holds(const struct netconf *nc, const struct qdiscs *qs, int ifindex
 		return !strcmp(root->kind, nc->kind) && params_hold(nc, root);
 	if (strcmp(root->kind, "mq"))
 		return false;
-	for (size_t i = 0; i < qs->n; i++) {
+	qrange(qs, ifindex, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
 		const struct nl_qdisc *q = &qs->v[i];
 
-		if (q->ifindex != ifindex || q->parent == TC_H_ROOT || (uint32_t)TC_H_MAJ(q->parent) != root->handle)
+		if (q->parent == TC_H_ROOT || (uint32_t)TC_H_MAJ(q->parent) != root->handle)
 			continue;
 		if (strcmp(q->kind, nc->kind) || !params_hold(nc, q))
 			return false;
@@ -191,6 +231,13 @@ static int load_netconf(struct ctx *c, struct netconf *nc)
 	nc->kind = nc->qdisc_entry ? nc->qdisc_entry->value : NULL;
 	nc->interfaces = config_get(&c->cfg, "net", NULL, "interfaces");
 	nc->force = f && !strcmp(f->value, "yes");
+	if (nc->interfaces) {
+		char w[WORD_MAX];
+		const char *s = nc->interfaces->value;
+
+		while (next_word(&s, w, sizeof(w)))
+			nc->positive_globs |= w[0] != '!';
+	}
 	for (size_t i = 0; i < c->cfg.n && nc->nparams < MAX_PARAMS; i++) {
 		const struct cfg_entry *e = &c->cfg.v[i], *eff;
 		bool seen = false;
@@ -364,7 +411,8 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 	struct item *it;
 	bool dflt;
 
-	dflt = default_selected(c, l->name, l->type, root ? root->kind : NULL, why, sizeof(why));
+	dflt = nc->positive_globs || default_selected(c, l->name, l->type, root ? root->kind : NULL,
+							  why, sizeof(why));
 	if (!glob_selected(nc->interfaces ? nc->interfaces->value : "", l->name, dflt)) {
 		if (!c->ifindex && !c->iface)
 			return;
@@ -418,6 +466,15 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 	it->action = ACT_CHANGE;
 }
 
+static int dump_qdiscs(struct nl *nl, struct qdiscs *qs)
+{
+	int r = nl_dump(nl, RTM_GETQDISC, add_qdisc, qs);
+
+	if (r >= 0)
+		index_qdiscs(qs);
+	return r;
+}
+
 static int dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs)
 {
 	int r = nl_open(nl);
@@ -425,7 +482,7 @@ static int dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs)
 	if (r >= 0)
 		r = nl_dump(nl, RTM_GETLINK, add_link, ls);
 	if (r >= 0)
-		r = nl_dump(nl, RTM_GETQDISC, add_qdisc, qs);
+		r = dump_qdiscs(nl, qs);
 	return r;
 }
 
@@ -623,7 +680,8 @@ int net_apply_qdiscs(struct ctx *c, struct plan *p)
 
 		if (it->kind != ITEM_QDISC || it->action != ACT_CHANGE || it->result)
 			continue;
-		if (b->len + (it->ntx + 1) * NL_MSG_MAX > sizeof(b->buf))
+		if (b->count && (b->len + (it->ntx + 1) * NL_MSG_MAX > sizeof(b->buf) ||
+				 b->count + it->ntx + 1 > NL_BATCH_REQS))
 			r = send_and_collect(&nl, b, res, &nres);
 		if (r >= 0) {
 			r = put_item(b, &nl, it, &nc, &first[i], &count[i]);
@@ -633,7 +691,7 @@ int net_apply_qdiscs(struct ctx *c, struct plan *p)
 	if (r >= 0)
 		r = send_and_collect(&nl, b, res, &nres);
 	if (r >= 0)
-		r = dump_all(&nl, &ls, &qs) < 0 ? -EIO : 0;
+		r = dump_qdiscs(&nl, &qs) < 0 ? -EIO : 0;
 	for (size_t i = 0; i < p->n; i++) {
 		struct item *it = &p->v[i];
 		char now[128];
@@ -672,6 +730,7 @@ int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, s
 	struct nl_batch *b = calloc(1, sizeof(*b));
 	struct nl_result *res = calloc(n + 1, sizeof(*res));
 	int *slot = calloc(n + 1, sizeof(*slot));
+	size_t nres = 0;
 	int r = !b || !res || !slot ? -ENOMEM : 0;
 
 	if (r >= 0 && !c->root.is_host)
@@ -698,17 +757,20 @@ int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, s
 				  root->kind, root->handle >> 16);
 			continue;
 		}
-		slot[i] = (int)b->count;
-		r = nl_put_qdisc_del(b, ++nl.seq, items[i]->ifindex, root->handle);
+		if (b->count >= NL_BATCH_REQS)
+			r = send_and_collect(&nl, b, res, &nres);
+		slot[i] = (int)(nres + b->count);
+		if (r >= 0)
+			r = nl_put_qdisc_del(b, ++nl.seq, items[i]->ifindex, root->handle);
 	}
 	if (r >= 0)
-		r = nl_send_batch(&nl, b, res);
+		r = send_and_collect(&nl, b, res, &nres);
 	free(qs.v);
 	qs = (struct qdiscs){ 0 };
 	free(ls.v);
 	ls = (struct links){ 0 };
 	if (r >= 0)
-		r = nl_dump(&nl, RTM_GETQDISC, add_qdisc, &qs);
+		r = dump_qdiscs(&nl, &qs);
 	for (size_t i = 0; i < n; i++) {
 		struct item *it = items[i];
 		char now[128], want[64];

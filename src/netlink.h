@@ -11,7 +11,8 @@
 #include <stdint.h>
 
 #define NL_MSG_MAX 512          /* one qdisc request */
-#define NL_BATCH_MAX (32 * 1024) /* requests per sendmsg */
+#define NL_BATCH_MAX (32 * 1024) /* bytes of requests per sendmsg */
+#define NL_BATCH_REQS 100        /* flush before this many: their ACKs must fit the receive buffer */
 #define NL_OPTS_MAX 256          /* TCA_OPTIONS kept from a dump */
 
 struct nl {
