@@ -188,7 +188,7 @@ static bool params_hold(const struct netconf *nc, const struct nl_qdisc *q)
 		unsigned long long v;
 
 		if (qparam_get(q->kind, q->opts, q->optlen, nc->params[i].name, &v) < 0 ||
-		    v != nc->params[i].value)
+		    v != qparam_stored(q->kind, nc->params[i].name, nc->params[i].value))
 			return false;
 	}
 	return true;

@@ -71,6 +71,7 @@ int qparam_parse(const char *kind, const char *name, const char *value, unsigned
 int qparam_get(const char *kind, const unsigned char *opts, size_t len, const char *name,
 	       unsigned long long *value);
 bool qparam_known(const char *kind, const char *name);
+unsigned long long qparam_stored(const char *kind, const char *name, unsigned long long v);
 const char *qparam_names(const char *kind);
 
 /* I/O: a dump calls fn for every message of the given type. */

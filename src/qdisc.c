@@ -23,34 +23,34 @@ struct pdef {
 	int attr;        /* TCA_* inside TCA_OPTIONS; -1: the fifo struct */
 	enum unit unit;
 	int width;       /* bytes on the wire: 4 or 1 */
-	unsigned long long max;
+	unsigned long long min, max; /* what the kernel's change() accepts */
 };
 
 static const struct pdef pdefs[] = {
-	{ "fq", "limit", TCA_FQ_PLIMIT, U_COUNT, 4, UINT32_MAX },
-	{ "fq", "flow_limit", TCA_FQ_FLOW_PLIMIT, U_COUNT, 4, UINT32_MAX },
-	{ "fq", "quantum", TCA_FQ_QUANTUM, U_COUNT, 4, 1 << 20 },
-	{ "fq", "initial_quantum", TCA_FQ_INITIAL_QUANTUM, U_COUNT, 4, 1 << 20 },
-	{ "fq", "maxrate", TCA_FQ_FLOW_MAX_RATE, U_RATE, 4, UINT32_MAX },
-	{ "fq", "pacing", TCA_FQ_RATE_ENABLE, U_BOOL, 4, 1 },
-	{ "fq", "buckets", TCA_FQ_BUCKETS_LOG, U_POW2LOG, 4, 1 << 18 },
-	{ "fq", "orphan_mask", TCA_FQ_ORPHAN_MASK, U_COUNT, 4, UINT32_MAX },
-	{ "fq", "low_rate_threshold", TCA_FQ_LOW_RATE_THRESHOLD, U_RATE, 4, UINT32_MAX },
-	{ "fq", "ce_threshold", TCA_FQ_CE_THRESHOLD, U_USEC, 4, UINT32_MAX },
-	{ "fq", "timer_slack", TCA_FQ_TIMER_SLACK, U_NSEC, 4, UINT32_MAX },
-	{ "fq", "horizon", TCA_FQ_HORIZON, U_USEC, 4, UINT32_MAX },
-	{ "fq", "horizon_drop", TCA_FQ_HORIZON_DROP, U_BOOL, 1, 1 },
-	{ "fq_codel", "limit", TCA_FQ_CODEL_LIMIT, U_COUNT, 4, UINT32_MAX },
-	{ "fq_codel", "flows", TCA_FQ_CODEL_FLOWS, U_COUNT, 4, 65536 },
-	{ "fq_codel", "quantum", TCA_FQ_CODEL_QUANTUM, U_COUNT, 4, UINT32_MAX },
-	{ "fq_codel", "target", TCA_FQ_CODEL_TARGET, U_USEC, 4, UINT32_MAX },
-	{ "fq_codel", "interval", TCA_FQ_CODEL_INTERVAL, U_USEC, 4, UINT32_MAX },
-	{ "fq_codel", "ecn", TCA_FQ_CODEL_ECN, U_BOOL, 4, 1 },
-	{ "fq_codel", "ce_threshold", TCA_FQ_CODEL_CE_THRESHOLD, U_USEC, 4, UINT32_MAX },
-	{ "fq_codel", "memory_limit", TCA_FQ_CODEL_MEMORY_LIMIT, U_COUNT, 4, UINT32_MAX },
-	{ "pfifo", "limit", -1, U_COUNT, 4, UINT32_MAX },
-	{ "bfifo", "limit", -1, U_COUNT, 4, UINT32_MAX },
-	{ "pfifo_head_drop", "limit", -1, U_COUNT, 4, UINT32_MAX },
+	{ "fq", "limit", TCA_FQ_PLIMIT, U_COUNT, 4, 1, UINT32_MAX },
+	{ "fq", "flow_limit", TCA_FQ_FLOW_PLIMIT, U_COUNT, 4, 0, UINT32_MAX },
+	{ "fq", "quantum", TCA_FQ_QUANTUM, U_COUNT, 4, 1, 1 << 20 },
+	{ "fq", "initial_quantum", TCA_FQ_INITIAL_QUANTUM, U_COUNT, 4, 0, 1 << 20 },
+	{ "fq", "maxrate", TCA_FQ_FLOW_MAX_RATE, U_RATE, 4, 0, UINT32_MAX },
+	{ "fq", "pacing", TCA_FQ_RATE_ENABLE, U_BOOL, 4, 0, 1 },
+	{ "fq", "buckets", TCA_FQ_BUCKETS_LOG, U_POW2LOG, 4, 2, 1 << 18 },
+	{ "fq", "orphan_mask", TCA_FQ_ORPHAN_MASK, U_COUNT, 4, 0, UINT32_MAX },
+	{ "fq", "low_rate_threshold", TCA_FQ_LOW_RATE_THRESHOLD, U_RATE, 4, 0, UINT32_MAX },
+	{ "fq", "ce_threshold", TCA_FQ_CE_THRESHOLD, U_USEC, 4, 0, UINT32_MAX },
+	{ "fq", "timer_slack", TCA_FQ_TIMER_SLACK, U_NSEC, 4, 0, UINT32_MAX },
+	{ "fq", "horizon", TCA_FQ_HORIZON, U_USEC, 4, 0, UINT32_MAX },
+	{ "fq", "horizon_drop", TCA_FQ_HORIZON_DROP, U_BOOL, 1, 0, 1 },
+	{ "fq_codel", "limit", TCA_FQ_CODEL_LIMIT, U_COUNT, 4, 1, UINT32_MAX },
+	{ "fq_codel", "flows", TCA_FQ_CODEL_FLOWS, U_COUNT, 4, 1, 65536 },
+	{ "fq_codel", "quantum", TCA_FQ_CODEL_QUANTUM, U_COUNT, 4, 1, 1 << 20 },
+	{ "fq_codel", "target", TCA_FQ_CODEL_TARGET, U_USEC, 4, 0, UINT32_MAX },
+	{ "fq_codel", "interval", TCA_FQ_CODEL_INTERVAL, U_USEC, 4, 0, UINT32_MAX },
+	{ "fq_codel", "ecn", TCA_FQ_CODEL_ECN, U_BOOL, 4, 0, 1 },
+	{ "fq_codel", "ce_threshold", TCA_FQ_CODEL_CE_THRESHOLD, U_USEC, 4, 0, UINT32_MAX },
+	{ "fq_codel", "memory_limit", TCA_FQ_CODEL_MEMORY_LIMIT, U_COUNT, 4, 0, UINT32_MAX },
+	{ "pfifo", "limit", -1, U_COUNT, 4, 0, UINT32_MAX },
+	{ "bfifo", "limit", -1, U_COUNT, 4, 0, UINT32_MAX },
+	{ "pfifo_head_drop", "limit", -1, U_COUNT, 4, 0, UINT32_MAX },
 };
 
 static const struct pdef *find(const char *kind, const char *name)
@@ -66,16 +66,18 @@ bool qparam_known(const char *kind, const char *name)
 	return find(kind, name) != NULL;
 }
 
+/* The parameter names of a kind, from the table (into a static buffer). */
 const char *qparam_names(const char *kind)
 {
-	if (!strcmp(kind, "fq"))
-		return "limit flow_limit quantum initial_quantum maxrate pacing buckets orphan_mask "
-		       "low_rate_threshold ce_threshold timer_slack horizon horizon_drop";
-	if (!strcmp(kind, "fq_codel"))
-		return "limit flows quantum target interval ecn ce_threshold memory_limit";
-	if (strstr(kind, "fifo"))
-		return "limit";
-	return "";
+	static char names[512];
+	size_t len = 0;
+
+	names[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(pdefs); i++)
+		if (!strcmp(pdefs[i].kind, kind) && len < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", len ? " " : "",
+						pdefs[i].name);
+	return names;
 }
 
 static int suffix(const char *end, const char *const *names, const unsigned long long *mult,
@@ -139,15 +141,15 @@ int qparam_parse(const char *kind, const char *name, const char *value, unsigned
 			snprintf(why, size, "unknown qdisc parameter '%s'; earlytune sets parameters of fq, fq_codel, pfifo, bfifo", name);
 		return -EINVAL;
 	}
-	if (parse_unit(d->unit, value, out) < 0 || *out > d->max ||
+	if (parse_unit(d->unit, value, out) < 0 || *out < d->min || *out > d->max ||
 	    (d->unit == U_POW2LOG && (*out == 0 || (*out & (*out - 1))))) {
-		snprintf(why, size, "qdisc.%s = '%s': expected %s up to %llu", name, value,
+		snprintf(why, size, "qdisc.%s = '%s': expected %s from %llu to %llu", name, value,
 			 d->unit == U_BOOL ? "yes or no" :
 			 d->unit == U_RATE ? "a rate in bit/s (suffixes bit kbit mbit gbit)" :
 			 d->unit == U_USEC ? "a time in µs (suffixes us ms s)" :
 			 d->unit == U_NSEC ? "a time in µs (suffixes us ms s)" :
 			 d->unit == U_POW2LOG ? "a power of two" : "a whole number",
-			 d->max);
+			 d->min, d->max);
 		return -EINVAL;
 	}
 	return 0;
@@ -204,6 +206,17 @@ int qparam_encode(const char *kind, const struct qparam *p, size_t n, unsigned c
 	return (int)len;
 }
 
+/* What the kernel will report back for a value: codel keeps its times in
+ * units of 1024 ns (CODEL_SHIFT), so 5 ms reads back as 4999 µs. */
+unsigned long long qparam_stored(const char *kind, const char *name, unsigned long long v)
+{
+	const struct pdef *d = find(kind, name);
+
+	if (d && d->unit == U_USEC && !strcmp(kind, "fq_codel"))
+		return ((v * 1000) >> 10 << 10) / 1000;
+	return v;
+}
+
 /* Reads one parameter back from a dumped TCA_OPTIONS payload. */
 int qparam_get(const char *kind, const unsigned char *opts, size_t len, const char *name,
 	       unsigned long long *value)
@@ -234,8 +247,11 @@ int qparam_get(const char *kind, const unsigned char *opts, size_t len, const ch
 
 			memcpy(d->width == 1 ? (void *)&v8 : (void *)&v32, opts + off + NLA_HDRLEN, (size_t)d->width);
 			*value = d->width == 1 ? v8 : v32;
-			if (d->unit == U_POW2LOG)
+			if (d->unit == U_POW2LOG) {
+				if (*value > 63 || (1ULL << *value) > d->max)
+					return -EBADMSG;
 				*value = 1ULL << *value;
+			}
 			return 0;
 		}
 		off += NLA_ALIGN(a.nla_len);
