@@ -98,6 +98,7 @@ check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(UNIT_B
 
 bench: $(BUILD)/earlytune
 	bench/block.sh $(BUILD)/earlytune
+	bench/net.sh $(BUILD)/earlytune
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/unit $(BUILD)/dyn $(BUILD)/earlytune
