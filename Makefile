@@ -17,7 +17,9 @@ KMOD_A      := $(KMOD_DIR)/libkmod.a
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation
-CFLAGS   ?= -O2 -g
+# -Os: the stripped static binary must stay under 1.5 MiB (libkmod, libblkid and
+# the three decompressors are most of it).
+CFLAGS   ?= -Os -g
 ALLCFLAGS = -std=gnu11 $(shell pkg-config --cflags blkid libkmod) $(WARN) $(CFLAGS) -D_GNU_SOURCE -DEARLYTUNE_VERSION='"$(VERSION)"' \
             -ffunction-sections -fdata-sections -Isrc
 
@@ -60,7 +62,8 @@ $(KMOD_A):
 	tar -C $(KMOD_DIR)/src --strip-components=1 -xf $(KMOD_DIR)/$(KMOD_ORIG)
 	mkdir -p $(KMOD_DIR)/src/libkmod/docs && : > $(KMOD_DIR)/src/libkmod/docs/gtk-doc.make
 	cd $(KMOD_DIR)/src && autoreconf -fi >../autoreconf.log 2>&1 && \
-	  ./configure -q --disable-manpages --disable-test-modules --disable-python \
+	  ./configure -q CFLAGS="-Os -ffunction-sections -fdata-sections" \
+	    --disable-manpages --disable-test-modules --disable-python \
 	    --with-zstd --with-xz --with-zlib --without-openssl >../configure.log 2>&1 && \
 	  $(MAKE) -s libkmod/libkmod.la >../make.log 2>&1
 	ar rcs $@ $(KMOD_DIR)/src/libkmod/.libs/*.o $(KMOD_DIR)/src/shared/.libs/*.o
@@ -104,7 +107,7 @@ clean:
 	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/unit $(BUILD)/dyn $(BUILD)/earlytune
 
 install: $(BUILD)/earlytune
-	install -D -m 0755 $(BUILD)/earlytune $(DESTDIR)$(PREFIX)/sbin/earlytune
+	install -D -s -m 0755 $(BUILD)/earlytune $(DESTDIR)$(PREFIX)/sbin/earlytune
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/earlytune
