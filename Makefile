@@ -106,8 +106,36 @@ bench: $(BUILD)/earlytune
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/unit $(BUILD)/dyn $(BUILD)/earlytune
 
+# Everything the boot integration needs; `make install DESTDIR=… PREFIX=/usr`.
+UDEVDIR    ?= $(PREFIX)/lib/udev
+DRACUTDIR  ?= $(PREFIX)/lib/dracut/modules.d
+ITDIR      ?= $(PREFIX)/share/initramfs-tools
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+SYSCTLDIR  ?= $(PREFIX)/lib/sysctl.d
+KINSTDIR   ?= $(PREFIX)/lib/kernel/install.d
+SYSCTL_GUARD := 60-earlytune.conf
+INSTALLED  := $(PREFIX)/sbin/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
+	      $(DRACUTDIR)/50earlytune/module-setup.sh $(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh \
+	      $(ITDIR)/hooks/earlytune $(ITDIR)/scripts/init-top/earlytune \
+	      $(KINSTDIR)/50-earlytune.install /etc/kernel/postinst.d/earlytune \
+	      $(SYSTEMDDIR)/earlytune.service $(SYSTEMDDIR)/sysinit.target.wants/earlytune.service \
+	      $(SYSCTLDIR)/$(SYSCTL_GUARD)
+
 install: $(BUILD)/earlytune
 	install -D -s -m 0755 $(BUILD)/earlytune $(DESTDIR)$(PREFIX)/sbin/earlytune
+	install -D -m 0644 udev/70-earlytune.rules $(DESTDIR)$(UDEVDIR)/rules.d/70-earlytune.rules
+	install -D -m 0755 dracut-module/50earlytune/module-setup.sh $(DESTDIR)$(DRACUTDIR)/50earlytune/module-setup.sh
+	install -D -m 0755 dracut-module/50earlytune/earlytune-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh
+	install -D -m 0755 initramfs-tools/hooks/earlytune $(DESTDIR)$(ITDIR)/hooks/earlytune
+	install -D -m 0755 initramfs-tools/scripts/init-top/earlytune $(DESTDIR)$(ITDIR)/scripts/init-top/earlytune
+	install -D -m 0755 hook/50-earlytune.install $(DESTDIR)$(KINSTDIR)/50-earlytune.install
+	install -D -m 0755 hook/earlytune.postinst $(DESTDIR)/etc/kernel/postinst.d/earlytune
+	install -D -m 0644 hook/earlytune.service $(DESTDIR)$(SYSTEMDDIR)/earlytune.service
+	mkdir -p $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants
+	ln -sf ../earlytune.service $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants/earlytune.service
+	mkdir -p $(DESTDIR)$(SYSCTLDIR)
+	$(BUILD)/earlytune sysctl-conf --root $(or $(DESTDIR),/) >$(DESTDIR)$(SYSCTLDIR)/$(SYSCTL_GUARD)
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/sbin/earlytune
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(DRACUTDIR)/50earlytune $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants 2>/dev/null

@@ -327,7 +327,7 @@ static int parse_rooted(struct config *c, const struct root *r, const char *rel)
 	return parse_fd(c, fd, shown);
 }
 
-static bool masked(const struct root *r, const char *rel)
+bool conf_masked(const struct root *r, const char *rel)
 {
 	char target[32];
 	struct stat st;
@@ -339,15 +339,22 @@ static bool masked(const struct root *r, const char *rel)
 	return fd < 0 || (fstat(fd, &st) == 0 && st.st_size == 0 && S_ISREG(st.st_mode));
 }
 
-/* Collects "dir/name" for each distinct *.conf name; the first directory in
- * dropin_dirs that has a name owns it. */
-static int collect_dropins(const struct root *r, char ***out, size_t *n)
+static int cmp_basename(const void *a, const void *b)
+{
+	const char *x = strrchr(*(char *const *)a, '/') + 1, *y = strrchr(*(char *const *)b, '/') + 1;
+
+	return strcmp(x, y);
+}
+
+/* Collects "dir/name" for each distinct *.conf name, sorted by name; the
+ * first directory of dirs that has a name owns it (systemd's drop-in rule). */
+int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n)
 {
 	char **v = NULL;
 	size_t cnt = 0;
 
-	for (size_t d = 0; d < ARRAY_SIZE(dropin_dirs); d++) {
-		int fd = root_openat(r, dropin_dirs[d], O_RDONLY | O_DIRECTORY, 0);
+	for (size_t d = 0; d < ndirs; d++) {
+		int fd = root_openat(r, dirs[d], O_RDONLY | O_DIRECTORY, 0);
 		DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 		struct dirent *de;
 
@@ -368,7 +375,7 @@ static int collect_dropins(const struct root *r, char ***out, size_t *n)
 			if (seen)
 				continue;
 			nv = realloc(v, (cnt + 1) * sizeof(*v));
-			if (!nv || !(nv[cnt] = xasprintf("%s/%s", dropin_dirs[d], de->d_name))) {
+			if (!nv || !(nv[cnt] = xasprintf("%s/%s", dirs[d], de->d_name))) {
 				closedir(dir);
 				*out = nv ? nv : v;
 				*n = cnt;
@@ -379,28 +386,20 @@ static int collect_dropins(const struct root *r, char ***out, size_t *n)
 		}
 		closedir(dir);
 	}
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_basename);
 	*out = v;
 	*n = cnt;
 	return 0;
-}
-
-static int cmp_basename(const void *a, const void *b)
-{
-	const char *x = strrchr(*(char *const *)a, '/') + 1, *y = strrchr(*(char *const *)b, '/') + 1;
-
-	return strcmp(x, y);
 }
 
 static int load_dropins(struct config *c, const struct root *r)
 {
 	char **files = NULL;
 	size_t n = 0;
-	int r1 = collect_dropins(r, &files, &n), r2 = 0;
-
-	if (r1 >= 0 && n)
-		qsort(files, n, sizeof(*files), cmp_basename);
+	int r1 = conf_files(r, dropin_dirs, ARRAY_SIZE(dropin_dirs), &files, &n), r2 = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (r1 >= 0 && r2 >= 0 && !masked(r, files[i]))
+		if (r1 >= 0 && r2 >= 0 && !conf_masked(r, files[i]))
 			r2 = parse_rooted(c, r, files[i]);
 		free(files[i]);
 	}

@@ -93,6 +93,8 @@ struct config {
 	int errors;  /* lines rejected */
 };
 
+int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n);
+bool conf_masked(const struct root *r, const char *rel);
 int config_load(struct config *c, const struct root *r, const char *file,
 		const char *profile_override);
 int config_parse_text(struct config *c, const char *text, const char *source);
@@ -120,9 +122,11 @@ struct kernel {
 	int hypervisor;   /* -1 not probed yet, 0 no, 1 yes */
 	char hv_why[96];
 	bool modules;     /* CONFIG_MODULES: /proc/modules exists */
+	bool other;       /* --kernel named another release than the running one */
 };
 #define KV(a, b) ((unsigned)(a) << 8 | (unsigned)(b))
 int kernel_probe(struct kernel *k, const struct root *r);
+void kernel_target(struct kernel *k, const struct root *r, const char *release);
 bool kernel_hypervisor(struct kernel *k, const struct root *r);
 void kernel_free(struct kernel *k);
 
@@ -214,6 +218,8 @@ int block_plan(struct ctx *c, struct plan *p);
 int modules_plan(struct ctx *c, struct plan *p);
 void modules_apply(struct ctx *c, struct item *it);
 int net_plan(struct ctx *c, struct plan *p);
+bool qdisc_is_core(const char *kind);
+int cmd_modules(struct ctx *c, bool check);
 int net_rank(const char *setting);
 struct records;
 int net_apply_qdiscs(struct ctx *c, struct plan *p);
@@ -239,6 +245,12 @@ const struct record *state_find(const struct records *rs, const char *path);
 int state_add(struct records *rs, const struct item *it, const char *original);
 void state_forget(struct records *rs, const bool *drop);
 void state_free(struct records *rs);
+
+/* ---- sysctl.c: what systemd-sysctl will do after us ---- */
+#define SYSCTL_GUARD "60-earlytune.conf"
+int sysctl_final(const struct root *r, const char *key, char *value, size_t vsize, char *file,
+		 size_t fsize);
+int sysctl_guard(const struct config *cfg, FILE *out);
 
 /* ---- probe.c: libblkid tags of a disk and its partitions ---- */
 int probe_disk_tags(const struct root *r, const char *disk, char ***tags, size_t *n);

@@ -46,6 +46,24 @@ int kernel_probe(struct kernel *k, const struct root *r)
 	return 0;
 }
 
+/* --kernel VERSION: module questions are about that release's tree, not the
+ * running kernel's /sys/module. */
+void kernel_target(struct kernel *k, const struct root *r, const char *release)
+{
+	char rel[PATH_MAX];
+
+	if (!strcmp(release, k->release))
+		return;
+	snprintf(k->release, sizeof(k->release), "%s", release);
+	k->version = 0;
+	parse_version(k);
+	k->other = true;
+	snprintf(rel, sizeof(rel), "lib/modules/%s/modules.dep", release);
+	k->modules = root_exists(r, rel);
+	snprintf(rel, sizeof(rel), "lib/modules/%s/modules.dep.bin", release);
+	k->modules = k->modules || root_exists(r, rel);
+}
+
 void kernel_free(struct kernel *k)
 {
 	free(k->cmdline);

@@ -67,6 +67,8 @@ static int real_state(void *data, const char *name)
 	char norm[64], rel[128], buf[32];
 
 	normalize(name, norm, sizeof(norm));
+	if (m->kernel->other)
+		return in_builtin_list(m, norm) ? MOD_BUILTIN : MOD_ABSENT;
 	snprintf(rel, sizeof(rel), "sys/module/%s/initstate", norm);
 	if (root_read(m->root, rel, buf, sizeof(buf)) > 0)
 		return !strcmp(buf, "live") ? MOD_LIVE : MOD_COMING;

@@ -28,6 +28,10 @@ static void help(void)
 	       "  verify    re-read every item; exit 1 on any drift\n"
 	       "  revert    restore the recorded originals, then forget them\n"
 	       "  config    print the merged configuration with the source of every line\n"
+	       "  modules   the kernel modules the configuration needs and whether the kernel\n"
+	       "            (--kernel VERSION) has them; --check warns by name, exit 1 if not\n"
+	       "  sysctl-conf  the sysctl.d guard that keeps systemd-sysctl from resetting\n"
+	       "            default_qdisc and tcp_congestion_control later in boot\n"
 	       "\n"
 	       "Options (before or after the command):\n"
 	       "  -r, --root DIR       read and write below DIR instead of / (sys, proc, etc, run,\n"
@@ -39,6 +43,8 @@ static void help(void)
 	       "  -i, --ifindex N      one network interface by index (udev's IFINDEX: stable\n"
 	       "                       across renames); implies --only net\n"
 	       "  -I, --iface NAME     one network interface by name; implies --only net\n"
+	       "  -k, --kernel VER     ask about kernel release VER (modules), not the running one\n"
+	       "      --check          modules: warn about each missing module and exit 1\n"
 	       "  -j, --json           print one JSON object\n"
 	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines,\n"
 	       "                       always exit 0\n"
@@ -54,9 +60,9 @@ static void help(void)
 }
 
 struct args {
-	const char *root, *config, *profile, *command;
+	const char *root, *config, *profile, *command, *kernel;
 	unsigned only;
-	bool only_set;
+	bool only_set, check;
 };
 
 static int parse_only(const char *s, unsigned *out)
@@ -113,7 +119,8 @@ static int parse_ifindex(const char *s, int *out)
 	return 0;
 }
 
-static const char *const commands[] = { "plan", "apply", "verify", "revert", "config" };
+static const char *const commands[] = { "plan", "apply", "verify", "revert", "config", "modules",
+					"sysctl-conf" };
 
 static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 {
@@ -124,11 +131,12 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "boot", no_argument, NULL, 'b' },          { "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },       { "help", no_argument, NULL, 'h' },
 		{ "ifindex", required_argument, NULL, 'i' }, { "iface", required_argument, NULL, 'I' },
+		{ "kernel", required_argument, NULL, 'k' },  { "check", no_argument, NULL, 'C' },
 		{ 0 },
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:i:I:jbvVh", opts, NULL)) >= 0) {
+	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:i:I:k:jbvVh", opts, NULL)) >= 0) {
 		switch (ch) {
 		case 'r': a->root = optarg; break;
 		case 'c': a->config = optarg; break;
@@ -153,6 +161,14 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 			}
 			c->iface = optarg;
 			break;
+		case 'k':
+			if (!valid_name(optarg)) {
+				log_msg(LOG_ERR, "--kernel: invalid kernel release");
+				return -EINVAL;
+			}
+			a->kernel = optarg;
+			break;
+		case 'C': a->check = true; break;
 		case 'j': c->json = true; break;
 		case 'b': c->boot = true; break;
 		case 'v': c->verbose = true; break;
@@ -170,7 +186,8 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(a->command, commands[i]))
 			return 0;
-	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config", a->command);
+	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config modules sysctl-conf",
+		a->command);
 	return -EINVAL;
 }
 
@@ -193,6 +210,8 @@ static int setup(struct ctx *c, const struct args *a)
 	if (c->boot)
 		open_kmsg(c);
 	kernel_probe(&c->kernel, &c->root);
+	if (a->kernel)
+		kernel_target(&c->kernel, &c->root, a->kernel);
 	if (a->profile && !profile_text(a->profile)) {
 		log_msg(LOG_ERR, "--profile: unknown profile '%s'; built-in profiles: %s", a->profile,
 			profile_names());
@@ -213,12 +232,18 @@ static int setup(struct ctx *c, const struct args *a)
 	return r < 0 ? EXIT_USAGE : EXIT_OK;
 }
 
-static int run(struct ctx *c, const char *command)
+static int run(struct ctx *c, const struct args *a)
 {
+	const char *command = a->command;
+
 	if (!strcmp(command, "config")) {
 		config_print(&c->cfg, stdout);
 		return EXIT_OK;
 	}
+	if (!strcmp(command, "sysctl-conf"))
+		return sysctl_guard(&c->cfg, stdout) < 0 ? EXIT_DRIFT : EXIT_OK;
+	if (!strcmp(command, "modules"))
+		return cmd_modules(c, a->check);
 	if (!strcmp(command, "apply"))
 		return cmd_apply(c);
 	if (!strcmp(command, "verify"))
@@ -246,7 +271,7 @@ int main(int argc, char **argv)
 	log_set_verbose(c.verbose);
 	r = setup(&c, &a);
 	if (r == EXIT_OK)
-		r = run(&c, a.command);
+		r = run(&c, &a);
 	fflush(stdout);
 	mods_free(c.mods);
 	config_free(&c.cfg);

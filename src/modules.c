@@ -94,3 +94,100 @@ void modules_apply(struct ctx *c, struct item *it)
 			  it->target);
 	it->result = it->error ? RES_FAILED : RES_APPLIED;
 }
+
+/* ---- what the configuration needs from a kernel ------------------------------ */
+
+/* Found in the kernel's module tree, whether or not it could be loaded here
+ * (another --root, a blacklist): the generators copy it all the same. */
+static bool mods_lookup_ok(struct ctx *c, const char *name)
+{
+	struct mod_info info;
+
+	return mods_lookup(c->mods, name, &info) == 0;
+}
+
+struct need {
+	char name[64];
+	const struct cfg_entry *why;
+};
+
+static size_t add_need(struct need *v, size_t n, size_t max, const char *name, const struct cfg_entry *e)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return n;
+	if (n == max)
+		return n;
+	snprintf(v[n].name, sizeof(v[n].name), "%s", name);
+	v[n].why = e;
+	return n + 1;
+}
+
+static const char *iosched_module(const char *s)
+{
+	return !strcmp(s, "mq-deadline") ? "mq-deadline" : !strcmp(s, "kyber") ? "kyber-iosched" :
+	       !strcmp(s, "bfq") ? "bfq" : NULL;
+}
+
+static size_t collect_needs(struct ctx *c, struct need *v, size_t max)
+{
+	const struct cfg_entry *e;
+	char w[WORD_MAX], name[80];
+	const char *s;
+	size_t n = 0;
+
+	if ((e = config_get(&c->cfg, "modules", NULL, "load")))
+		for (s = e->value; next_word(&s, w, sizeof(w));)
+			n = add_need(v, n, max, w, e);
+	if ((e = config_get(&c->cfg, "net", NULL, "congestion_control")) && strcmp(e->value, "reno")) {
+		snprintf(name, sizeof(name), "tcp_%s", e->value);
+		n = add_need(v, n, max, name, e);
+	}
+	if ((e = config_get(&c->cfg, "net", NULL, "qdisc")) && !qdisc_is_core(e->value)) {
+		snprintf(name, sizeof(name), "sch_%s", e->value);
+		n = add_need(v, n, max, name, e);
+	}
+	for (size_t i = 0; i < c->cfg.n; i++) {
+		e = &c->cfg.v[i];
+		if (strcmp(e->section, "block") || strcmp(e->key, "scheduler") ||
+		    config_get(&c->cfg, "block", e->name, "scheduler") != e)
+			continue;
+		for (s = e->value; next_word(&s, w, sizeof(w));)
+			if (iosched_module(w))
+				n = add_need(v, n, max, iosched_module(w), e);
+	}
+	return n;
+}
+
+/* `earlytune modules [--kernel VERSION] [--check]`: one line per module the
+ * configuration needs (name, state for that kernel, where the need comes
+ * from). The initramfs generators copy these; the kernel hooks --check that
+ * a new kernel has them, warning by name. */
+int cmd_modules(struct ctx *c, bool check)
+{
+	struct need v[64];
+	size_t n = collect_needs(c, v, ARRAY_SIZE(v));
+	int missing = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_(freep) char *src = config_source(v[i].why);
+		char why[256];
+		int st = mods_state(c->mods, v[i].name);
+		int a = mods_available(c->mods, v[i].name, why, sizeof(why));
+		const char *state = st == MOD_LIVE ? "live" :
+				    st == MOD_BUILTIN || (!c->kernel.other && builtin_cc(c, v[i].name)) ? "builtin" :
+				    a == 2 || (a == 0 && c->mods && mods_lookup_ok(c, v[i].name)) ? "module" :
+				    a == 3 ? "unknown" : "missing";
+
+		printf("%s\t%s\t[%s] %s = %s (%s)\n", v[i].name, state, v[i].why->section, v[i].why->key,
+		       v[i].why->value, src ? src : "?");
+		if (!strcmp(state, "missing")) {
+			missing++;
+			if (check)
+				log_msg(LOG_WARN, "kernel %s has no module %s, needed by [%s] %s = %s (%s)",
+					c->kernel.release, v[i].name, v[i].why->section, v[i].why->key,
+					v[i].why->value, src ? src : "?");
+		}
+	}
+	return check && missing ? 1 : 0;
+}

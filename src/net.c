@@ -61,7 +61,7 @@ int net_rank(const char *setting)
 	return !strcmp(setting, "qdisc") ? 1 : 0;
 }
 
-static bool is_core(const char *kind)
+bool qdisc_is_core(const char *kind)
 {
 	for (const char *const *k = core_kinds; *k; k++)
 		if (!strcmp(*k, kind))
@@ -271,6 +271,21 @@ static int check_params(struct ctx *c, struct netconf *nc, char *why, size_t siz
 
 /* ---- sysctls ----------------------------------------------------------------- */
 
+/* A sysctl.d file that systemd-sysctl applies later would undo this item:
+ * name it (verify counts it as drift). */
+static void warn_override(struct ctx *c, struct item *it, const char *key, const char *want)
+{
+	char value[128], file[PATH_MAX];
+
+	if (sysctl_final(&c->root, key, value, sizeof(value), file, sizeof(file)) <= 0 ||
+	    !strcmp(value, want))
+		return;
+	it->foreign = true;
+	item_setf(&it->reason, "%s sets %s = %s and systemd-sysctl applies it after earlytune: "
+			       "install the guard (earlytune sysctl-conf > /etc/sysctl.d/" SYSCTL_GUARD ") or change that file",
+		  file, key, value);
+}
+
 static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const char *path,
 			const struct cfg_entry *e, const char *module, bool available)
 {
@@ -296,6 +311,7 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 		return;
 	}
 	item_set(&it->current, cur);
+	warn_override(c, it, name, e->value);
 	if (!strcmp(cur, e->value))
 		return; /* keep */
 	if (!available) {
@@ -338,7 +354,7 @@ static void plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc
 	if (nc->kind) {
 		snprintf(module, sizeof(module), "sch_%s", nc->kind);
 		plan_sysctl(c, p, "net.core.default_qdisc", "proc/sys/net/core/default_qdisc", nc->qdisc_entry,
-			    module, is_core(nc->kind));
+			    module, qdisc_is_core(nc->kind));
 	}
 }
 
@@ -437,7 +453,7 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 	}
 	if (holds(nc, qs, l->ifindex, l->num_tx))
 		return; /* keep */
-	if (!is_core(nc->kind)) {
+	if (!qdisc_is_core(nc->kind)) {
 		char module[64];
 		int a;
 
@@ -618,7 +634,7 @@ static void explain(struct ctx *c, struct item *it, const struct netconf *nc, co
 		item_setf(&it->error, "replacing the root qdisc needs CAP_NET_ADMIN: %s", strerror(-res->err));
 		return;
 	}
-	if ((res->err == -ENOENT || res->err == -EINVAL) && !is_core(nc->kind) &&
+	if ((res->err == -ENOENT || res->err == -EINVAL) && !qdisc_is_core(nc->kind) &&
 	    strstr(res->msg, "nknown qdisc")) {
 		char module[64];
 
