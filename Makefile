@@ -42,7 +42,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 SAN_OBJS  := $(LIBSRCS:src/%.c=$(BUILD)/san/%.o)
 
-.PHONY: all check check-unit check-integration check-valgrind bench clean install uninstall
+.PHONY: all check check-unit check-integration check-valgrind check-boot bench clean install uninstall
 
 all: $(BUILD)/earlytune
 
@@ -95,6 +95,10 @@ check-integration: $(BUILD)/earlytune $(BUILD)/san/earlytune
 
 check-valgrind: $(BUILD)/dyn/earlytune
 	tests/run-valgrind $(BUILD)/dyn/earlytune
+
+# Real kernels, real initramfs generators, QEMU: see tests/boot/run.sh.
+check-boot: $(BUILD)/earlytune
+	tests/boot/run.sh $(BUILD)
 
 check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(UNIT_BINS)
 	tests/check $(BUILD)

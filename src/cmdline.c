@@ -95,6 +95,45 @@ int cmdline_get(const char *cmdline, const char *key, char *val, size_t size)
 	return found;
 }
 
+/* Calls fn for each kernel parameter (up to "--") with its key and value
+ * (NULL for a bare key), both without quotes; stops when fn returns < 0. */
+int cmdline_each(const char *cmdline, int (*fn)(const char *key, const char *val, void *data), void *data)
+{
+	const char *s = cmdline ? cmdline : "";
+	char key[256], val[1024];
+	struct arg a;
+	int r;
+
+	while ((s = next_arg(s, &a))) {
+		if (a.klen == 2 && !a.val && !strncmp(a.key, "--", 2))
+			break;
+		snprintf(key, sizeof(key), "%.*s", (int)a.klen, a.key);
+		snprintf(val, sizeof(val), "%.*s", (int)a.vlen, a.val ? a.val : "");
+		r = fn(key, a.val ? val : NULL, data);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Kernel parameter keys compare with '-' and '_' alike. */
+bool cmdline_key_eq(const char *a, const char *b)
+{
+	return key_eq(a, strlen(a), b);
+}
+
+/* "key" or "key=value" in force: the last occurrence of key carries value. */
+bool cmdline_has_param(const char *cmdline, const char *param)
+{
+	char key[256], val[1024];
+	const char *eq = strchr(param, '=');
+
+	snprintf(key, sizeof(key), "%.*s", (int)(eq ? (size_t)(eq - param) : strlen(param)), param);
+	if (!cmdline_get(cmdline, key, val, sizeof(val)))
+		return false;
+	return !eq || !strcmp(val, eq + 1);
+}
+
 bool cmdline_has(const char *cmdline, const char *key)
 {
 	return cmdline_get(cmdline, key, NULL, 0) > 0;

@@ -86,12 +86,12 @@ static void parse_header(struct parser *ps, char *s)
 		return;
 	}
 	if (strcmp(s, "main") && strcmp(s, "block") && strcmp(s, "thp") &&
-	    strcmp(s, "modules") && strcmp(s, "net")) {
-		parse_error(ps, "unknown section [%s]; allowed: [main] [block] [block \"NAME\"] [thp] [modules] [net]", s);
+	    strcmp(s, "modules") && strcmp(s, "net") && strcmp(s, "cmdline")) {
+		parse_error(ps, "unknown section [%s]; allowed: [main] [block] [block \"NAME\"] [thp] [modules] [net] [cmdline] [cmdline \"NAME\"]", s);
 		return;
 	}
-	if (name && strcmp(s, "block")) {
-		parse_error(ps, "section [%s] takes no name (only [block \"NAME\"] does), got \"%s\"", s, name);
+	if (name && strcmp(s, "block") && strcmp(s, "cmdline")) {
+		parse_error(ps, "section [%s] takes no name (only [block \"NAME\"] and [cmdline \"NAME\"] do), got \"%s\"", s, name);
 		return;
 	}
 	if (name && !valid_name(name)) {
@@ -122,6 +122,8 @@ static int check_key(struct parser *ps, const char *key, const char *value)
 		r = block_check_key(key, value, why, sizeof(why));
 	} else if (!strcmp(ps->section, "thp")) {
 		r = thp_check_key(key, value, why, sizeof(why));
+	} else if (!strcmp(ps->section, "cmdline")) {
+		r = cmdline_check_key(key, value, why, sizeof(why));
 	} else {
 		r = net_check_key(ps->section, key, value, why, sizeof(why));
 	}

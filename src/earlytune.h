@@ -67,6 +67,10 @@ int root_mkdir_p(const struct root *r, const char *rel, int mode);
 /* ---- cmdline.c: the kernel command line, split the way the kernel splits it ---- */
 int cmdline_get(const char *cmdline, const char *key, char *val, size_t size);
 bool cmdline_has(const char *cmdline, const char *key);
+int cmdline_each(const char *cmdline, int (*fn)(const char *key, const char *val, void *data), void *data);
+bool cmdline_key_eq(const char *a, const char *b);
+bool cmdline_has_param(const char *cmdline, const char *param);
+
 bool cmdline_disabled(const char *cmdline);
 
 /* ---- selector files: "always [madvise] never" ---- */
@@ -251,6 +255,7 @@ void state_free(struct records *rs);
 int sysctl_final(const struct root *r, const char *key, char *value, size_t vsize, char *file,
 		 size_t fsize);
 int sysctl_guard(const struct config *cfg, FILE *out);
+int sysctl_mask_guard(const struct root *r);
 
 /* ---- probe.c: libblkid tags of a disk and its partitions ---- */
 int probe_disk_tags(const struct root *r, const char *disk, char ***tags, size_t *n);
@@ -260,3 +265,10 @@ int cmd_plan(struct ctx *c);
 int cmd_apply(struct ctx *c);
 int cmd_verify(struct ctx *c);
 int cmd_revert(struct ctx *c);
+
+/* ---- kcmdline.c: suggestions and bootloader integration ---- */
+int cmdline_check_key(const char *key, const char *value, char *why, size_t size);
+int cmd_cmdline_suggest(struct ctx *c);
+int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update);
+int cmd_cmdline_remove(struct ctx *c);
+int cmd_cmdline_verify(struct ctx *c);

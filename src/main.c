@@ -32,6 +32,12 @@ static void help(void)
 	       "            (--kernel VERSION) has them; --check warns by name, exit 1 if not\n"
 	       "  sysctl-conf  the sysctl.d guard that keeps systemd-sysctl from resetting\n"
 	       "            default_qdisc and tcp_congestion_control later in boot\n"
+	       "  cmdline   kernel command-line suggestions for the kernel (--kernel VERSION):\n"
+	       "            what to add, what is stale, why, and the risk\n"
+	       "  cmdline apply [--backend ostree|bls|grub|kernel-install|uki] [--update]\n"
+	       "            integrate the additions with the bootloader (detected in that order)\n"
+	       "  cmdline remove   remove exactly what earlytune added\n"
+	       "  cmdline verify   exit 1 when a reboot is pending or a parameter is missing\n"
 	       "\n"
 	       "Options (before or after the command):\n"
 	       "  -r, --root DIR       read and write below DIR instead of / (sys, proc, etc, run,\n"
@@ -45,6 +51,8 @@ static void help(void)
 	       "  -I, --iface NAME     one network interface by name; implies --only net\n"
 	       "  -k, --kernel VER     ask about kernel release VER (modules), not the running one\n"
 	       "      --check          modules: warn about each missing module and exit 1\n"
+	       "      --backend B      cmdline apply: the bootloader integration to use\n"
+	       "      --update         cmdline apply: also run update-grub\n"
 	       "  -j, --json           print one JSON object\n"
 	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines,\n"
 	       "                       always exit 0\n"
@@ -60,9 +68,9 @@ static void help(void)
 }
 
 struct args {
-	const char *root, *config, *profile, *command, *kernel;
+	const char *root, *config, *profile, *command, *sub, *kernel, *backend;
 	unsigned only;
-	bool only_set, check;
+	bool only_set, check, update;
 };
 
 static int parse_only(const char *s, unsigned *out)
@@ -120,7 +128,7 @@ static int parse_ifindex(const char *s, int *out)
 }
 
 static const char *const commands[] = { "plan", "apply", "verify", "revert", "config", "modules",
-					"sysctl-conf" };
+					"sysctl-conf", "cmdline" };
 
 static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 {
@@ -132,6 +140,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "version", no_argument, NULL, 'V' },       { "help", no_argument, NULL, 'h' },
 		{ "ifindex", required_argument, NULL, 'i' }, { "iface", required_argument, NULL, 'I' },
 		{ "kernel", required_argument, NULL, 'k' },  { "check", no_argument, NULL, 'C' },
+		{ "backend", required_argument, NULL, 'B' }, { "update", no_argument, NULL, 'U' },
 		{ 0 },
 	};
 	int ch;
@@ -169,6 +178,8 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 			a->kernel = optarg;
 			break;
 		case 'C': a->check = true; break;
+		case 'B': a->backend = optarg; break;
+		case 'U': a->update = true; break;
 		case 'j': c->json = true; break;
 		case 'b': c->boot = true; break;
 		case 'v': c->verbose = true; break;
@@ -179,6 +190,13 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	}
 	if (optind < argc)
 		a->command = argv[optind++];
+	if (optind < argc && !strcmp(a->command, "cmdline")) {
+		a->sub = argv[optind++];
+		if (strcmp(a->sub, "apply") && strcmp(a->sub, "remove") && strcmp(a->sub, "verify")) {
+			log_msg(LOG_ERR, "cmdline: unknown subcommand '%s'; cmdline [apply|remove|verify]", a->sub);
+			return -EINVAL;
+		}
+	}
 	if (optind < argc) {
 		log_msg(LOG_ERR, "unexpected argument '%s'; see --help", argv[optind]);
 		return -EINVAL;
@@ -186,7 +204,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(a->command, commands[i]))
 			return 0;
-	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config modules sysctl-conf",
+	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config modules sysctl-conf cmdline",
 		a->command);
 	return -EINVAL;
 }
@@ -244,6 +262,15 @@ static int run(struct ctx *c, const struct args *a)
 		return sysctl_guard(&c->cfg, stdout) < 0 ? EXIT_DRIFT : EXIT_OK;
 	if (!strcmp(command, "modules"))
 		return cmd_modules(c, a->check);
+	if (!strcmp(command, "cmdline")) {
+		if (!a->sub)
+			return cmd_cmdline_suggest(c);
+		if (!strcmp(a->sub, "apply"))
+			return cmd_cmdline_apply(c, a->backend, a->update);
+		if (!strcmp(a->sub, "remove"))
+			return cmd_cmdline_remove(c);
+		return cmd_cmdline_verify(c);
+	}
 	if (!strcmp(command, "apply"))
 		return cmd_apply(c);
 	if (!strcmp(command, "verify"))

@@ -148,6 +148,7 @@ static struct counts count(const struct plan *p)
 static void log_boot(const struct ctx *c, const struct plan *p, const char *command)
 {
 	struct counts n = count(p);
+	char what[64] = "";
 
 	for (size_t i = 0; i < p->n; i++) {
 		const struct item *it = &p->v[i];
@@ -158,7 +159,14 @@ static void log_boot(const struct ctx *c, const struct plan *p, const char *comm
 		else if (it->error)
 			log_msg(LOG_ERR, "%s %s %s: %s", it->domain, it->target, it->setting, it->error);
 	}
-	log_msg(LOG_NOTICE, "%s: %u changed, %u kept, %u skipped, %u failed in %.1f ms", command,
+	/* udev runs one per device: the summary names it. */
+	if (c->ndevices == 1)
+		snprintf(what, sizeof(what), " %s", c->devices[0]);
+	else if (c->iface)
+		snprintf(what, sizeof(what), " %s", c->iface);
+	else if (c->ifindex)
+		snprintf(what, sizeof(what), " ifindex %d", c->ifindex);
+	log_msg(LOG_NOTICE, "%s%s: %u changed, %u kept, %u skipped, %u failed in %.1f ms", command, what,
 		n.changed, n.kept, n.skipped, n.failed, (double)(now_ns() - c->t0_ns) / 1e6);
 }
 
@@ -342,7 +350,9 @@ int cmd_apply(struct ctx *c)
 	int r;
 
 	if (cmdline_disabled(c->kernel.cmdline)) {
-		log_msg(LOG_NOTICE, "earlytune=0 on the kernel command line: applying nothing");
+		r = sysctl_mask_guard(&c->root);
+		log_msg(LOG_NOTICE, "earlytune=0 on the kernel command line: applying nothing%s",
+			r < 0 ? "" : "; sysctl guard masked for this boot");
 		return 0;
 	}
 	r = apply_plan(c, &p);

@@ -6,6 +6,7 @@
  * file that would still win, so verify can name it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,20 @@ int sysctl_final(const struct root *r, const char *key, char *value, size_t vsiz
 	if (rr < 0)
 		return rr;
 	return *file ? 1 : 0;
+}
+
+/* earlytune=0 must leave the kernel's defaults: an empty file of the same
+ * name in /run/sysctl.d masks the installed guard for this boot (the unit
+ * runs before systemd-sysctl; the initramfs images carry no guard). */
+int sysctl_mask_guard(const struct root *r)
+{
+	_cleanup_(closep) int fd = -1;
+	int rr = root_mkdir_p(r, "run/sysctl.d", 0755);
+
+	if (rr < 0)
+		return rr;
+	fd = root_openat(r, "run/sysctl.d/" SYSCTL_GUARD, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	return fd < 0 ? fd : 0;
 }
 
 /* The guard: the sysctls earlytune sets that systemd-sysctl would reset. */

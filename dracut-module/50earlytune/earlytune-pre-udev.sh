@@ -2,8 +2,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Sourced by dracut's init at pre-udev: modules, THP, congestion control and
 # default qdisc before udev starts and any disk or NIC appears. Never exits,
-# never fails the boot: earlytune --boot always returns 0.
-type getargbool >/dev/null 2>&1 || . /lib/dracut-lib.sh
-if getargbool 1 earlytune && getargbool 1 rd.earlytune; then
-	/usr/sbin/earlytune --boot apply --only modules,thp,net
-fi
+# never fails the boot: earlytune --boot always returns 0, and reads
+# earlytune=0 / rd.earlytune=0 itself (it then writes nothing).
+/usr/sbin/earlytune --boot apply --only modules,thp,net

@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * `earlytune cmdline`: kernel command-line suggestions for a kernel version,
+ * and their integration with the bootloader (ostree, BLS with grubby, Debian
+ * GRUB drop-in, kernel-install, UKI). earlytune records exactly what it
+ * added in /var/lib/earlytune/cmdline.state and removes exactly that.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "earlytune.h"
+
+#define STATE "var/lib/earlytune/cmdline.state"
+#define GRUB_DROPIN "etc/default/grub.d/99-earlytune.cfg"
+#define MAX_SUGG 64
+
+/* Parameters that trade security for speed: suggested only when configured,
+ * and then always with a warning. */
+static const char *const security_keys[] = {
+	"mitigations", "init_on_alloc", "init_on_free", "nosmt", "nospectre_v1", "nospectre_v2",
+	"spectre_v2", "spectre_v2_user", "spec_store_bypass_disable", "nopti", "pti", "l1tf", "mds",
+	"tsx", "tsx_async_abort", "retbleed", "srbds", "mmio_stale_data", "gather_data_sampling",
+	"reg_file_data_sampling", "kpti", "lockdown", "module.sig_enforce", "selinux", "apparmor",
+	"security", "random.trust_cpu", "page_alloc.shuffle", "slab_nomerge", NULL,
+};
+
+struct sugg {
+	char param[256];
+	bool remove;
+	bool security;
+	char why[320];
+	const char *risk;
+	char *source;
+};
+
+struct suggs {
+	struct sugg v[MAX_SUGG];
+	size_t n;
+};
+
+/* ---- configuration ------------------------------------------------------- */
+
+static bool param_word(const char *w)
+{
+	if (!*w || *w == '=' || *w == '-')
+		return false;
+	for (; *w; w++)
+		if ((unsigned char)*w <= ' ' || *w == '"' || *w == '\'' || *w == '\\' || *w == '$' || *w == '`')
+			return false;
+	return true;
+}
+
+int cmdline_check_key(const char *key, const char *value, char *why, size_t size)
+{
+	char w[WORD_MAX];
+	size_t len;
+
+	if (!strcmp(key, "match.vendor") || !strcmp(key, "match.product") || !strcmp(key, "match.disk"))
+		return 0;
+	if (strcmp(key, "add")) {
+		snprintf(why, size, "unknown key '%s' in [cmdline]; allowed: add match.vendor match.product match.disk", key);
+		return -EINVAL;
+	}
+	while ((len = next_word(&value, w, sizeof(w))))
+		if (len >= sizeof(w) || !param_word(w)) {
+			snprintf(why, size, "[cmdline] add: '%s' is not a kernel parameter (key or key=value, no quotes, spaces or shell characters)", w);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static bool is_security(const char *param)
+{
+	char key[128];
+
+	snprintf(key, sizeof(key), "%.*s", (int)strcspn(param, "="), param);
+	for (const char *const *k = security_keys; *k; k++)
+		if (cmdline_key_eq(key, *k))
+			return true;
+	return false;
+}
+
+/* ---- the target kernel ----------------------------------------------------- */
+
+/* The compiled-in THP default: /boot/config-VERSION, else the Kconfig default. */
+static const char *thp_default(struct ctx *c, char *from, size_t size)
+{
+	_cleanup_(freep) char *cfg = NULL;
+	char rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "boot/config-%s", c->kernel.release);
+	if (root_read_file(&c->root, rel, &cfg, 1 << 22) < 0) {
+		snprintf(from, size, "no /boot/config-%s: assuming the Kconfig default", c->kernel.release);
+		return "always";
+	}
+	snprintf(from, size, "/boot/config-%s", c->kernel.release);
+	if (!strstr(cfg, "\nCONFIG_TRANSPARENT_HUGEPAGE=y"))
+		return NULL;
+	if (strstr(cfg, "\nCONFIG_TRANSPARENT_HUGEPAGE_MADVISE=y"))
+		return "madvise";
+	if (strstr(cfg, "\nCONFIG_TRANSPARENT_HUGEPAGE_NEVER=y"))
+		return "never";
+	return "always";
+}
+
+static struct sugg *add_sugg(struct suggs *s, const char *param, bool remove, const char *risk,
+			     const struct cfg_entry *e)
+{
+	struct sugg *x;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i].param, param) && s->v[i].remove == remove)
+			return NULL;
+	if (s->n == MAX_SUGG)
+		return NULL;
+	x = &s->v[s->n++];
+	*x = (struct sugg){ .remove = remove, .risk = risk };
+	snprintf(x->param, sizeof(x->param), "%s", param);
+	x->source = e ? config_source(e) : NULL;
+	return x;
+}
+
+static void suggest_thp(struct ctx *c, struct suggs *s)
+{
+	const struct cfg_entry *e = config_get(&c->cfg, "thp", NULL, "enabled");
+	char from[PATH_MAX + 64], p[64];
+	const char *dflt = thp_default(c, from, sizeof(from));
+	struct sugg *x;
+
+	if (!e || !dflt || !strcmp(e->value, dflt))
+		return;
+	snprintf(p, sizeof(p), "transparent_hugepage=%s", e->value);
+	x = add_sugg(s, p, false, "low", e);
+	if (x)
+		snprintf(x->why, sizeof(x->why), "THP %s from the first page fault, before earlytune runs and on boots without an initramfs (compiled default: %s; %s)",
+			 e->value, dflt, from);
+}
+
+/* thp_anon= (6.12+): the per-size policies of [thp] size.NkB.enabled. */
+static void suggest_thp_anon(struct ctx *c, struct suggs *s)
+{
+	char p[256] = "thp_anon=", one[48];
+	const struct cfg_entry *last = NULL;
+	struct sugg *x;
+
+	if (c->kernel.version < KV(6, 12))
+		return;
+	for (size_t i = 0; i < c->cfg.n; i++) {
+		const struct cfg_entry *e = &c->cfg.v[i];
+		unsigned long long kb;
+
+		if (strcmp(e->section, "thp") || strncmp(e->key, "size.", 5) ||
+		    config_get(&c->cfg, "thp", NULL, e->key) != e ||
+		    sscanf(e->key, "size.%llukB.enabled", &kb) != 1 || !strcmp(e->value, "never"))
+			continue;
+		snprintf(one, sizeof(one), "%s%lluK:%s", last ? ";" : "", kb, e->value);
+		if (strlen(p) + strlen(one) < sizeof(p))
+			strcat(p, one);
+		last = e;
+	}
+	if (!last)
+		return;
+	x = add_sugg(s, p, false, "low", last);
+	if (x)
+		snprintf(x->why, sizeof(x->why), "multi-size THP policy from boot (Linux 6.12+; sizes not named stay never)");
+}
+
+static bool dmi_matches(struct ctx *c, const char *file, const char *globs)
+{
+	char rel[PATH_MAX], have[256], w[WORD_MAX];
+
+	snprintf(rel, sizeof(rel), "sys/class/dmi/id/%s", file);
+	if (root_read(&c->root, rel, have, sizeof(have)) <= 0)
+		return false;
+	while (next_word(&globs, w, sizeof(w)))
+		if (fnmatch(w, have, 0) == 0)
+			return true;
+	/* DMI strings have spaces: the whole value is one pattern too. */
+	return fnmatch(globs, have, 0) == 0;
+}
+
+static bool disk_present(struct ctx *c, const char *globs)
+{
+	char w[WORD_MAX];
+	glob_t g;
+	bool hit = false;
+
+	while (!hit && next_word(&globs, w, sizeof(w))) {
+		char pat[PATH_MAX];
+
+		snprintf(pat, sizeof(pat), "%s/sys/block/%s", c->root.is_host ? "" : c->root.dir, w);
+		if (glob(pat, 0, NULL, &g) == 0)
+			hit = g.gl_pathc > 0;
+		globfree(&g);
+	}
+	return hit;
+}
+
+static bool rule_matches(struct ctx *c, const char *name)
+{
+	const struct cfg_entry *v = config_get(&c->cfg, "cmdline", name, "match.vendor");
+	const struct cfg_entry *p = config_get(&c->cfg, "cmdline", name, "match.product");
+	const struct cfg_entry *d = config_get(&c->cfg, "cmdline", name, "match.disk");
+
+	return (!v || dmi_matches(c, "sys_vendor", v->value)) &&
+	       (!p || dmi_matches(c, "product_name", p->value)) && (!d || disk_present(c, d->value));
+}
+
+/* [cmdline "NAME"] rules whose matches hold, and [cmdline] add. */
+static void suggest_rules(struct ctx *c, struct suggs *s)
+{
+	for (size_t i = 0; i < c->cfg.n; i++) {
+		const struct cfg_entry *e = &c->cfg.v[i];
+		char w[WORD_MAX];
+		const char *p;
+
+		if (strcmp(e->section, "cmdline") || strcmp(e->key, "add") ||
+		    config_get(&c->cfg, "cmdline", e->name, "add") != e || !rule_matches(c, e->name))
+			continue;
+		for (p = e->value; next_word(&p, w, sizeof(w));) {
+			bool sec = is_security(w);
+			struct sugg *x = add_sugg(s, w, false, sec ? "high: security" : "low", e);
+
+			if (!x)
+				continue;
+			x->security = sec;
+			if (e->reason)
+				snprintf(x->why, sizeof(x->why), "%s", e->reason);
+			else
+				snprintf(x->why, sizeof(x->why), "configured in [cmdline%s%s%s]", e->name ? " \"" : "",
+					 e->name ? e->name : "", e->name ? "\"" : "");
+		}
+	}
+}
+
+struct stale_ctx {
+	struct ctx *c;
+	struct suggs *s;
+};
+
+/* Parameters in /proc/cmdline that do nothing now, or fight the configuration. */
+static int check_stale(const char *key, const char *val, void *data)
+{
+	struct stale_ctx *sc = data;
+	const struct cfg_entry *thp = config_get(&sc->c->cfg, "thp", NULL, "enabled");
+	char p[512];
+	struct sugg *x;
+
+	snprintf(p, sizeof(p), "%s%s%s", key, val ? "=" : "", val ? val : "");
+	if (cmdline_key_eq(key, "elevator")) {
+		x = add_sugg(sc->s, p, true, "none", NULL);
+		if (x)
+			snprintf(x->why, sizeof(x->why), "no effect since Linux 5.0 (blk-mq; ignored, and warned about since 5.5): earlytune sets the scheduler per disk");
+	} else if (cmdline_key_eq(key, "scsi_mod.use_blk_mq") || cmdline_key_eq(key, "dm_mod.use_blk_mq")) {
+		x = add_sugg(sc->s, p, true, "none", NULL);
+		if (x)
+			snprintf(x->why, sizeof(x->why), "the legacy block layer it chose between was removed in Linux 5.0");
+	} else if (cmdline_key_eq(key, "transparent_hugepage") && thp && val && strcmp(val, thp->value)) {
+		x = add_sugg(sc->s, p, true, "low", thp);
+		if (x)
+			snprintf(x->why, sizeof(x->why), "contradicts [thp] enabled = %s (and makes earlytune skip it)", thp->value);
+	}
+	return 0;
+}
+
+static void collect(struct ctx *c, struct suggs *s)
+{
+	struct stale_ctx sc = { c, s };
+
+	suggest_thp(c, s);
+	suggest_thp_anon(c, s);
+	suggest_rules(c, s);
+	/* Removals concern the command line this kernel booted with. */
+	cmdline_each(c->kernel.cmdline, check_stale, &sc);
+	/* A suggestion already on the command line is not one. */
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->v[i].remove && cmdline_has_param(c->kernel.cmdline, s->v[i].param))
+			s->v[i].param[0] = '\0';
+}
+
+static void free_suggs(struct suggs *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].source);
+}
+
+/* ---- printing -------------------------------------------------------------- */
+
+static void print_suggs(struct ctx *c, const struct suggs *s)
+{
+	struct strbuf sb = { 0 };
+	bool first = true;
+
+	if (!c->json) {
+		for (size_t i = 0; i < s->n; i++) {
+			const struct sugg *x = &s->v[i];
+
+			if (!x->param[0])
+				continue;
+			printf("%-6s %-40s %-14s %s%s%s%s\n", x->remove ? "remove" : "add", x->param, x->risk, x->why,
+			       x->source ? " [" : "", x->source ? x->source : "", x->source ? "]" : "");
+			if (x->security)
+				printf("warning: %s weakens the kernel's protection against CPU and memory attacks; "
+				       "suggested only because the configuration asks for it\n", x->param);
+		}
+		return;
+	}
+	sb_printf(&sb, "{\"version\":1,\"command\":\"cmdline\",\"kernel\":");
+	sb_json_str(&sb, c->kernel.release);
+	sb_printf(&sb, ",\"suggestions\":[");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct sugg *x = &s->v[i];
+
+		if (!x->param[0])
+			continue;
+		sb_printf(&sb, "%s{\"action\":\"%s\",\"parameter\":", first ? "" : ",", x->remove ? "remove" : "add");
+		sb_json_str(&sb, x->param);
+		sb_printf(&sb, ",\"risk\":");
+		sb_json_str(&sb, x->risk);
+		sb_printf(&sb, ",\"reason\":");
+		sb_json_str(&sb, x->why);
+		sb_printf(&sb, ",\"source\":");
+		sb_json_str(&sb, x->source);
+		sb_printf(&sb, ",\"security\":%s}", x->security ? "true" : "false");
+		first = false;
+	}
+	sb_printf(&sb, "]}\n");
+	if (!sb.oom)
+		fputs(sb.s, stdout);
+	sb_free(&sb);
+}
+
+int cmd_cmdline_suggest(struct ctx *c)
+{
+	struct suggs s = { .n = 0 };
+
+	collect(c, &s);
+	print_suggs(c, &s);
+	free_suggs(&s);
+	return 0;
+}
+
+/* ---- files, written atomically ------------------------------------------- */
+
+static int write_atomic(const struct root *r, const char *rel, const char *content)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	size_t len = strlen(content);
+	int fd, rr = 0;
+
+	snprintf(dir, sizeof(dir), "%s", rel);
+	*strrchr(dir, '/') = '\0';
+	rr = root_mkdir_p(r, dir, 0755);
+	if (rr < 0)
+		return rr;
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, strrchr(rel, '/') + 1);
+	fd = root_openat(r, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return fd;
+	if (write(fd, content, len) != (ssize_t)len || fsync(fd) < 0)
+		rr = errno ? -errno : -EIO;
+	close(fd);
+	if (rr == 0 && renameat(r->fd, tmp, r->fd, rel) < 0)
+		rr = -errno;
+	if (rr < 0)
+		unlinkat(r->fd, tmp, 0);
+	return rr;
+}
+
+/* Writes only when the bytes differ: a second apply changes nothing. */
+static int write_if_changed(const struct root *r, const char *rel, const char *content, bool *changed)
+{
+	_cleanup_(freep) char *old = NULL;
+
+	*changed = false;
+	if (root_read_file(r, rel, &old, 1 << 20) >= 0 && !strcmp(old, content))
+		return 0;
+	*changed = true;
+	return write_atomic(r, rel, content);
+}
+
+/* ---- state: what earlytune added, per backend ------------------------------- */
+
+struct added {
+	char backend[32];
+	char params[2048]; /* space-separated */
+};
+
+static int load_state(const struct root *r, struct added *a)
+{
+	_cleanup_(freep) char *buf = NULL;
+	char *tab;
+
+	*a = (struct added){ "", "" };
+	if (root_read_file(r, STATE, &buf, 1 << 16) < 0)
+		return 0;
+	tab = strchr(buf, '\t');
+	if (!tab)
+		return 0;
+	*tab = '\0';
+	snprintf(a->backend, sizeof(a->backend), "%s", buf);
+	snprintf(a->params, sizeof(a->params), "%s", strip(tab + 1));
+	return 1;
+}
+
+static int save_state(const struct root *r, const struct added *a)
+{
+	char line[2200];
+
+	if (!a->params[0]) {
+		if (unlinkat(r->fd, STATE, 0) < 0 && errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	snprintf(line, sizeof(line), "%s\t%s\n", a->backend, a->params);
+	return write_atomic(r, STATE, line);
+}
+
+/* ---- backends ---------------------------------------------------------------- */
+
+static const char *const backends[] = { "ostree", "bls", "grub", "kernel-install", "uki", NULL };
+
+static bool any_file(const struct root *r, const char *pattern)
+{
+	char pat[PATH_MAX];
+	glob_t g;
+	bool hit;
+
+	snprintf(pat, sizeof(pat), "%s/%s", r->is_host ? "" : r->dir, pattern);
+	hit = glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+	globfree(&g);
+	return hit;
+}
+
+static const char *detect_backend(const struct root *r)
+{
+	if (root_exists(r, "run/ostree-booted") || root_exists(r, "ostree/repo"))
+		return "ostree";
+	if (any_file(r, "boot/loader/entries/*.conf"))
+		return "bls";
+	if (root_exists(r, "etc/default/grub"))
+		return "grub";
+	if (root_exists(r, "etc/kernel/cmdline"))
+		return "kernel-install";
+	if (any_file(r, "boot/EFI/Linux/*.efi") || any_file(r, "efi/EFI/Linux/*.efi"))
+		return "uki";
+	return NULL;
+}
+
+static int run_argv(char *const argv[])
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		return -ENOENT;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+static bool has_word(const char *list, const char *w)
+{
+	char x[WORD_MAX];
+
+	while (next_word(&list, x, sizeof(x)))
+		if (!strcmp(x, w))
+			return true;
+	return false;
+}
+
+/* grubby over BLS entries: by argv, never a shell. */
+static int grubby(struct ctx *c, const char *flag, const char *params)
+{
+	_cleanup_(freep) char *arg = xasprintf("%s=%s", flag, params);
+	_cleanup_(freep) char *dir = xasprintf("--bls-directory=%s/boot/loader/entries", c->root.dir);
+	char *argv[] = { "grubby", "--update-kernel=ALL", arg, c->root.is_host ? NULL : dir, NULL };
+
+	if (!arg || !dir)
+		return -ENOMEM;
+	return run_argv(argv);
+}
+
+/* The parameters of every BLS entry's options line, joined. */
+static char *bls_options(const struct root *r)
+{
+	char pat[PATH_MAX];
+	struct strbuf sb = { 0 };
+	glob_t g;
+
+	snprintf(pat, sizeof(pat), "%s/boot/loader/entries/*.conf", r->is_host ? "" : r->dir);
+	if (glob(pat, 0, NULL, &g) == 0)
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			_cleanup_(freep) char *buf = NULL;
+			const char *rel = g.gl_pathv[i] + (r->is_host ? 1 : strlen(r->dir) + 1);
+			char *line, *save = NULL;
+
+			if (root_read_file(r, rel, &buf, 1 << 16) < 0)
+				continue;
+			for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+				if (!strncmp(line, "options", 7))
+					sb_printf(&sb, " %s", line + 7);
+		}
+	globfree(&g);
+	return sb.oom ? NULL : sb.s ? sb.s : strdup("");
+}
+
+static const char *grub_update_cmd(void)
+{
+	return "update-grub";
+}
+
+/* Debian/Ubuntu GRUB: a drop-in that appends to GRUB_CMDLINE_LINUX_DEFAULT,
+ * so what cloud images assign in 50-cloudimg-settings.cfg stays. */
+static int grub_write(struct ctx *c, const char *params, bool *changed)
+{
+	_cleanup_(freep) char *body = xasprintf(
+		"# Generated by `earlytune cmdline apply`; `earlytune cmdline remove` deletes it.\n"
+		"# Appends earlytune's parameters to what earlier files assigned.\n"
+		"GRUB_CMDLINE_LINUX_DEFAULT=\"${GRUB_CMDLINE_LINUX_DEFAULT:+$GRUB_CMDLINE_LINUX_DEFAULT }%s\"\n",
+		params);
+
+	return body ? write_if_changed(&c->root, GRUB_DROPIN, body, changed) : -ENOMEM;
+}
+
+/* kernel-install: /etc/kernel/cmdline, our parameters appended to its line. */
+static int kinstall_edit(struct ctx *c, const char *add, const char *remove, bool *changed)
+{
+	_cleanup_(freep) char *old = NULL;
+	struct strbuf sb = { 0 };
+	char w[WORD_MAX];
+	const char *p;
+	int r;
+
+	if (root_read_file(&c->root, "etc/kernel/cmdline", &old, 1 << 16) < 0)
+		old = strdup("");
+	if (!old)
+		return -ENOMEM;
+	for (p = old; next_word(&p, w, sizeof(w));)
+		if (!remove || !has_word(remove, w))
+			sb_printf(&sb, "%s%s", sb.len ? " " : "", w);
+	for (p = add ? add : ""; next_word(&p, w, sizeof(w));)
+		if (!has_word(old, w))
+			sb_printf(&sb, "%s%s", sb.len ? " " : "", w);
+	sb_printf(&sb, "\n");
+	r = sb.oom ? -ENOMEM : write_if_changed(&c->root, "etc/kernel/cmdline", sb.s, changed);
+	sb_free(&sb);
+	return r;
+}
+
+/* ---- apply / remove / verify ------------------------------------------------ */
+
+static void wanted_params(struct ctx *c, char *out, size_t size)
+{
+	struct suggs s = { .n = 0 };
+
+	*out = '\0';
+	collect(c, &s);
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.v[i].remove || !s.v[i].param[0] || has_word(out, s.v[i].param))
+			continue;
+		if (s.v[i].security)
+			log_msg(LOG_WARN, "warning: adding %s, which weakens the kernel's protection (configured)", s.v[i].param);
+		snprintf(out + strlen(out), size - strlen(out), "%s%s", *out ? " " : "", s.v[i].param);
+	}
+	free_suggs(&s);
+}
+
+static int apply_backend(struct ctx *c, const char *backend, const char *params, struct added *a,
+			 bool update)
+{
+	bool changed = false;
+	int r = 0;
+
+	if (!strcmp(backend, "ostree")) {
+		printf("ostree/bootc systems keep kernel arguments in the deployment; run:\n  rpm-ostree kargs");
+		for (const char *p = params; *p;) {
+			char w[WORD_MAX];
+
+			if (!next_word(&p, w, sizeof(w)))
+				break;
+			printf(" --append-if-missing=%s", w);
+		}
+		printf("\n");
+		return 0;
+	}
+	if (!strcmp(backend, "uki")) {
+		log_msg(LOG_ERR, "unified kernel images embed their command line when they are built: "
+				 "nothing earlytune can edit. Add '%s' to the UKI build (ukify --cmdline, or "
+				 "/etc/kernel/cmdline for kernel-install) and rebuild", params);
+		return -EOPNOTSUPP;
+	}
+	if (!strcmp(backend, "bls")) {
+		_cleanup_(freep) char *have = bls_options(&c->root);
+		char add[2048] = "", w[WORD_MAX];
+
+		for (const char *p = params; next_word(&p, w, sizeof(w));)
+			if (!has_word(have ? have : "", w))
+				snprintf(add + strlen(add), sizeof(add) - strlen(add), "%s%s", *add ? " " : "", w);
+		if (*add && (r = grubby(c, "--args", add)) < 0) {
+			log_msg(LOG_ERR, "grubby --update-kernel=ALL --args='%s' failed: %s", add, strerror(-r));
+			return r;
+		}
+		if (*add)
+			snprintf(a->params + strlen(a->params), sizeof(a->params) - strlen(a->params), "%s%s",
+				 *a->params ? " " : "", add);
+		changed = *add;
+	} else if (!strcmp(backend, "grub")) {
+		r = grub_write(c, params, &changed);
+		snprintf(a->params, sizeof(a->params), "%s", params);
+	} else {
+		char add[2048] = "";
+		_cleanup_(freep) char *old = NULL;
+		char w[WORD_MAX];
+
+		root_read_file(&c->root, "etc/kernel/cmdline", &old, 1 << 16);
+		for (const char *p = params; next_word(&p, w, sizeof(w));)
+			if (!has_word(old ? old : "", w))
+				snprintf(add + strlen(add), sizeof(add) - strlen(add), "%s%s", *add ? " " : "", w);
+		r = kinstall_edit(c, add, NULL, &changed);
+		if (r >= 0 && *add)
+			snprintf(a->params + strlen(a->params), sizeof(a->params) - strlen(a->params), "%s%s",
+				 *a->params ? " " : "", add);
+	}
+	if (r < 0) {
+		log_msg(LOG_ERR, "cannot write the %s configuration: %s", backend, strerror(-r));
+		return r;
+	}
+	snprintf(a->backend, sizeof(a->backend), "%s", backend);
+	printf("%s: %s%s\n", backend, changed ? "added " : "already in place: ", params);
+	if (!strcmp(backend, "grub") && changed) {
+		if (update && c->root.is_host) {
+			char *argv[] = { (char *)grub_update_cmd(), NULL };
+
+			r = run_argv(argv);
+			if (r < 0)
+				log_msg(LOG_ERR, "%s failed: %s", grub_update_cmd(), strerror(-r));
+		} else {
+			printf("run %s%s to regenerate grub.cfg; the parameters take effect at the next boot\n",
+			       c->root.is_host ? "" : "(in the image) ", grub_update_cmd());
+		}
+	}
+	return r;
+}
+
+int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update)
+{
+	char params[2048];
+	struct added a;
+	int r;
+
+	if (backend) {
+		bool known = false;
+
+		for (const char *const *b = backends; *b; b++)
+			known = known || !strcmp(*b, backend);
+		if (!known) {
+			log_msg(LOG_ERR, "--backend: unknown '%s'; backends: ostree bls grub kernel-install uki", backend);
+			return 2;
+		}
+	} else if (!(backend = detect_backend(&c->root))) {
+		log_msg(LOG_ERR, "no bootloader configuration found (ostree, BLS entries, /etc/default/grub, "
+				 "/etc/kernel/cmdline, a UKI): name one with --backend");
+		return 1;
+	}
+	wanted_params(c, params, sizeof(params));
+	load_state(&c->root, &a);
+	if (*a.backend && strcmp(a.backend, backend)) {
+		log_msg(LOG_ERR, "earlytune's parameters are integrated with %s; run `earlytune cmdline remove` first",
+			a.backend);
+		return 1;
+	}
+	if (!*params) {
+		printf("nothing to add for kernel %s\n", c->kernel.release);
+		return 0;
+	}
+	r = apply_backend(c, backend, params, &a, update);
+	if (r >= 0 && strcmp(backend, "ostree"))
+		r = save_state(&c->root, &a);
+	return r < 0 ? 1 : 0;
+}
+
+int cmd_cmdline_remove(struct ctx *c)
+{
+	struct added a;
+	bool changed = false;
+	int r = 0;
+
+	if (!load_state(&c->root, &a) || !*a.params) {
+		printf("nothing earlytune added is recorded\n");
+		return 0;
+	}
+	if (!strcmp(a.backend, "grub")) {
+		if (unlinkat(c->root.fd, GRUB_DROPIN, 0) < 0 && errno != ENOENT)
+			r = -errno;
+		changed = true;
+	} else if (!strcmp(a.backend, "bls")) {
+		r = grubby(c, "--remove-args", a.params);
+	} else if (!strcmp(a.backend, "kernel-install")) {
+		r = kinstall_edit(c, NULL, a.params, &changed);
+	}
+	if (r < 0) {
+		log_msg(LOG_ERR, "cannot remove earlytune's parameters from %s: %s", a.backend, strerror(-r));
+		return 1;
+	}
+	printf("%s: removed %s\n", a.backend, a.params);
+	if (!strcmp(a.backend, "grub") && changed)
+		printf("run %s to regenerate grub.cfg\n", grub_update_cmd());
+	a.params[0] = '\0';
+	return save_state(&c->root, &a) < 0 ? 1 : 0;
+}
+
+/* Integrated but not booted yet, or suggested but nowhere: exit 1. */
+int cmd_cmdline_verify(struct ctx *c)
+{
+	char params[2048], w[WORD_MAX];
+	struct added a;
+	int bad = 0;
+
+	wanted_params(c, params, sizeof(params));
+	load_state(&c->root, &a);
+	for (const char *p = a.params; next_word(&p, w, sizeof(w));)
+		if (!cmdline_has_param(c->kernel.cmdline, w)) {
+			printf("pending: %s is in the %s configuration but not in /proc/cmdline: reboot\n", w, a.backend);
+			bad++;
+		}
+	for (const char *p = params; next_word(&p, w, sizeof(w));)
+		if (!has_word(a.params, w)) {
+			printf("missing: %s is suggested but neither booted nor integrated: earlytune cmdline apply\n", w);
+			bad++;
+		}
+	printf("cmdline: %s\n", bad ? "reboot pending or parameters missing" : "in force");
+	return bad ? 1 : 0;
+}

@@ -1,0 +1,5 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+. /lib/ettest-report.sh
+et_report initramfs >/dev/console 2>&1
+echo o >/proc/sysrq-trigger

@@ -1,0 +1,11 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Test-only dracut module: at pre-mount (udev settled, root device found)
+# print the tuned state on the console and power off.
+check() { return 255; }
+depends() { echo earlytune; return 0; }
+install() {
+	inst_multiple tc cat ls wc tr sed grep dmesg
+	inst_simple "$moddir/report.sh" /lib/ettest-report.sh
+	inst_hook pre-mount 99 "$moddir/ettest.sh"
+}

@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Boot tests: real Debian cloud kernels (bookworm's 6.1, bookworm-backports'
+# 6.12), real dracut and initramfs-tools images built in a Debian root with
+# earlytune installed by `make install`, booted under QEMU (software
+# emulation) with a virtio disk, a multiqueue virtio NIC (tap, 2 queues) and
+# a single-queue one. Each guest prints "ETTEST …" lines and a marker on the
+# serial console and powers off; a hang, panic or missing marker fails.
+#
+# Usage: tests/boot/run.sh BUILD_DIR     (the root image is cached in BUILD_DIR/boot)
+set -u
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=$(realpath "$1")
+B=$build/boot
+ROOT=$B/rootfs
+TAP=ettap$$
+PASS=0 FAIL=0
+mkdir -p "$B"
+
+pass() { echo "ok - boot: $1"; PASS=$((PASS + 1)); }
+fail() { echo "not ok - boot: $1"; shift; for l in "$@"; do echo "    $l"; done; FAIL=$((FAIL + 1)); }
+finish() {
+	ip link del "$TAP" 2>/dev/null
+	for fs in dev sys proc; do umount "$ROOT/$fs" 2>/dev/null; done
+	echo "boot: $PASS passed, $FAIL failed"
+	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
+	exit $?
+}
+trap finish EXIT
+
+# ---- the root, earlytune in it ------------------------------------------------
+
+t0=$(date +%s)
+"$here/mkroot.sh" "$ROOT" || { fail "build the Debian root (debootstrap)"; exit; }
+echo "# root ready in $(($(date +%s) - t0)) s"
+make -s -C "$top" install DESTDIR="$ROOT" PREFIX=/usr BUILD="$build" || { fail "make install into the root"; exit; }
+install -D -m 0755 "$here/99ettest/module-setup.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/module-setup.sh"
+install -D -m 0755 "$here/99ettest/ettest.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/ettest.sh"
+install -D -m 0644 "$here/report.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/report.sh"
+install -D -m 0644 "$here/report.sh" "$ROOT/etc/ettest-report.sh"
+install -D -m 0755 "$here/itools-hook" "$ROOT/etc/initramfs-tools/hooks/ettest"
+install -D -m 0755 "$here/itools-premount" "$ROOT/etc/initramfs-tools/scripts/init-premount/ettest"
+install -D -m 0755 "$here/ettest-full" "$ROOT/usr/local/sbin/ettest-full"
+install -D -m 0644 "$here/ettest.service" "$ROOT/etc/systemd/system/ettest.service"
+mkdir -p "$ROOT/etc/systemd/system/multi-user.target.wants"
+ln -sf ../ettest.service "$ROOT/etc/systemd/system/multi-user.target.wants/ettest.service"
+echo "/dev/vda / ext4 rw 0 1" >"$ROOT/etc/fstab"
+echo ettest >"$ROOT/etc/hostname"
+# The test NICs need their driver in the image (hostonly images have none).
+grep -q '^virtio_net' "$ROOT/etc/initramfs-tools/modules" 2>/dev/null ||
+	printf 'virtio_pci\nvirtio_blk\nvirtio_net\n' >>"$ROOT/etc/initramfs-tools/modules"
+
+for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
+kernels=$(cd "$ROOT/lib/modules" && ls | sort -V)
+[ "$(echo "$kernels" | wc -w)" -ge 2 ] || fail "two kernels in the root" "found: $kernels"
+
+build_images() { # KVER
+	local k=$1 t
+	t=$(date +%s%N)
+	chroot "$ROOT" dracut -q --no-hostonly --force --add ettest \
+		--add-drivers "virtio_pci virtio_blk virtio_net" "/boot/et-dracut-$k.img" "$k" \
+		>"$B/dracut-$k.log" 2>&1 || { fail "$k: dracut builds an image" "$(tail -5 "$B/dracut-$k.log")"; return; }
+	echo "# $k: dracut image in $((($(date +%s%N) - t) / 1000000)) ms"
+	t=$(date +%s%N)
+	chroot "$ROOT" mkinitramfs -o "/boot/et-itools-$k.img" "$k" >"$B/itools-$k.log" 2>&1 ||
+		{ fail "$k: mkinitramfs builds an image" "$(tail -5 "$B/itools-$k.log")"; return; }
+	echo "# $k: initramfs-tools image in $((($(date +%s%N) - t) / 1000000)) ms"
+	chroot "$ROOT" dracut -q --no-hostonly --force --add-drivers "virtio_pci virtio_blk virtio_net" \
+		"/boot/et-full-$k.img" "$k" >>"$B/dracut-$k.log" 2>&1 ||
+		{ fail "$k: dracut builds the full-boot image" "$(tail -5 "$B/dracut-$k.log")"; return; }
+	chroot "$ROOT" lsinitramfs "/boot/et-dracut-$k.img" >"$B/dracut-$k.list" 2>/dev/null
+	chroot "$ROOT" lsinitramfs "/boot/et-itools-$k.img" >"$B/itools-$k.list" 2>/dev/null
+	for gen in dracut itools; do
+		for f in usr/sbin/earlytune 70-earlytune.rules tcp_bbr.ko sch_fq.ko; do
+			grep -q "$f" "$B/$gen-$k.list" && pass "$k: $gen image has $f" ||
+				fail "$k: $gen image has $f"
+		done
+	done
+	grep -q 'pre-udev/50-earlytune' "$B/dracut-$k.list" && pass "$k: dracut image has the pre-udev hook" ||
+		fail "$k: dracut image has the pre-udev hook"
+	grep -q 'scripts/init-top/earlytune' "$B/itools-$k.list" && pass "$k: initramfs-tools image has the init-top script" ||
+		fail "$k: initramfs-tools image has the init-top script"
+}
+
+# ---- booting -------------------------------------------------------------------
+
+ip tuntap add dev "$TAP" mode tap multi_queue || fail "create a multiqueue tap"
+mkfs_disk() { rm -f "$1" && truncate -s "$2" "$1" && mkfs.ext4 -q -F "$1"; }
+mkfs_disk "$B/disk.img" 64M
+
+# boot NAME KERNEL INITRD APPEND [extra qemu args…]: console log in $B/NAME.log
+boot() {
+	local name=$1 kernel=$2 initrd=$3 append=$4 t
+	shift 4
+	t=$(date +%s%N)
+	timeout 300 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
+		-serial "file:$B/$name.log" -kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 $append" \
+		-drive file="$B/disk.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0,num-queues=1 \
+		-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no,queues=2 \
+		-device virtio-net-pci,netdev=n0,mq=on,vectors=6 \
+		-netdev user,id=n1 -device virtio-net-pci,netdev=n1 "$@" >/dev/null 2>&1
+	echo "# $name: $((($(date +%s%N) - t) / 1000000)) ms"
+}
+
+# check NAME: the marker, then the assertions on that console log
+marker() { # NAME STAGE
+	if grep -q "ETTEST-DONE-$2" "$B/$1.log"; then
+		pass "$1: guest reported and powered off"
+		return 0
+	fi
+	fail "$1: guest reported and powered off (no marker: hang, panic or failure)" "$(tail -40 "$B/$1.log")"
+	return 1
+}
+has() { # NAME DESC REGEX
+	if grep -Eq "$3" "$B/$1.log"; then pass "$1: $2"; else fail "$1: $2" "no line matches /$3/" "$(grep ETTEST "$B/$1.log" | head -30)"; fi
+}
+lacks() { # NAME DESC REGEX
+	if grep -Eq "$3" "$B/$1.log"; then fail "$1: $2" "$(grep -E "$3" "$B/$1.log" | head -5)"; else pass "$1: $2"; fi
+}
+ra_ok() { # NAME: 128 ≤ read_ahead_kb of vda ≤ 1024
+	local ra
+	ra=$(sed -n 's/.*ETTEST disk=vda .* ra=\([0-9]*\).*/\1/p' "$B/$1.log" | tail -1)
+	if [ -n "$ra" ] && [ "$ra" -ge 128 ] && [ "$ra" -le 1024 ]; then pass "$1: vda read-ahead $ra within 128..1024"
+	else fail "$1: vda read-ahead within 128..1024" "read $ra"; fi
+}
+
+assert_tuned() { # NAME
+	has "$1" "tcp_bbr loaded" 'ETTEST module=tcp_bbr'
+	has "$1" "bbr is the congestion control" 'ETTEST cc=bbr'
+	has "$1" "multiqueue NIC: mq root" 'ETTEST nic=.* txq=2 .*qdisc=qdisc mq e7e7: root'
+	has "$1" "multiqueue NIC: fq on each TX queue" 'ETTEST nic=.* txq=2 .*qdisc fq [0-9a-f]+: parent e7e7:1 .*qdisc fq [0-9a-f]+: parent e7e7:2 '
+	has "$1" "single-queue NIC: fq root" 'ETTEST nic=.* txq=1 .*qdisc=qdisc fq e7e[89]: root'
+	has "$1" "disk scheduler none" 'ETTEST disk=vda sched=\[none\]'
+	ra_ok "$1"
+	has "$1" "THP enabled madvise" 'ETTEST thp_enabled=always \[madvise\] never'
+	has "$1" "THP defrag defer+madvise" 'ETTEST thp_defrag=.*\[defer\+madvise\]'
+	has "$1" "earlytune's summary line in the kernel log" 'ETTEST kmsg .*earlytune: apply: [0-9]+ changed, [0-9]+ kept, [0-9]+ skipped, 0 failed in [0-9.]+ ms'
+	case $1 in *-6.1.*) has "$1" "disk scheduler changed by the udev rule" 'ETTEST kmsg .*earlytune: block vda queue/scheduler: mq-deadline -> none' ;; esac
+	lacks "$1" "no failure in the kernel log" 'ETTEST kmsg .*earlytune: apply[^:]*: [0-9]+ changed, [0-9]+ kept, [0-9]+ skipped, [1-9]'
+}
+
+assert_untouched() { # NAME
+	lacks "$1" "tcp_bbr not loaded" 'ETTEST module=tcp_bbr'
+	has "$1" "congestion control is the kernel's cubic" 'ETTEST cc=cubic'
+	lacks "$1" "no earlytune qdisc" 'e7e[789]:'
+	lacks "$1" "disk untouched" 'ETTEST kmsg .*earlytune: block'
+	# 6.1 has mq-deadline built in: the kernel's choice for one hardware queue.
+	case $1 in *-6.1.*) has "$1" "disk scheduler the kernel's mq-deadline" 'ETTEST disk=vda sched=\[mq-deadline\]' ;; esac
+	has "$1" "THP enabled the kernel's always" 'ETTEST thp_enabled=\[always\]'
+	lacks "$1" "earlytune wrote nothing to the kernel log" 'ETTEST kmsg .*earlytune: .* -> '
+}
+
+# The full boot: the root as an ext4 image, the dracut image, systemd; the
+# test unit brings the NICs up, reports, and waits for a disk that the host
+# then hot-adds through the QEMU monitor.
+monitor() { # SOCKET COMMAND
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(0.3); s.recv(4096)
+s.sendall((sys.argv[2] + "\n").encode()); time.sleep(0.5); print(s.recv(4096).decode(errors="replace"))' "$1" "$2"
+}
+
+full_boot() { # KVER
+	local k=$1 name=full-$1 sock=$B/mon-$1.sock t i qpid
+	t=$(date +%s%N)
+	rm -f "$sock" "$B/$name.log"
+	mkfs_disk "$B/hot.img" 16M
+	qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
+		-serial "file:$B/$name.log" -monitor "unix:$sock,server,nowait" \
+		-kernel "$ROOT/boot/vmlinuz-$k" -initrd "$B/et-full-$k.img" \
+		-append "console=ttyS0 panic=-1 root=/dev/vda rw" \
+		-drive file="$B/root.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0,num-queues=1 \
+		-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no,queues=2 \
+		-device virtio-net-pci,netdev=n0,mq=on,vectors=6 \
+		-netdev user,id=n1 -device virtio-net-pci,netdev=n1 >/dev/null 2>&1 &
+	qpid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q ETTEST-HOTPLUG-READY "$B/$name.log" 2>/dev/null && break
+		kill -0 $qpid 2>/dev/null || break
+		sleep 0.5
+	done
+	if grep -q ETTEST-HOTPLUG-READY "$B/$name.log"; then
+		monitor "$sock" "drive_add 0 if=none,id=hot0,file=$B/hot.img,format=raw" >/dev/null
+		monitor "$sock" "device_add virtio-blk-pci,drive=hot0,id=hotdisk,num-queues=1" >/dev/null
+	fi
+	for ((i = 0; i < 240; i++)); do
+		kill -0 $qpid 2>/dev/null || break
+		sleep 0.5
+	done
+	kill $qpid 2>/dev/null && wait $qpid 2>/dev/null
+	echo "# $name: $((($(date +%s%N) - t) / 1000000)) ms"
+	marker "$name" full || return
+	assert_tuned "$name"
+	has "$name" "default qdisc still fq after systemd-sysctl" 'ETTEST default_qdisc=fq'
+	has "$name" "NICs are up" 'ETTEST nic=.* up=up'
+	marker "$name" hotplug || return
+	has "$name" "hot-added disk: scheduler none" 'ETTEST hot=vdb sched=\[none\]'
+	has "$name" "hot-added disk: the udev rule ran earlytune for it" 'ETTEST kmsg .*earlytune: apply vdb: [0-9]+ changed, [0-9]+ kept, 0 skipped, 0 failed'
+	case $k in 6.1.*) has "$name" "hot-added disk: scheduler changed" 'ETTEST kmsg .*earlytune: block vdb queue/scheduler: mq-deadline -> none' ;; esac
+}
+
+for k in $kernels; do
+	build_images "$k"
+	vmlinuz=$ROOT/boot/vmlinuz-$k
+	for gen in dracut itools; do
+		name=$gen-$k
+		boot "$name" "$vmlinuz" "$ROOT/boot/et-$gen-$k.img" "root=/dev/vda rw"
+		marker "$name" initramfs && assert_tuned "$name"
+		sed -n 's/.*ETTEST kmsg .*earlytune: apply\([^:]*\): .* in \([0-9.]*\) ms/\1 \2/p' "$B/$name.log" |
+			sed "s/^ /global /; s/^/# $name: earlytune time (ms): /"
+	done
+	name=off-$k
+	boot "$name" "$vmlinuz" "$ROOT/boot/et-dracut-$k.img" "root=/dev/vda rw earlytune=0"
+	marker "$name" initramfs && assert_untouched "$name"
+done
+
+# The root image for the full boots: the same tree, with the dracut images.
+for fs in dev sys proc; do umount "$ROOT/$fs"; done
+for k in $kernels; do cp "$ROOT/boot/et-full-$k.img" "$B/"; done
+rm -f "$B/root.img"
+t=$(date +%s)
+mkfs.ext4 -q -F -d "$ROOT" "$B/root.img" 3G || fail "make the root image"
+echo "# root image in $(($(date +%s) - t)) s"
+for k in $kernels; do
+	full_boot "$k"
+done
