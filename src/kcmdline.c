@@ -89,6 +89,17 @@ static bool is_security(const char *param)
 
 /* ---- the target kernel ----------------------------------------------------- */
 
+/* "NAME=y" on a line of its own in a kernel config. */
+static bool kconfig_set(const char *cfg, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = cfg; (p = strstr(p, name)); p += n)
+		if ((p == cfg || p[-1] == '\n') && !strncmp(p + n, "=y", 2) && (p[n + 2] == '\n' || !p[n + 2]))
+			return true;
+	return false;
+}
+
 /* The compiled-in THP default: /boot/config-VERSION, else the Kconfig default. */
 static const char *thp_default(struct ctx *c, char *from, size_t size)
 {
@@ -101,11 +112,11 @@ static const char *thp_default(struct ctx *c, char *from, size_t size)
 		return "always";
 	}
 	snprintf(from, size, "/boot/config-%s", c->kernel.release);
-	if (!strstr(cfg, "\nCONFIG_TRANSPARENT_HUGEPAGE=y"))
+	if (!kconfig_set(cfg, "CONFIG_TRANSPARENT_HUGEPAGE"))
 		return NULL;
-	if (strstr(cfg, "\nCONFIG_TRANSPARENT_HUGEPAGE_MADVISE=y"))
+	if (kconfig_set(cfg, "CONFIG_TRANSPARENT_HUGEPAGE_MADVISE"))
 		return "madvise";
-	if (strstr(cfg, "\nCONFIG_TRANSPARENT_HUGEPAGE_NEVER=y"))
+	if (kconfig_set(cfg, "CONFIG_TRANSPARENT_HUGEPAGE_NEVER"))
 		return "never";
 	return "always";
 }
@@ -175,15 +186,18 @@ static void suggest_thp_anon(struct ctx *c, struct suggs *s)
 static bool dmi_matches(struct ctx *c, const char *file, const char *globs)
 {
 	char rel[PATH_MAX], have[256], w[WORD_MAX];
+	const char *p = globs;
 
 	snprintf(rel, sizeof(rel), "sys/class/dmi/id/%s", file);
 	if (root_read(&c->root, rel, have, sizeof(have)) <= 0)
 		return false;
-	while (next_word(&globs, w, sizeof(w)))
+	/* DMI strings have spaces: the whole value is one pattern too. */
+	if (fnmatch(globs, have, 0) == 0)
+		return true;
+	while (next_word(&p, w, sizeof(w)))
 		if (fnmatch(w, have, 0) == 0)
 			return true;
-	/* DMI strings have spaces: the whole value is one pattern too. */
-	return fnmatch(globs, have, 0) == 0;
+	return false;
 }
 
 static bool disk_present(struct ctx *c, const char *globs)
@@ -249,7 +263,6 @@ struct stale_ctx {
 static int check_stale(const char *key, const char *val, void *data)
 {
 	struct stale_ctx *sc = data;
-	const struct cfg_entry *thp = config_get(&sc->c->cfg, "thp", NULL, "enabled");
 	char p[512];
 	struct sugg *x;
 
@@ -262,12 +275,24 @@ static int check_stale(const char *key, const char *val, void *data)
 		x = add_sugg(sc->s, p, true, "none", NULL);
 		if (x)
 			snprintf(x->why, sizeof(x->why), "the legacy block layer it chose between was removed in Linux 5.0");
-	} else if (cmdline_key_eq(key, "transparent_hugepage") && thp && val && strcmp(val, thp->value)) {
-		x = add_sugg(sc->s, p, true, "low", thp);
-		if (x)
-			snprintf(x->why, sizeof(x->why), "contradicts [thp] enabled = %s (and makes earlytune skip it)", thp->value);
 	}
 	return 0;
+}
+
+/* Only the last transparent_hugepage= is in force: that one is judged. */
+static void check_thp_param(struct ctx *c, struct suggs *s)
+{
+	const struct cfg_entry *thp = config_get(&c->cfg, "thp", NULL, "enabled");
+	char val[64], p[96];
+	struct sugg *x;
+
+	if (!thp || !cmdline_get(c->kernel.cmdline, "transparent_hugepage", val, sizeof(val)) ||
+	    !strcmp(val, thp->value))
+		return;
+	snprintf(p, sizeof(p), "transparent_hugepage=%s", val);
+	x = add_sugg(s, p, true, "low", thp);
+	if (x)
+		snprintf(x->why, sizeof(x->why), "contradicts [thp] enabled = %s (and makes earlytune skip it)", thp->value);
 }
 
 static void collect(struct ctx *c, struct suggs *s)
@@ -279,6 +304,7 @@ static void collect(struct ctx *c, struct suggs *s)
 	suggest_rules(c, s);
 	/* Removals concern the command line this kernel booted with. */
 	cmdline_each(c->kernel.cmdline, check_stale, &sc);
+	check_thp_param(c, s);
 	/* A suggestion already on the command line is not one. */
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->v[i].remove && cmdline_has_param(c->kernel.cmdline, s->v[i].param))
@@ -391,6 +417,7 @@ static int write_if_changed(const struct root *r, const char *rel, const char *c
 struct added {
 	char backend[32];
 	char params[2048]; /* space-separated */
+	bool created;      /* earlytune created the file (kernel-install) */
 };
 
 static int load_state(const struct root *r, struct added *a)
@@ -398,7 +425,7 @@ static int load_state(const struct root *r, struct added *a)
 	_cleanup_(freep) char *buf = NULL;
 	char *tab;
 
-	*a = (struct added){ "", "" };
+	*a = (struct added){ "", "", false };
 	if (root_read_file(r, STATE, &buf, 1 << 16) < 0)
 		return 0;
 	tab = strchr(buf, '\t');
@@ -406,6 +433,10 @@ static int load_state(const struct root *r, struct added *a)
 		return 0;
 	*tab = '\0';
 	snprintf(a->backend, sizeof(a->backend), "%s", buf);
+	if (strchr(tab + 1, '\t')) {
+		a->created = !strncmp(strchr(tab + 1, '\t') + 1, "created", 7);
+		*strchr(tab + 1, '\t') = '\0';
+	}
 	snprintf(a->params, sizeof(a->params), "%s", strip(tab + 1));
 	return 1;
 }
@@ -419,7 +450,7 @@ static int save_state(const struct root *r, const struct added *a)
 			return -errno;
 		return 0;
 	}
-	snprintf(line, sizeof(line), "%s\t%s\n", a->backend, a->params);
+	snprintf(line, sizeof(line), "%s\t%s%s\n", a->backend, a->params, a->created ? "\tcreated" : "");
 	return write_atomic(r, STATE, line);
 }
 
@@ -519,6 +550,24 @@ static char *bls_options(const struct root *r)
 	return sb.oom ? NULL : sb.s ? sb.s : strdup("");
 }
 
+/* Characters GRUB's script language and shells give a meaning to. */
+static bool needs_quotes(const char *w)
+{
+	return strpbrk(w, ";&|<>()#*?[]{}~!") != NULL;
+}
+
+/* params with the ones that need it in double quotes, for a GRUB variable
+ * (escaped for the shell that sources /etc/default/grub.d). */
+static void grub_quote(const char *params, char *out, size_t size)
+{
+	char w[WORD_MAX];
+
+	*out = '\0';
+	while (next_word(&params, w, sizeof(w)))
+		snprintf(out + strlen(out), size - strlen(out), needs_quotes(w) ? "%s\\\"%s\\\"" : "%s%s",
+			 *out ? " " : "", w);
+}
+
 static const char *grub_update_cmd(void)
 {
 	return "update-grub";
@@ -528,38 +577,91 @@ static const char *grub_update_cmd(void)
  * so what cloud images assign in 50-cloudimg-settings.cfg stays. */
 static int grub_write(struct ctx *c, const char *params, bool *changed)
 {
-	_cleanup_(freep) char *body = xasprintf(
+	char quoted[4096];
+	_cleanup_(freep) char *body = NULL;
+
+	grub_quote(params, quoted, sizeof(quoted));
+	body = xasprintf(
 		"# Generated by `earlytune cmdline apply`; `earlytune cmdline remove` deletes it.\n"
 		"# Appends earlytune's parameters to what earlier files assigned.\n"
 		"GRUB_CMDLINE_LINUX_DEFAULT=\"${GRUB_CMDLINE_LINUX_DEFAULT:+$GRUB_CMDLINE_LINUX_DEFAULT }%s\"\n",
-		params);
-
+		quoted);
 	return body ? write_if_changed(&c->root, GRUB_DROPIN, body, changed) : -ENOMEM;
 }
 
-/* kernel-install: /etc/kernel/cmdline, our parameters appended to its line. */
-static int kinstall_edit(struct ctx *c, const char *add, const char *remove, bool *changed)
+static char *kernel_install_base(const char *cmdline);
+
+/* kernel-install: /etc/kernel/cmdline. Edits keep every other byte: our
+ * words go before the trailing newline, and come out again one by one. */
+static int kinstall_add(struct ctx *c, const char *add, bool *created, bool *changed)
 {
 	_cleanup_(freep) char *old = NULL;
 	struct strbuf sb = { 0 };
 	char w[WORD_MAX];
-	const char *p;
+	size_t end;
 	int r;
 
-	if (root_read_file(&c->root, "etc/kernel/cmdline", &old, 1 << 16) < 0)
-		old = strdup("");
+	*created = false;
+	if (root_read_file(&c->root, "etc/kernel/cmdline", &old, 1 << 16) < 0) {
+		/* Without the file kernel-install takes /usr/lib/kernel/cmdline,
+		 * else /proc/cmdline: start from that, or new kernels lose root=. */
+		*created = true;
+		if (root_read_file(&c->root, "usr/lib/kernel/cmdline", &old, 1 << 16) < 0)
+			old = kernel_install_base(c->kernel.cmdline);
+	}
 	if (!old)
 		return -ENOMEM;
-	for (p = old; next_word(&p, w, sizeof(w));)
-		if (!remove || !has_word(remove, w))
-			sb_printf(&sb, "%s%s", sb.len ? " " : "", w);
-	for (p = add ? add : ""; next_word(&p, w, sizeof(w));)
+	end = strlen(old);
+	while (end && (old[end - 1] == '\n' || old[end - 1] == ' '))
+		end--;
+	sb_printf(&sb, "%.*s", (int)end, old);
+	for (const char *p = add; next_word(&p, w, sizeof(w));)
 		if (!has_word(old, w))
 			sb_printf(&sb, "%s%s", sb.len ? " " : "", w);
-	sb_printf(&sb, "\n");
+	sb_printf(&sb, "%s", *created ? "\n" : old + end);
 	r = sb.oom ? -ENOMEM : write_if_changed(&c->root, "etc/kernel/cmdline", sb.s, changed);
 	sb_free(&sb);
 	return r;
+}
+
+/* /proc/cmdline as kernel-install uses it: without BOOT_IMAGE= and initrd=. */
+static char *kernel_install_base(const char *cmdline)
+{
+	struct strbuf sb = { 0 };
+	char w[WORD_MAX];
+
+	for (const char *p = cmdline ? cmdline : ""; next_word(&p, w, sizeof(w));)
+		if (strncmp(w, "BOOT_IMAGE=", 11) && strncmp(w, "initrd=", 7))
+			sb_printf(&sb, "%s%s", sb.len ? " " : "", w);
+	sb_printf(&sb, "\n");
+	return sb.oom ? NULL : sb.s;
+}
+
+/* Takes out exactly the words earlytune added, each with one space. */
+static int kinstall_remove(struct ctx *c, const char *words, bool *changed)
+{
+	_cleanup_(freep) char *buf = NULL;
+	char w[WORD_MAX];
+
+	if (root_read_file(&c->root, "etc/kernel/cmdline", &buf, 1 << 16) < 0)
+		return 0;
+	for (const char *p = words; next_word(&p, w, sizeof(w));) {
+		size_t n = strlen(w);
+
+		for (char *s = buf; (s = strstr(s, w)); s += n) {
+			bool starts = s == buf || s[-1] == ' ', ends = !s[n] || s[n] == ' ' || s[n] == '\n';
+
+			if (!starts || !ends)
+				continue;
+			if (s > buf) /* with the space before it */
+				s--, n++;
+			else if (s[n] == ' ')
+				n++;
+			memmove(s, s + n, strlen(s + n) + 1);
+			break;
+		}
+	}
+	return write_if_changed(&c->root, "etc/kernel/cmdline", buf, changed);
 }
 
 /* ---- apply / remove / verify ------------------------------------------------ */
@@ -593,7 +695,7 @@ static int apply_backend(struct ctx *c, const char *backend, const char *params,
 
 			if (!next_word(&p, w, sizeof(w)))
 				break;
-			printf(" --append-if-missing=%s", w);
+			printf(needs_quotes(w) ? " '--append-if-missing=%s'" : " --append-if-missing=%s", w);
 		}
 		printf("\n");
 		return 0;
@@ -620,18 +722,28 @@ static int apply_backend(struct ctx *c, const char *backend, const char *params,
 				 *a->params ? " " : "", add);
 		changed = *add;
 	} else if (!strcmp(backend, "grub")) {
-		r = grub_write(c, params, &changed);
-		snprintf(a->params, sizeof(a->params), "%s", params);
+		/* The drop-in carries everything earlytune added, booted or not. */
+		char all[2048], w[WORD_MAX];
+
+		snprintf(all, sizeof(all), "%s", a->params);
+		for (const char *p = params; next_word(&p, w, sizeof(w));)
+			if (!has_word(all, w))
+				snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", *all ? " " : "", w);
+		r = grub_write(c, all, &changed);
+		snprintf(a->params, sizeof(a->params), "%s", all);
+		params = a->params;
 	} else {
 		char add[2048] = "";
 		_cleanup_(freep) char *old = NULL;
 		char w[WORD_MAX];
+		bool created;
 
 		root_read_file(&c->root, "etc/kernel/cmdline", &old, 1 << 16);
 		for (const char *p = params; next_word(&p, w, sizeof(w));)
 			if (!has_word(old ? old : "", w))
 				snprintf(add + strlen(add), sizeof(add) - strlen(add), "%s%s", *add ? " " : "", w);
-		r = kinstall_edit(c, add, NULL, &changed);
+		r = kinstall_add(c, add, &created, &changed);
+		a->created = a->created || created;
 		if (r >= 0 && *add)
 			snprintf(a->params + strlen(a->params), sizeof(a->params) - strlen(a->params), "%s%s",
 				 *a->params ? " " : "", add);
@@ -710,8 +822,12 @@ int cmd_cmdline_remove(struct ctx *c)
 		changed = true;
 	} else if (!strcmp(a.backend, "bls")) {
 		r = grubby(c, "--remove-args", a.params);
+	} else if (!strcmp(a.backend, "kernel-install") && a.created) {
+		if (unlinkat(c->root.fd, "etc/kernel/cmdline", 0) < 0 && errno != ENOENT)
+			r = -errno;
+		unlinkat(c->root.fd, "etc/kernel", AT_REMOVEDIR); /* only if now empty */
 	} else if (!strcmp(a.backend, "kernel-install")) {
-		r = kinstall_edit(c, NULL, a.params, &changed);
+		r = kinstall_remove(c, a.params, &changed);
 	}
 	if (r < 0) {
 		log_msg(LOG_ERR, "cannot remove earlytune's parameters from %s: %s", a.backend, strerror(-r));
@@ -721,6 +837,7 @@ int cmd_cmdline_remove(struct ctx *c)
 	if (!strcmp(a.backend, "grub") && changed)
 		printf("run %s to regenerate grub.cfg\n", grub_update_cmd());
 	a.params[0] = '\0';
+	a.created = false;
 	return save_state(&c->root, &a) < 0 ? 1 : 0;
 }
 

@@ -177,7 +177,7 @@ int cmd_modules(struct ctx *c, bool check)
 		const char *state = st == MOD_LIVE ? "live" :
 				    st == MOD_BUILTIN || (!c->kernel.other && builtin_cc(c, v[i].name)) ? "builtin" :
 				    a == 2 || (a == 0 && c->mods && mods_lookup_ok(c, v[i].name)) ? "module" :
-				    a == 3 ? "unknown" : "missing";
+				    a == 3 && !c->kernel.other ? "unknown" : "missing";
 
 		printf("%s\t%s\t[%s] %s = %s (%s)\n", v[i].name, state, v[i].why->section, v[i].why->key,
 		       v[i].why->value, src ? src : "?");

@@ -57,6 +57,21 @@ for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
 kernels=$(cd "$ROOT/lib/modules" && ls | sort -V)
 [ "$(echo "$kernels" | wc -w)" -ge 2 ] || fail "two kernels in the root" "found: $kernels"
 
+# The kernel hooks, run the way Debian and kernel-install run them.
+hooks() { # KVER
+	local k=$1 out
+	out=$(chroot "$ROOT" /etc/kernel/postinst.d/earlytune "$k" 2>&1)
+	case $out in *"has no module"*) fail "$k: postinst hook finds every needed module" "$out" ;;
+	*) pass "$k: postinst hook finds every needed module" ;; esac
+	out=$(chroot "$ROOT" /etc/kernel/postinst.d/earlytune 9.9.9-missing 2>&1)
+	case $out in *"kernel 9.9.9-missing has no module tcp_bbr"*"has no module sch_fq"*) pass "postinst hook names the modules a kernel lacks" ;;
+	*) fail "postinst hook names the modules a kernel lacks" "$out" ;; esac
+	out=$(chroot "$ROOT" /usr/lib/kernel/install.d/50-earlytune.install add "$k" "/boot/vmlinuz-$k" 2>&1; echo "rc=$?")
+	case $out in *"has no module"* | *"rc=0"*"rc="*) fail "$k: kernel-install plugin" "$out" ;;
+	*rc=0) pass "$k: kernel-install plugin passes and finds the modules" ;;
+	*) fail "$k: kernel-install plugin" "$out" ;; esac
+}
+
 build_images() { # KVER
 	local k=$1 t
 	t=$(date +%s%N)
@@ -203,14 +218,15 @@ full_boot() { # KVER
 }
 
 for k in $kernels; do
+	hooks "$k"
 	build_images "$k"
 	vmlinuz=$ROOT/boot/vmlinuz-$k
 	for gen in dracut itools; do
 		name=$gen-$k
 		boot "$name" "$vmlinuz" "$ROOT/boot/et-$gen-$k.img" "root=/dev/vda rw"
 		marker "$name" initramfs && assert_tuned "$name"
-		sed -n 's/.*ETTEST kmsg .*earlytune: apply\([^:]*\): .* in \([0-9.]*\) ms/\1 \2/p' "$B/$name.log" |
-			sed "s/^ /global /; s/^/# $name: earlytune time (ms): /"
+		sed -n 's/.*ETTEST kmsg .*earlytune: apply\([^:]*\): .* in \([0-9.]*\) ms/\1|\2/p' "$B/$name.log" |
+			awk -F'|' -v n="$name" '{ print "# " n ": earlytune " ($1 == "" ? "global part" : "apply" $1) ": " $2 " ms" }'
 	done
 	name=off-$k
 	boot "$name" "$vmlinuz" "$ROOT/boot/et-dracut-$k.img" "root=/dev/vda rw earlytune=0"

@@ -1,0 +1,776 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# `earlytune cmdline`: suggestions for a kernel version, the kernel-style
+# parsing of /proc/cmdline, and apply → second apply (no byte changes) →
+# verify → remove (exactly what was added) on every bootloader layout:
+# Ubuntu cloud image and plain Debian GRUB, BLS with grubby, kernel-install,
+# a UKI-only /boot and ostree.
+#
+# Assertions that once caught a bug run through `bug` (they stay: regressions).
+. "$(dirname "$0")/../lib/common.sh"
+
+OURS="transparent_hugepage=madvise nvme_core.io_timeout=4294967295"
+THP=transparent_hugepage=madvise
+NVME=nvme_core.io_timeout=4294967295
+
+bug() { # DESC ASSERTION...
+	shift
+	"$@"
+}
+
+# ---- helpers ---------------------------------------------------------------
+
+# The suggestions in $OUT as "action param" lines, in output order.
+suggs() { printf '%s\n' "$OUT" | awk '$1 == "add" || $1 == "remove" { print $1, $2 }'; }
+
+has_sugg() { # DESC ACTION PARAM
+	if suggs | grep -qxF "$2 $3"; then
+		pass "$1"
+	else
+		fail "$1" "no '$2 $3' suggestion:" "$(printf '%s\n' "$OUT" | head -20)"
+	fi
+}
+
+no_sugg() { # DESC ACTION PARAM-PREFIX
+	if suggs | awk -v a="$2" -v p="$3" '$1 == a && index($2, p) == 1 { f = 1 } END { exit !f }'; then
+		fail "$1" "unexpected '$2 $3...' suggestion:" "$(printf '%s\n' "$OUT" | head -20)"
+	else
+		pass "$1"
+	fi
+}
+
+# The whole suggestion line for PARAM (to check its reason).
+sugg_line() { printf '%s\n' "$OUT" | awk -v p="$1" '($1 == "add" || $1 == "remove") && $2 == p'; }
+
+# How many times WORD is a whole word of STRING.
+count_word() { printf '%s\n' "$1" | tr -s '[:blank:]' '\n' | grep -cxF -- "$2"; }
+
+# Checksums of every file under the named subtrees of ROOT (default: all).
+sums() { # ROOT [SUBDIR...]
+	_r=$1
+	shift
+	(cd "$_r" && find "${@:-.}" -type f -exec md5sum {} + 2>/dev/null | LC_ALL=C sort -k2)
+}
+
+# Every path (files and directories) of ROOT plus the checksums: "wrote nothing".
+listing() { (cd "$1" && find . | LC_ALL=C sort) && sums "$1"; }
+
+# GRUB_CMDLINE_LINUX_DEFAULT as grub-mkconfig ends up with it: /etc/default/grub,
+# then /etc/default/grub.d/*.cfg in glob (sorted, C locale) order, in a subshell.
+grub_default() { # ROOT
+	sh -c 'set -e
+		. "$1/etc/default/grub"
+		for x in "$1"/etc/default/grub.d/*.cfg; do
+			if [ -e "$x" ]; then . "$x"; fi
+		done
+		printf "%s" "$GRUB_CMDLINE_LINUX_DEFAULT"' sh "$1"
+}
+
+# 0 when VALUE, put on grub.cfg's linux line as 10_linux does (unquoted),
+# stays one command: no unquoted, unescaped GRUB metacharacter ; | & < > { }.
+grub_line_safe() { # VALUE
+	printf '%s\n' "$1" | awk '{
+		q = ""
+		for (i = 1; i <= length($0); i++) {
+			c = substr($0, i, 1)
+			if (q == "" && c == "\\") { i++; continue }
+			if (q == "") {
+				if (c == "\"" || c == "\047") q = c
+				else if (index(";|&<>{}", c)) bad = 1
+			} else if (c == q) q = ""
+		}
+	} END { exit bad }'
+}
+
+# ---- layouts ---------------------------------------------------------------
+
+# mk_kconfig ROOT RELEASE always|madvise|never|off: /boot/config-RELEASE.
+mk_kconfig() {
+	mkdir -p "$1/boot"
+	{
+		printf '#\n# Automatically generated file; DO NOT EDIT.\n# Linux/x86 %s Kernel Configuration\n#\n' "$2"
+		if [ "$3" = off ]; then
+			echo "# CONFIG_TRANSPARENT_HUGEPAGE is not set"
+		else
+			echo "CONFIG_TRANSPARENT_HUGEPAGE=y"
+			for m in always madvise never; do
+				M=$(echo "$m" | tr '[:lower:]' '[:upper:]')
+				if [ "$m" = "$3" ]; then
+					echo "CONFIG_TRANSPARENT_HUGEPAGE_$M=y"
+				else
+					echo "# CONFIG_TRANSPARENT_HUGEPAGE_$M is not set"
+				fi
+			done
+		fi
+		echo "CONFIG_HAVE_ARCH_TRANSPARENT_HUGEPAGE=y"
+	} >"$1/boot/config-$2"
+}
+
+# mk_cmdroot ROOT RELEASE VENDOR CMDLINE [nvme]: a machine with a kernel, its
+# command line, a DMI vendor and (with "nvme") an NVMe disk.
+mk_cmdroot() {
+	mk_base "$1" "$2" yes "$3" "$4"
+	[ "${5:-}" = nvme ] && mk_disk "$1" nvme0n1 nvme "[none] mq-deadline" 128 0
+	:
+}
+
+# Ubuntu 24.04 cloud image on EC2: the cloud image's drop-in assigns (not
+# appends) GRUB_CMDLINE_LINUX_DEFAULT, so a line in /etc/default/grub is lost.
+mk_ubuntu() {
+	mk_cmdroot "$1" 6.8.0-1015-aws "Amazon EC2" \
+		"BOOT_IMAGE=/vmlinuz-6.8.0-1015-aws root=PARTUUID=0d9a1f2e-01 ro console=tty1 console=ttyS0 nvme_core.io_timeout=4294967294 panic=-1" nvme
+	mk_kconfig "$1" 6.8.0-1015-aws always
+	mkdir -p "$1/etc/default/grub.d"
+	cat >"$1/etc/default/grub" <<'EOF'
+# If you change this file, run 'update-grub' afterwards to update
+# /boot/grub/grub.cfg.
+GRUB_DEFAULT=0
+GRUB_TIMEOUT_STYLE=hidden
+GRUB_TIMEOUT=0
+GRUB_DISTRIBUTOR=`( . /etc/os-release; echo ${NAME:-Ubuntu} ) 2>/dev/null || echo Ubuntu`
+GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"
+GRUB_CMDLINE_LINUX=""
+EOF
+	cat >"$1/etc/default/grub.d/40-force-partuuid.cfg" <<'EOF'
+# Force the kernel to boot from the root partition by PARTUUID.
+GRUB_FORCE_PARTUUID=0d9a1f2e-01
+EOF
+	cat >"$1/etc/default/grub.d/50-cloudimg-settings.cfg" <<'EOF'
+# Cloud Image specific Grub settings for Generic Cloud Images
+# CLOUD_IMG: This file was created/modified by the Cloud Image build process
+
+# Set the recordfail timeout
+GRUB_RECORDFAIL_TIMEOUT=0
+
+# Do not wait on grub prompt
+GRUB_TIMEOUT=0
+
+# Set the default commandline
+GRUB_CMDLINE_LINUX_DEFAULT="console=tty1 console=ttyS0"
+
+# Set the grub console type
+GRUB_TERMINAL=console
+EOF
+}
+
+# Debian 12 on GCE: /etc/default/grub only, no grub.d directory.
+mk_debian() {
+	mk_cmdroot "$1" 6.1.0-28-cloud-amd64 Google \
+		"BOOT_IMAGE=/boot/vmlinuz-6.1.0-28-cloud-amd64 root=UUID=2f4e ro quiet" nvme
+	mk_kconfig "$1" 6.1.0-28-cloud-amd64 always
+	mkdir -p "$1/etc/default"
+	printf '%s\n' 'GRUB_DEFAULT=0' 'GRUB_TIMEOUT=5' \
+		'GRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`' \
+		'GRUB_CMDLINE_LINUX_DEFAULT="quiet"' 'GRUB_CMDLINE_LINUX=""' >"$1/etc/default/grub"
+}
+
+# Fedora 41 on EC2: BLS entries (b.conf already has the NVMe timeout), no
+# /etc/default/grub.
+mk_bls() {
+	mk_cmdroot "$1" 6.11.4-301.fc41.x86_64 "Amazon EC2" \
+		"BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.11.4-301.fc41.x86_64 root=UUID=77aa ro rootflags=subvol=root" nvme
+	mkdir -p "$1/boot/loader/entries"
+	printf '%s\n' "title Fedora Linux (6.11.4-301.fc41.x86_64) 41" "version 6.11.4-301.fc41.x86_64" \
+		"linux /vmlinuz-6.11.4-301.fc41.x86_64" "initrd /initramfs-6.11.4-301.fc41.x86_64.img" \
+		"options root=UUID=77aa ro rootflags=subvol=root rhgb quiet" "grub_users \$grub_users" \
+		>"$1/boot/loader/entries/a.conf"
+	printf '%s\n' "title Fedora Linux (6.10.12-200.fc40.x86_64) 40" "version 6.10.12-200.fc40.x86_64" \
+		"linux /vmlinuz-6.10.12-200.fc40.x86_64" "initrd /initramfs-6.10.12-200.fc40.x86_64.img" \
+		"options root=UUID=77aa ro rootflags=subvol=root rhgb quiet $NVME" \
+		>"$1/boot/loader/entries/b.conf"
+}
+
+# Arch on EC2 with kernel-install (and UKIs built from /etc/kernel/cmdline).
+mk_kinstall() { # ROOT [CMDLINE-FILE-CONTENT]
+	mk_cmdroot "$1" 6.12.9-arch1-1 "Amazon EC2" "initrd=\\initramfs-linux.img root=UUID=x ro quiet" nvme
+	mkdir -p "$1/etc/kernel"
+	printf '%s\n' "${2:-root=UUID=x ro quiet}" >"$1/etc/kernel/cmdline"
+}
+
+# A UKI-only /boot: the command line is inside the image.
+mk_uki() {
+	mk_cmdroot "$1" 6.12.9-arch1-1 "Amazon EC2" "root=UUID=x ro" nvme
+	mkdir -p "$1/boot/EFI/Linux"
+	printf 'MZ\220\0fake PE image' >"$1/boot/EFI/Linux/linux.efi"
+}
+
+mk_ostree() { # ROOT [run|repo]
+	mk_cmdroot "$1" 6.12.9-200.fc41.x86_64 "Amazon EC2" "root=UUID=x rw ostree=/ostree/boot.1/fedora/1/0" nvme
+	if [ "${2:-run}" = run ]; then
+		: >"$1/run/ostree-booted"
+	else
+		mkdir -p "$1/ostree/repo"
+	fi
+}
+
+# A stub grubby first on PATH: logs its argv (one line per call, '|' between
+# arguments) to $WORK/grubby.log and edits the options lines of the BLS entries
+# as grubby does (--args appends what is missing, --remove-args drops words).
+mkdir -p "$WORK/bin"
+cat >"$WORK/bin/grubby" <<'STUB'
+#!/bin/sh
+(IFS='|'; printf '%s\n' "grubby|$*") >>"${GRUBBY_LOG:?}"
+[ "${GRUBBY_FAIL:-0}" = 1 ] && exit 1
+dir=/boot/loader/entries add= del=
+for a; do
+	case $a in
+	--args=*) add=${a#--args=} ;;
+	--remove-args=*) del=${a#--remove-args=} ;;
+	--bls-directory=*) dir=${a#--bls-directory=} ;;
+	esac
+done
+for f in "$dir"/*.conf; do
+	awk -v add="$add" -v del="$del" '
+	$1 == "options" {
+		n = split(del, d, " "); for (i = 1; i <= n; i++) rm[d[i]] = 1
+		out = "options"
+		for (i = 2; i <= NF; i++) if (!($i in rm)) { out = out " " $i; have[$i] = 1 }
+		n = split(add, a, " "); for (i = 1; i <= n; i++) if (!(a[i] in have)) out = out " " a[i]
+		print out; next
+	}
+	{ print }' "$f" >"$f.new" && mv "$f.new" "$f"
+done
+STUB
+cat >"$WORK/bin/update-grub" <<'STUB'
+#!/bin/sh
+echo called >>"${GRUBBY_LOG:?}.update-grub"
+STUB
+cat >"$WORK/bin/rpm-ostree" <<'STUB'
+#!/bin/sh
+(IFS='|'; printf '%s\n' "rpm-ostree|$*") >>"${GRUBBY_LOG:?}.rpm-ostree"
+STUB
+chmod +x "$WORK/bin/grubby" "$WORK/bin/update-grub" "$WORK/bin/rpm-ostree"
+LOG=$WORK/grubby.log
+stubs() { env PATH="$WORK/bin:$PATH" GRUBBY_LOG="$LOG" "$@"; }
+
+# ---- 1. Ubuntu cloud image: GRUB drop-in after 50-cloudimg-settings.cfg ----
+
+t=$WORK/ubuntu
+mk_ubuntu "$t"
+etc0=$(sums "$t" etc)
+check_rc "ubuntu: suggestions exit 0" 0 -- "$ET" cmdline --root "$t"
+has_sugg "ubuntu: THP madvise suggested (compiled default always)" add "$THP"
+has_sugg "ubuntu: EC2 + NVMe: io_timeout suggested" add "$NVME"
+contains "ubuntu: the THP reason names the kernel config" "compiled default: always; /boot/config-6.8.0-1015-aws"
+check_rc "ubuntu: apply exits 0" 0 -- stubs "$ET" cmdline apply --root "$t"
+contains "ubuntu: apply detected grub" "grub: added $OURS"
+contains "ubuntu: apply says to run update-grub in the image" "(in the image) update-grub"
+[ -f "$t/etc/default/grub.d/99-earlytune.cfg" ]; eq "ubuntu: drop-in written" $? 0
+eq "ubuntu: /etc/default/grub untouched" "$(sums "$t" etc/default/grub)" "$(printf '%s\n' "$etc0" | grep ' etc/default/grub$')"
+eq "ubuntu: cloud image drop-in untouched" "$(sums "$t" etc/default/grub.d/50-cloudimg-settings.cfg)" \
+	"$(printf '%s\n' "$etc0" | grep 50-cloudimg)"
+final=$(grub_default "$t")
+eq "ubuntu: sourced as grub-mkconfig does: cloud console kept, ours appended" "$final" "console=tty1 console=ttyS0 $OURS"
+for p in $OURS console=tty1 console=ttyS0; do
+	eq "ubuntu: $p exactly once in GRUB_CMDLINE_LINUX_DEFAULT" "$(count_word "$final" "$p")" 1
+done
+eq "ubuntu: state records backend and params" "$(cat "$t/var/lib/earlytune/cmdline.state")" "$(printf 'grub\t%s' "$OURS")"
+after1=$(sums "$t" etc var)
+check_rc "ubuntu: second apply exits 0" 0 -- stubs "$ET" cmdline apply --root "$t"
+contains "ubuntu: second apply: already in place" "already in place"
+eq "ubuntu: second apply changes no byte" "$(sums "$t" etc var)" "$after1"
+check_rc "ubuntu: verify before reboot exits 1" 1 -- "$ET" cmdline verify --root "$t"
+contains "ubuntu: verify says pending" "pending: $NVME"
+check_rc "ubuntu: remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
+contains "ubuntu: remove names what it removed" "grub: removed $OURS"
+eq "ubuntu: remove restores every byte under etc/" "$(sums "$t" etc)" "$etc0"
+[ ! -e "$t/var/lib/earlytune/cmdline.state" ]; eq "ubuntu: state gone after remove" $? 0
+eq "ubuntu: sourced value back to the cloud image's" "$(grub_default "$t")" "console=tty1 console=ttyS0"
+check_rc "ubuntu: second remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
+contains "ubuntu: second remove: nothing recorded" "nothing earlytune added is recorded"
+
+# After the reboot that put our parameters in force, a newly configured one is
+# applied: the drop-in must still carry the earlier ones.
+check_rc "ubuntu: apply again" 0 -- "$ET" cmdline apply --root "$t"
+sed -i "s/\$/ $OURS/" "$t/proc/cmdline"
+printf '[cmdline]\nadd = nowatchdog\n' >"$WORK/nowd.conf"
+check_rc "ubuntu: apply after reboot with a new parameter" 0 -- "$ET" cmdline apply --root "$t" --config "$WORK/nowd.conf"
+final=$(grub_default "$t")
+# Regression (fixed): src/kcmdline.c apply_backend() (grub branch) + wanted_params(): after a
+# reboot, parameters already in /proc/cmdline are not "wanted", and the grub
+# branch rewrites the drop-in (and the state, snprintf instead of append) from
+# the new parameters only. Input: apply (THP+NVMe), reboot with them, then
+# `[cmdline] add = nowatchdog` and apply. Expected GRUB_CMDLINE_LINUX_DEFAULT
+# "console=tty1 console=ttyS0 transparent_hugepage=madvise
+# nvme_core.io_timeout=4294967295 nowatchdog"; actual "console=tty1
+# console=ttyS0 nowatchdog": the next boot loses THP and the NVMe timeout (and
+# the apply after that drops nowatchdog: they flip-flop).
+bug "ubuntu: re-apply after reboot keeps the earlier parameters" \
+	eq "ubuntu: re-apply after reboot keeps the earlier parameters" "$final" "console=tty1 console=ttyS0 $OURS nowatchdog"
+bug "ubuntu: re-apply after reboot: state keeps the earlier parameters" \
+	eq "ubuntu: re-apply after reboot: state keeps the earlier parameters" \
+	"$(cat "$t/var/lib/earlytune/cmdline.state")" "$(printf 'grub\t%s nowatchdog' "$OURS")"
+check_rc "ubuntu: remove after re-apply" 0 -- "$ET" cmdline remove --root "$t"
+eq "ubuntu: remove after re-apply restores etc/" "$(sums "$t" etc)" "$etc0"
+
+# ---- 2. Debian: /etc/default/grub only --------------------------------------
+
+t=$WORK/debian
+mk_debian "$t"
+etc0=$(sums "$t" etc)
+check_rc "debian: suggestions exit 0" 0 -- "$ET" cmdline --root "$t"
+has_sugg "debian: GCE + NVMe: io_timeout suggested" add "$NVME"
+has_sugg "debian: THP madvise suggested" add "$THP"
+check_rc "debian: apply --update exits 0" 0 -- stubs "$ET" cmdline apply --update --root "$t"
+[ ! -e "$LOG.update-grub" ]; eq "debian: --update never runs update-grub for another root" $? 0
+contains "debian: says to run update-grub in the image" "(in the image) update-grub"
+[ -f "$t/etc/default/grub.d/99-earlytune.cfg" ]; eq "debian: apply created grub.d and the drop-in" $? 0
+eq "debian: sourced result is quiet + ours" "$(grub_default "$t")" "quiet $OURS"
+after1=$(sums "$t" etc var)
+check_rc "debian: second apply exits 0" 0 -- "$ET" cmdline apply --root "$t"
+eq "debian: second apply changes no byte" "$(sums "$t" etc var)" "$after1"
+check_rc "debian: remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
+eq "debian: remove restores every file under etc/" "$(sums "$t" etc)" "$etc0"
+eq "debian: sourced result back to quiet" "$(grub_default "$t")" "quiet"
+[ ! -e "$t/var/lib/earlytune/cmdline.state" ]; eq "debian: state gone after remove" $? 0
+
+# thp_anon= with two sizes has a ';', a GRUB script metacharacter.
+printf '[thp]\nsize.64kB.enabled = madvise\nsize.2048kB.enabled = always\n' >"$WORK/mthp2.conf"
+check_rc "debian, 6.12, two mTHP sizes: apply exits 0" 0 -- "$ET" cmdline apply --root "$t" --kernel 6.12.9-cloud-amd64 --config "$WORK/mthp2.conf"
+final=$(grub_default "$t")
+# Quoted for GRUB's script language, which strips the quotes again.
+eq "debian, 6.12, two mTHP sizes: thp_anon= in the drop-in, quoted for GRUB" "$(count_word "$final" '"thp_anon=64K:madvise;2048K:always"')" 1
+grub_line_safe "console=tty0 quiet"; eq "grub_line_safe accepts a plain line" $? 0
+grub_line_safe 'a "x;y" b\;c'; eq "grub_line_safe accepts quoted and escaped ;" $? 0
+grub_line_safe "a x;y"; eq "grub_line_safe refuses a bare ;" $? 1
+# Regression (fixed): src/kcmdline.c grub_write(): parameters go into
+# GRUB_CMDLINE_LINUX_DEFAULT unquoted, and 10_linux copies that verbatim onto
+# grub.cfg's linux line, where ';' separates commands (GRUB manual, Shell-like
+# scripting). Input: kernel 6.12, [thp] size.64kB.enabled = madvise and
+# size.2048kB.enabled = always, grub backend. Expected the thp_anon= word quoted
+# or its ';' escaped for GRUB; actual "thp_anon=64K:madvise;2048K:always", so
+# GRUB boots with thp_anon=64K:madvise and fails on a command "2048K:always".
+grub_line_safe "$final"
+bug "debian, 6.12, two mTHP sizes: the linux line stays one GRUB command" \
+	eq "debian, 6.12, two mTHP sizes: the linux line stays one GRUB command" $? 0
+check_rc "debian, 6.12, two mTHP sizes: remove" 0 -- "$ET" cmdline remove --root "$t"
+eq "debian, 6.12, two mTHP sizes: remove restores etc/" "$(sums "$t" etc)" "$etc0"
+
+# ---- 3. BLS entries with grubby ----------------------------------------------
+
+t=$WORK/bls
+mk_bls "$t"
+: >"$LOG"
+boot0=$(sums "$t" boot etc)
+check_rc "bls: apply exits 0" 0 -- stubs "$ET" cmdline apply --root "$t"
+contains "bls: apply detected BLS" "bls: added"
+eq "bls: grubby called once, by argv, only with what no entry has" "$(cat "$LOG")" \
+	"grubby|--update-kernel=ALL|--args=$THP|--bls-directory=$t/boot/loader/entries"
+OUT=$(cat "$LOG")
+contains "bls: --update-kernel=ALL" "|--update-kernel=ALL|"
+contains "bls: --args= carries the THP parameter" "|--args=$THP"
+contains "bls: --bls-directory= points into the root" "|--bls-directory=$t/boot/loader/entries"
+lacks "bls: a parameter an entry's options line has is not passed" "$NVME"
+eq "bls: state records only what was added" "$(cat "$t/var/lib/earlytune/cmdline.state")" "$(printf 'bls\t%s' "$THP")"
+eq "bls: entry a got the parameter" "$(grep '^options' "$t/boot/loader/entries/a.conf")" \
+	"options root=UUID=77aa ro rootflags=subvol=root rhgb quiet $THP"
+after1=$(sums "$t" boot etc var)
+: >"$LOG"
+check_rc "bls: second apply exits 0" 0 -- stubs "$ET" cmdline apply --root "$t"
+eq "bls: second apply does not call grubby" "$(cat "$LOG")" ""
+eq "bls: second apply changes no byte" "$(sums "$t" boot etc var)" "$after1"
+check_rc "bls: remove exits 0" 0 -- stubs "$ET" cmdline remove --root "$t"
+eq "bls: grubby --remove-args= with exactly the added parameters" "$(cat "$LOG")" \
+	"grubby|--update-kernel=ALL|--remove-args=$THP|--bls-directory=$t/boot/loader/entries"
+eq "bls: entries back to their original bytes" "$(sums "$t" boot etc)" "$boot0"
+grep -q "$NVME" "$t/boot/loader/entries/b.conf"; eq "bls: the user's own parameter stays" $? 0
+[ ! -e "$t/var/lib/earlytune/cmdline.state" ]; eq "bls: state gone after remove" $? 0
+
+# grubby failing or missing: exit 1, nothing recorded.
+check_rc "bls: grubby failing: apply exits 1" 1 -- stubs env GRUBBY_FAIL=1 "$ET" cmdline apply --root "$t"
+contains "bls: grubby failing: says so" "grubby --update-kernel=ALL --args="
+[ ! -e "$t/var/lib/earlytune/cmdline.state" ]; eq "bls: grubby failing: no state" $? 0
+mkdir -p "$WORK/nobin"
+check_rc "bls: no grubby: apply exits 1" 1 -- env PATH="$WORK/nobin" "$ET" cmdline apply --root "$t"
+[ ! -e "$t/var/lib/earlytune/cmdline.state" ]; eq "bls: no grubby: no state" $? 0
+eq "bls: failures wrote nothing" "$(sums "$t" boot etc)" "$boot0"
+
+# ---- 4. kernel-install: /etc/kernel/cmdline ----------------------------------
+
+t=$WORK/kinstall
+mk_kinstall "$t"
+orig=$(cat "$t/etc/kernel/cmdline")
+sum0=$(sums "$t" etc)
+check_rc "kernel-install: apply exits 0" 0 -- "$ET" cmdline apply --root "$t"
+contains "kernel-install: detected" "kernel-install: added $OURS"
+eq "kernel-install: parameters appended once" "$(cat "$t/etc/kernel/cmdline")" "root=UUID=x ro quiet $OURS"
+after1=$(sums "$t" etc var)
+check_rc "kernel-install: second apply exits 0" 0 -- "$ET" cmdline apply --root "$t"
+eq "kernel-install: second apply changes no byte" "$(sums "$t" etc var)" "$after1"
+check_rc "kernel-install: remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
+eq "kernel-install: remove restores the original bytes" "$(sums "$t" etc)" "$sum0"
+eq "kernel-install: content back" "$(cat "$t/etc/kernel/cmdline")" "$orig"
+
+t=$WORK/kinstall-user
+mk_kinstall "$t" "root=UUID=x ro quiet $THP"
+sum0=$(sums "$t" etc)
+check_rc "kernel-install, user has THP: apply exits 0" 0 -- "$ET" cmdline apply --root "$t"
+eq "kernel-install, user has THP: not duplicated" "$(cat "$t/etc/kernel/cmdline")" "root=UUID=x ro quiet $THP $NVME"
+eq "kernel-install, user has THP: state records only ours" "$(cat "$t/var/lib/earlytune/cmdline.state")" \
+	"$(printf 'kernel-install\t%s' "$NVME")"
+check_rc "kernel-install, user has THP: remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
+eq "kernel-install, user has THP: remove keeps the user's parameter" "$(cat "$t/etc/kernel/cmdline")" "root=UUID=x ro quiet $THP"
+eq "kernel-install, user has THP: original bytes" "$(sums "$t" etc)" "$sum0"
+
+# A hand-written file: two spaces, no final newline.
+t=$WORK/kinstall-hand
+mk_kinstall "$t"
+printf 'root=UUID=x  ro quiet' >"$t/etc/kernel/cmdline"
+orig=$(od -An -c "$t/etc/kernel/cmdline")
+check_rc "kernel-install, hand-written file: apply exits 0" 0 -- "$ET" cmdline apply --root "$t"
+check_rc "kernel-install, hand-written file: remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
+# Regression (fixed): src/kcmdline.c kinstall_edit(): the file is rebuilt word by word (single
+# spaces, a newline added), so remove does not remove "exactly those tokens".
+# Input: /etc/kernel/cmdline "root=UUID=x  ro quiet" (two spaces, no final
+# newline), apply, remove. Expected the original bytes; actual
+# "root=UUID=x ro quiet\n".
+bug "kernel-install, hand-written file: remove restores the original bytes" \
+	eq "kernel-install, hand-written file: remove restores the original bytes" "$(od -An -c "$t/etc/kernel/cmdline")" "$orig"
+
+# ---- 5. UKI-only /boot -----------------------------------------------------------
+
+t=$WORK/uki
+mk_uki "$t"
+before=$(listing "$t")
+check_rc "uki: apply exits 1" 1 -- "$ET" cmdline apply --root "$t"
+contains "uki: refuses: the command line is inside the UKI" "unified kernel images embed their command line"
+contains "uki: says how: ukify" "ukify --cmdline"
+contains "uki: names the parameters to build in" "$OURS"
+eq "uki: wrote nothing" "$(listing "$t")" "$before"
+mkdir -p "$WORK/uki-efi/efi/EFI/Linux"
+mk_cmdroot "$WORK/uki-efi" 6.12.9-arch1-1 QEMU "root=UUID=x ro"
+: >"$WORK/uki-efi/efi/EFI/Linux/arch-linux.efi"
+check_rc "uki under /efi: apply exits 1" 1 -- "$ET" cmdline apply --root "$WORK/uki-efi"
+contains "uki under /efi: refuses" "ukify"
+
+# ---- 6. ostree ----------------------------------------------------------------------
+
+t=$WORK/ostree
+mk_ostree "$t" run
+before=$(listing "$t")
+check_rc "ostree: apply exits 0" 0 -- "$ET" cmdline apply --root "$t"
+contains "ostree: prints the rpm-ostree command" "rpm-ostree kargs --append-if-missing=$THP --append-if-missing=$NVME"
+eq "ostree: wrote nothing (no state either)" "$(listing "$t")" "$before"
+check_rc "ostree: verify exits 1 (nothing integrated)" 1 -- "$ET" cmdline verify --root "$t"
+contains "ostree: verify says missing" "missing: $THP"
+t=$WORK/ostree-repo
+mk_ostree "$t" repo
+check_rc "ostree (ostree/repo): apply exits 0" 0 -- "$ET" cmdline apply --root "$t"
+contains "ostree (ostree/repo): detected" "rpm-ostree kargs"
+[ ! -e "$t/var/lib/earlytune/cmdline.state" ]; eq "ostree (ostree/repo): no state" $? 0
+
+# The printed command is meant to be pasted into a shell: it must reach
+# rpm-ostree intact, also with a multi-size thp_anon= (which has ';').
+check_rc "ostree, two mTHP sizes: apply exits 0" 0 -- "$ET" cmdline apply --root "$t" --config "$WORK/mthp2.conf"
+cmd=$(printf '%s\n' "$OUT" | sed -n 's/^ *\(rpm-ostree kargs .*\)$/\1/p')
+rm -f "$LOG.rpm-ostree"
+stubs sh -c "$cmd" >/dev/null 2>&1
+# Regression (fixed): src/kcmdline.c apply_backend() (ostree branch): the printed command is
+# not shell-quoted. Input: kernel 6.12, [thp] size.64kB.enabled = madvise and
+# size.2048kB.enabled = always. Expected rpm-ostree to get
+# --append-if-missing=thp_anon=64K:madvise;2048K:always as one argument;
+# actual: the shell ends the command at ';' and runs "2048K:always" (the
+# same ';' unquoted in GRUB_CMDLINE_LINUX_DEFAULT ends the linux line in grub.cfg).
+bug "ostree, two mTHP sizes: the printed command is shell-safe" \
+	eq "ostree, two mTHP sizes: the printed command is shell-safe" "$(cat "$LOG.rpm-ostree" 2>/dev/null)" \
+	"rpm-ostree|kargs|--append-if-missing=$THP|--append-if-missing=thp_anon=64K:madvise;2048K:always|--append-if-missing=$NVME"
+
+# ---- 7. detection order and --backend ---------------------------------------------
+
+t=$WORK/multi
+mk_kinstall "$t"
+mkdir -p "$t/etc/default"
+printf '%s\n' 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"' >"$t/etc/default/grub"
+kc0=$(cat "$t/etc/kernel/cmdline")
+check_rc "--backend kernel-install on a grub tree: exit 0" 0 -- "$ET" cmdline apply --backend kernel-install --root "$t"
+eq "--backend kernel-install: /etc/kernel/cmdline edited" "$(cat "$t/etc/kernel/cmdline")" "$kc0 $OURS"
+[ ! -e "$t/etc/default/grub.d/99-earlytune.cfg" ]; eq "--backend kernel-install: no grub drop-in" $? 0
+check_rc "apply with another backend than recorded: exit 1" 1 -- "$ET" cmdline apply --backend grub --root "$t"
+contains "another backend than recorded: says remove first" "earlytune cmdline remove"
+[ ! -e "$t/etc/default/grub.d/99-earlytune.cfg" ]; eq "another backend than recorded: nothing written" $? 0
+check_rc "--backend kernel-install: remove" 0 -- "$ET" cmdline remove --root "$t"
+eq "--backend kernel-install: remove restores" "$(cat "$t/etc/kernel/cmdline")" "$kc0"
+check_rc "unknown --backend: exit 2" 2 -- "$ET" cmdline apply --backend lilo --root "$t"
+contains "unknown --backend: lists the backends" "ostree bls grub kernel-install uki"
+check_rc "unknown cmdline subcommand: exit 2" 2 -- "$ET" cmdline frob --root "$t"
+
+# Without /etc/kernel/cmdline, kernel-install takes /proc/cmdline; a file with
+# only our parameters would replace root= and the rest.
+t=$WORK/kinstall-nofile
+mk_cmdroot "$t" 6.12.9-arch1-1 "Amazon EC2" "initrd=\\initramfs-linux.img root=UUID=x ro quiet" nvme
+mkdir -p "$t/etc/default"
+printf '%s\n' 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"' >"$t/etc/default/grub"
+before=$(listing "$t")
+"$ET" cmdline apply --backend kernel-install --root "$t" >/dev/null 2>&1
+rc=$?
+# Regression (fixed): src/kcmdline.c kinstall_edit(): a missing /etc/kernel/cmdline is taken
+# as empty. Input: --backend kernel-install, no etc/kernel/cmdline, /proc/cmdline
+# "... root=UUID=x ro quiet". Expected: refuse, or seed the file from
+# /proc/cmdline as kernel-install would (root= kept); actual: exit 0 and a file
+# holding only "transparent_hugepage=madvise nvme_core.io_timeout=4294967295",
+# so the next kernel installed boots without root=. remove then leaves an
+# empty /etc/kernel/cmdline behind instead of deleting the file it created.
+bug "--backend kernel-install without the file: root= kept or refused" \
+	eq "--backend kernel-install without the file: root= kept or refused" \
+	"$([ "$rc" != 0 ] || grep -q 'root=UUID=x' "$t/etc/kernel/cmdline" 2>/dev/null && echo ok)" ok
+"$ET" cmdline remove --root "$t" >/dev/null 2>&1
+bug "--backend kernel-install without the file: remove leaves the tree as it was" \
+	eq "--backend kernel-install without the file: remove leaves the tree as it was" \
+	"$(listing "$t" | grep -v '\./var')" "$(printf '%s\n' "$before" | grep -v '\./var')"
+
+# Detection order: ostree → bls → grub → kernel-install → uki.
+t=$WORK/order
+mk_ostree "$t" run
+mkdir -p "$t/boot/loader/entries" "$t/etc/default" "$t/etc/kernel" "$t/boot/EFI/Linux"
+printf 'title x\noptions root=UUID=x ro\n' >"$t/boot/loader/entries/x.conf"
+printf '%s\n' 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"' >"$t/etc/default/grub"
+printf 'root=UUID=x ro\n' >"$t/etc/kernel/cmdline"
+: >"$t/boot/EFI/Linux/linux.efi"
+order_is() { # DESC NEEDLE EXIT: apply finds the backend, then remove
+	: >"$LOG"
+	check_rc "detection: $1: apply exits as expected" "$3" -- stubs "$ET" cmdline apply --root "$t"
+	contains "detection: $1" "$2"
+	stubs "$ET" cmdline remove --root "$t" >/dev/null 2>&1
+}
+order_is "ostree first" "rpm-ostree kargs" 0
+rm "$t/run/ostree-booted"
+order_is "then BLS" "bls: added" 0
+rm -r "$t/boot/loader"
+order_is "then grub" "grub: added" 0
+rm "$t/etc/default/grub"
+order_is "then kernel-install" "kernel-install: added" 0
+rm "$t/etc/kernel/cmdline"
+order_is "then uki" "ukify" 1
+rm "$t/boot/EFI/Linux/linux.efi"
+check_rc "detection: nothing found: exit 1" 1 -- "$ET" cmdline apply --root "$t"
+contains "detection: nothing found: says to name one" "name one with --backend"
+
+# ---- 8. kernel versions --------------------------------------------------------------
+
+t=$WORK/kver
+mk_cmdroot "$t" 4.19.0-27-amd64 QEMU "BOOT_IMAGE=/vmlinuz root=UUID=x ro"
+printf '[thp]\nsize.64kB.enabled = madvise\n' >"$WORK/mthp.conf"
+for v in 5.4.0-150-generic 6.1.0-28-cloud-amd64 6.12.9-cloud-amd64 6.18.1; do
+	case $v in 6.1[28]*) anon=yes ;; *) anon=no ;; esac
+	for how in osrelease --kernel; do
+		if [ "$how" = osrelease ]; then
+			printf '%s\n' "$v" >"$t/proc/sys/kernel/osrelease"
+			set -- --root "$t"
+		else
+			printf '4.19.0-27-amd64\n' >"$t/proc/sys/kernel/osrelease"
+			set -- --root "$t" --kernel "$v"
+		fi
+		check_rc "$v ($how): exit 0" 0 -- "$ET" cmdline "$@" --config "$WORK/mthp.conf"
+		if [ "$anon" = yes ]; then
+			has_sugg "$v ($how): thp_anon= suggested" add "thp_anon=64K:madvise"
+		else
+			no_sugg "$v ($how): no thp_anon= before 6.12" add "thp_anon="
+		fi
+		has_sugg "$v ($how): THP madvise (no config: compiled default always)" add "$THP"
+		contains "$v ($how): says the default was assumed" "no /boot/config-$v: assuming the Kconfig default"
+	done
+	mk_kconfig "$t" "$v" madvise
+	check_rc "$v, config MADVISE=y: exit 0" 0 -- "$ET" cmdline --root "$t" --kernel "$v" --config "$WORK/mthp.conf"
+	no_sugg "$v, config MADVISE=y: no transparent_hugepage=" add "transparent_hugepage="
+	if [ "$anon" = yes ]; then
+		has_sugg "$v, config MADVISE=y: thp_anon= still suggested" add "thp_anon=64K:madvise"
+	fi
+	rm "$t/boot/config-$v"
+done
+v=6.12.9-cloud-amd64
+mk_kconfig "$t" "$v" always
+check_rc "$v, config ALWAYS=y: exit 0" 0 -- "$ET" cmdline --root "$t" --kernel "$v"
+has_sugg "$v, config ALWAYS=y: THP madvise" add "$THP"
+contains "$v, config ALWAYS=y: reason names the config" "compiled default: always; /boot/config-$v"
+mk_kconfig "$t" "$v" never
+printf '[thp]\nenabled = never\n' >"$WORK/never.conf"
+check_rc "$v, config NEVER=y, [thp] enabled = never: exit 0" 0 -- "$ET" cmdline --root "$t" --kernel "$v" --config "$WORK/never.conf"
+no_sugg "$v, NEVER=y and never configured: nothing to add" add "transparent_hugepage="
+mk_kconfig "$t" "$v" off
+check_rc "$v, THP not built: exit 0" 0 -- "$ET" cmdline --root "$t" --kernel "$v"
+no_sugg "$v, THP not built: no transparent_hugepage=" add "transparent_hugepage="
+# MADVISE=y on the config's very first line.
+printf 'CONFIG_TRANSPARENT_HUGEPAGE_MADVISE=y\nCONFIG_TRANSPARENT_HUGEPAGE=y\n' >"$t/boot/config-$v"
+check_rc "$v, MADVISE=y on the first line: exit 0" 0 -- "$ET" cmdline --root "$t" --kernel "$v"
+no_sugg "$v, MADVISE=y on the first line: no transparent_hugepage=" add "transparent_hugepage="
+# "=m" or a longer name is not "=y".
+printf 'CONFIG_TRANSPARENT_HUGEPAGE=y\nCONFIG_TRANSPARENT_HUGEPAGE_MADVISE=yes\n' >"$t/boot/config-$v"
+check_rc "$v, MADVISE=yes is not =y: exit 0" 0 -- "$ET" cmdline --root "$t" --kernel "$v"
+has_sugg "$v, MADVISE=yes is not =y: default always" add "$THP"
+rm "$t/boot/config-$v"
+printf '[thp]\nsize.16kB.enabled = always\nsize.64kB.enabled = never\nsize.2048kB.enabled = inherit\n' >"$WORK/mthp3.conf"
+check_rc "$v, three sizes: exit 0" 0 -- "$ET" cmdline --root "$t" --kernel "$v" --config "$WORK/mthp3.conf"
+has_sugg "$v, three sizes: never sizes left out" add "thp_anon=16K:always;2048K:inherit"
+
+# ---- 9. removals and hostile /proc/cmdline -----------------------------------------
+
+t=$WORK/hostile
+mk_cmdroot "$t" 6.1.0-28-cloud-amd64 QEMU "root=UUID=x"
+on() { # CMDLINE: run the suggestions against this /proc/cmdline
+	printf '%s\n' "$1" >"$t/proc/cmdline"
+	OUT=$("$ET" cmdline --root "$t" 2>&1)
+	RC=$?
+	eq "cmdline '$(printf '%s' "$1" | cut -c1-60)': exit 0" "$RC" 0
+}
+on "BOOT_IMAGE=/vmlinuz root=UUID=x ro elevator=deadline quiet"
+has_sugg "elevator=deadline: remove" remove elevator=deadline
+case $(sugg_line elevator=deadline) in *"Linux 5.0"*) r=0 ;; *) r=1 ;; esac
+eq "elevator=deadline: the reason mentions Linux 5.0" $r 0
+eq "elevator=deadline: exactly the expected suggestions" "$(suggs)" "add $THP
+remove elevator=deadline"
+on "root=UUID=x scsi_mod.use_blk_mq=1 dm_mod.use_blk_mq=y"
+has_sugg "scsi_mod.use_blk_mq=1: remove" remove scsi_mod.use_blk_mq=1
+has_sugg "dm_mod.use_blk_mq=y: remove" remove dm_mod.use_blk_mq=y
+on "root=UUID=x scsi-mod.use-blk-mq=0"
+has_sugg "'-' and '_' alike in keys: scsi-mod.use-blk-mq=0: remove" remove scsi-mod.use-blk-mq=0
+on "root=UUID=x transparent_hugepage=always"
+has_sugg "transparent_hugepage=always: remove" remove transparent_hugepage=always
+case $(sugg_line transparent_hugepage=always) in *contradicts*) r=0 ;; *) r=1 ;; esac
+eq "transparent_hugepage=always: says it contradicts the config" $r 0
+has_sugg "transparent_hugepage=always: madvise suggested instead" add "$THP"
+on "root=UUID=x transparent_hugepage=madvise"
+eq "transparent_hugepage=madvise in force: nothing suggested" "$(suggs)" ""
+on 'root=UUID=x transparent_hugepage="madvise"'
+eq "transparent_hugepage=\"madvise\" (quoted) is in force" "$(suggs)" ""
+on "root=UUID=x transparent-hugepage=madvise"
+no_sugg "transparent-hugepage=madvise (dash) counts as in force" add transparent_hugepage=
+on 'root=UUID=x foo="a b c" elevator=noop'
+eq "quoted value: exactly the expected suggestions" "$(suggs)" "add $THP
+remove elevator=noop"
+on 'root=UUID=x foo="elevator=deadline bar" quiet'
+no_sugg "elevator= inside a quoted value: not a parameter" remove elevator
+on 'root=UUID=x "elevator=deadline" quiet'
+has_sugg "a wholly quoted elevator=deadline: remove (quotes stripped)" remove elevator=deadline
+on 'root=UUID=x foo=a"b c"d elevator=noop'
+has_sugg "quote opening mid-word: parsing goes on" remove elevator=noop
+long=$(awk 'BEGIN { for (i = 0; i < 5000; i++) printf "A" }')
+on "root=UUID=x foo=$long elevator=noop transparent_hugepage=madvise"
+has_sugg "a 5000-character value: later parameters still parsed (elevator)" remove elevator=noop
+no_sugg "a 5000-character value: later parameters still parsed (THP in force)" add transparent_hugepage=
+on "root=UUID=x $(awk 'BEGIN { for (i = 0; i < 300; i++) printf "k%d=v%d ", i, i }') elevator=noop"
+has_sugg "300 parameters: the last one still seen" remove elevator=noop
+on "root=UUID=x transparent_hugepage=madvise transparent_hugepage=madvise"
+eq "repeated transparent_hugepage=madvise: nothing suggested" "$(suggs)" ""
+on "root=UUID=x transparent_hugepage=never transparent_hugepage=madvise"
+no_sugg "never then madvise: the last wins, madvise is in force" add transparent_hugepage=
+# Regression (fixed): src/kcmdline.c check_stale() (via cmdline_each): every occurrence of
+# transparent_hugepage= is judged, not the last one that wins. Input
+# /proc/cmdline "transparent_hugepage=never transparent_hugepage=madvise" with
+# [thp] enabled = madvise. Expected no suggestion at all; actual "remove
+# transparent_hugepage=never ... contradicts [thp] enabled = madvise (and makes
+# earlytune skip it)", which is false: madvise is in force.
+bug "never then madvise: no removal" no_sugg "never then madvise: no removal" remove transparent_hugepage=
+on "root=UUID=x transparent_hugepage=madvise transparent_hugepage=never"
+has_sugg "madvise then never: never wins: remove it" remove transparent_hugepage=never
+has_sugg "madvise then never: add madvise" add "$THP"
+on "root=UUID=x quiet -- elevator=deadline transparent_hugepage=madvise"
+no_sugg "after --: elevator= is init's, no removal" remove elevator
+has_sugg "after --: transparent_hugepage= is init's, still suggested" add "$THP"
+on 'root=UUID=x foo="abc elevator=deadline'
+no_sugg "unterminated quote: the rest is one value, no removal" remove elevator
+on 'root=UUID=x elevator=noop "'
+has_sugg "a lone quote at the end: no crash, earlier parameters kept" remove elevator=noop
+on '"'
+eq "a command line of one quote: nothing but THP" "$(suggs)" "add $THP"
+on '="" = == "=" --'
+eq "only '=' and quotes: nothing but THP" "$(suggs)" "add $THP"
+on ""
+eq "an empty command line: THP only" "$(suggs)" "add $THP"
+printf 'root=x elevator=a\\b"c d" scsi_mod.use_blk_mq=\001 dm_mod.use_blk_mq=caf\303\251\n' >"$t/proc/cmdline"
+check_rc "backslash, quotes, control and UTF-8 bytes: --json exit 0" 0 -- "$ET" cmdline --json --root "$t"
+json_ok "backslash, quotes, control and UTF-8 bytes: JSON valid"
+r=$(printf '%s' "$OUT" | python3 -c 'import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+print(json.dumps(sorted(x["parameter"] for x in d["suggestions"] if x["action"] == "remove")))' 2>&1)
+eq "backslash, quotes, control and UTF-8 bytes: parameters round-trip" "$r" \
+	'["dm_mod.use_blk_mq=caf\u00e9", "elevator=a\\b\"c d\"", "scsi_mod.use_blk_mq=\u0001"]'
+rm "$t/proc/cmdline"
+check_rc "no /proc/cmdline: exit 0" 0 -- "$ET" cmdline --root "$t"
+has_sugg "no /proc/cmdline: THP still suggested" add "$THP"
+printf 'root=UUID=x elevator=noop\0transparent_hugepage=madvise\n' >"$t/proc/cmdline"
+check_rc "a NUL byte in /proc/cmdline: exit 0" 0 -- "$ET" cmdline --root "$t"
+head -c 60000 /dev/urandom | tr -d '\0' >"$t/proc/cmdline"
+check_rc "60000 random bytes as /proc/cmdline: no crash" 0 -- "$ET" cmdline --root "$t"
+check_rc "60000 random bytes as /proc/cmdline: --json no crash" 0 -- "$ET" cmdline --json --root "$t"
+json_ok "60000 random bytes as /proc/cmdline: JSON still valid"
+
+# ---- 10. rules and security-relevant parameters ------------------------------------
+
+t=$WORK/rules
+mk_cmdroot "$t" 6.1.0-28-cloud-amd64 "Amazon EC2" "root=UUID=x"
+check_rc "EC2 without an NVMe disk: exit 0" 0 -- "$ET" cmdline --root "$t"
+no_sugg "EC2 without an NVMe disk: no io_timeout" add nvme_core.io_timeout
+mk_disk "$t" nvme1n1 nvme "[none] mq-deadline" 128 0
+check_rc "EC2 with nvme1n1: exit 0" 0 -- "$ET" cmdline --root "$t"
+has_sugg "EC2 with nvme1n1: io_timeout" add "$NVME"
+printf 'QEMU\n' >"$t/sys/class/dmi/id/sys_vendor"
+check_rc "QEMU with NVMe: exit 0" 0 -- "$ET" cmdline --root "$t"
+no_sugg "QEMU with NVMe: no io_timeout" add nvme_core.io_timeout
+check_rc "--profile none: exit 0" 0 -- "$ET" cmdline --root "$t" --profile none
+eq "--profile none: no suggestions" "$(suggs)" ""
+printf 'c7i.large\n' >"$t/sys/class/dmi/id/product_name"
+cat >"$WORK/rules.conf" <<'EOF'
+[cmdline "c7"]
+match.product = c7i.* m7i.*
+match.disk = nvme* sd[a-z]
+# the reason comes from the comment
+add = nowatchdog foo.bar=1
+[cmdline "m5"]
+match.product = m5.*
+add = never_this=1
+EOF
+check_rc "rules: exit 0" 0 -- "$ET" cmdline --root "$t" --config "$WORK/rules.conf"
+has_sugg "rules: product glob matched: nowatchdog" add nowatchdog
+has_sugg "rules: product glob matched: foo.bar=1" add foo.bar=1
+contains "rules: the comment is the reason" "the reason comes from the comment"
+contains "rules: the source names file:line" "rules.conf:5"
+no_sugg "rules: a product not matching adds nothing" add never_this
+printf '[cmdline]\nadd = ok=1 "bad"\n' >"$WORK/quote.conf"
+check_rc "[cmdline] add with a quote: exit 2" 2 -- "$ET" cmdline --root "$t" --config "$WORK/quote.conf"
+contains "[cmdline] add with a quote: says why" "is not a kernel parameter"
+
+check_rc "security: not configured: exit 0" 0 -- "$ET" cmdline --root "$t"
+no_sugg "security: mitigations= never suggested unasked" add mitigations
+lacks "security: no warning unasked" "warning:"
+printf '[cmdline]\nadd = mitigations=off\n' >"$WORK/sec.conf"
+check_rc "security: configured: exit 0" 0 -- "$ET" cmdline --root "$t" --config "$WORK/sec.conf"
+has_sugg "security: mitigations=off suggested" add mitigations=off
+case $(sugg_line mitigations=off) in *"high: security"*) r=0 ;; *) r=1 ;; esac
+eq "security: risk says high: security" $r 0
+if printf '%s\n' "$OUT" | grep -q '^warning: mitigations=off'; then pass "security: a line starting with warning:"; else fail "security: a line starting with warning:" "$OUT"; fi
+printf '[cmdline]\nadd = init_on_free=0 nosmt init-on-alloc=0 nowatchdog\n' >"$WORK/sec2.conf"
+check_rc "security: several: exit 0" 0 -- "$ET" cmdline --root "$t" --config "$WORK/sec2.conf"
+eq "security: one warning per security parameter" "$(printf '%s\n' "$OUT" | grep -c '^warning:')" 3
+lacks "security: no warning for nowatchdog" "warning: nowatchdog"
+check_rc "security: --json exit 0" 0 -- "$ET" cmdline --json --root "$t" --config "$WORK/sec.conf"
+json_ok "security: --json is valid JSON"
+r=$(printf '%s' "$OUT" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+s = {x["parameter"]: x for x in d["suggestions"]}
+print(s["mitigations=off"]["security"] is True and s["mitigations=off"]["action"] == "add"
+      and s["transparent_hugepage=madvise"]["security"] is False)' 2>&1)
+eq "security: --json has suggestions, security true for mitigations=off only" "$r" True
+printf '%s\n' "root=UUID=x mitigations=off" >"$t/proc/cmdline"
+check_rc "security: already booted: exit 0" 0 -- "$ET" cmdline --root "$t" --config "$WORK/sec.conf"
+no_sugg "security: already booted: not suggested" add mitigations
+lacks "security: already booted: no warning" "warning:"
+
+# ---- 11. verify -------------------------------------------------------------------------
+
+t=$WORK/verify
+mk_debian "$t"
+check_rc "verify before apply: exit 1" 1 -- "$ET" cmdline verify --root "$t"
+contains "verify before apply: missing" "missing: $THP"
+check_rc "verify: apply" 0 -- "$ET" cmdline apply --root "$t"
+check_rc "verify after apply, before reboot: exit 1" 1 -- "$ET" cmdline verify --root "$t"
+contains "verify after apply: pending" "pending: $THP"
+contains "verify after apply: pending names the backend" "in the grub configuration"
+printf '%s\n' "BOOT_IMAGE=/boot/vmlinuz-6.1.0-28-cloud-amd64 root=UUID=2f4e ro quiet $OURS" >"$t/proc/cmdline"
+check_rc "verify after reboot with the parameters: exit 0" 0 -- "$ET" cmdline verify --root "$t"
+contains "verify after reboot: in force" "cmdline: in force"
+check_rc "after reboot: suggestions exit 0" 0 -- "$ET" cmdline --root "$t"
+eq "after reboot: nothing left to suggest" "$(suggs)" ""
+check_rc "after reboot: apply has nothing to add" 0 -- "$ET" cmdline apply --root "$t"
+contains "after reboot: apply says so" "nothing to add"
+printf '%s\n' "BOOT_IMAGE=/boot/vmlinuz-6.1.0-28-cloud-amd64 root=UUID=2f4e ro quiet $THP" >"$t/proc/cmdline"
+check_rc "verify with one parameter not booted: exit 1" 1 -- "$ET" cmdline verify --root "$t"
+contains "verify with one parameter not booted: names it" "pending: $NVME"
