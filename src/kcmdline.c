@@ -845,21 +845,39 @@ int cmd_cmdline_remove(struct ctx *c)
 int cmd_cmdline_verify(struct ctx *c)
 {
 	char params[2048], w[WORD_MAX];
+	struct strbuf js = { 0 };
 	struct added a;
 	int bad = 0;
 
 	wanted_params(c, params, sizeof(params));
 	load_state(&c->root, &a);
+	sb_printf(&js, "{\"version\":1,\"command\":\"cmdline verify\",\"kernel\":");
+	sb_json_str(&js, c->kernel.release);
+	sb_printf(&js, ",\"backend\":");
+	sb_json_str(&js, *a.backend ? a.backend : NULL);
+	sb_printf(&js, ",\"pending\":[");
 	for (const char *p = a.params; next_word(&p, w, sizeof(w));)
 		if (!cmdline_has_param(c->kernel.cmdline, w)) {
-			printf("pending: %s is in the %s configuration but not in /proc/cmdline: reboot\n", w, a.backend);
-			bad++;
+			if (!c->json)
+				printf("pending: %s is in the %s configuration but not in /proc/cmdline: reboot\n", w, a.backend);
+			sb_printf(&js, "%s", bad++ ? "," : "");
+			sb_json_str(&js, w);
 		}
-	for (const char *p = params; next_word(&p, w, sizeof(w));)
+	sb_printf(&js, "],\"missing\":[");
+	for (const char *p = params, *sep = ""; next_word(&p, w, sizeof(w));)
 		if (!has_word(a.params, w)) {
-			printf("missing: %s is suggested but neither booted nor integrated: earlytune cmdline apply\n", w);
+			if (!c->json)
+				printf("missing: %s is suggested but neither booted nor integrated: earlytune cmdline apply\n", w);
+			sb_printf(&js, "%s", sep);
+			sb_json_str(&js, w);
+			sep = ",";
 			bad++;
 		}
-	printf("cmdline: %s\n", bad ? "reboot pending or parameters missing" : "in force");
+	sb_printf(&js, "],\"in_force\":%s}\n", bad ? "false" : "true");
+	if (c->json && !js.oom)
+		fputs(js.s, stdout);
+	else if (!c->json)
+		printf("cmdline: %s\n", bad ? "reboot pending or parameters missing" : "in force");
+	sb_free(&js);
 	return bad ? 1 : 0;
 }

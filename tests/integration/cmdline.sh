@@ -774,3 +774,14 @@ contains "after reboot: apply says so" "nothing to add"
 printf '%s\n' "BOOT_IMAGE=/boot/vmlinuz-6.1.0-28-cloud-amd64 root=UUID=2f4e ro quiet $THP" >"$t/proc/cmdline"
 check_rc "verify with one parameter not booted: exit 1" 1 -- "$ET" cmdline verify --root "$t"
 contains "verify with one parameter not booted: names it" "pending: $NVME"
+
+# verify --json: one object, what is pending and what is missing.
+t=$WORK/verify-json
+mk_debian "$t"
+check_rc "verify --json before apply: exit 1" 1 -- "$ET" cmdline verify --json --root "$t"
+json_ok "verify --json is valid JSON"
+contains "verify --json lists the missing parameter" '"missing":["transparent_hugepage=madvise",'
+"$ET" cmdline apply --root "$t" >/dev/null 2>&1
+check_rc "verify --json after apply: exit 1 (reboot pending)" 1 -- "$ET" cmdline verify --json --root "$t"
+contains "verify --json lists the pending parameter" '"pending":["transparent_hugepage=madvise",'
+contains "verify --json names the backend" '"backend":"grub"'
