@@ -531,6 +531,7 @@ int block_plan(struct ctx *c, struct plan *p)
 
 		if (!c->ndevices || device_ok(c, p, names[i])) {
 			classify(c, &d);
+			log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, d.cls, d.why);
 			plan_disk(c, p, &d, bc);
 		}
 		disk_free(&d);

@@ -326,6 +326,7 @@ static int parse_rooted(struct config *c, const struct root *r, const char *rel)
 		c->errors++;
 		return 0;
 	}
+	log_msg(LOG_DEBUG, "reading %s", shown);
 	return parse_fd(c, fd, shown);
 }
 

@@ -27,7 +27,7 @@ static void normalize(const char *in, char *out, size_t size)
 {
 	size_t i;
 
-	for (i = 0; in[i] && i < size - 1; i++)
+	for (i = 0; i < size - 1 && in[i]; i++)
 		out[i] = in[i] == '-' ? '_' : in[i];
 	out[i] = '\0';
 }

@@ -396,7 +396,7 @@ static bool default_selected(struct ctx *c, const char *name, unsigned type, con
 	return false;
 }
 
-static bool wanted(struct ctx *c, const struct netconf *nc, const char *name, int ifindex)
+static bool wanted(struct ctx *c, const char *name, int ifindex)
 {
 	if (c->ifindex && c->ifindex != ifindex)
 		return false;
@@ -442,6 +442,7 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 	it = iface_item(p, l->name, l->ifindex, nc);
 	if (!it)
 		return;
+	log_msg(LOG_DEBUG, "%s: selected (ifindex %d, %u TX queues)", l->name, l->ifindex, l->num_tx);
 	it->ntx = l->num_tx;
 	describe(qs, l->ifindex, cur, sizeof(cur));
 	item_set(&it->current, cur);
@@ -525,7 +526,7 @@ static void plan_tree_ifaces(struct ctx *c, struct plan *p, const struct netconf
 		snprintf(rel, sizeof(rel), "sys/class/net/%s/ifindex", de->d_name);
 		if (root_read(&c->root, rel, buf, sizeof(buf)) > 0)
 			ifindex = atoi(buf);
-		if (!wanted(c, nc, de->d_name, ifindex) ||
+		if (!wanted(c, de->d_name, ifindex) ||
 		    !glob_selected(nc->interfaces ? nc->interfaces->value : "", de->d_name,
 				   default_selected(c, de->d_name, type, NULL, why, sizeof(why))))
 			continue;
@@ -584,7 +585,7 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 		}
 	}
 	for (size_t i = 0; r >= 0 && i < ls.n; i++)
-		if (wanted(c, nc, ls.v[i].name, ls.v[i].ifindex))
+		if (wanted(c, ls.v[i].name, ls.v[i].ifindex))
 			plan_iface(c, p, nc, &ls.v[i], &qs, *err ? err : NULL, &rs);
 	if (r >= 0 && (c->ifindex || c->iface) && p->n == before)
 		unknown_iface(c, p);
