@@ -2,6 +2,7 @@
 /* The kernel command line, split as the kernel's next_arg() splits it: double
  * quotes group (and may start mid-word), '-' and '_' in keys compare equal,
  * and "--" ends the kernel's parameters (what follows belongs to init). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@ static const char *next_arg(const char *s, struct arg *a)
 	bool in_quote = false, quoted = false, strip_end;
 	const char *eq = NULL, *p;
 
-	while (*s == ' ' || *s == '\t' || *s == '\n')
+	while (isspace((unsigned char)*s))
 		s++;
 	if (!*s)
 		return NULL;
@@ -28,7 +29,7 @@ static const char *next_arg(const char *s, struct arg *a)
 		in_quote = quoted = true;
 	}
 	for (p = s; *p; p++) {
-		if (!in_quote && (*p == ' ' || *p == '\t' || *p == '\n'))
+		if (!in_quote && isspace((unsigned char)*p)) /* as the kernel's isspace() */
 			break;
 		if (!eq && *p == '=')
 			eq = p;

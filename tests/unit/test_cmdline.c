@@ -164,7 +164,18 @@ static void test_disabled(void **state)
 	assert_true(cmdline_disabled("earlytune=1 earlytune=0\n"));
 }
 
+/* The kernel splits on isspace(): \r, \v and \f separate like a space. */
+static void test_all_white_space(void **state)
+{
+	expect_get("a=1\rb=2\vc=3\fd=4", "a", "1");
+	expect_get("a=1\rb=2\vc=3\fd=4", "b", "2");
+	expect_get("a=1\rb=2\vc=3\fd=4", "c", "3");
+	expect_get("a=1\rb=2\vc=3\fd=4", "d", "4");
+	expect_get("x=\"1\r2\" y=3", "x", "1\r2");
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_all_white_space),
 	cmocka_unit_test(test_plain_and_bare),
 	cmocka_unit_test(test_quotes),
 	cmocka_unit_test(test_quote_mid_value_kept),
