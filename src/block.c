@@ -17,6 +17,7 @@
 
 struct disk {
 	const char *name;
+	const char *dir; /* sys/block/NAME, or where a captured tree without sys/block keeps it */
 	const char *cls;
 	char why[128];
 	char driver[64];
@@ -38,7 +39,7 @@ static void read_driver(struct ctx *c, struct disk *d)
 	const char *const tries[] = { "device/driver", "device/device/driver" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(tries); i++) {
-		snprintf(rel, sizeof(rel), "sys/block/%s/%s", d->name, tries[i]);
+		snprintf(rel, sizeof(rel), "%s/%s", d->dir, tries[i]);
 		if (root_readlink(&c->root, rel, link, sizeof(link)) > 0) {
 			snprintf(d->driver, sizeof(d->driver), "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 			return;
@@ -46,11 +47,11 @@ static void read_driver(struct ctx *c, struct disk *d)
 	}
 }
 
-static bool has_attr(struct ctx *c, const char *disk, const char *attr)
+static bool has_attr(struct ctx *c, const struct disk *d, const char *attr)
 {
 	char rel[PATH_MAX];
 
-	snprintf(rel, sizeof(rel), "sys/block/%s/%s", disk, attr);
+	snprintf(rel, sizeof(rel), "%s/%s", d->dir, attr);
 	return root_exists(&c->root, rel);
 }
 
@@ -64,7 +65,7 @@ static void classify_scsi(struct ctx *c, struct disk *d)
 			 *d->driver ? d->driver : "SCSI/ATA", c->kernel.hv_why);
 		return;
 	}
-	snprintf(rel, sizeof(rel), "sys/block/%s/queue/rotational", d->name);
+	snprintf(rel, sizeof(rel), "%s/queue/rotational", d->dir);
 	root_read(&c->root, rel, rot, sizeof(rot));
 	d->cls = !strcmp(rot, "1") ? "hdd" : "ssd";
 	snprintf(d->why, sizeof(d->why), "physical %s disk, rotational=%s", *d->driver ? d->driver : "SCSI/ATA", rot);
@@ -78,7 +79,7 @@ static void classify(struct ctx *c, struct disk *d)
 	read_driver(c, d);
 	d->cls = "other";
 	snprintf(d->why, sizeof(d->why), "kernel name %s", n);
-	if ((prefix(n, "dm-") && has_attr(c, n, "dm")) || (prefix(n, "md") && has_attr(c, n, "md")))
+	if ((prefix(n, "dm-") && has_attr(c, d, "dm")) || (prefix(n, "md") && has_attr(c, d, "md")))
 		d->cls = "stacked";
 	else if (prefix(n, "loop"))
 		d->cls = "loop";
@@ -118,10 +119,10 @@ static void read_ident(struct ctx *c, const struct disk *d, const char *what, ch
 		return;
 	}
 	/* SCSI and NVMe keep identity under device/, virtio-blk keeps serial on the disk. */
-	snprintf(rel, sizeof(rel), "sys/block/%s/device/%s", d->name, what);
+	snprintf(rel, sizeof(rel), "%s/device/%s", d->dir, what);
 	if (root_read(&c->root, rel, out, size) > 0)
 		return;
-	snprintf(rel, sizeof(rel), "sys/block/%s/%s", d->name, what);
+	snprintf(rel, sizeof(rel), "%s/%s", d->dir, what);
 	root_read(&c->root, rel, out, size);
 }
 
@@ -137,7 +138,7 @@ static bool match_blkid(struct ctx *c, struct disk *d, const char *what, const c
 
 	if (!d->probed) {
 		d->probed = true;
-		if (probe_disk_tags(&c->root, d->name, &d->tags, &d->ntags) < 0)
+		if (probe_disk_tags(&c->root, d->dir, d->name, &d->tags, &d->ntags) < 0)
 			d->ntags = 0;
 	}
 	for (size_t i = 0; i < d->ntags; i++)
@@ -249,7 +250,7 @@ static struct item *new_item(struct plan *p, const struct disk *d, const char *a
 	char path[PATH_MAX];
 	struct item *it;
 
-	snprintf(path, sizeof(path), "sys/block/%s/%s", d->name, attr);
+	snprintf(path, sizeof(path), "%s/%s", d->dir, attr);
 	it = plan_add(p, "block", d->name, attr, path);
 	if (!it)
 		return NULL;
@@ -393,7 +394,13 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	}
 	item_set(&it->current, cur);
 	if (!strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0 &&
-	    parse_s64(cur, &v) == 0) {
+	    parse_s64(cur, &v) < 0) {
+		/* A range needs a number to clamp: never write the range itself. */
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "queue/read_ahead_kb reads '%s', not a number", cur);
+		return;
+	}
+	if (!strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0) {
 		item_setf(&it->desired, "%lld", v < lo ? lo : v > hi ? hi : v);
 		item_setf(&it->reason, "%s [range %s: raise below %lld, cap above %lld]",
 			  it->reason ? it->reason : "", e->value, lo, hi);
@@ -437,11 +444,66 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 
 /* ---- discovery ----------------------------------------------------------- */
 
-static int cmp_name(const void *a, const void *b)
+static const char *base(const char *path)
 {
-	return strverscmp(*(char *const *)a, *(char *const *)b);
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strverscmp(base(*(char *const *)a), base(*(char *const *)b));
+}
+
+static int add_dir(char ***v, size_t *cnt, char *dir)
+{
+	char **nv = dir ? realloc(*v, (*cnt + 1) * sizeof(**v)) : NULL;
+
+	if (!nv) {
+		free(dir);
+		return -ENOMEM;
+	}
+	*v = nv;
+	nv[(*cnt)++] = dir;
+	return 0;
+}
+
+/* Trees captured without sys/block (libnvme's test data) still hold the
+ * disks under sys/devices: a directory with a queue/ and no partition file.
+ * Links are not followed; a disk's own subdirectories are not searched. */
+static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, size_t *cnt)
+{
+	int fd = root_openat(&c->root, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	int r = 0;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (r >= 0 && (de = readdir(dir))) {
+		char child[PATH_MAX], probe[PATH_MAX + 16];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(child, sizeof(child), "%s/%s", rel, de->d_name);
+		snprintf(probe, sizeof(probe), "%s/queue", child);
+		if (root_exists(&c->root, probe)) {
+			snprintf(probe, sizeof(probe), "%s/partition", child);
+			if (!root_exists(&c->root, probe))
+				r = add_dir(v, cnt, strdup(child));
+		} else if (depth < 12) {
+			r = walk_devices(c, child, depth + 1, v, cnt);
+		}
+	}
+	closedir(dir);
+	return r;
+}
+
+/* The sysfs directory of every whole disk: sys/block/NAME normally. */
 static int list_disks(struct ctx *c, char ***out, size_t *n)
 {
 	int fd = root_openat(&c->root, "sys/block", O_RDONLY | O_DIRECTORY, 0);
@@ -449,47 +511,42 @@ static int list_disks(struct ctx *c, char ***out, size_t *n)
 	struct dirent *de;
 	char **v = NULL;
 	size_t cnt = 0;
+	int r = 0;
 
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	if (!dir && fd >= 0)
+		close(fd);
+	if (!dir && fd != -ENOENT) {
 		*out = NULL;
 		*n = 0;
-		return fd == -ENOENT ? 0 : fd < 0 ? fd : -errno;
+		return fd < 0 ? fd : -errno;
 	}
-	while ((de = readdir(dir))) {
-		char **nv;
-
-		if (de->d_name[0] == '.')
-			continue;
-		nv = realloc(v, (cnt + 1) * sizeof(*v));
-		if (!nv)
-			break;
-		v = nv;
-		if (!(v[cnt] = strdup(de->d_name)))
-			break;
-		cnt++;
-	}
-	closedir(dir);
+	if (!dir)
+		r = walk_devices(c, "sys/devices", 0, &v, &cnt);
+	while (dir && r >= 0 && (de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			r = add_dir(&v, &cnt, xasprintf("sys/block/%s", de->d_name));
+	if (dir)
+		closedir(dir);
 	if (cnt)
 		qsort(v, cnt, sizeof(*v), cmp_name);
 	*out = v;
 	*n = cnt;
-	return 0;
+	return r;
 }
 
 /* A --device that is not a whole disk becomes an error item (exit 1). */
-static bool device_ok(struct ctx *c, struct plan *p, const char *name)
+static const char *device_dir(struct ctx *c, struct plan *p, const char *name, char **dirs, size_t n)
 {
 	char rel[PATH_MAX], link[PATH_MAX];
 	struct item *it;
 
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(base(dirs[i]), name))
+			return dirs[i];
 	snprintf(rel, sizeof(rel), "sys/block/%s", name);
-	if (root_exists(&c->root, rel))
-		return true;
 	it = plan_add(p, "block", name, "-", rel);
 	if (!it)
-		return false;
+		return NULL;
 	it->action = ACT_ERROR;
 	snprintf(rel, sizeof(rel), "sys/class/block/%s", name);
 	if (root_readlink(&c->root, rel, link, sizeof(link)) > 0 && strrchr(link, '/')) {
@@ -500,7 +557,7 @@ static bool device_ok(struct ctx *c, struct plan *p, const char *name)
 		item_setf(&it->error, "'%s' is not a disk in %s/sys/block", name,
 			  c->root.is_host ? "" : c->root.dir);
 	}
-	return false;
+	return NULL;
 }
 
 static void disk_free(struct disk *d)
@@ -510,36 +567,52 @@ static void disk_free(struct disk *d)
 	free(d->tags);
 }
 
+/* The disks to plan: each --device (one lookup, not a listing: udev runs
+ * this per device), or every whole disk. */
+static int disk_dirs(struct ctx *c, char ***out, size_t *n)
+{
+	char **v = NULL;
+	size_t cnt = 0;
+	int r = 0;
+
+	if (!c->ndevices || !root_exists(&c->root, "sys/block"))
+		return list_disks(c, out, n);
+	for (size_t i = 0; i < c->ndevices && r >= 0; i++) {
+		char rel[PATH_MAX];
+
+		snprintf(rel, sizeof(rel), "sys/block/%s", c->devices[i]);
+		if (root_exists(&c->root, rel))
+			r = add_dir(&v, &cnt, strdup(rel));
+	}
+	*out = v;
+	*n = cnt;
+	return r;
+}
+
 int block_plan(struct ctx *c, struct plan *p)
 {
 	struct bconf *bc = bconf_new(&c->cfg);
-	char **names = NULL;
+	char **dirs = NULL;
 	size_t n = 0;
-	int r = 0;
+	int r;
 
 	if (!bc)
 		return -ENOMEM;
+	r = disk_dirs(c, &dirs, &n);
+	for (size_t i = 0; i < (c->ndevices ? c->ndevices : n); i++) {
+		const char *dir = c->ndevices ? device_dir(c, p, c->devices[i], dirs, n) : dirs[i];
+		struct disk d = { .dir = dir, .name = dir ? base(dir) : NULL };
 
-	if (c->ndevices) {
-		names = c->devices;
-		n = c->ndevices;
-	} else {
-		r = list_disks(c, &names, &n);
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct disk d = { .name = names[i] };
-
-		if (!c->ndevices || device_ok(c, p, names[i])) {
-			classify(c, &d);
-			log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, d.cls, d.why);
-			plan_disk(c, p, &d, bc);
-		}
+		if (!dir)
+			continue;
+		classify(c, &d);
+		log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, d.cls, d.why);
+		plan_disk(c, p, &d, bc);
 		disk_free(&d);
-		if (!c->ndevices)
-			free(names[i]);
 	}
-	if (!c->ndevices)
-		free(names);
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
 	bconf_free(bc);
 	return r;
 }

@@ -258,7 +258,7 @@ int sysctl_guard(const struct config *cfg, FILE *out);
 int sysctl_mask_guard(const struct root *r);
 
 /* ---- probe.c: libblkid tags of a disk and its partitions ---- */
-int probe_disk_tags(const struct root *r, const char *disk, char ***tags, size_t *n);
+int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, char ***tags, size_t *n);
 
 /* ---- run.c: the commands ---- */
 int cmd_plan(struct ctx *c);

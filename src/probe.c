@@ -85,16 +85,15 @@ static int probe_one(const struct root *r, const char *name, bool whole, struct 
 }
 
 /* Partitions are the sys/block/DISK/DISKpN entries that have a "partition" file. */
-int probe_disk_tags(const struct root *r, const char *disk, char ***out, size_t *n)
+int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, char ***out, size_t *n)
 {
-	char rel[PATH_MAX];
+	const char *rel = sysdir;
 	struct tags t = { 0 };
 	int fd, rr;
 	DIR *dir;
 	struct dirent *de;
 
 	rr = probe_one(r, disk, true, &t);
-	snprintf(rel, sizeof(rel), "sys/block/%s", disk);
 	fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!dir && fd >= 0)

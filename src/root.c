@@ -83,7 +83,8 @@ int root_read(const struct root *r, const char *rel, char *buf, size_t size)
 	n = read(fd, buf, size - 1);
 	if (n < 0)
 		return -errno;
-	len = (size_t)n;
+	/* Captured trees pad attributes with NULs: the value ends at the first. */
+	len = strnlen(buf, (size_t)n);
 	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
 		len--;
 	buf[len] = '\0';

@@ -146,3 +146,11 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 else
 	echo "# skipped read-only bind mount cases: need root and unshare"
 fi
+
+# An attribute that is not a number: a range cannot clamp it, nothing is written.
+t5=$WORK/garbage
+mk_kvm "$t5"
+printf 'lots\n' >"$t5/sys/block/vda/queue/read_ahead_kb"
+check_rc "read-ahead that is not a number: apply exits 1" 1 -- "$ET" apply --only block --root "$t5"
+contains "read-ahead that is not a number: says so" "queue/read_ahead_kb reads 'lots', not a number"
+eq "read-ahead that is not a number: left as it was" "$(cat "$t5/sys/block/vda/queue/read_ahead_kb")" lots

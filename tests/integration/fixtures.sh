@@ -55,3 +55,24 @@ OUT=$("$ET" plan --root "$WORK/multi-devs-bcachefs" 2>&1)
 contains "6.17 HDD with 8192 KiB read-ahead is capped to 4096" "8192    4096"
 OUT=$("$ET" plan --json --root "$WORK/simple-lvm" 2>&1)
 lacks "LVM dm-0 is not tuned by the vps profile" '"target":"dm-0"'
+
+# libnvme's captures have no sys/block: the disks are found under sys/devices.
+for name in pcie apple; do
+	mkdir -p "$WORK/nvme-$name"
+	tar -C "$WORK/nvme-$name" -xf "$fx/nvme-tree-$name.tar.xz"
+done
+t=$WORK/nvme-pcie
+check_rc "nvme-tree-pcie: plan exits 0" 0 -- "$ET" plan --only block --root "$t"
+contains "nvme-tree-pcie: multipath path node found without sys/block" "nvme1c1n1 queue/scheduler"
+contains "nvme-tree-pcie: the second path node too" "nvme1c2n1 queue/scheduler"
+contains "nvme-tree-pcie: the head node has no scheduler: skip with the reason" "NVMe multipath head"
+before=$(snapshot "$t")
+check_rc "nvme-tree-pcie: apply" 0 -- "$ET" apply --only block --root "$t"
+check_rc "nvme-tree-pcie: verify" 0 -- "$ET" verify --only block --root "$t"
+check_rc "nvme-tree-pcie: --device finds a disk without sys/block" 0 -- "$ET" plan --root "$t" --device nvme1c2n1
+contains "nvme-tree-pcie: --device plans that disk" "nvme1c2n1"
+check_rc "nvme-tree-pcie: revert" 0 -- "$ET" revert --root "$t"
+eq "nvme-tree-pcie: revert restores the captured values" "$(snapshot "$t")" "$before"
+# Attributes padded with NULs, as this capture has them, read as their value.
+check_rc "nvme-tree-apple: plan exits 0" 0 -- "$ET" plan --only block --root "$WORK/nvme-apple"
+contains "nvme-tree-apple: NUL-padded read-ahead reads 128 (kept)" "queue/read_ahead_kb 128         128     keep"
