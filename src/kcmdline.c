@@ -6,6 +6,7 @@
  * added in /var/lib/earlytune/cmdline.state and removes exactly that.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
@@ -666,6 +667,39 @@ static int kinstall_remove(struct ctx *c, const char *words, bool *changed)
 
 /* ---- apply / remove / verify ------------------------------------------------ */
 
+/* Human lines; with --json the same facts go into one object instead. */
+_printf_(2, 3) static void say(const struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->json)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+static void json_result(const struct ctx *c, const char *command, const char *backend, const char *key,
+			const char *params, const char *hint)
+{
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "{\"version\":1,\"command\":");
+	sb_json_str(&sb, command);
+	sb_printf(&sb, ",\"kernel\":");
+	sb_json_str(&sb, c->kernel.release);
+	sb_printf(&sb, ",\"backend\":");
+	sb_json_str(&sb, backend);
+	sb_printf(&sb, ",\"%s\":", key);
+	sb_json_str(&sb, params);
+	sb_printf(&sb, ",\"next\":");
+	sb_json_str(&sb, hint);
+	sb_printf(&sb, "}\n");
+	if (!sb.oom)
+		fputs(sb.s, stdout);
+	sb_free(&sb);
+}
+
 static void wanted_params(struct ctx *c, char *out, size_t size)
 {
 	struct suggs s = { .n = 0 };
@@ -683,21 +717,21 @@ static void wanted_params(struct ctx *c, char *out, size_t size)
 }
 
 static int apply_backend(struct ctx *c, const char *backend, const char *params, struct added *a,
-			 bool update)
+			 bool update, struct strbuf *next)
 {
 	bool changed = false;
 	int r = 0;
 
 	if (!strcmp(backend, "ostree")) {
-		printf("ostree/bootc systems keep kernel arguments in the deployment; run:\n  rpm-ostree kargs");
+		sb_printf(next, "rpm-ostree kargs");
 		for (const char *p = params; *p;) {
 			char w[WORD_MAX];
 
 			if (!next_word(&p, w, sizeof(w)))
 				break;
-			printf(needs_quotes(w) ? " '--append-if-missing=%s'" : " --append-if-missing=%s", w);
+			sb_printf(next, needs_quotes(w) ? " '--append-if-missing=%s'" : " --append-if-missing=%s", w);
 		}
-		printf("\n");
+		say(c, "ostree/bootc systems keep kernel arguments in the deployment; run:\n  %s\n", next->s);
 		return 0;
 	}
 	if (!strcmp(backend, "uki")) {
@@ -753,7 +787,7 @@ static int apply_backend(struct ctx *c, const char *backend, const char *params,
 		return r;
 	}
 	snprintf(a->backend, sizeof(a->backend), "%s", backend);
-	printf("%s: %s%s\n", backend, changed ? "added " : "already in place: ", params);
+	say(c, "%s: %s%s\n", backend, changed ? "added " : "already in place: ", params);
 	if (!strcmp(backend, "grub") && changed) {
 		if (update && c->root.is_host) {
 			char *argv[] = { (char *)grub_update_cmd(), NULL };
@@ -762,9 +796,12 @@ static int apply_backend(struct ctx *c, const char *backend, const char *params,
 			if (r < 0)
 				log_msg(LOG_ERR, "%s failed: %s", grub_update_cmd(), strerror(-r));
 		} else {
-			printf("run %s%s to regenerate grub.cfg; the parameters take effect at the next boot\n",
-			       c->root.is_host ? "" : "(in the image) ", grub_update_cmd());
+			sb_printf(next, "%s", grub_update_cmd());
+			say(c, "run %s%s to regenerate grub.cfg; the parameters take effect at the next boot\n",
+			    c->root.is_host ? "" : "(in the image) ", grub_update_cmd());
 		}
+	} else {
+		sb_printf(next, "reboot");
 	}
 	return r;
 }
@@ -797,12 +834,19 @@ int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update)
 		return 1;
 	}
 	if (!*params) {
-		printf("nothing to add for kernel %s\n", c->kernel.release);
+		say(c, "nothing to add for kernel %s\n", c->kernel.release);
+		if (c->json)
+			json_result(c, "cmdline apply", backend, "added", "", NULL);
 		return 0;
 	}
-	r = apply_backend(c, backend, params, &a, update);
+	struct strbuf next = { 0 };
+
+	r = apply_backend(c, backend, params, &a, update, &next);
 	if (r >= 0 && strcmp(backend, "ostree"))
 		r = save_state(&c->root, &a);
+	if (c->json && r >= 0)
+		json_result(c, "cmdline apply", backend, "added", params, next.s);
+	sb_free(&next);
 	return r < 0 ? 1 : 0;
 }
 
@@ -813,7 +857,9 @@ int cmd_cmdline_remove(struct ctx *c)
 	int r = 0;
 
 	if (!load_state(&c->root, &a) || !*a.params) {
-		printf("nothing earlytune added is recorded\n");
+		say(c, "nothing earlytune added is recorded\n");
+		if (c->json)
+			json_result(c, "cmdline remove", NULL, "removed", "", NULL);
 		return 0;
 	}
 	if (!strcmp(a.backend, "grub")) {
@@ -833,9 +879,12 @@ int cmd_cmdline_remove(struct ctx *c)
 		log_msg(LOG_ERR, "cannot remove earlytune's parameters from %s: %s", a.backend, strerror(-r));
 		return 1;
 	}
-	printf("%s: removed %s\n", a.backend, a.params);
+	say(c, "%s: removed %s\n", a.backend, a.params);
 	if (!strcmp(a.backend, "grub") && changed)
-		printf("run %s to regenerate grub.cfg\n", grub_update_cmd());
+		say(c, "run %s to regenerate grub.cfg\n", grub_update_cmd());
+	if (c->json)
+		json_result(c, "cmdline remove", a.backend, "removed", a.params,
+			    !strcmp(a.backend, "grub") ? grub_update_cmd() : "reboot");
 	a.params[0] = '\0';
 	a.created = false;
 	return save_state(&c->root, &a) < 0 ? 1 : 0;

@@ -785,3 +785,14 @@ contains "verify --json lists the missing parameter" '"missing":["transparent_hu
 check_rc "verify --json after apply: exit 1 (reboot pending)" 1 -- "$ET" cmdline verify --json --root "$t"
 contains "verify --json lists the pending parameter" '"pending":["transparent_hugepage=madvise",'
 contains "verify --json names the backend" '"backend":"grub"'
+
+# apply and remove --json: one object each.
+t=$WORK/json-apply
+mk_debian "$t"
+check_rc "apply --json exits 0" 0 -- "$ET" cmdline apply --json --root "$t"
+json_ok "apply --json is valid JSON"
+contains "apply --json names what it added" '"added":"transparent_hugepage=madvise'
+contains "apply --json says what comes next" '"next":"update-grub"'
+check_rc "remove --json exits 0" 0 -- "$ET" cmdline remove --json --root "$t"
+json_ok "remove --json is valid JSON"
+contains "remove --json names what it removed" '"removed":"transparent_hugepage=madvise'
