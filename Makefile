@@ -46,12 +46,16 @@ SAN_OBJS  := $(LIBSRCS:src/%.c=$(BUILD)/san/%.o)
 
 all: $(BUILD)/earlytune
 
+# The shipped binary needs no unwind tables (plain C, no threads) nor
+# page-aligned segment padding: together they keep it under 1.5 MiB.
+SMALL    := -fno-asynchronous-unwind-tables
+
 $(BUILD)/earlytune: $(OBJS) $(DEPS_A)
-	$(CC) $(LDSTATIC) -Wl,--gc-sections -o $@ $(OBJS) $(LINK)
+	$(CC) $(LDSTATIC) -Wl,--gc-sections -Wl,-z,noseparate-code -o $@ $(OBJS) $(LINK)
 
 $(BUILD)/obj/%.o: src/%.c src/*.h | $(DEPS_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -c -o $@ $<
+	$(CC) $(ALLCFLAGS) $(SMALL) -c -o $@ $<
 
 # --- static libkmod ---------------------------------------------------------
 $(KMOD_A):
@@ -62,7 +66,7 @@ $(KMOD_A):
 	tar -C $(KMOD_DIR)/src --strip-components=1 -xf $(KMOD_DIR)/$(KMOD_ORIG)
 	mkdir -p $(KMOD_DIR)/src/libkmod/docs && : > $(KMOD_DIR)/src/libkmod/docs/gtk-doc.make
 	cd $(KMOD_DIR)/src && autoreconf -fi >../autoreconf.log 2>&1 && \
-	  ./configure -q CFLAGS="-Os -ffunction-sections -fdata-sections" \
+	  ./configure -q CFLAGS="-Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables" \
 	    --disable-manpages --disable-test-modules --disable-python \
 	    --with-zstd --with-xz --with-zlib --without-openssl >../configure.log 2>&1 && \
 	  $(MAKE) -s libkmod/libkmod.la >../make.log 2>&1

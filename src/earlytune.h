@@ -40,6 +40,7 @@ void sb_free(struct strbuf *sb);
 /* Words of a space-separated list, one at a time; no limit on their count. */
 size_t next_word(const char **p, char *buf, size_t size);
 #define WORD_MAX 256
+bool word_listed(const char *list, const char *word);
 
 /* ---- log.c ---- */
 enum { LOG_ERR = 3, LOG_WARN = 4, LOG_NOTICE = 5, LOG_INFO = 6, LOG_DEBUG = 7 };
@@ -62,6 +63,8 @@ int root_write(const struct root *r, const char *rel, const char *value);
 int root_read_file(const struct root *r, const char *rel, char **out, size_t max);
 int root_readlink(const struct root *r, const char *rel, char *buf, size_t size);
 bool root_exists(const struct root *r, const char *rel);
+int root_match(const struct root *r, const char *dir, const char *pattern,
+	       void (*fn)(const char *rel, void *data), void *data);
 int root_mkdir_p(const struct root *r, const char *rel, int mode);
 
 /* ---- cmdline.c: the kernel command line, split the way the kernel splits it ---- */
@@ -201,6 +204,7 @@ struct ctx {
 	unsigned only;       /* domain bits */
 	char **devices;
 	size_t ndevices;
+	const struct records *records; /* apply: the originals it holds locked, or NULL */
 	int ifindex;         /* --ifindex, or 0 */
 	const char *iface;   /* --iface, or NULL */
 	bool boot, json, verbose;
@@ -223,6 +227,7 @@ int modules_plan(struct ctx *c, struct plan *p);
 void modules_apply(struct ctx *c, struct item *it);
 int net_plan(struct ctx *c, struct plan *p);
 bool qdisc_is_core(const char *kind);
+bool net_cc_available(struct ctx *c, const char *name);
 int cmd_modules(struct ctx *c, bool check);
 int net_rank(const char *setting);
 struct records;

@@ -9,7 +9,6 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -204,17 +203,10 @@ static bool dmi_matches(struct ctx *c, const char *file, const char *globs)
 static bool disk_present(struct ctx *c, const char *globs)
 {
 	char w[WORD_MAX];
-	glob_t g;
 	bool hit = false;
 
-	while (!hit && next_word(&globs, w, sizeof(w))) {
-		char pat[PATH_MAX];
-
-		snprintf(pat, sizeof(pat), "%s/sys/block/%s", c->root.is_host ? "" : c->root.dir, w);
-		if (glob(pat, 0, NULL, &g) == 0)
-			hit = g.gl_pathc > 0;
-		globfree(&g);
-	}
+	while (!hit && next_word(&globs, w, sizeof(w)))
+		hit = root_match(&c->root, "sys/block", w, NULL, NULL) > 0;
 	return hit;
 }
 
@@ -459,29 +451,22 @@ static int save_state(const struct root *r, const struct added *a)
 
 static const char *const backends[] = { "ostree", "bls", "grub", "kernel-install", "uki", NULL };
 
-static bool any_file(const struct root *r, const char *pattern)
+static bool any_file(const struct root *r, const char *dir, const char *pattern)
 {
-	char pat[PATH_MAX];
-	glob_t g;
-	bool hit;
-
-	snprintf(pat, sizeof(pat), "%s/%s", r->is_host ? "" : r->dir, pattern);
-	hit = glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0;
-	globfree(&g);
-	return hit;
+	return root_match(r, dir, pattern, NULL, NULL) > 0;
 }
 
 static const char *detect_backend(const struct root *r)
 {
 	if (root_exists(r, "run/ostree-booted") || root_exists(r, "ostree/repo"))
 		return "ostree";
-	if (any_file(r, "boot/loader/entries/*.conf"))
+	if (any_file(r, "boot/loader/entries", "*.conf"))
 		return "bls";
 	if (root_exists(r, "etc/default/grub"))
 		return "grub";
 	if (root_exists(r, "etc/kernel/cmdline"))
 		return "kernel-install";
-	if (any_file(r, "boot/EFI/Linux/*.efi") || any_file(r, "efi/EFI/Linux/*.efi"))
+	if (any_file(r, "boot/EFI/Linux", "*.efi") || any_file(r, "efi/EFI/Linux", "*.efi"))
 		return "uki";
 	return NULL;
 }
@@ -505,16 +490,6 @@ static int run_argv(char *const argv[])
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
 }
 
-static bool has_word(const char *list, const char *w)
-{
-	char x[WORD_MAX];
-
-	while (next_word(&list, x, sizeof(x)))
-		if (!strcmp(x, w))
-			return true;
-	return false;
-}
-
 /* grubby over BLS entries: by argv, never a shell. */
 static int grubby(struct ctx *c, const char *flag, const char *params)
 {
@@ -527,28 +502,31 @@ static int grubby(struct ctx *c, const char *flag, const char *params)
 	return run_argv(argv);
 }
 
+struct bls_ctx {
+	const struct root *r;
+	struct strbuf sb;
+};
+
+static void bls_entry(const char *rel, void *data)
+{
+	struct bls_ctx *bc = data;
+	_cleanup_(freep) char *buf = NULL;
+	char *line, *save = NULL;
+
+	if (root_read_file(bc->r, rel, &buf, 1 << 16) < 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "options", 7))
+			sb_printf(&bc->sb, " %s", line + 7);
+}
+
 /* The parameters of every BLS entry's options line, joined. */
 static char *bls_options(const struct root *r)
 {
-	char pat[PATH_MAX];
-	struct strbuf sb = { 0 };
-	glob_t g;
+	struct bls_ctx bc = { r, { 0 } };
 
-	snprintf(pat, sizeof(pat), "%s/boot/loader/entries/*.conf", r->is_host ? "" : r->dir);
-	if (glob(pat, 0, NULL, &g) == 0)
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			_cleanup_(freep) char *buf = NULL;
-			const char *rel = g.gl_pathv[i] + (r->is_host ? 1 : strlen(r->dir) + 1);
-			char *line, *save = NULL;
-
-			if (root_read_file(r, rel, &buf, 1 << 16) < 0)
-				continue;
-			for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-				if (!strncmp(line, "options", 7))
-					sb_printf(&sb, " %s", line + 7);
-		}
-	globfree(&g);
-	return sb.oom ? NULL : sb.s ? sb.s : strdup("");
+	root_match(r, "boot/loader/entries", "*.conf", bls_entry, &bc);
+	return bc.sb.oom ? NULL : bc.sb.s ? bc.sb.s : strdup("");
 }
 
 /* Characters GRUB's script language and shells give a meaning to. */
@@ -617,7 +595,7 @@ static int kinstall_add(struct ctx *c, const char *add, bool *created, bool *cha
 		end--;
 	sb_printf(&sb, "%.*s", (int)end, old);
 	for (const char *p = add; next_word(&p, w, sizeof(w));)
-		if (!has_word(old, w))
+		if (!word_listed(old, w))
 			sb_printf(&sb, "%s%s", sb.len ? " " : "", w);
 	sb_printf(&sb, "%s", *created ? "\n" : old + end);
 	r = sb.oom ? -ENOMEM : write_if_changed(&c->root, "etc/kernel/cmdline", sb.s, changed);
@@ -707,7 +685,7 @@ static void wanted_params(struct ctx *c, char *out, size_t size)
 	*out = '\0';
 	collect(c, &s);
 	for (size_t i = 0; i < s.n; i++) {
-		if (s.v[i].remove || !s.v[i].param[0] || has_word(out, s.v[i].param))
+		if (s.v[i].remove || !s.v[i].param[0] || word_listed(out, s.v[i].param))
 			continue;
 		if (s.v[i].security)
 			log_msg(LOG_WARN, "warning: adding %s, which weakens the kernel's protection (configured)", s.v[i].param);
@@ -745,7 +723,7 @@ static int apply_backend(struct ctx *c, const char *backend, const char *params,
 		char add[2048] = "", w[WORD_MAX];
 
 		for (const char *p = params; next_word(&p, w, sizeof(w));)
-			if (!has_word(have ? have : "", w))
+			if (!word_listed(have ? have : "", w))
 				snprintf(add + strlen(add), sizeof(add) - strlen(add), "%s%s", *add ? " " : "", w);
 		if (*add && (r = grubby(c, "--args", add)) < 0) {
 			log_msg(LOG_ERR, "grubby --update-kernel=ALL --args='%s' failed: %s", add, strerror(-r));
@@ -761,7 +739,7 @@ static int apply_backend(struct ctx *c, const char *backend, const char *params,
 
 		snprintf(all, sizeof(all), "%s", a->params);
 		for (const char *p = params; next_word(&p, w, sizeof(w));)
-			if (!has_word(all, w))
+			if (!word_listed(all, w))
 				snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", *all ? " " : "", w);
 		r = grub_write(c, all, &changed);
 		snprintf(a->params, sizeof(a->params), "%s", all);
@@ -774,7 +752,7 @@ static int apply_backend(struct ctx *c, const char *backend, const char *params,
 
 		root_read_file(&c->root, "etc/kernel/cmdline", &old, 1 << 16);
 		for (const char *p = params; next_word(&p, w, sizeof(w));)
-			if (!has_word(old ? old : "", w))
+			if (!word_listed(old ? old : "", w))
 				snprintf(add + strlen(add), sizeof(add) - strlen(add), "%s%s", *add ? " " : "", w);
 		r = kinstall_add(c, add, &created, &changed);
 		a->created = a->created || created;
@@ -914,7 +892,7 @@ int cmd_cmdline_verify(struct ctx *c)
 		}
 	sb_printf(&js, "],\"missing\":[");
 	for (const char *p = params, *sep = ""; next_word(&p, w, sizeof(w));)
-		if (!has_word(a.params, w)) {
+		if (!word_listed(a.params, w)) {
 			if (!c->json)
 				printf("missing: %s is suggested but neither booted nor integrated: earlytune cmdline apply\n", w);
 			sb_printf(&js, "%s", sep);

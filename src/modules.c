@@ -13,16 +13,7 @@ static const char *const state_names[] = { "absent", "live", "builtin", "coming"
  * available congestion controls says it is there. */
 static bool builtin_cc(struct ctx *c, const char *name)
 {
-	char avail[512], w[64];
-	const char *s = avail;
-
-	if (strncmp(name, "tcp_", 4) ||
-	    root_read(&c->root, "proc/sys/net/ipv4/tcp_available_congestion_control", avail, sizeof(avail)) <= 0)
-		return false;
-	while (next_word(&s, w, sizeof(w)))
-		if (!strcmp(w, name + 4))
-			return true;
-	return false;
+	return !strncmp(name, "tcp_", 4) && net_cc_available(c, name + 4);
 }
 
 static void plan_module(struct ctx *c, struct plan *p, const char *name, const struct cfg_entry *e)

@@ -330,26 +330,25 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 	it->action = ACT_CHANGE;
 }
 
-static bool listed(const char *list, const char *word)
+/* A congestion control the kernel offers now (loaded or built in). */
+bool net_cc_available(struct ctx *c, const char *name)
 {
-	char w[WORD_MAX];
+	char avail[512];
 
-	while (next_word(&list, w, sizeof(w)))
-		if (!strcmp(w, word))
-			return true;
-	return false;
+	return root_read(&c->root, "proc/sys/net/ipv4/tcp_available_congestion_control", avail,
+			 sizeof(avail)) > 0 &&
+	       word_listed(avail, name);
 }
 
 static void plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc)
 {
 	const struct cfg_entry *cc = config_get(&c->cfg, "net", NULL, "congestion_control");
-	char avail[512] = "", module[64];
+	char module[64];
 
 	if (cc) {
-		root_read(&c->root, "proc/sys/net/ipv4/tcp_available_congestion_control", avail, sizeof(avail));
 		snprintf(module, sizeof(module), "tcp_%s", cc->value);
 		plan_sysctl(c, p, "net.ipv4.tcp_congestion_control", "proc/sys/net/ipv4/tcp_congestion_control",
-			    cc, module, listed(avail, cc->value));
+			    cc, module, net_cc_available(c, cc->value));
 	}
 	if (nc->kind) {
 		snprintf(module, sizeof(module), "sch_%s", nc->kind);
@@ -575,7 +574,10 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 		snprintf(err, sizeof(err), "%s", why);
 	r = dump_all(&nl, &ls, &qs);
 	nl_close(&nl);
-	state_load(&rs, &c->root); /* read-only: which roots were ours */
+	/* Which roots were ours: apply holds the records already; plan and
+	 * verify read them without the lock. */
+	if (!c->records)
+		state_load(&rs, &c->root);
 	if (r < 0) {
 		struct item *it = plan_add(p, "net", "rtnetlink", "qdisc", "-");
 
@@ -586,7 +588,7 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 	}
 	for (size_t i = 0; r >= 0 && i < ls.n; i++)
 		if (wanted(c, ls.v[i].name, ls.v[i].ifindex))
-			plan_iface(c, p, nc, &ls.v[i], &qs, *err ? err : NULL, &rs);
+			plan_iface(c, p, nc, &ls.v[i], &qs, *err ? err : NULL, c->records ? c->records : &rs);
 	if (r >= 0 && (c->ifindex || c->iface) && p->n == before)
 		unknown_iface(c, p);
 	state_free(&rs);

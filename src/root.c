@@ -5,7 +5,9 @@
  * keeps absolute symlinks of a captured tree inside that tree.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +156,36 @@ int root_readlink(const struct root *r, const char *rel, char *buf, size_t size)
 		return -errno;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+/* The entries of directory dir (below the root) whose names match pattern;
+ * fn gets each as a root-relative path. Not glob(3): that pulls the NSS
+ * code of static glibc in (for ~user), 200 KB of a binary that must stay
+ * small. Returns the number of matches. */
+int root_match(const struct root *r, const char *dir, const char *pattern,
+	       void (*fn)(const char *rel, void *data), void *data)
+{
+	int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0), n = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		char rel[PATH_MAX];
+
+		if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, 0))
+			continue;
+		n++;
+		snprintf(rel, sizeof(rel), "%s/%s", rel_path(dir), de->d_name);
+		if (fn)
+			fn(rel, data);
+	}
+	closedir(d);
+	return n;
 }
 
 bool root_exists(const struct root *r, const char *rel)

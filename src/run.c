@@ -312,8 +312,10 @@ static int apply_plan(struct ctx *c, struct plan *p)
 
 	if (r >= 0)
 		r = state_load(&rs, &c->root);
+	c->records = &rs;
 	if (r >= 0)
 		r = build_plan(c, p);
+	c->records = NULL;
 	if (r >= 0)
 		r = record_originals(c, p, &rs);
 	if (r < 0) {

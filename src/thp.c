@@ -29,16 +29,6 @@ static const struct {
 
 static const char size_allowed[] = "always inherit madvise never";
 
-static bool word_in(const char *list, const char *w)
-{
-	char word[64];
-
-	while (next_word(&list, word, sizeof(word)))
-		if (!strcmp(word, w))
-			return true;
-	return false;
-}
-
 /* "size.64kB.enabled" → 64, or -EINVAL; sizes are powers of two from 8 kB. */
 static int parse_size_key(const char *key, unsigned long long *kb)
 {
@@ -61,7 +51,7 @@ static int check_value(const char *key, const char *allowed, long long min, long
 	long long v;
 
 	if (allowed) {
-		if (word_in(allowed, value))
+		if (word_listed(allowed, value))
 			return 0;
 		snprintf(why, size, "[thp] %s = '%s' is not allowed; allowed: %s", key, value, allowed);
 		return -EINVAL;
@@ -122,8 +112,8 @@ static bool is_selector(const char *key)
 static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 {
 	char attr[96], path[PATH_MAX], raw[256], active[64], v[64];
-	bool override = config_get(&c->cfg, "thp", NULL, "override_cmdline") &&
-			!strcmp(config_get(&c->cfg, "thp", NULL, "override_cmdline")->value, "yes");
+	const struct cfg_entry *o = config_get(&c->cfg, "thp", NULL, "override_cmdline");
+	bool override = o && !strcmp(o->value, "yes");
 	struct item *it;
 	int r;
 

@@ -202,6 +202,17 @@ int selector_active(const char *content, char *out, size_t size)
 	return 0;
 }
 
+/* word is one of the words of a space-separated list. */
+bool word_listed(const char *list, const char *word)
+{
+	char w[WORD_MAX];
+
+	while (next_word(&list, w, sizeof(w)))
+		if (!strcmp(w, word))
+			return true;
+	return false;
+}
+
 bool selector_offers(const char *content, const char *word)
 {
 	char buf[128];
