@@ -57,15 +57,25 @@ struct root {
 };
 int root_open(struct root *r, const char *dir);
 void root_close(struct root *r);
+/* Outside the host root every operation resolves inside it: openat2
+ * RESOLVE_IN_ROOT (retried on EAGAIN), or on kernels without it a
+ * component-by-component walk with the same rules; never a plain openat. */
 int root_openat(const struct root *r, const char *rel, int flags, int mode);
 int root_read(const struct root *r, const char *rel, char *buf, size_t size);
 int root_write(const struct root *r, const char *rel, const char *value);
 int root_read_file(const struct root *r, const char *rel, char **out, size_t max);
 int root_readlink(const struct root *r, const char *rel, char *buf, size_t size);
 bool root_exists(const struct root *r, const char *rel);
+int root_access(const struct root *r, const char *rel); /* 1, 0 (absent) or -errno */
 int root_match(const struct root *r, const char *dir, const char *pattern,
-	       void (*fn)(const char *rel, void *data), void *data);
+	       void (*fn)(const char *rel, void *data), void *data); /* count, or -errno */
 int root_mkdir_p(const struct root *r, const char *rel, int mode);
+int root_parent(const struct root *r, const char *rel, char *last, size_t size);
+int root_unlink(const struct root *r, const char *rel, int flags);
+int root_rename(const struct root *r, const char *from, const char *to);
+int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode);
+int write_full(int fd, const void *data, size_t len);
+extern bool root_no_openat2; /* tests: use the resolver of kernels without openat2 */
 
 /* ---- cmdline.c: the kernel command line, split the way the kernel splits it ---- */
 int cmdline_get(const char *cmdline, const char *key, char *val, size_t size);

@@ -370,27 +370,13 @@ int cmd_cmdline_suggest(struct ctx *c)
 
 static int write_atomic(const struct root *r, const char *rel, const char *content)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
-	size_t len = strlen(content);
-	int fd, rr = 0;
+	char dir[PATH_MAX];
+	int rr;
 
 	snprintf(dir, sizeof(dir), "%s", rel);
 	*strrchr(dir, '/') = '\0';
 	rr = root_mkdir_p(r, dir, 0755);
-	if (rr < 0)
-		return rr;
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, strrchr(rel, '/') + 1);
-	fd = root_openat(r, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return fd;
-	if (write(fd, content, len) != (ssize_t)len || fsync(fd) < 0)
-		rr = errno ? -errno : -EIO;
-	close(fd);
-	if (rr == 0 && renameat(r->fd, tmp, r->fd, rel) < 0)
-		rr = -errno;
-	if (rr < 0)
-		unlinkat(r->fd, tmp, 0);
-	return rr;
+	return rr < 0 ? rr : root_write_atomic(r, rel, content, strlen(content), 0644);
 }
 
 /* Writes only when the bytes differ: a second apply changes nothing. */
@@ -439,9 +425,9 @@ static int save_state(const struct root *r, const struct added *a)
 	char line[2200];
 
 	if (!a->params[0]) {
-		if (unlinkat(r->fd, STATE, 0) < 0 && errno != ENOENT)
-			return -errno;
-		return 0;
+		int rr = root_unlink(r, STATE, 0);
+
+		return rr == -ENOENT ? 0 : rr;
 	}
 	snprintf(line, sizeof(line), "%s\t%s%s\n", a->backend, a->params, a->created ? "\tcreated" : "");
 	return write_atomic(r, STATE, line);
@@ -841,15 +827,15 @@ int cmd_cmdline_remove(struct ctx *c)
 		return 0;
 	}
 	if (!strcmp(a.backend, "grub")) {
-		if (unlinkat(c->root.fd, GRUB_DROPIN, 0) < 0 && errno != ENOENT)
-			r = -errno;
+		r = root_unlink(&c->root, GRUB_DROPIN, 0);
+		r = r == -ENOENT ? 0 : r;
 		changed = true;
 	} else if (!strcmp(a.backend, "bls")) {
 		r = grubby(c, "--remove-args", a.params);
 	} else if (!strcmp(a.backend, "kernel-install") && a.created) {
-		if (unlinkat(c->root.fd, "etc/kernel/cmdline", 0) < 0 && errno != ENOENT)
-			r = -errno;
-		unlinkat(c->root.fd, "etc/kernel", AT_REMOVEDIR); /* only if now empty */
+		r = root_unlink(&c->root, "etc/kernel/cmdline", 0);
+		r = r == -ENOENT ? 0 : r;
+		root_unlink(&c->root, "etc/kernel", AT_REMOVEDIR); /* only if now empty */
 	} else if (!strcmp(a.backend, "kernel-install")) {
 		r = kinstall_remove(c, a.params, &changed);
 	}

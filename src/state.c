@@ -20,7 +20,6 @@
 
 #define STATE_DIR "run/earlytune"
 #define STATE_FILE STATE_DIR "/originals"
-#define STATE_TMP STATE_DIR "/.originals.tmp"
 #define HASH_EMPTY SIZE_MAX
 #define LOCK_WAIT_MS 10000
 
@@ -158,28 +157,14 @@ static int format(const struct records *rs, size_t from, struct strbuf *sb)
 	return sb->oom ? -ENOMEM : 0;
 }
 
-static int write_all(int fd, const struct strbuf *sb)
-{
-	ssize_t n = sb->len ? write(fd, sb->s, sb->len) : 0;
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == sb->len ? 0 : -EIO;
-}
-
 /* Rewrites the whole file (revert): a new file, then rename over the old. */
 int state_save(const struct records *rs, const struct root *r)
 {
 	struct strbuf sb = { 0 };
-	_cleanup_(closep) int fd = -1;
 	int rr = format(rs, 0, &sb);
 
 	if (rr >= 0)
-		fd = rr = root_openat(r, STATE_TMP, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (rr >= 0)
-		rr = write_all(fd, &sb);
-	if (rr >= 0 && renameat(r->fd, STATE_TMP, r->fd, STATE_FILE) < 0)
-		rr = -errno;
+		rr = root_write_atomic(r, STATE_FILE, sb.s ? sb.s : "", sb.len, 0600);
 	sb_free(&sb);
 	return rr;
 }
@@ -194,7 +179,7 @@ int state_append(const struct records *rs, size_t from, const struct root *r)
 	if (rr >= 0 && sb.len)
 		fd = rr = root_openat(r, STATE_FILE, O_WRONLY | O_CREAT | O_APPEND, 0600);
 	if (rr >= 0 && sb.len)
-		rr = write_all(fd, &sb);
+		rr = write_full(fd, sb.s, sb.len);
 	sb_free(&sb);
 	return rr < 0 ? rr : 0;
 }

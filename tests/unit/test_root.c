@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* root.c: every path relative to one directory, symlinks kept inside it. */
 #include <linux/openat2.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "unit.h"
@@ -157,6 +159,224 @@ static void test_symlinks_stay_inside(void **state)
 	assert_true(root_exists(r, "etc/abs"));
 }
 
+/* An outside directory the image's absolute symlinks point at by name: a
+ * write that escaped --root would land there. */
+static void outside_dir(char *out, size_t size, const struct fx *f)
+{
+	snprintf(out, size, "%s.outside", f->dir);
+	tree_remove(out);
+	assert_int_equal(mkdir(out, 0755), 0);
+}
+
+static bool outside_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool empty = true;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		empty = empty && (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."));
+	closedir(d);
+	return empty;
+}
+
+/* Defect 1 of issue 8: mkdirat, readlinkat, renameat, unlinkat and the
+ * atomic write followed an image's absolute symlinks onto the host. */
+static void check_no_escape(struct fx *f)
+{
+	struct root *r = open_root(f);
+	char out[PATH_MAX + 16], buf[64], path[PATH_MAX + 64];
+
+	outside_dir(out, sizeof(out), f);
+	tree_symlink(f->dir, "run", out);              /* run -> /abs/host/dir */
+	tree_symlink(f->dir, "var/lib", out);
+	tree_symlink(f->dir, "etc/default/grub.d", out);
+	tree_symlink(f->dir, "etc/up", "../../../../../../../..");
+	/* Dangling inside the image, as they would be in a chroot. */
+	assert_int_equal(root_mkdir_p(r, "run/earlytune", 0755), -ENOENT);
+	assert_int_equal(root_write_atomic(r, "var/lib/x", "x\n", 2, 0644), -ENOENT);
+	assert_true(outside_empty(out));
+	tree_mkdir(f->dir, out + 1);
+	assert_int_equal(root_mkdir_p(r, "run/earlytune", 0755), 0);
+	assert_int_equal(root_mkdir_p(r, "var/lib/earlytune", 0755), 0);
+	assert_int_equal(root_write_atomic(r, "etc/default/grub.d/99-earlytune.cfg", "x\n", 2, 0644), 0);
+	assert_int_equal(root_write_atomic(r, "etc/up/escaped", "y\n", 2, 0644), 0);
+	assert_true(outside_empty(out));
+	/* They resolved inside the root, as the kernel resolves them there. */
+	assert_true(root_exists(r, "run/earlytune"));
+	snprintf(path, sizeof(path), "%s%s/earlytune", f->dir, out);
+	assert_int_equal(access(path, F_OK), 0);
+	tree_path(path, sizeof(path), f->dir, "escaped");
+	assert_int_equal(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/99-earlytune.cfg", out + 1);
+	f->text = tree_read(f->dir, path);
+	assert_string_equal(f->text, "x\n");
+	/* Renames and unlinks of names below such links stay inside too. */
+	tree_write(out, "victim", "host\n");
+	assert_int_equal(root_rename(r, "run/earlytune", "run/victim"), 0);
+	assert_int_equal(root_unlink(r, "run/victim", AT_REMOVEDIR), 0);
+	assert_int_equal(root_unlink(r, "run/victim", 0), -ENOENT);
+	assert_int_equal(root_readlink(r, "run/victim", buf, sizeof(buf)), -ENOENT);
+	free(f->text);
+	f->text = tree_read(out, "victim");
+	assert_string_equal(f->text, "host\n");
+	tree_remove(out);
+}
+
+static void test_no_escape(void **state)
+{
+	if (!have_openat2())
+		skip();
+	check_no_escape(*state);
+}
+
+/* Kernels before 5.6 have no openat2: the walk must confine the same way. */
+static void test_no_escape_without_openat2(void **state)
+{
+	root_no_openat2 = true;
+	check_no_escape(*state);
+	root_no_openat2 = false;
+}
+
+static void test_walk_resolves_like_the_kernel(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+	char buf[64];
+	int fd;
+
+	root_no_openat2 = true;
+	tree_write(f->dir, "data/file", "inside\n");
+	tree_symlink(f->dir, "etc/abs", "/data/file");
+	tree_symlink(f->dir, "etc/up", "../../../../../../../../../data/file");
+	tree_symlink(f->dir, "etc/dir", "/data");
+	tree_symlink(f->dir, "etc/loop", "loop");
+	tree_symlink(f->dir, "etc/dangling", "/data/new");
+	tree_symlink(f->dir, "sys/block/vda", "../devices/virtio0/block/vda");
+	tree_write(f->dir, "sys/devices/virtio0/block/vda/queue/read_ahead_kb", "128\n");
+	assert_int_equal(root_read(r, "etc/abs", buf, sizeof(buf)), 6);
+	assert_string_equal(buf, "inside");
+	assert_int_equal(root_read(r, "etc/up", buf, sizeof(buf)), 6);
+	assert_int_equal(root_read(r, "etc/dir/file", buf, sizeof(buf)), 6);
+	assert_int_equal(root_read(r, "etc/dir/../data/./file", buf, sizeof(buf)), 6);
+	assert_int_equal(root_read(r, "/../../etc/dir//file", buf, sizeof(buf)), 6);
+	assert_int_equal(root_read(r, "sys/block/vda/queue/read_ahead_kb", buf, sizeof(buf)), 3);
+	assert_int_equal(root_read(r, "etc/loop", buf, sizeof(buf)), -ELOOP);
+	assert_int_equal(root_read(r, "etc/abs/x", buf, sizeof(buf)), -ENOTDIR);
+	assert_int_equal(root_read(r, "etc/missing", buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(root_write(r, "sys/block/vda/queue/read_ahead_kb", "4096"), 0);
+	f->text = tree_read(f->dir, "sys/devices/virtio0/block/vda/queue/read_ahead_kb");
+	assert_string_equal(f->text, "4096\n");
+	/* O_CREAT through a dangling absolute link creates its target inside. */
+	fd = root_openat(r, "etc/dangling", O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(root_exists(r, "data/new"));
+	/* O_PATH of a link follows it; with O_NOFOLLOW it is the link. */
+	assert_true(root_exists(r, "etc/dir"));
+	assert_false(root_exists(r, "etc/loop"));
+	fd = root_openat(r, "etc/loop", O_PATH | O_NOFOLLOW, 0);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(root_exists(r, ""));
+	assert_int_equal(root_readlink(r, "sys/block/vda", buf, sizeof(buf)), 28);
+	root_no_openat2 = false;
+}
+
+static void test_write_atomic(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+	char path[PATH_MAX];
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+
+	tree_write(f->dir, "etc/kernel/cmdline", "root=/dev/vda1\n");
+	tree_path(path, sizeof(path), f->dir, "etc/kernel/cmdline");
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(chown(path, 1234, 4321), 0);
+	assert_int_equal(root_write_atomic(r, "etc/kernel/cmdline", "root=/dev/vda1 quiet\n", 21, 0644), 0);
+	f->text = tree_read(f->dir, "etc/kernel/cmdline");
+	assert_string_equal(f->text, "root=/dev/vda1 quiet\n");
+	/* Mode and owner of the file it replaced are kept. */
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_uid, 1234);
+	assert_int_equal(st.st_gid, 4321);
+	/* A new file gets the mode asked for, whatever the umask. */
+	mode_t old = umask(077);
+	assert_int_equal(root_write_atomic(r, "etc/kernel/new", "", 0, 0644), 0);
+	umask(old);
+	tree_path(path, sizeof(path), f->dir, "etc/kernel/new");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(st.st_size, 0);
+	/* A stale temporary file of a crashed run is neither reused nor in the way. */
+	tree_write(f->dir, "etc/kernel/.cmdline.tmp", "stale");
+	assert_int_equal(root_write_atomic(r, "etc/kernel/cmdline", "a\n", 2, 0644), 0);
+	/* Symlinks and directories are refused, not replaced. */
+	tree_symlink(f->dir, "etc/kernel/link", "cmdline");
+	assert_int_equal(root_write_atomic(r, "etc/kernel/link", "b\n", 2, 0644), -ELOOP);
+	assert_int_equal(root_write_atomic(r, "etc/kernel", "b\n", 2, 0644), -EISDIR);
+	assert_int_equal(root_write_atomic(r, "nodir/x", "b\n", 2, 0644), -ENOENT);
+	assert_int_equal(root_write_atomic(r, "", "b\n", 2, 0644), -EINVAL);
+	/* No temporary file is left behind, on success or failure. */
+	tree_path(path, sizeof(path), f->dir, "etc/kernel");
+	d = opendir(path);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] == '.' && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			assert_string_equal(de->d_name, ".cmdline.tmp");
+	closedir(d);
+}
+
+static void test_write_full_reports_the_error(void **state)
+{
+	int fd = open("/dev/full", O_WRONLY);
+
+	(void)state;
+	if (fd < 0)
+		skip();
+	assert_int_equal(write_full(fd, "abc", 3), -ENOSPC);
+	close(fd);
+}
+
+static void test_access_and_match_errors(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+
+	tree_write(f->dir, "sys/block/vda/x", "");
+	tree_write(f->dir, "file", "");
+	assert_int_equal(root_access(r, "sys/block/vda"), 1);
+	assert_int_equal(root_access(r, "sys/block/vdb"), 0);
+	assert_int_equal(root_access(r, "file/sub"), 0);
+	assert_int_equal(root_match(r, "sys/block", "vd*", NULL, NULL), 1);
+	assert_int_equal(root_match(r, "sys/none", "vd*", NULL, NULL), 0);
+	/* A directory that cannot be read is an error, not "no match". */
+	tree_symlink(f->dir, "sys/loop", "loop");
+	assert_int_equal(root_match(r, "sys/loop", "*", NULL, NULL), -ELOOP);
+	assert_int_equal(root_access(r, "sys/loop"), -ELOOP);
+}
+
+static void test_rename_unlink(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+
+	tree_write(f->dir, "run/a", "1");
+	assert_int_equal(root_rename(r, "run/a", "run/b"), 0);
+	assert_false(root_exists(r, "run/a"));
+	assert_true(root_exists(r, "run/b"));
+	assert_int_equal(root_unlink(r, "run/b", 0), 0);
+	assert_int_equal(root_unlink(r, "run/b", 0), -ENOENT);
+	assert_int_equal(root_unlink(r, "run", AT_REMOVEDIR), 0);
+	assert_int_equal(root_unlink(r, "..", 0), -EINVAL);
+	assert_int_equal(root_unlink(r, "/", 0), -EINVAL);
+}
+
 static const struct CMUnitTest tests[] = {
 	FX_TEST(test_open),
 	FX_TEST(test_read),
@@ -164,6 +384,13 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_read_file),
 	FX_TEST(test_links_and_dirs),
 	FX_TEST(test_symlinks_stay_inside),
+	FX_TEST(test_no_escape),
+	FX_TEST(test_no_escape_without_openat2),
+	FX_TEST(test_walk_resolves_like_the_kernel),
+	FX_TEST(test_write_atomic),
+	FX_TEST(test_write_full_reports_the_error),
+	FX_TEST(test_access_and_match_errors),
+	FX_TEST(test_rename_unlink),
 };
 
 UNIT_MAIN("root", tests)
