@@ -1618,6 +1618,355 @@ static void test_bug_parse_ranges_wider_than_kernel(void **state)
 	assert_int_equal(qparam_parse("fq_codel", "flows", "0", &v, why, sizeof(why)), -EINVAL);
 }
 
+/* ==== 5. reply walking: any byte sequence (issue 8, the reply loops) ================ */
+
+/* Messages laid end to end in one receive buffer, as recvmsg returns them. */
+struct rb {
+	unsigned char buf[4096];
+	size_t len;
+};
+
+/* Appends m as the kernel would (aligned), or with only its nlmsg_len bytes. */
+static void rb_add(struct rb *r, const struct mb *m, bool pad)
+{
+	size_t n = pad ? NLMSG_ALIGN(m->h.nlmsg_len) : m->h.nlmsg_len;
+
+	assert_true(r->len + n <= sizeof(r->buf));
+	memset(r->buf + r->len, 0, n);
+	memcpy(r->buf + r->len, m->raw, m->h.nlmsg_len);
+	r->len += n;
+}
+
+static void rb_bytes(struct rb *r, const void *data, size_t n)
+{
+	assert_true(r->len + n <= sizeof(r->buf));
+	memcpy(r->buf + r->len, data, n);
+	r->len += n;
+}
+
+/* An ACK (or error) of request seq for our port. */
+static void mb_ack(struct mb *m, uint32_t seq, int error)
+{
+	mb_error(m, error, NLM_F_CAPPED, NULL);
+	m->h.nlmsg_seq = seq;
+	m->h.nlmsg_pid = NL_FAKE_PID;
+}
+
+static int count_msgs(const struct nlmsghdr *h, void *data)
+{
+	(*(int *)data)++;
+	return 0;
+}
+
+static int parse_qdisc_msg(const struct nlmsghdr *h, void *data)
+{
+	struct nl_qdisc q;
+
+	(*(int *)data)++;
+	return nl_parse_qdisc(h, &q);
+}
+
+static void test_walk_unaligned_last(void **state)
+{
+	struct nfx *x = *state;
+	const struct nlmsghdr *h;
+	struct rb r = { 0 };
+	struct mb m;
+	size_t off = 0;
+	const void *buf;
+
+	/* A last message of 21 bytes in a 21-byte tail: NLMSG_NEXT took 24 off
+	 * the remaining 21, and the size_t wrapped to a walk past the buffer. */
+	mb_ack(&m, 1, 0);
+	rb_add(&r, &m, true);
+	mb_ack(&m, 2, 0);
+	m.h.nlmsg_len = 21;
+	rb_add(&r, &m, false);
+	buf = exact(x, r.buf, r.len);
+	assert_non_null(h = nl_next_msg(buf, r.len, &off));
+	assert_int_equal(h->nlmsg_seq, 1);
+	assert_non_null(h = nl_next_msg(buf, r.len, &off));
+	assert_int_equal(h->nlmsg_seq, 2);
+	assert_int_equal(off, r.len);
+	assert_null(nl_next_msg(buf, r.len, &off));
+	assert_int_equal(off, r.len);
+}
+
+static void test_walk_bad_lengths(void **state)
+{
+	struct nfx *x = *state;
+	static const uint32_t lens[] = { 0, 1, 15, 37, 40, 0xffffffffu, 0x80000000u };
+	struct rb r = { 0 };
+	struct mb m;
+	size_t off;
+	const void *buf;
+
+	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
+		/* nlmsg_len shorter than its header, or longer than what is left. */
+		r.len = 0;
+		mb_ack(&m, 1, 0);
+		rb_add(&r, &m, true);
+		m.h.nlmsg_len = lens[i];
+		rb_bytes(&r, m.raw, 36);
+		buf = exact(x, r.buf, r.len);
+		off = 0;
+		assert_non_null(nl_next_msg(buf, r.len, &off));
+		assert_null(nl_next_msg(buf, r.len, &off));
+		assert_true(off <= r.len);
+		x->n--;
+		free(x->mem[x->n]);
+	}
+	/* Fewer bytes than a header, at the start and after a message. */
+	for (size_t n = 0; n < sizeof(struct nlmsghdr); n++) {
+		off = 0;
+		buf = exact(x, r.buf, n);
+		assert_null(nl_next_msg(buf, n, &off));
+		assert_int_equal(off, 0);
+		x->n--;
+		free(x->mem[x->n]);
+	}
+}
+
+static void test_ack_reply(void **state)
+{
+	struct nfx *x = *state;
+	struct nl_result res[3] = { { 0 } };
+	struct rb r = { 0 };
+	struct mb m;
+
+	mb_ack(&m, 10, 0);
+	rb_add(&r, &m, true);
+	mb_ack(&m, 10, -EINVAL); /* a duplicate: counted once, the first stands */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 13, 0); /* not one of ours: past the batch */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 9, 0); /* before it */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 11, -ENODEV);
+	m.h.nlmsg_pid = 1; /* another socket's */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 12, INT_MIN); /* no errno: it must not negate */
+	m.h.nlmsg_len = 37;      /* and unaligned, last */
+	rb_add(&r, &m, false);
+	assert_int_equal(nl_ack_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 10, 3, res), 2);
+	assert_true(res[0].acked);
+	assert_int_equal(res[0].err, 0);
+	assert_false(res[1].acked);
+	assert_true(res[2].acked);
+	assert_int_equal(res[2].err, -EPROTO);
+}
+
+static void test_error_inner_length_wraps(void **state)
+{
+	struct nfx *x = *state;
+	struct nl_result res;
+	struct mb m;
+
+	/* An uncapped error whose copied request claims 4 GiB. */
+	mb_error(&m, -EINVAL, NLM_F_ACK_TLVS, request(x));
+	((struct nlmsgerr *)NLMSG_DATA(&m.h))->msg.nlmsg_len = 0xfffffffd;
+	mb_str(&m, NLMSGERR_ATTR_MSG, "never reached");
+	fill(&res);
+	assert_int_equal(nl_parse_error(mb_done(x, &m), &res), 0);
+	assert_int_equal(res.err, -EINVAL);
+	assert_string_equal(res.msg, "");
+}
+
+/* A dump's end as the kernel sends it: NLMSG_DONE with the dump's error. */
+static void mb_done_msg(struct mb *m, uint32_t seq, int error)
+{
+	mb_init(m, NLMSG_DONE, NLM_F_MULTI, &error, sizeof(error));
+	m->h.nlmsg_seq = seq;
+	m->h.nlmsg_pid = NL_FAKE_PID;
+}
+
+static void qdisc_msg(struct mb *m, uint32_t seq, int ifindex, const char *kind)
+{
+	qdisc_head(m, ifindex, TC_H_ROOT, 0);
+	m->h.nlmsg_seq = seq;
+	m->h.nlmsg_pid = NL_FAKE_PID;
+	if (kind)
+		mb_str(m, TCA_KIND, kind);
+}
+
+static void test_dump_reply(void **state)
+{
+	struct nfx *x = *state;
+	struct rb r = { 0 };
+	struct mb m;
+	int n = 0, st = 0;
+
+	qdisc_msg(&m, 5, 1, "pfifo");
+	rb_add(&r, &m, true);
+	qdisc_msg(&m, 4, 2, "pfifo"); /* another request's */
+	rb_add(&r, &m, true);
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, count_msgs, &n, &st), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(st, 0);
+	mb_done_msg(&m, 5, 0);
+	rb_add(&r, &m, true);
+	n = 0;
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, count_msgs, &n, &st), 1);
+	assert_int_equal(st, 0);
+}
+
+/* A dump the kernel gave up on, or marked inconsistent, or that holds a
+ * message no parser takes, is an error: never a shorter list read as absent. */
+static void test_bug_dump_failure_is_not_absence(void **state)
+{
+	struct nfx *x = *state;
+	struct rb r = { 0 };
+	struct mb m;
+	int n = 0, st = 0;
+
+	qdisc_msg(&m, 5, 1, "pfifo");
+	rb_add(&r, &m, true);
+	mb_done_msg(&m, 5, -ENOBUFS);
+	rb_add(&r, &m, true);
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, count_msgs, &n, &st), 1);
+	assert_int_equal(st, -ENOBUFS);
+
+	r.len = 0;
+	st = 0;
+	qdisc_msg(&m, 5, 1, "pfifo");
+	m.h.nlmsg_flags |= NLM_F_DUMP_INTR;
+	rb_add(&r, &m, true);
+	mb_done_msg(&m, 5, 0);
+	rb_add(&r, &m, true);
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, count_msgs, &n, &st), 1);
+	assert_int_equal(st, -EINTR);
+
+	r.len = 0;
+	st = 0;
+	n = 0;
+	qdisc_msg(&m, 5, 1, NULL); /* no TCA_KIND */
+	rb_add(&r, &m, true);
+	qdisc_msg(&m, 5, 2, "pfifo");
+	rb_add(&r, &m, true);
+	mb_done_msg(&m, 5, 0);
+	rb_add(&r, &m, true);
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, parse_qdisc_msg, &n, &st), 1);
+	assert_int_equal(st, -EBADMSG);
+
+	/* Trailing bytes that are no message: the rest of the dump is unknown. */
+	r.len = 0;
+	st = 0;
+	qdisc_msg(&m, 5, 1, "pfifo");
+	rb_add(&r, &m, true);
+	rb_bytes(&r, "\xff\xff\xff\xff\x10\x00\x00\x00", 8);
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, count_msgs, &n, &st), 1);
+	assert_int_equal(st, -EBADMSG);
+}
+
+static void test_parse_attr_unaligned_last(void **state)
+{
+	struct nfx *x = *state;
+	struct nl_qdisc q;
+	struct mb m;
+
+	/* TCA_KIND "mq" unpadded, last: 7 bytes of attribute, message ends there. */
+	qdisc_head(&m, 3, TC_H_ROOT, 0);
+	mb_attr_raw(&m, NLA_HDRLEN + 3, TCA_KIND, "mq", 3);
+	fill_qdisc(&q);
+	assert_int_equal(nl_parse_qdisc(mb_done(x, &m), &q), 0);
+	assert_string_equal(q.kind, "mq");
+	/* An attribute header cut after 2 bytes. */
+	qdisc_head(&m, 3, TC_H_ROOT, 0);
+	mb_str(&m, TCA_KIND, "mq");
+	mb_raw(&m, "\x08\x00", 2);
+	fill_qdisc(&q);
+	assert_int_equal(nl_parse_qdisc(mb_done(x, &m), &q), 0);
+	assert_string_equal(q.kind, "mq");
+}
+
+/* A queue count mq cannot number (or 0) would overflow the request count. */
+static void test_bug_link_tx_queues_bounded(void **state)
+{
+	struct nfx *x = *state;
+	static const uint32_t bad[] = { 0, NL_TXQ_MAX + 1, 0xffffffffu };
+	struct nl_link l;
+	struct mb m;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		link_head(&m, 4, ARPHRD_ETHER, 0);
+		mb_str(&m, IFLA_IFNAME, "eth0");
+		mb_u32(&m, IFLA_NUM_TX_QUEUES, bad[i]);
+		fill_link(&l);
+		assert_int_equal(nl_parse_link(mb_done(x, &m), &l), -EBADMSG);
+	}
+	link_head(&m, 4, ARPHRD_ETHER, 0);
+	mb_str(&m, IFLA_IFNAME, "eth0");
+	mb_u32(&m, IFLA_NUM_TX_QUEUES, NL_TXQ_MAX);
+	assert_int_equal(nl_parse_link(mb_done(x, &m), &l), 0);
+	assert_int_equal(l.num_tx, NL_TXQ_MAX);
+}
+
+/* ==== 6. describe (defect 13 of issue 8) ============================================= */
+
+static struct nl_qdisc qd(int ifindex, uint32_t parent, uint32_t handle, const char *kind)
+{
+	struct nl_qdisc q = { .ifindex = ifindex, .parent = parent, .handle = handle };
+
+	snprintf(q.kind, sizeof(q.kind), "%s", kind);
+	return q;
+}
+
+/* Three multiqueue interfaces, sorted by ifindex as net.c keeps them. */
+static const struct nl_qdisc *three_mq(struct nl_qdisc *v)
+{
+	for (int i = 0; i < 3; i++) {
+		v[3 * i] = qd(i + 1, TC_H_ROOT, 0x10000, "mq");
+		v[3 * i + 1] = qd(i + 1, 0x10001, 0x20000, "pfifo");
+		v[3 * i + 2] = qd(i + 1, 0x10002, 0x30000, "pfifo");
+	}
+	return v;
+}
+
+/* One buffer for every interface, as the plan's stack slot was: the last
+ * read 'mq' because the search for a listed child started past the NUL. */
+static void test_bug_describe_every_iface(void **state)
+{
+	struct nl_qdisc v[12];
+	char out[128];
+
+	three_mq(v);
+	for (int i = 1; i <= 3; i++) {
+		net_describe(v, 9, i, out, sizeof(out));
+		assert_string_equal(out, "mq pfifo");
+	}
+	/* pfifo is not listed because pfifo_fast is. */
+	v[9] = qd(4, TC_H_ROOT, 0x10000, "mq");
+	v[10] = qd(4, 0x10001, 0x20000, "pfifo_fast");
+	v[11] = qd(4, 0x10002, 0x30000, "pfifo");
+	net_describe(v, 12, 4, out, sizeof(out));
+	assert_string_equal(out, "mq pfifo_fast,pfifo");
+	net_describe(v, 12, 5, out, sizeof(out));
+	assert_string_equal(out, "noop");
+	net_describe(v, 12, 4, out, 9);
+	assert_string_equal(out, "mq pfifo");
+}
+
+/* A buffer with no NUL in it: nothing is read that the call did not write. */
+static int describe_into_garbage(void *arg)
+{
+	struct nl_qdisc v[9];
+	char *out = malloc(16);
+	int ok;
+
+	if (!out)
+		return 1;
+	memset(out, 'x', 16);
+	net_describe(three_mq(v), 9, 3, out, 16);
+	ok = !strcmp(out, "mq pfifo");
+	free(out);
+	return ok ? 0 : 1;
+}
+
+static void test_bug_describe_uninitialised(void **state)
+{
+	assert_true(survives(describe_into_garbage, NULL));
+}
+
 static const struct CMUnitTest tests[] = {
 	NFX_TEST(test_put_qdisc_fq),
 	NFX_TEST(test_put_qdisc_without_params),
@@ -1657,6 +2006,16 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_qparam_known),
 	cmocka_unit_test(test_bug_names_pfifo_fast),
 	cmocka_unit_test(test_bug_parse_ranges_wider_than_kernel),
+	NFX_TEST(test_walk_unaligned_last),
+	NFX_TEST(test_walk_bad_lengths),
+	NFX_TEST(test_ack_reply),
+	NFX_TEST(test_error_inner_length_wraps),
+	NFX_TEST(test_dump_reply),
+	NFX_TEST(test_bug_dump_failure_is_not_absence),
+	NFX_TEST(test_parse_attr_unaligned_last),
+	NFX_TEST(test_bug_link_tx_queues_bounded),
+	cmocka_unit_test(test_bug_describe_every_iface),
+	cmocka_unit_test(test_bug_describe_uninitialised),
 };
 
 UNIT_MAIN("netlink", tests)
