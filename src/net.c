@@ -32,6 +32,7 @@ static bool own_handle(uint32_t h)
 	return h == MQ_HANDLE || h == ROOT_A || h == ROOT_B;
 }
 #define MAX_PARAMS 16
+#define CC_AVAILABLE "proc/sys/net/ipv4/tcp_available_congestion_control"
 
 /* Kinds every kernel has (sch_generic, sch_fifo, sch_mq are not modules). */
 static const char *const core_kinds[] = { "pfifo", "bfifo", "pfifo_head_drop", "pfifo_fast",
@@ -304,8 +305,10 @@ static void warn_override(struct ctx *c, struct item *it, const char *key, const
 		  file, key, value);
 }
 
+/* available: 1 the kernel offers the value now, 0 not (yet), -errno when
+ * that cannot be read (an error of the item, not "not available"). */
 static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const char *path,
-			const struct cfg_entry *e, const char *module, bool available)
+			const struct cfg_entry *e, const char *module, int available)
 {
 	struct item *it = plan_add(p, "net", "sysctl", name, path);
 	char cur[128], why[512] = "";
@@ -332,6 +335,11 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 	warn_override(c, it, name, e->value);
 	if (!strcmp(cur, e->value))
 		return; /* keep */
+	if (available < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot read /%s: %s", CC_AVAILABLE, strerror(-available));
+		return;
+	}
 	if (!available) {
 		int a = mods_available(c->mods, module, why, sizeof(why));
 
@@ -348,14 +356,21 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 	it->action = ACT_CHANGE;
 }
 
-/* A congestion control the kernel offers now (loaded or built in). */
-bool net_cc_available(struct ctx *c, const char *name)
+/* Does the kernel offer a congestion control now (loaded or built in)? A
+ * tree without the file offers none. */
+static int cc_offered(struct ctx *c, const char *name)
 {
 	char avail[512];
+	int r = root_read(&c->root, CC_AVAILABLE, avail, sizeof(avail));
 
-	return root_read(&c->root, "proc/sys/net/ipv4/tcp_available_congestion_control", avail,
-			 sizeof(avail)) > 0 &&
-	       word_listed(avail, name);
+	if (r == -ENOENT)
+		return 0;
+	return r < 0 ? r : word_listed(avail, name);
+}
+
+bool net_cc_available(struct ctx *c, const char *name)
+{
+	return cc_offered(c, name) > 0;
 }
 
 static void plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc)
@@ -366,7 +381,7 @@ static void plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc
 	if (cc) {
 		snprintf(module, sizeof(module), "tcp_%s", cc->value);
 		plan_sysctl(c, p, "net.ipv4.tcp_congestion_control", "proc/sys/net/ipv4/tcp_congestion_control",
-			    cc, module, net_cc_available(c, cc->value));
+			    cc, module, cc_offered(c, cc->value));
 	}
 	if (nc->kind) {
 		snprintf(module, sizeof(module), "sch_%s", nc->kind);
@@ -436,8 +451,9 @@ static struct item *iface_item(struct plan *p, const char *name, int ifindex, co
 	return it;
 }
 
+/* rs: earlytune's records, or NULL when they cannot be read (rs_err). */
 static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, const struct nl_link *l,
-		       const struct qdiscs *qs, const char *param_error, const struct records *rs)
+		       const struct qdiscs *qs, const char *param_error, const struct records *rs, int rs_err)
 {
 	const struct nl_qdisc *root = root_of(qs, l->ifindex);
 	char cur[128], why[256];
@@ -489,6 +505,13 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 		it->qhandle = MQ_HANDLE; /* our mq: only its children change */
 	else if (l->num_tx <= 1)
 		it->qhandle = root && root->handle == ROOT_A ? ROOT_B : ROOT_A;
+	if (root && root->handle != 0 && !own_handle(root->handle) && !nc->force && !rs) {
+		/* Whether it was ours before decides skip or drift: unknown. */
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "root qdisc %s %x: is someone else's, and earlytune's records cannot be read: %s",
+			  root->kind, root->handle >> 16, strerror(-rs_err));
+		return;
+	}
 	if (root && root->handle != 0 && !own_handle(root->handle) && !nc->force) {
 		it->action = ACT_SKIP;
 		/* Drift only where it was ours before: a record says so. */
@@ -536,6 +559,49 @@ static int dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs)
 	return r;
 }
 
+/* An attribute of a tree's interface as a number: 0 when absent, -errno
+ * when it cannot be read. */
+static int iface_attr(struct ctx *c, const char *name, const char *attr, int *value)
+{
+	char rel[PATH_MAX], buf[32];
+	int r;
+
+	snprintf(rel, sizeof(rel), "sys/class/net/%s/%s", name, attr);
+	r = root_read(&c->root, rel, buf, sizeof(buf));
+	if (r > 0)
+		*value = atoi(buf);
+	return r == -ENOENT ? 0 : r;
+}
+
+static void tree_iface(struct ctx *c, struct plan *p, const struct netconf *nc, const char *name)
+{
+	int type = 0, ifindex = 0, rt = iface_attr(c, name, "type", &type),
+	    ri = iface_attr(c, name, "ifindex", &ifindex);
+	char why[256];
+	struct item *it;
+
+	if (rt >= 0 && ri >= 0 &&
+	    (!wanted(c, name, ifindex) ||
+	     !glob_selected(nc->interfaces ? nc->interfaces->value : "", name,
+			    default_selected(c, name, (unsigned)type, NULL, why, sizeof(why)))))
+		return;
+	if ((rt < 0 || ri < 0) && c->iface && strcmp(c->iface, name))
+		return;
+	it = iface_item(p, name, ifindex, nc);
+	if (!it)
+		return;
+	item_set(&it->desired, nc->kind);
+	if (rt < 0 || ri < 0) {
+		/* Unreadable is not "not Ethernet": whether it is selected is unknown. */
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot read sys/class/net/%s/%s: %s", name, rt < 0 ? "type" : "ifindex",
+			  strerror(-(rt < 0 ? rt : ri)));
+		return;
+	}
+	it->action = ACT_SKIP;
+	item_setf(&it->reason, "netlink reaches only the running kernel, not --root %s", c->root.dir);
+}
+
 /* Interfaces of a tree that is not the running system: listed, never touched. */
 static void plan_tree_ifaces(struct ctx *c, struct plan *p, const struct netconf *nc)
 {
@@ -545,31 +611,17 @@ static void plan_tree_ifaces(struct ctx *c, struct plan *p, const struct netconf
 
 	if (!dir && fd >= 0)
 		close(fd);
-	while (dir && (de = readdir(dir))) {
-		char rel[PATH_MAX], buf[32], why[256];
-		unsigned type = 0;
-		int ifindex = 0;
-		struct item *it;
+	if (fd < 0 && fd != -ENOENT) {
+		struct item *it = plan_add(p, "net", "sys/class/net", "qdisc", "-");
 
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(rel, sizeof(rel), "sys/class/net/%s/type", de->d_name);
-		if (root_read(&c->root, rel, buf, sizeof(buf)) > 0)
-			type = (unsigned)atoi(buf);
-		snprintf(rel, sizeof(rel), "sys/class/net/%s/ifindex", de->d_name);
-		if (root_read(&c->root, rel, buf, sizeof(buf)) > 0)
-			ifindex = atoi(buf);
-		if (!wanted(c, de->d_name, ifindex) ||
-		    !glob_selected(nc->interfaces ? nc->interfaces->value : "", de->d_name,
-				   default_selected(c, de->d_name, type, NULL, why, sizeof(why))))
-			continue;
-		it = iface_item(p, de->d_name, ifindex, nc);
-		if (!it)
-			break;
-		item_set(&it->desired, nc->kind);
-		it->action = ACT_SKIP;
-		item_setf(&it->reason, "netlink reaches only the running kernel, not --root %s", c->root.dir);
+		if (it) {
+			it->action = ACT_ERROR;
+			item_setf(&it->error, "cannot list sys/class/net: %s", strerror(-fd));
+		}
 	}
+	while (dir && (de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			tree_iface(c, p, nc, de->d_name);
 	if (dir)
 		closedir(dir);
 }
@@ -598,7 +650,7 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 	struct nl nl = { .fd = -1 };
 	char why[256], err[320] = "";
 	size_t before = p->n;
-	int r;
+	int r, rs_err = 0;
 
 	if (!c->root.is_host) {
 		plan_tree_ifaces(c, p, nc);
@@ -611,7 +663,7 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 	/* Which roots were ours: apply holds the records already; plan and
 	 * verify read them without the lock. */
 	if (!c->records)
-		state_load(&rs, &c->root);
+		rs_err = state_load(&rs, &c->root);
 	if (r < 0) {
 		struct item *it = plan_add(p, "net", "rtnetlink", "qdisc", "-");
 
@@ -622,7 +674,8 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 	}
 	for (size_t i = 0; r >= 0 && i < ls.n; i++)
 		if (wanted(c, ls.v[i].name, ls.v[i].ifindex))
-			plan_iface(c, p, nc, &ls.v[i], &qs, *err ? err : NULL, c->records ? c->records : &rs);
+			plan_iface(c, p, nc, &ls.v[i], &qs, *err ? err : NULL,
+				   c->records ? c->records : rs_err < 0 ? NULL : &rs, rs_err);
 	if (r >= 0 && (c->ifindex || c->iface) && p->n == before)
 		unknown_iface(c, p);
 	state_free(&rs);

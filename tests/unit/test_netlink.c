@@ -2384,6 +2384,92 @@ static void test_revert_dump_fails(void **state)
 	assert_non_null(fk_root(&x->k, 1));
 }
 
+/* ==== 8. read errors are not absence ================================================== */
+
+/* An unreadable list of congestion controls is not "not available" (a skip
+ * that exits 0): the item fails with the reason. */
+static void test_bug_cc_list_unreadable(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_write(f->dir, "proc/sys/net/ipv4/tcp_congestion_control", "cubic\n");
+	tree_mkdir(f->dir, "proc/sys/net/ipv4/tcp_available_congestion_control");
+	fx_ctx(f, "[net]\ncongestion_control = reno\n", NULL);
+	assert_int_equal(net_plan(&f->c, &f->p), 0);
+	it = find_item(&f->p, "sysctl", "net.ipv4.tcp_congestion_control");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "cannot read /proc/sys/net/ipv4/tcp_available_congestion_control");
+	assert_false(net_cc_available(&f->c, "reno"));
+}
+
+/* A tree's interface whose type cannot be read is not "not Ethernet". */
+static void test_bug_tree_iface_unreadable(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_mkdir(f->dir, "sys/class/net/eth0/device");
+	tree_mkdir(f->dir, "sys/class/net/eth0/type");
+	tree_write(f->dir, "sys/class/net/eth0/ifindex", "2\n");
+	tree_mkdir(f->dir, "sys/class/net/eth1/device");
+	tree_write(f->dir, "sys/class/net/eth1/type", "1\n");
+	tree_write(f->dir, "sys/class/net/eth1/ifindex", "3\n");
+	fx_ctx(f, pfifo_conf, NULL);
+	assert_int_equal(net_plan(&f->c, &f->p), 0);
+	it = find_item(&f->p, "eth0", "qdisc");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "cannot read sys/class/net/eth0/type");
+	it = find_item(&f->p, "eth1", "qdisc");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_SKIP);
+	assert_contains(it->reason, "netlink reaches only the running kernel");
+}
+
+/* Someone else's root on an interface: skip, or drift when a record says it
+ * was earlytune's. Records that cannot be read decide neither. */
+static void test_bug_records_unreadable(void **state)
+{
+	struct kfx *x = *state;
+	struct nl_qdisc q = own(2, TC_H_ROOT, 0x10000u, "htb");
+	const struct item *it;
+
+	fk_link(&x->k, 2, "eth0", 1);
+	fk_add(&x->k, &q);
+	tree_mkdir(x->f.dir, "sys/class/net/eth0/device");
+	tree_mkdir(x->f.dir, "run/earlytune/originals");
+	fx_ctx(&x->f, pfifo_conf, NULL);
+	x->f.c.root.is_host = true;
+	assert_int_equal(net_plan(&x->f.c, &x->f.p), 0);
+	it = find_item(&x->f.p, "eth0", "qdisc");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "records cannot be read");
+	assert_int_equal(x->k.rounds, 0);
+}
+
+/* The same with readable (absent) records: the plain skip. */
+static void test_foreign_root_skipped(void **state)
+{
+	struct kfx *x = *state;
+	struct nl_qdisc q = own(2, TC_H_ROOT, 0x10000u, "htb");
+	const struct item *it;
+
+	fk_link(&x->k, 2, "eth0", 1);
+	fk_add(&x->k, &q);
+	tree_mkdir(x->f.dir, "sys/class/net/eth0/device");
+	fx_ctx(&x->f, pfifo_conf, NULL);
+	x->f.c.root.is_host = true;
+	assert_int_equal(net_plan(&x->f.c, &x->f.p), 0);
+	it = find_item(&x->f.p, "eth0", "qdisc");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_SKIP);
+	assert_false(it->foreign);
+	assert_contains(it->reason, "root qdisc htb 1: was set by someone else");
+}
+
 static const struct CMUnitTest tests[] = {
 	NFX_TEST(test_put_qdisc_fq),
 	NFX_TEST(test_put_qdisc_without_params),
@@ -2438,6 +2524,10 @@ static const struct CMUnitTest tests[] = {
 	KFX_TEST(test_apply_readback_fails),
 	KFX_TEST(test_revert_per_item),
 	KFX_TEST(test_revert_dump_fails),
+	FX_TEST(test_bug_cc_list_unreadable),
+	FX_TEST(test_bug_tree_iface_unreadable),
+	KFX_TEST(test_bug_records_unreadable),
+	KFX_TEST(test_foreign_root_skipped),
 };
 
 UNIT_MAIN("netlink", tests)
