@@ -819,11 +819,11 @@ static size_t load_modules(struct ctx *c, struct plan *p)
 
 /* Every item gets its own result: a refused request, a failed round or a
  * dump that cannot be read back fail that item, never another. */
-static void apply_results(struct ctx *c, struct plan *p, const struct netconf *nc, const struct sender *s,
+static void apply_results(struct ctx *c, struct plan *p, const struct netconf *nc, struct sender *s,
 			  const size_t *first, const size_t *count, int r)
 {
 	struct qdiscs qs = { 0 };
-	int d = r < 0 ? r : dump_qdiscs((struct nl *)&s->nl, &qs);
+	int d = r < 0 ? r : dump_qdiscs(&s->nl, &qs);
 
 	for (size_t i = 0; i < p->n; i++) {
 		struct item *it = &p->v[i];
@@ -874,7 +874,8 @@ int net_apply_qdiscs(struct ctx *c, struct plan *p)
 	if (r < 0)
 		for (size_t i = 0; i < p->n; i++)
 			if (to_apply(&p->v[i]) && !p->v[i].error)
-				item_setf(&p->v[i].error, "rtnetlink: %s", r == -EINVAL ? why : strerror(-r));
+				item_setf(&p->v[i].error, "%s%s", r == -EINVAL ? "" : "rtnetlink: ",
+					  r == -EINVAL ? why : strerror(-r));
 	apply_results(c, p, &nc, &s, first, count, r);
 	nl_close(&s.nl);
 	free(s.res);

@@ -356,9 +356,11 @@ unsigned nl_ack_reply(const void *buf, size_t len, uint32_t pid, uint32_t first_
 		uint32_t i = h->nlmsg_seq - first_seq;
 		struct nl_result r = { 0 };
 
-		if (h->nlmsg_type != NLMSG_ERROR || h->nlmsg_pid != pid || i >= count || res[i].acked ||
-		    nl_parse_error(h, &r) < 0)
+		if (h->nlmsg_type != NLMSG_ERROR || h->nlmsg_pid != pid || i >= count || res[i].acked)
 			continue;
+		/* A malformed answer is still the answer: no wait for a timeout. */
+		if (nl_parse_error(h, &r) < 0)
+			r = (struct nl_result){ .err = -EBADMSG };
 		r.acked = true;
 		res[i] = r;
 		got++;

@@ -2428,23 +2428,33 @@ static void test_bug_tree_iface_unreadable(void **state)
 	assert_contains(it->reason, "netlink reaches only the running kernel");
 }
 
-/* Someone else's root on an interface: skip, or drift when a record says it
- * was earlytune's. Records that cannot be read decide neither. */
-static void test_bug_records_unreadable(void **state)
+/* Someone else's root (htb 1:) on eth0, planned with records_dir (or
+ * none) under the tree. */
+static const struct item *plan_foreign_root(struct kfx *x, const char *records_dir)
 {
-	struct kfx *x = *state;
 	struct nl_qdisc q = own(2, TC_H_ROOT, 0x10000u, "htb");
 	const struct item *it;
 
 	fk_link(&x->k, 2, "eth0", 1);
 	fk_add(&x->k, &q);
 	tree_mkdir(x->f.dir, "sys/class/net/eth0/device");
-	tree_mkdir(x->f.dir, "run/earlytune/originals");
+	if (records_dir)
+		tree_mkdir(x->f.dir, records_dir);
 	fx_ctx(&x->f, pfifo_conf, NULL);
 	x->f.c.root.is_host = true;
 	assert_int_equal(net_plan(&x->f.c, &x->f.p), 0);
 	it = find_item(&x->f.p, "eth0", "qdisc");
 	assert_non_null(it);
+	return it;
+}
+
+/* Skip, or drift when a record says it was earlytune's: records that
+ * cannot be read decide neither. */
+static void test_bug_records_unreadable(void **state)
+{
+	struct kfx *x = *state;
+	const struct item *it = plan_foreign_root(x, "run/earlytune/originals");
+
 	assert_int_equal(it->action, ACT_ERROR);
 	assert_contains(it->error, "records cannot be read");
 	assert_int_equal(x->k.rounds, 0);
@@ -2453,21 +2463,30 @@ static void test_bug_records_unreadable(void **state)
 /* The same with readable (absent) records: the plain skip. */
 static void test_foreign_root_skipped(void **state)
 {
-	struct kfx *x = *state;
-	struct nl_qdisc q = own(2, TC_H_ROOT, 0x10000u, "htb");
-	const struct item *it;
+	const struct item *it = plan_foreign_root(*state, NULL);
 
-	fk_link(&x->k, 2, "eth0", 1);
-	fk_add(&x->k, &q);
-	tree_mkdir(x->f.dir, "sys/class/net/eth0/device");
-	fx_ctx(&x->f, pfifo_conf, NULL);
-	x->f.c.root.is_host = true;
-	assert_int_equal(net_plan(&x->f.c, &x->f.p), 0);
-	it = find_item(&x->f.p, "eth0", "qdisc");
-	assert_non_null(it);
 	assert_int_equal(it->action, ACT_SKIP);
 	assert_false(it->foreign);
 	assert_contains(it->reason, "root qdisc htb 1: was set by someone else");
+}
+
+/* A malformed answer to one request fails that request at once. */
+static void test_ack_malformed_counts(void **state)
+{
+	struct nfx *x = *state;
+	struct nl_result res[2] = { { 0 } };
+	struct rb r = { 0 };
+	struct mb m;
+
+	mb_ack(&m, 10, 0);
+	rb_add(&r, &m, true);
+	mb_ack(&m, 11, 0);
+	m.h.nlmsg_len = 20; /* no room for its nlmsgerr */
+	rb_add(&r, &m, false);
+	assert_int_equal(nl_ack_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 10, 2, res), 2);
+	assert_int_equal(res[0].err, 0);
+	assert_true(res[1].acked);
+	assert_int_equal(res[1].err, -EBADMSG);
 }
 
 static const struct CMUnitTest tests[] = {
@@ -2528,6 +2547,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_bug_tree_iface_unreadable),
 	KFX_TEST(test_bug_records_unreadable),
 	KFX_TEST(test_foreign_root_skipped),
+	NFX_TEST(test_ack_malformed_counts),
 };
 
 UNIT_MAIN("netlink", tests)
