@@ -32,6 +32,7 @@ static bool own_handle(uint32_t h)
 	return h == MQ_HANDLE || h == ROOT_A || h == ROOT_B;
 }
 #define MAX_PARAMS 16
+#define CC_AVAILABLE "proc/sys/net/ipv4/tcp_available_congestion_control"
 
 /* Kinds every kernel has (sch_generic, sch_fifo, sch_mq are not modules). */
 static const char *const core_kinds[] = { "pfifo", "bfifo", "pfifo_head_drop", "pfifo_fast",
@@ -85,30 +86,32 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+/* A message the parser refuses fails the dump: what it held is unknown,
+ * and an interface or qdisc missing from the list would read as absent. */
 static int add_qdisc(const struct nlmsghdr *h, void *data)
 {
 	struct qdiscs *qs = data;
+	int r;
 
-	if (h->nlmsg_type != RTM_NEWQDISC)
-		return 0;
 	if (grow((void **)&qs->v, &qs->cap, qs->n, sizeof(*qs->v)) < 0)
 		return -ENOMEM;
-	if (nl_parse_qdisc(h, &qs->v[qs->n]) == 0)
+	r = nl_parse_qdisc(h, &qs->v[qs->n]);
+	if (r >= 0)
 		qs->n++;
-	return 0;
+	return r;
 }
 
 static int add_link(const struct nlmsghdr *h, void *data)
 {
 	struct links *ls = data;
+	int r;
 
-	if (h->nlmsg_type != RTM_NEWLINK)
-		return 0;
 	if (grow((void **)&ls->v, &ls->cap, ls->n, sizeof(*ls->v)) < 0)
 		return -ENOMEM;
-	if (nl_parse_link(h, &ls->v[ls->n]) == 0)
+	r = nl_parse_link(h, &ls->v[ls->n]);
+	if (r >= 0)
 		ls->n++;
-	return 0;
+	return r;
 }
 
 static int cmp_ifindex(const void *a, const void *b)
@@ -155,31 +158,47 @@ static const struct nl_qdisc *root_of(const struct qdiscs *qs, int ifindex)
 	return NULL;
 }
 
-/* "fq", "mq fq", "mq fq,pfifo_fast", or "noop" for a device never brought up. */
+/* Is kind one of the comma-separated words of list? */
+static bool comma_listed(const char *list, const char *kind)
+{
+	size_t n = strlen(kind);
+
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, kind, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* "fq", "mq fq", "mq fq,pfifo_fast", or "noop" for a device never brought up.
+ * The children's list is only what this call wrote: out may hold anything. */
+void net_describe(const struct nl_qdisc *v, size_t n, int ifindex, char *out, size_t size)
+{
+	const struct qdiscs qs = { (struct nl_qdisc *)v, n, n };
+	const struct nl_qdisc *root = root_of(&qs, ifindex);
+	size_t len, lo, hi, start;
+
+	if (!size)
+		return;
+	snprintf(out, size, "%s", root ? root->kind : "noop");
+	if (!root || strcmp(root->kind, "mq"))
+		return;
+	len = strlen(out);
+	start = len + 1;
+	qrange(&qs, ifindex, &lo, &hi);
+	for (size_t i = lo; i < hi && len + 1 < size; i++) {
+		const struct nl_qdisc *q = &v[i];
+
+		if (q->parent == TC_H_ROOT || (uint32_t)TC_H_MAJ(q->parent) != root->handle ||
+		    (len > start && comma_listed(out + start, q->kind)))
+			continue;
+		snprintf(out + len, size - len, "%s%s", len > start ? "," : " ", q->kind);
+		len += strlen(out + len);
+	}
+}
+
 static void describe(const struct qdiscs *qs, int ifindex, char *out, size_t size)
 {
-	const struct nl_qdisc *root = root_of(qs, ifindex);
-	size_t len, lo, hi;
-
-	if (!root) {
-		snprintf(out, size, "noop");
-		return;
-	}
-	snprintf(out, size, "%s", root->kind);
-	if (strcmp(root->kind, "mq"))
-		return;
-	qrange(qs, ifindex, &lo, &hi);
-	for (size_t i = lo; i < hi; i++) {
-		const struct nl_qdisc *q = &qs->v[i];
-		char needle[40];
-
-		if (q->parent == TC_H_ROOT || (uint32_t)TC_H_MAJ(q->parent) != root->handle)
-			continue;
-		snprintf(needle, sizeof(needle), "%s", q->kind);
-		len = strlen(out);
-		if (!strstr(out + 3, needle))
-			snprintf(out + len, size - len, "%s%s", out[2] ? "," : " ", q->kind);
-	}
+	net_describe(qs->v, qs->n, ifindex, out, size);
 }
 
 static bool params_hold(const struct netconf *nc, const struct nl_qdisc *q)
@@ -286,8 +305,10 @@ static void warn_override(struct ctx *c, struct item *it, const char *key, const
 		  file, key, value);
 }
 
+/* available: 1 the kernel offers the value now, 0 not (yet), -errno when
+ * that cannot be read (an error of the item, not "not available"). */
 static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const char *path,
-			const struct cfg_entry *e, const char *module, bool available)
+			const struct cfg_entry *e, const char *module, int available)
 {
 	struct item *it = plan_add(p, "net", "sysctl", name, path);
 	char cur[128], why[512] = "";
@@ -314,6 +335,11 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 	warn_override(c, it, name, e->value);
 	if (!strcmp(cur, e->value))
 		return; /* keep */
+	if (available < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot read /%s: %s", CC_AVAILABLE, strerror(-available));
+		return;
+	}
 	if (!available) {
 		int a = mods_available(c->mods, module, why, sizeof(why));
 
@@ -330,14 +356,21 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 	it->action = ACT_CHANGE;
 }
 
-/* A congestion control the kernel offers now (loaded or built in). */
-bool net_cc_available(struct ctx *c, const char *name)
+/* Does the kernel offer a congestion control now (loaded or built in)? A
+ * tree without the file offers none. */
+static int cc_offered(struct ctx *c, const char *name)
 {
 	char avail[512];
+	int r = root_read(&c->root, CC_AVAILABLE, avail, sizeof(avail));
 
-	return root_read(&c->root, "proc/sys/net/ipv4/tcp_available_congestion_control", avail,
-			 sizeof(avail)) > 0 &&
-	       word_listed(avail, name);
+	if (r == -ENOENT)
+		return 0;
+	return r < 0 ? r : word_listed(avail, name);
+}
+
+bool net_cc_available(struct ctx *c, const char *name)
+{
+	return cc_offered(c, name) > 0;
 }
 
 static void plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc)
@@ -348,7 +381,7 @@ static void plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc
 	if (cc) {
 		snprintf(module, sizeof(module), "tcp_%s", cc->value);
 		plan_sysctl(c, p, "net.ipv4.tcp_congestion_control", "proc/sys/net/ipv4/tcp_congestion_control",
-			    cc, module, net_cc_available(c, cc->value));
+			    cc, module, cc_offered(c, cc->value));
 	}
 	if (nc->kind) {
 		snprintf(module, sizeof(module), "sch_%s", nc->kind);
@@ -418,8 +451,9 @@ static struct item *iface_item(struct plan *p, const char *name, int ifindex, co
 	return it;
 }
 
+/* rs: earlytune's records, or NULL when they cannot be read (rs_err). */
 static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, const struct nl_link *l,
-		       const struct qdiscs *qs, const char *param_error, const struct records *rs)
+		       const struct qdiscs *qs, const char *param_error, const struct records *rs, int rs_err)
 {
 	const struct nl_qdisc *root = root_of(qs, l->ifindex);
 	char cur[128], why[256];
@@ -471,6 +505,13 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 		it->qhandle = MQ_HANDLE; /* our mq: only its children change */
 	else if (l->num_tx <= 1)
 		it->qhandle = root && root->handle == ROOT_A ? ROOT_B : ROOT_A;
+	if (root && root->handle != 0 && !own_handle(root->handle) && !nc->force && !rs) {
+		/* Whether it was ours before decides skip or drift: unknown. */
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "root qdisc %s %x: is someone else's, and earlytune's records cannot be read: %s",
+			  root->kind, root->handle >> 16, strerror(-rs_err));
+		return;
+	}
 	if (root && root->handle != 0 && !own_handle(root->handle) && !nc->force) {
 		it->action = ACT_SKIP;
 		/* Drift only where it was ours before: a record says so. */
@@ -482,9 +523,25 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 	it->action = ACT_CHANGE;
 }
 
+/* A dump the kernel marks interrupted (the set changed meanwhile) is
+ * taken again, a few times: a partial list would read as absent. */
+#define DUMP_TRIES 3
+
+static int dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, void *data),
+		void *data, size_t *n)
+{
+	int r = -EINTR;
+
+	for (int t = 0; t < DUMP_TRIES && r == -EINTR; t++) {
+		*n = 0;
+		r = nl_dump(nl, type, fn, data);
+	}
+	return r;
+}
+
 static int dump_qdiscs(struct nl *nl, struct qdiscs *qs)
 {
-	int r = nl_dump(nl, RTM_GETQDISC, add_qdisc, qs);
+	int r = dump(nl, RTM_GETQDISC, add_qdisc, qs, &qs->n);
 
 	if (r >= 0)
 		index_qdiscs(qs);
@@ -496,10 +553,53 @@ static int dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs)
 	int r = nl_open(nl);
 
 	if (r >= 0)
-		r = nl_dump(nl, RTM_GETLINK, add_link, ls);
+		r = dump(nl, RTM_GETLINK, add_link, ls, &ls->n);
 	if (r >= 0)
 		r = dump_qdiscs(nl, qs);
 	return r;
+}
+
+/* An attribute of a tree's interface as a number: 0 when absent, -errno
+ * when it cannot be read. */
+static int iface_attr(struct ctx *c, const char *name, const char *attr, int *value)
+{
+	char rel[PATH_MAX], buf[32];
+	int r;
+
+	snprintf(rel, sizeof(rel), "sys/class/net/%s/%s", name, attr);
+	r = root_read(&c->root, rel, buf, sizeof(buf));
+	if (r > 0)
+		*value = atoi(buf);
+	return r == -ENOENT ? 0 : r;
+}
+
+static void tree_iface(struct ctx *c, struct plan *p, const struct netconf *nc, const char *name)
+{
+	int type = 0, ifindex = 0, rt = iface_attr(c, name, "type", &type),
+	    ri = iface_attr(c, name, "ifindex", &ifindex);
+	char why[256];
+	struct item *it;
+
+	if (rt >= 0 && ri >= 0 &&
+	    (!wanted(c, name, ifindex) ||
+	     !glob_selected(nc->interfaces ? nc->interfaces->value : "", name,
+			    default_selected(c, name, (unsigned)type, NULL, why, sizeof(why)))))
+		return;
+	if ((rt < 0 || ri < 0) && c->iface && strcmp(c->iface, name))
+		return;
+	it = iface_item(p, name, ifindex, nc);
+	if (!it)
+		return;
+	item_set(&it->desired, nc->kind);
+	if (rt < 0 || ri < 0) {
+		/* Unreadable is not "not Ethernet": whether it is selected is unknown. */
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot read sys/class/net/%s/%s: %s", name, rt < 0 ? "type" : "ifindex",
+			  strerror(-(rt < 0 ? rt : ri)));
+		return;
+	}
+	it->action = ACT_SKIP;
+	item_setf(&it->reason, "netlink reaches only the running kernel, not --root %s", c->root.dir);
 }
 
 /* Interfaces of a tree that is not the running system: listed, never touched. */
@@ -511,31 +611,17 @@ static void plan_tree_ifaces(struct ctx *c, struct plan *p, const struct netconf
 
 	if (!dir && fd >= 0)
 		close(fd);
-	while (dir && (de = readdir(dir))) {
-		char rel[PATH_MAX], buf[32], why[256];
-		unsigned type = 0;
-		int ifindex = 0;
-		struct item *it;
+	if (fd < 0 && fd != -ENOENT) {
+		struct item *it = plan_add(p, "net", "sys/class/net", "qdisc", "-");
 
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(rel, sizeof(rel), "sys/class/net/%s/type", de->d_name);
-		if (root_read(&c->root, rel, buf, sizeof(buf)) > 0)
-			type = (unsigned)atoi(buf);
-		snprintf(rel, sizeof(rel), "sys/class/net/%s/ifindex", de->d_name);
-		if (root_read(&c->root, rel, buf, sizeof(buf)) > 0)
-			ifindex = atoi(buf);
-		if (!wanted(c, de->d_name, ifindex) ||
-		    !glob_selected(nc->interfaces ? nc->interfaces->value : "", de->d_name,
-				   default_selected(c, de->d_name, type, NULL, why, sizeof(why))))
-			continue;
-		it = iface_item(p, de->d_name, ifindex, nc);
-		if (!it)
-			break;
-		item_set(&it->desired, nc->kind);
-		it->action = ACT_SKIP;
-		item_setf(&it->reason, "netlink reaches only the running kernel, not --root %s", c->root.dir);
+		if (it) {
+			it->action = ACT_ERROR;
+			item_setf(&it->error, "cannot list sys/class/net: %s", strerror(-fd));
+		}
 	}
+	while (dir && (de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			tree_iface(c, p, nc, de->d_name);
 	if (dir)
 		closedir(dir);
 }
@@ -564,7 +650,7 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 	struct nl nl = { .fd = -1 };
 	char why[256], err[320] = "";
 	size_t before = p->n;
-	int r;
+	int r, rs_err = 0;
 
 	if (!c->root.is_host) {
 		plan_tree_ifaces(c, p, nc);
@@ -577,7 +663,7 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 	/* Which roots were ours: apply holds the records already; plan and
 	 * verify read them without the lock. */
 	if (!c->records)
-		state_load(&rs, &c->root);
+		rs_err = state_load(&rs, &c->root);
 	if (r < 0) {
 		struct item *it = plan_add(p, "net", "rtnetlink", "qdisc", "-");
 
@@ -588,7 +674,8 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 	}
 	for (size_t i = 0; r >= 0 && i < ls.n; i++)
 		if (wanted(c, ls.v[i].name, ls.v[i].ifindex))
-			plan_iface(c, p, nc, &ls.v[i], &qs, *err ? err : NULL, c->records ? c->records : &rs);
+			plan_iface(c, p, nc, &ls.v[i], &qs, *err ? err : NULL,
+				   c->records ? c->records : rs_err < 0 ? NULL : &rs, rs_err);
 	if (r >= 0 && (c->ifindex || c->iface) && p->n == before)
 		unknown_iface(c, p);
 	state_free(&rs);
@@ -610,23 +697,24 @@ int net_plan(struct ctx *c, struct plan *p)
 
 /* ---- apply ------------------------------------------------------------------- */
 
-/* One item's requests: an mq root and a child per TX queue, or one root. */
-static int put_item(struct nl_batch *b, struct nl *nl, const struct item *it, const struct netconf *nc,
-		    unsigned *first, unsigned *count)
+/* An item's requests: an mq root (unless ours is there) and a child per TX
+ * queue, or one root. */
+static size_t item_reqs(const struct item *it)
 {
-	int r = 0;
+	return it->ntx <= 1 ? 1 : (size_t)it->ntx + (it->qhandle != MQ_HANDLE);
+}
 
-	*first = b->count;
+/* Its k-th request, in that order: the root before the children that name it. */
+static int put_req(struct nl_batch *b, struct nl *nl, const struct item *it, const struct netconf *nc,
+		   size_t k)
+{
 	if (it->ntx <= 1)
-		r = nl_put_qdisc(b, ++nl->seq, it->ifindex, TC_H_ROOT, it->qhandle, nc->kind, nc->params,
-				 nc->nparams);
-	else if (it->qhandle != MQ_HANDLE)
-		r = nl_put_qdisc(b, ++nl->seq, it->ifindex, TC_H_ROOT, MQ_HANDLE, "mq", NULL, 0);
-	for (unsigned q = 0; r >= 0 && it->ntx > 1 && q < it->ntx; q++)
-		r = nl_put_qdisc(b, ++nl->seq, it->ifindex, TC_H_MAKE(MQ_HANDLE, q + 1), 0, nc->kind,
-				 nc->params, nc->nparams);
-	*count = b->count - *first;
-	return r;
+		return nl_put_qdisc(b, ++nl->seq, it->ifindex, TC_H_ROOT, it->qhandle, nc->kind, nc->params,
+				    nc->nparams);
+	if (it->qhandle != MQ_HANDLE && k-- == 0)
+		return nl_put_qdisc(b, ++nl->seq, it->ifindex, TC_H_ROOT, MQ_HANDLE, "mq", NULL, 0);
+	return nl_put_qdisc(b, ++nl->seq, it->ifindex, TC_H_MAKE(MQ_HANDLE, (uint32_t)k + 1), 0, nc->kind,
+			    nc->params, nc->nparams);
 }
 
 static void explain(struct ctx *c, struct item *it, const struct netconf *nc, const struct nl_result *res)
@@ -649,179 +737,257 @@ static void explain(struct ctx *c, struct item *it, const struct netconf *nc, co
 	item_setf(&it->error, "RTM_NEWQDISC: %s%s%s", strerror(-res->err), *res->msg ? ": " : "", res->msg);
 }
 
-static int send_and_collect(struct nl *nl, struct nl_batch *b, struct nl_result *res, size_t *nres)
-{
-	int r = nl_send_batch(nl, b, res + *nres);
+/* Requests go out in batches within their budget (NL_BATCH_REQS ACKs, the
+ * batch's bytes), an interface's split over as many as it needs; res[k] is
+ * the answer to the k-th request sent. */
+struct sender {
+	struct nl nl;
+	struct nl_batch *b;
+	struct nl_result *res;
+	size_t nres; /* answers collected: the index of the batch's first request */
+};
 
-	*nres += b->count;
-	b->len = 0;
-	b->count = 0;
-	return r;
+static void flush(struct sender *s)
+{
+	size_t n = s->b->count;
+
+	/* A failed round (no ACKs, ENOBUFS) marks only its own requests; a
+	 * fresh socket leaves its stale ACKs and its state behind. */
+	if (nl_send_batch(&s->nl, s->b, s->res + s->nres) < 0) {
+		nl_close(&s->nl);
+		nl_open(&s->nl);
+	}
+	s->nres += n;
 }
 
-/* All qdisc items of the plan in as few sendmsg calls as fit, one ACK each;
- * then one dump to read every result back. */
-int net_apply_qdiscs(struct ctx *c, struct plan *p)
+static const struct nl_result *first_error(const struct nl_result *res, size_t n)
 {
-	struct netconf nc;
-	struct nl nl = { .fd = -1 };
-	struct nl_batch *b = calloc(1, sizeof(*b));
-	struct nl_result *res = NULL;
-	unsigned *first = calloc(p->n + 1, sizeof(*first)), *count = calloc(p->n + 1, sizeof(*count));
-	size_t nreq = 0, nres = 0;
-	struct qdiscs qs = { 0 };
-	struct links ls = { 0 };
-	int r;
+	for (size_t k = 0; k < n; k++)
+		if (res[k].err)
+			return &res[k];
+	return NULL;
+}
 
-	char why[256];
+/* Queues one item's requests, sending full batches as it goes; an item whose
+ * root was refused stops there (its children would only be refused too).
+ * Returns how many of its requests went out or wait in the batch. */
+static size_t send_item(struct sender *s, struct item *it, const struct netconf *nc, size_t first)
+{
+	size_t k, n = item_reqs(it);
 
-	load_netconf(c, &nc);
-	r = !b || !first || !count ? -ENOMEM : check_params(c, &nc, why, sizeof(why));
-	if (r >= 0)
-		r = nl_open(&nl);
-	for (size_t i = 0; r >= 0 && i < p->n; i++) {
+	for (k = 0; k < n; k++) {
+		int r;
+
+		if (nl_batch_full(s->b)) {
+			flush(s);
+			if (first_error(s->res + first, s->nres - first))
+				break;
+		}
+		r = put_req(s->b, &s->nl, it, nc, k);
+		if (r < 0) {
+			item_setf(&it->error, "cannot build RTM_NEWQDISC: %s", strerror(-r));
+			break;
+		}
+	}
+	return k;
+}
+
+static bool to_apply(const struct item *it)
+{
+	return it->kind == ITEM_QDISC && it->action == ACT_CHANGE && !it->result;
+}
+
+/* The module each item needs, before the first request that names it. */
+static size_t load_modules(struct ctx *c, struct plan *p)
+{
+	size_t nreq = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
 		struct item *it = &p->v[i];
 		int m;
 
-		if (it->kind != ITEM_QDISC || it->action != ACT_CHANGE || it->result)
+		if (!to_apply(it))
 			continue;
-		nreq += it->ntx + 1;
-		/* sch_KIND before the first request that names it. */
+		nreq += item_reqs(it);
 		if (it->module && (m = mods_load(c->mods, it->module, NULL)) < 0) {
 			item_setf(&it->error, "cannot load module %s: %s", it->module, strerror(-m));
 			it->result = RES_FAILED;
 		}
 	}
-	if (r >= 0 && !(res = calloc(nreq + 1, sizeof(*res))))
-		r = -ENOMEM;
-	for (size_t i = 0; r >= 0 && i < p->n; i++) {
-		struct item *it = &p->v[i];
+	return nreq;
+}
 
-		if (it->kind != ITEM_QDISC || it->action != ACT_CHANGE || it->result)
-			continue;
-		if (b->count && (b->len + (it->ntx + 1) * NL_MSG_MAX > sizeof(b->buf) ||
-				 b->count + it->ntx + 1 > NL_BATCH_REQS))
-			r = send_and_collect(&nl, b, res, &nres);
-		if (r >= 0) {
-			r = put_item(b, &nl, it, &nc, &first[i], &count[i]);
-			first[i] += (unsigned)nres;
-		}
-	}
-	if (r >= 0)
-		r = send_and_collect(&nl, b, res, &nres);
-	if (r >= 0)
-		r = dump_qdiscs(&nl, &qs) < 0 ? -EIO : 0;
+/* Every item gets its own result: a refused request, a failed round or a
+ * dump that cannot be read back fail that item, never another. */
+static void apply_results(struct ctx *c, struct plan *p, const struct netconf *nc, struct sender *s,
+			  const size_t *first, const size_t *count, int r)
+{
+	struct qdiscs qs = { 0 };
+	int d = r < 0 ? r : dump_qdiscs(&s->nl, &qs);
+
 	for (size_t i = 0; i < p->n; i++) {
 		struct item *it = &p->v[i];
+		const struct nl_result *e;
 		char now[128];
 
-		if (it->kind != ITEM_QDISC || it->action != ACT_CHANGE || it->result)
+		if (!to_apply(it))
 			continue;
-		for (unsigned k = 0; r >= 0 && k < count[i] && !it->error; k++)
-			if (res[first[i] + k].err)
-				explain(c, it, &nc, &res[first[i] + k]);
-		if (r < 0 && !it->error)
-			item_setf(&it->error, "rtnetlink: %s", strerror(-r));
-		describe(&qs, it->ifindex, now, sizeof(now));
-		if (!it->error && !holds(&nc, &qs, it->ifindex, it->ntx))
-			item_setf(&it->error, "the kernel did not keep it: reads back '%s'", now);
+		if (!it->error && (e = first_error(s->res + first[i], count[i])))
+			explain(c, it, nc, e);
+		if (!it->error && d < 0)
+			item_setf(&it->error, "cannot read the qdiscs back over rtnetlink: %s", strerror(-d));
+		if (!it->error) {
+			describe(&qs, it->ifindex, now, sizeof(now));
+			if (!holds(nc, &qs, it->ifindex, it->ntx))
+				item_setf(&it->error, "the kernel did not keep it: reads back '%s'", now);
+		}
 		it->result = it->error ? RES_FAILED : RES_APPLIED;
 	}
-	nl_close(&nl);
-	free(ls.v);
 	free(qs.v);
-	free(res);
+}
+
+/* All qdisc items of the plan in as few sendmsg calls as their budget allows,
+ * one ACK each; then one dump to read every result back. */
+int net_apply_qdiscs(struct ctx *c, struct plan *p)
+{
+	struct netconf nc;
+	struct sender s = { .nl.fd = -1, .b = calloc(1, sizeof(*s.b)) };
+	size_t *first = calloc(p->n + 1, sizeof(*first)), *count = calloc(p->n + 1, sizeof(*count));
+	size_t nreq = load_modules(c, p);
+	char why[256];
+	int r;
+
+	load_netconf(c, &nc);
+	r = !s.b || !first || !count ? -ENOMEM : check_params(c, &nc, why, sizeof(why));
+	if (r >= 0 && !(s.res = calloc(nreq + 1, sizeof(*s.res))))
+		r = -ENOMEM;
+	if (r >= 0)
+		r = nl_open(&s.nl);
+	for (size_t i = 0; r >= 0 && i < p->n; i++) {
+		if (!to_apply(&p->v[i]))
+			continue;
+		first[i] = s.nres + s.b->count;
+		count[i] = send_item(&s, &p->v[i], &nc, first[i]);
+	}
+	if (r >= 0)
+		flush(&s);
+	if (r < 0)
+		for (size_t i = 0; i < p->n; i++)
+			if (to_apply(&p->v[i]) && !p->v[i].error)
+				item_setf(&p->v[i].error, "%s%s", r == -EINVAL ? "" : "rtnetlink: ",
+					  r == -EINVAL ? why : strerror(-r));
+	apply_results(c, p, &nc, &s, first, count, r);
+	nl_close(&s.nl);
+	free(s.res);
 	free(first);
 	free(count);
-	free(b);
+	free(s.b);
 	return r;
 }
 
 /* ---- revert ------------------------------------------------------------------ */
 
+/* What to do with one record: -1 nothing (the kernel's root already, or the
+ * interface is gone), 0 hand our root back, or an error set on the item. */
+static int revert_one(struct item *it, const struct qdiscs *qs, const struct links *ls,
+		      const struct nl_qdisc **root)
+{
+	char cur[128];
+	bool present = false;
+
+	if (sscanf(it->path, "netlink/ifindex/%d", &it->ifindex) != 1 || it->ifindex <= 0) {
+		item_setf(&it->error, "record '%s' names no interface index", it->path);
+		return -EINVAL;
+	}
+	for (size_t k = 0; k < ls->n && !present; k++)
+		present = ls->v[k].ifindex == it->ifindex;
+	*root = root_of(qs, it->ifindex);
+	describe(qs, it->ifindex, cur, sizeof(cur));
+	item_set(&it->current, present ? cur : "gone");
+	if (!present || !*root || (*root)->handle == 0)
+		return -1; /* nothing of ours left on it */
+	if (!own_handle((*root)->handle)) {
+		/* Someone replaced ours since: theirs stays. */
+		it->action = ACT_SKIP;
+		item_setf(&it->reason, "root is now %s %x:, not earlytune's: left alone", (*root)->kind,
+			  (*root)->handle >> 16);
+		return -1;
+	}
+	return 0;
+}
+
+/* After handing back: success is the kernel's own root again; which one it
+ * picks depends on the device being up (noop while down). */
+static void revert_check(struct item *it, const struct qdiscs *qs, const char *value)
+{
+	const struct nl_qdisc *root = root_of(qs, it->ifindex);
+	char now[128], want[64];
+
+	describe(qs, it->ifindex, now, sizeof(now));
+	snprintf(want, sizeof(want), "%s", value);
+	want[strcspn(want, " ")] = '\0';
+	if (root && root->handle != 0)
+		item_setf(&it->error, "root is still '%s' %x: after handing it back", now, root->handle >> 16);
+	else if (strncmp(now, want, strlen(want)))
+		item_setf(&it->reason, "the kernel's default is now %s (recorded %s: the device changed state since)",
+			  now, value);
+}
+
 /* Deleting our root hands the device back to the kernel, which attaches its
- * default (handle 0, the default qdisc, mq on multiqueue) — the state we found. */
+ * default (handle 0, the default qdisc, mq on multiqueue) — the state we found.
+ * Each item gets its own result; only -ENOMEM and -EXDEV (not the running
+ * system) fail them all. */
 int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, size_t n)
 {
-	struct nl nl = { .fd = -1 };
+	struct sender s = { .nl.fd = -1, .b = calloc(1, sizeof(*s.b)), .res = calloc(n + 1, sizeof(*s.res)) };
 	struct qdiscs qs = { 0 };
 	struct links ls = { 0 };
-	struct nl_batch *b = calloc(1, sizeof(*b));
-	struct nl_result *res = calloc(n + 1, sizeof(*res));
-	int *slot = calloc(n + 1, sizeof(*slot));
-	size_t nres = 0;
-	int r = !b || !res || !slot ? -ENOMEM : 0;
+	long *slot = calloc(n + 1, sizeof(*slot));
+	int r = !s.b || !s.res || !slot ? -ENOMEM : 0, d = 0;
 
 	if (r >= 0 && !c->root.is_host)
 		r = -EXDEV;
 	if (r >= 0)
-		r = dump_all(&nl, &ls, &qs);
+		d = dump_all(&s.nl, &ls, &qs);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
-		const struct nl_qdisc *root;
+		const struct nl_qdisc *root = NULL;
 
-		if (sscanf(items[i]->path, "netlink/ifindex/%d", &items[i]->ifindex) != 1)
-			items[i]->ifindex = 0;
-		root = root_of(&qs, items[i]->ifindex);
-		char cur[128];
-
-		describe(&qs, items[i]->ifindex, cur, sizeof(cur));
-		item_set(&items[i]->current, cur);
 		slot[i] = -1;
-		if (!root || root->handle == 0)
-			continue; /* already the kernel's */
-		if (!own_handle(root->handle)) {
-			/* Someone replaced ours since: theirs stays. */
-			items[i]->action = ACT_SKIP;
-			item_setf(&items[i]->reason, "root is now %s %x:, not earlytune's: left alone",
-				  root->kind, root->handle >> 16);
+		if (d < 0 || revert_one(items[i], &qs, &ls, &root) < 0)
 			continue;
-		}
-		if (b->count >= NL_BATCH_REQS)
-			r = send_and_collect(&nl, b, res, &nres);
-		slot[i] = (int)(nres + b->count);
-		if (r >= 0)
-			r = nl_put_qdisc_del(b, ++nl.seq, items[i]->ifindex, root->handle);
+		if (nl_batch_full(s.b))
+			flush(&s);
+		slot[i] = (long)(s.nres + s.b->count);
+		if (nl_put_qdisc_del(s.b, ++s.nl.seq, items[i]->ifindex, root->handle) < 0)
+			slot[i] = -1;
 	}
-	if (r >= 0)
-		r = send_and_collect(&nl, b, res, &nres);
-	free(qs.v);
-	qs = (struct qdiscs){ 0 };
-	free(ls.v);
-	ls = (struct links){ 0 };
-	if (r >= 0)
-		r = dump_qdiscs(&nl, &qs);
-	for (size_t i = 0; i < n; i++) {
+	if (r >= 0 && d >= 0) {
+		flush(&s);
+		qs.n = 0;
+		d = dump_qdiscs(&s.nl, &qs);
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct item *it = items[i];
-		char now[128], want[64];
+		const struct nl_result *e = slot[i] >= 0 ? &s.res[slot[i]] : NULL;
 
 		if (it->action == ACT_SKIP)
 			continue;
-		if (r < 0) {
-			item_setf(&it->error, "rtnetlink: %s", strerror(-r));
-		} else if (slot[i] >= 0 && res[slot[i]].err) {
-			item_setf(&it->error, "RTM_DELQDISC: %s%s%s", strerror(-res[slot[i]].err),
-				  *res[slot[i]].msg ? ": " : "", res[slot[i]].msg);
-		} else {
-			const struct nl_qdisc *root = root_of(&qs, it->ifindex);
-
-			/* Success is the kernel's own root again; which one it picks
-			 * depends on the device being up (noop while down). */
-			describe(&qs, it->ifindex, now, sizeof(now));
-			snprintf(want, sizeof(want), "%s", values[i]);
-			want[strcspn(want, " ")] = '\0';
-			if (root && root->handle != 0)
-				item_setf(&it->error, "root is still '%s' %x: after handing it back", now, root->handle >> 16);
-			else if (strncmp(now, want, strlen(want)))
-				item_setf(&it->reason, "the kernel's default is now %s (recorded %s: the device changed state since)",
-					  now, values[i]);
-		}
-		it->action = slot[i] >= 0 ? ACT_CHANGE : ACT_KEEP;
-		it->result = it->error ? RES_FAILED : slot[i] >= 0 ? RES_APPLIED : RES_NONE;
+		if (it->error)
+			; /* the record itself */
+		else if (d < 0)
+			item_setf(&it->error, "cannot list the qdiscs over rtnetlink: %s", strerror(-d));
+		else if (e && e->err)
+			item_setf(&it->error, "RTM_DELQDISC: %s%s%s", strerror(-e->err), *e->msg ? ": " : "", e->msg);
+		else if (e)
+			revert_check(it, &qs, values[i]);
+		it->action = e || it->error ? ACT_CHANGE : ACT_KEEP;
+		it->result = it->error ? RES_FAILED : e ? RES_APPLIED : RES_NONE;
 	}
-	nl_close(&nl);
+	nl_close(&s.nl);
 	free(qs.v);
-	free(b);
-	free(res);
+	free(ls.v);
+	free(s.b);
+	free(s.res);
 	free(slot);
 	return r;
 }

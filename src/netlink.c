@@ -20,6 +20,14 @@
 #define NL_RECV_TIMEOUT_S 2
 #define NL_RECV_BUF (64 * 1024)
 
+/* The transport: the real socket unless a unit test installed a fake. */
+static const struct nl_ops *ops;
+
+void nl_set_ops(const struct nl_ops *o)
+{
+	ops = o;
+}
+
 int nl_open(struct nl *nl)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
@@ -27,6 +35,12 @@ int nl_open(struct nl *nl)
 	socklen_t salen = sizeof(sa);
 	int one = 1, rcvbuf = 1 << 20;
 
+	nl->seq = (uint32_t)time(NULL);
+	if (ops) {
+		nl->fd = -1;
+		nl->pid = NL_FAKE_PID;
+		return 0;
+	}
 	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (nl->fd < 0)
 		return -errno;
@@ -44,7 +58,6 @@ int nl_open(struct nl *nl)
 		return r;
 	}
 	nl->pid = sa.nl_pid;
-	nl->seq = (uint32_t)time(NULL);
 	return 0;
 }
 
@@ -136,14 +149,51 @@ int nl_put_qdisc_del(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t han
 	return 0;
 }
 
+bool nl_batch_full(const struct nl_batch *b)
+{
+	return b->count >= NL_BATCH_REQS || sizeof(b->buf) - b->len < NL_MSG_MAX;
+}
+
 /* ---- parsing ------------------------------------------------------------- */
 
-/* Walks the attributes in [a, a+len): calls back with each well-formed one. */
-#define for_each_nla(a, start, len)                                                  \
-	for (size_t _rem = (len), _al; (a) = (const struct nlattr *)(start),         \
-	     _rem >= NLA_HDRLEN && (a)->nla_len >= NLA_HDRLEN && (a)->nla_len <= _rem; \
-	     _al = NLA_ALIGN((a)->nla_len), _rem = _al < _rem ? _rem - _al : 0,      \
-	     (start) = (const char *)(start) + _al)
+/* Lengths come from the peer: each is checked against what is left before
+ * anything behind it is read, and offsets never pass the end (an unaligned
+ * last message or attribute ends the walk instead of wrapping a count). */
+const struct nlmsghdr *nl_next_msg(const void *buf, size_t len, size_t *off)
+{
+	const struct nlmsghdr *h;
+	size_t rest, step;
+
+	if (*off >= len || len - *off < sizeof(*h))
+		return NULL;
+	rest = len - *off;
+	h = (const struct nlmsghdr *)((const char *)buf + *off);
+	if (h->nlmsg_len < sizeof(*h) || h->nlmsg_len > rest)
+		return NULL;
+	step = NLMSG_ALIGN((size_t)h->nlmsg_len);
+	*off += step < rest ? step : rest;
+	return h;
+}
+
+/* The same for the attributes in buf[0, len). */
+static const struct nlattr *nla_next(const void *buf, size_t len, size_t *off)
+{
+	const struct nlattr *a;
+	size_t rest, step;
+
+	if (*off >= len || len - *off < NLA_HDRLEN)
+		return NULL;
+	rest = len - *off;
+	a = (const struct nlattr *)((const char *)buf + *off);
+	if (a->nla_len < NLA_HDRLEN || a->nla_len > rest)
+		return NULL;
+	step = NLA_ALIGN((size_t)a->nla_len);
+	*off += step < rest ? step : rest;
+	return a;
+}
+
+#define for_each_nla(a, start, len, off) \
+	for (size_t off = 0; ((a) = nla_next((start), (len), &off));)
 
 static const void *nla_data(const struct nlattr *a)
 {
@@ -166,6 +216,17 @@ static void nla_strcpy(char *dst, size_t size, const struct nlattr *a)
 	dst[n] = '\0';
 }
 
+/* The fixed header of a message and what follows it: NULL when h is
+ * shorter than the header (h->nlmsg_len bytes are readable). */
+static const void *msg_body(const struct nlmsghdr *h, size_t fixed, const char **attrs, size_t *alen)
+{
+	if (h->nlmsg_len < NLMSG_LENGTH(fixed))
+		return NULL;
+	*alen = h->nlmsg_len > NLMSG_SPACE(fixed) ? h->nlmsg_len - NLMSG_SPACE(fixed) : 0;
+	*attrs = (const char *)h + NLMSG_SPACE(fixed);
+	return NLMSG_DATA(h);
+}
+
 /* An NLMSG_ERROR: 0 for an ACK, -errno with the extended-ack text otherwise.
  * Returns -EBADMSG when the message is not a well-formed error. */
 int nl_parse_error(const struct nlmsghdr *h, struct nl_result *res)
@@ -173,25 +234,26 @@ int nl_parse_error(const struct nlmsghdr *h, struct nl_result *res)
 	const struct nlmsgerr *e = NLMSG_DATA(h);
 	size_t off, len = h->nlmsg_len;
 	const struct nlattr *a;
-	const char *p;
 
 	res->msg[0] = '\0';
 	if (h->nlmsg_type != NLMSG_ERROR || len < NLMSG_LENGTH(sizeof(*e)))
 		return -EBADMSG;
-	res->err = e->error > 0 ? -EPROTO : e->error;
+	/* Only -4095..0 is an errno: anything else would not negate or print. */
+	res->err = e->error > 0 || e->error < -4095 ? -EPROTO : e->error;
 	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
 		return 0;
 	/* Without NETLINK_CAP_ACK the request's payload sits before the TLVs. */
 	off = NLMSG_LENGTH(sizeof(*e));
 	if (!(h->nlmsg_flags & NLM_F_CAPPED)) {
-		if (e->msg.nlmsg_len < sizeof(struct nlmsghdr))
+		size_t inner = NLMSG_ALIGN((size_t)e->msg.nlmsg_len);
+
+		if (inner < sizeof(struct nlmsghdr) || inner > len)
 			return 0;
-		off += NLMSG_ALIGN(e->msg.nlmsg_len) - sizeof(struct nlmsghdr);
+		off += inner - sizeof(struct nlmsghdr);
 	}
 	if (off >= len)
 		return 0;
-	p = (const char *)h + off;
-	for_each_nla(a, p, len - off)
+	for_each_nla(a, (const char *)h + off, len - off, o)
 		if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG)
 			nla_strcpy(res->msg, sizeof(res->msg), a);
 	return 0;
@@ -199,34 +261,35 @@ int nl_parse_error(const struct nlmsghdr *h, struct nl_result *res)
 
 int nl_parse_link(const struct nlmsghdr *h, struct nl_link *l)
 {
-	const struct ifinfomsg *ifi = NLMSG_DATA(h);
+	const struct ifinfomsg *ifi;
 	const struct nlattr *a;
 	const char *p;
+	size_t len;
 
-	if (h->nlmsg_type != RTM_NEWLINK || h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+	if (h->nlmsg_type != RTM_NEWLINK || !(ifi = msg_body(h, sizeof(*ifi), &p, &len)))
 		return -EBADMSG;
 	*l = (struct nl_link){ .ifindex = ifi->ifi_index, .type = ifi->ifi_type, .flags = ifi->ifi_flags, .num_tx = 1 };
-	p = (const char *)ifi + NLMSG_ALIGN(sizeof(*ifi));
-	for_each_nla(a, p, h->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*ifi)))) {
+	for_each_nla(a, p, len, off) {
 		if (a->nla_type == IFLA_IFNAME)
 			nla_strcpy(l->name, sizeof(l->name), a);
 		else if (a->nla_type == IFLA_NUM_TX_QUEUES && nla_len(a) >= sizeof(uint32_t))
 			memcpy(&l->num_tx, nla_data(a), sizeof(uint32_t));
 	}
-	return l->name[0] ? 0 : -EBADMSG;
+	/* A queue count mq cannot number would overflow the request count. */
+	return l->name[0] && l->num_tx >= 1 && l->num_tx <= NL_TXQ_MAX ? 0 : -EBADMSG;
 }
 
 int nl_parse_qdisc(const struct nlmsghdr *h, struct nl_qdisc *q)
 {
-	const struct tcmsg *t = NLMSG_DATA(h);
+	const struct tcmsg *t;
 	const struct nlattr *a;
 	const char *p;
+	size_t len;
 
-	if (h->nlmsg_type != RTM_NEWQDISC || h->nlmsg_len < NLMSG_LENGTH(sizeof(*t)))
+	if (h->nlmsg_type != RTM_NEWQDISC || !(t = msg_body(h, sizeof(*t), &p, &len)))
 		return -EBADMSG;
 	*q = (struct nl_qdisc){ .ifindex = t->tcm_ifindex, .handle = t->tcm_handle, .parent = t->tcm_parent };
-	p = (const char *)t + NLMSG_ALIGN(sizeof(*t));
-	for_each_nla(a, p, h->nlmsg_len - NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*t)))) {
+	for_each_nla(a, p, len, off) {
 		if (a->nla_type == TCA_KIND) {
 			nla_strcpy(q->kind, sizeof(q->kind), a);
 		} else if ((a->nla_type & NLA_TYPE_MASK) == TCA_OPTIONS) {
@@ -237,15 +300,99 @@ int nl_parse_qdisc(const struct nlmsghdr *h, struct nl_qdisc *q)
 	return q->kind[0] ? 0 : -EBADMSG;
 }
 
+/* The error a dump ends with: NLMSG_DONE carries one (-EMSGSIZE, -ENOBUFS, …
+ * when the kernel gave up midway), NLMSG_ERROR is one. */
+static int dump_end(const struct nlmsghdr *h)
+{
+	struct nl_result res;
+	int e = 0;
+
+	if (h->nlmsg_type == NLMSG_ERROR)
+		return nl_parse_error(h, &res) < 0 ? -EBADMSG : res.err;
+	if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(e)))
+		memcpy(&e, NLMSG_DATA(h), sizeof(e));
+	return e > 0 || e < -4095 ? -EPROTO : e;
+}
+
+int nl_dump_reply(const void *buf, size_t len, uint32_t pid, uint32_t seq,
+		  int (*fn)(const struct nlmsghdr *h, void *data), void *data, int *status)
+{
+	const struct nlmsghdr *h;
+	size_t off = 0;
+
+	while ((h = nl_next_msg(buf, len, &off))) {
+		int r = 0;
+
+		if (h->nlmsg_pid != pid || h->nlmsg_seq != seq)
+			continue;
+		if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+			r = dump_end(h);
+		else if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+			r = -EINTR; /* the set changed under the dump: it is not the whole */
+		else if (*status >= 0)
+			r = fn(h, data);
+		if (*status >= 0 && r < 0)
+			*status = r;
+		if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+			return 1;
+	}
+	/* Bytes that are no message: what they held is unknown, not absent. */
+	if (off < len) {
+		if (*status >= 0)
+			*status = -EBADMSG;
+		return 1;
+	}
+	return 0;
+}
+
+unsigned nl_ack_reply(const void *buf, size_t len, uint32_t pid, uint32_t first_seq, unsigned count,
+		      struct nl_result *res)
+{
+	const struct nlmsghdr *h;
+	size_t off = 0;
+	unsigned got = 0;
+
+	while ((h = nl_next_msg(buf, len, &off))) {
+		uint32_t i = h->nlmsg_seq - first_seq;
+		struct nl_result r = { 0 };
+
+		if (h->nlmsg_type != NLMSG_ERROR || h->nlmsg_pid != pid || i >= count || res[i].acked)
+			continue;
+		/* A malformed answer is still the answer: no wait for a timeout. */
+		if (nl_parse_error(h, &r) < 0)
+			r = (struct nl_result){ .err = -EBADMSG };
+		r.acked = true;
+		res[i] = r;
+		got++;
+	}
+	return got;
+}
+
 /* ---- I/O ------------------------------------------------------------------ */
 
+static int sock_send(const struct nl *nl, const void *buf, size_t len)
+{
+	if (ops)
+		return ops->send(ops->data, buf, len);
+	return send(nl->fd, buf, len, 0) < 0 ? -errno : (int)len;
+}
+
+/* Bytes from the kernel, 0 for a message from anyone else, or -errno. */
 static int nl_recv(struct nl *nl, char *buf, size_t size)
 {
 	struct sockaddr_nl sa;
 	struct iovec iov = { buf, size };
 	struct msghdr m = { .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n = recvmsg(nl->fd, &m, 0);
+	uint32_t from = 0;
+	ssize_t n;
 
+	if (ops) {
+		n = ops->recv(ops->data, buf, size, &from);
+		if (n < 0)
+			return (int)n;
+		return from ? 0 : (int)n;
+	}
+	n = recvmsg(nl->fd, &m, 0);
 	if (n < 0)
 		return errno == EAGAIN ? -ETIMEDOUT : -errno;
 	if (m.msg_flags & MSG_TRUNC)
@@ -253,12 +400,6 @@ static int nl_recv(struct nl *nl, char *buf, size_t size)
 	if (sa.nl_pid != 0) /* only the kernel talks to us */
 		return 0;
 	return (int)n;
-}
-
-/* Ours: for this socket and, when seq_hi > 0, in [seq_lo, seq_hi). */
-static bool ours(const struct nl *nl, const struct nlmsghdr *h, uint32_t seq_lo, uint32_t seq_hi)
-{
-	return h->nlmsg_pid == nl->pid && h->nlmsg_seq - seq_lo < seq_hi - seq_lo;
 }
 
 int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, void *data), void *data)
@@ -278,33 +419,18 @@ int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, vo
 	};
 	static char buf[NL_RECV_BUF];
 	uint32_t mask = RTEXT_FILTER_SKIP_STATS;
-	int n, r = 0;
+	int n, status = 0;
 
 	/* Links without their statistics: a tenth of the bytes to read. */
 	if (type == RTM_GETLINK && !nla_put(&req.h, sizeof(req), IFLA_EXT_MASK, &mask, sizeof(mask)))
 		return -EMSGSIZE;
-	if (send(nl->fd, &req, req.h.nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
-		size_t left;
-
+	n = sock_send(nl, &req, req.h.nlmsg_len);
+	while (n >= 0) {
 		n = nl_recv(nl, buf, sizeof(buf));
-		if (n < 0)
-			return n;
-		for (left = (size_t)n; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
-			struct nl_result res;
-
-			if (!ours(nl, h, req.h.nlmsg_seq, req.h.nlmsg_seq + 1))
-				continue;
-			if (h->nlmsg_type == NLMSG_DONE)
-				return r;
-			if (h->nlmsg_type == NLMSG_ERROR)
-				return nl_parse_error(h, &res) < 0 ? -EBADMSG : res.err;
-			if (r >= 0)
-				r = fn(h, data);
-		}
+		if (n >= 0 && nl_dump_reply(buf, (size_t)n, nl->pid, req.h.nlmsg_seq, fn, data, &status))
+			return status;
 	}
+	return n;
 }
 
 /* One sendmsg for the whole batch; then exactly one ACK per request. */
@@ -312,27 +438,21 @@ int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res)
 {
 	static char buf[NL_RECV_BUF];
 	unsigned got = 0;
+	int r = 0;
 
 	for (unsigned i = 0; i < b->count; i++)
 		res[i] = (struct nl_result){ .err = -ETIMEDOUT };
-	if (!b->count)
-		return 0;
-	if (send(nl->fd, b->buf, b->len, 0) < 0)
-		return -errno;
-	while (got < b->count) {
-		const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
-		int n = nl_recv(nl, buf, sizeof(buf));
-		size_t left;
-
-		if (n < 0)
-			return n;
-		for (left = (size_t)n; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
-			if (h->nlmsg_type != NLMSG_ERROR ||
-			    !ours(nl, h, b->first_seq, b->first_seq + b->count))
-				continue;
-			if (nl_parse_error(h, &res[h->nlmsg_seq - b->first_seq]) == 0)
-				got++;
-		}
+	if (b->count)
+		r = sock_send(nl, b->buf, b->len);
+	while (r >= 0 && got < b->count) {
+		r = nl_recv(nl, buf, sizeof(buf));
+		if (r > 0)
+			got += nl_ack_reply(buf, (size_t)r, nl->pid, b->first_seq, b->count, res);
 	}
-	return 0;
+	for (unsigned i = 0; r < 0 && i < b->count; i++)
+		if (!res[i].acked)
+			res[i].err = r;
+	b->len = 0;
+	b->count = 0;
+	return r < 0 ? r : 0;
 }

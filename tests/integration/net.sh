@@ -22,6 +22,9 @@ qd() { nsx tc qdisc show dev "$1" | sed 's/ refcnt [0-9]*//; s/ dev [^ ]*//; s/ 
 # veth allocates a TX queue per CPU by default: a single queue is asked for.
 for i in 0 2 3 4; do nsx ip link add "a$i" numtxqueues 1 type veth peer name "b$i" numtxqueues 1; done
 nsx ip link add a1 numtxqueues 4 numrxqueues 4 type veth peer name b1 numtxqueues 4 numrxqueues 4
+# A NIC with a thousand TX queues (the kernel's limit for veth is 4096): an
+# mq root and 1,000 children, ten times a batch's budget (defect 11, issue 8).
+nsx ip link add a9 numtxqueues 1000 type veth peer name b9 numtxqueues 1000
 for i in 0 1 2; do nsx ip link set "a$i" up; nsx ip link set "b$i" up; done
 nsx tc qdisc add dev a2 root handle 1: htb default 10
 cc0=$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)
@@ -46,6 +49,8 @@ contains "apply: single-queue veth gets pfifo" "a0     qdisc"
 eq "a0: root pfifo with the configured limit" "$(qd a0)" "qdisc pfifo e7e8: root limit 321p"
 eq "a1: root mq" "$(qd a1 | grep -c 'qdisc mq e7e7: root')" 1
 eq "a1: one pfifo child per TX queue, configured" "$(qd a1 | grep -c 'qdisc pfifo .* parent e7e7:[1-4] limit 321p')" 4
+eq "a9: mq root" "$(qd a9 | grep -c 'qdisc mq e7e7: root')" 1
+eq "a9: a configured pfifo child on each of 1000 TX queues" "$(qd a9 | grep -c 'qdisc pfifo .* parent e7e7:[0-9a-f]* limit 321p')" 1000
 eq "a2: the user's htb root stays" "$(qd a2 | grep -c 'qdisc htb 1: root')" 1
 eq "a3 (down): pfifo root" "$(qd a3)" "qdisc pfifo e7e8: root limit 321p"
 eq "congestion control set in the namespace" "$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)" reno
@@ -90,6 +95,7 @@ fi
 
 check_rc "revert" 0 -- et revert
 eq "a1: the kernel's default is back" "$(qd a1 | grep -c 'e7e7')" 0
+eq "a9: the kernel's default is back" "$(qd a9 | grep -c 'e7e7')" 0
 eq "a3: back to the kernel's noqueue" "$(qd a3)" "qdisc noqueue 0: root"
 eq "a0: a replacement that is not ours is left alone" "$(qd a0)" "qdisc pfifo 1: root limit 7p"
 eq "renamed4: back to noop (down, never up)" "$(qd renamed4)" ""
@@ -97,3 +103,47 @@ eq "congestion control restored" "$(nsx cat /proc/sys/net/ipv4/tcp_congestion_co
 eq "records forgotten" "$(cat "$state/originals")" ""
 eq "the host's qdiscs and sysctls did not change" \
 	"$(tc qdisc show; cat /proc/sys/net/ipv4/tcp_congestion_control /proc/sys/net/core/default_qdisc)" "$host_before"
+
+# A failing interface stops no other (defect 11): faults injected with strace.
+if command -v strace >/dev/null; then
+	nsx ip link add c0 numtxqueues 1 type veth peer name d0 numtxqueues 1
+	nsx ip link add c9 numtxqueues 1000 type veth peer name d9 numtxqueues 1000
+	nsx ip link add c1 numtxqueues 1 type veth peer name d1 numtxqueues 1
+	sed 's/^interfaces = .*/interfaces = c*/' "$WORK/net.conf" >"$WORK/c.conf"
+	# LeakSanitizer cannot stop a traced process's threads: no leak check here.
+	etrace() {
+		ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" \
+			env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 strace -f -qq -o "$WORK/trace" -e trace=sendto "$@" \
+			"$ET" apply --only net --profile none --config "$WORK/c.conf"
+	}
+	# sendto 1 and 2 are the plan's dumps; 3 carries c0 and c9's first 99
+	# requests; 4 only c9's next hundred: that round fails.
+	check_rc "a failed round: exit 1" 1 -- etrace -e inject=sendto:error=ENOBUFS:when=4
+	contains "the failed round fails its interface" "RTM_NEWQDISC: No buffer space available"
+	eq "c9 is the one that failed" "$(printf '%s\n' "$OUT" | grep -c '^net  *c9 .*failed')" 1
+	eq "c0 applied all the same" "$(qd c0)" "qdisc pfifo e7e8: root limit 321p"
+	eq "c1, after it, applied too" "$(qd c1)" "qdisc pfifo e7e8: root limit 321p"
+	check_rc "revert after a partial apply" 0 -- et revert
+	eq "nothing of earlytune's left" "$(nsx tc qdisc show | grep -c 'e7e[789]:')" 0
+
+	# An interface deleted between plan and apply: the apply's first round
+	# waits 3 s, c1 goes meanwhile (once the plan's two dumps are done).
+	: >"$WORK/trace"
+	etrace -e inject=sendto:delay_enter=3s:when=3 >"$WORK/out" 2>&1 &
+	pid=$!
+	for _ in $(seq 50); do
+		[ "$(grep -c '^[0-9]* *sendto(.*= [0-9]' "$WORK/trace")" -ge 2 ] && break
+		sleep 0.1
+	done
+	nsx ip link del c1
+	wait $pid
+	RC=$?
+	OUT=$(cat "$WORK/out")
+	eq "an interface gone since the plan: exit 1" "$RC" 1
+	contains "its item says so" "No such device"
+	eq "c0 applied" "$(qd c0)" "qdisc pfifo e7e8: root limit 321p"
+	eq "c9 applied, all 1000 children" "$(qd c9 | grep -c 'qdisc pfifo .* parent e7e7:[0-9a-f]* limit 321p')" 1000
+	check_rc "revert with an interface gone" 0 -- et revert
+	eq "c9 back to the kernel's" "$(qd c9 | grep -c e7e7)" 0
+	eq "records forgotten after the fault runs" "$(cat "$state/originals")" ""
+fi

@@ -1618,6 +1618,877 @@ static void test_bug_parse_ranges_wider_than_kernel(void **state)
 	assert_int_equal(qparam_parse("fq_codel", "flows", "0", &v, why, sizeof(why)), -EINVAL);
 }
 
+/* ==== 5. reply walking: any byte sequence (issue 8, the reply loops) ================ */
+
+/* Messages laid end to end in one receive buffer, as recvmsg returns them. */
+struct rb {
+	unsigned char buf[16384];
+	size_t len;
+};
+
+/* Appends m as the kernel would (aligned), or with only its nlmsg_len bytes. */
+static void rb_add(struct rb *r, const struct mb *m, bool pad)
+{
+	size_t n = pad ? NLMSG_ALIGN(m->h.nlmsg_len) : m->h.nlmsg_len;
+
+	assert_true(r->len + n <= sizeof(r->buf));
+	memset(r->buf + r->len, 0, n);
+	memcpy(r->buf + r->len, m->raw, m->h.nlmsg_len);
+	r->len += n;
+}
+
+static void rb_bytes(struct rb *r, const void *data, size_t n)
+{
+	assert_true(r->len + n <= sizeof(r->buf));
+	memcpy(r->buf + r->len, data, n);
+	r->len += n;
+}
+
+/* An ACK (or error) of request seq for our port. */
+static void mb_ack(struct mb *m, uint32_t seq, int error)
+{
+	mb_error(m, error, NLM_F_CAPPED, NULL);
+	m->h.nlmsg_seq = seq;
+	m->h.nlmsg_pid = NL_FAKE_PID;
+}
+
+static int count_msgs(const struct nlmsghdr *h, void *data)
+{
+	(*(int *)data)++;
+	return 0;
+}
+
+static int parse_qdisc_msg(const struct nlmsghdr *h, void *data)
+{
+	struct nl_qdisc q;
+
+	(*(int *)data)++;
+	return nl_parse_qdisc(h, &q);
+}
+
+static void test_walk_unaligned_last(void **state)
+{
+	struct nfx *x = *state;
+	const struct nlmsghdr *h;
+	struct rb r = { 0 };
+	struct mb m;
+	size_t off = 0;
+	const void *buf;
+
+	/* A last message of 21 bytes in a 21-byte tail: NLMSG_NEXT took 24 off
+	 * the remaining 21, and the size_t wrapped to a walk past the buffer. */
+	mb_ack(&m, 1, 0);
+	rb_add(&r, &m, true);
+	mb_ack(&m, 2, 0);
+	m.h.nlmsg_len = 21;
+	rb_add(&r, &m, false);
+	buf = exact(x, r.buf, r.len);
+	assert_non_null(h = nl_next_msg(buf, r.len, &off));
+	assert_int_equal(h->nlmsg_seq, 1);
+	assert_non_null(h = nl_next_msg(buf, r.len, &off));
+	assert_int_equal(h->nlmsg_seq, 2);
+	assert_int_equal(off, r.len);
+	assert_null(nl_next_msg(buf, r.len, &off));
+	assert_int_equal(off, r.len);
+}
+
+static void test_walk_bad_lengths(void **state)
+{
+	struct nfx *x = *state;
+	static const uint32_t lens[] = { 0, 1, 15, 37, 40, 0xffffffffu, 0x80000000u };
+	struct rb r = { 0 };
+	struct mb m;
+	size_t off;
+	const void *buf;
+
+	for (size_t i = 0; i < ARRAY_SIZE(lens); i++) {
+		/* nlmsg_len shorter than its header, or longer than what is left. */
+		r.len = 0;
+		mb_ack(&m, 1, 0);
+		rb_add(&r, &m, true);
+		m.h.nlmsg_len = lens[i];
+		rb_bytes(&r, m.raw, 36);
+		buf = exact(x, r.buf, r.len);
+		off = 0;
+		assert_non_null(nl_next_msg(buf, r.len, &off));
+		assert_null(nl_next_msg(buf, r.len, &off));
+		assert_true(off <= r.len);
+		x->n--;
+		free(x->mem[x->n]);
+	}
+	/* Fewer bytes than a header, at the start and after a message. */
+	for (size_t n = 0; n < sizeof(struct nlmsghdr); n++) {
+		off = 0;
+		buf = exact(x, r.buf, n);
+		assert_null(nl_next_msg(buf, n, &off));
+		assert_int_equal(off, 0);
+		x->n--;
+		free(x->mem[x->n]);
+	}
+}
+
+static void test_ack_reply(void **state)
+{
+	struct nfx *x = *state;
+	struct nl_result res[3] = { { 0 } };
+	struct rb r = { 0 };
+	struct mb m;
+
+	mb_ack(&m, 10, 0);
+	rb_add(&r, &m, true);
+	mb_ack(&m, 10, -EINVAL); /* a duplicate: counted once, the first stands */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 13, 0); /* not one of ours: past the batch */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 9, 0); /* before it */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 11, -ENODEV);
+	m.h.nlmsg_pid = 1; /* another socket's */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 12, INT_MIN); /* no errno: it must not negate */
+	m.h.nlmsg_len = 37;      /* and unaligned, last */
+	rb_add(&r, &m, false);
+	assert_int_equal(nl_ack_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 10, 3, res), 2);
+	assert_true(res[0].acked);
+	assert_int_equal(res[0].err, 0);
+	assert_false(res[1].acked);
+	assert_true(res[2].acked);
+	assert_int_equal(res[2].err, -EPROTO);
+}
+
+static void test_error_inner_length_wraps(void **state)
+{
+	struct nfx *x = *state;
+	struct nl_result res;
+	struct mb m;
+
+	/* An uncapped error whose copied request claims 4 GiB. */
+	mb_error(&m, -EINVAL, NLM_F_ACK_TLVS, request(x));
+	((struct nlmsgerr *)NLMSG_DATA(&m.h))->msg.nlmsg_len = 0xfffffffd;
+	mb_str(&m, NLMSGERR_ATTR_MSG, "never reached");
+	fill(&res);
+	assert_int_equal(nl_parse_error(mb_done(x, &m), &res), 0);
+	assert_int_equal(res.err, -EINVAL);
+	assert_string_equal(res.msg, "");
+}
+
+/* A dump's end as the kernel sends it: NLMSG_DONE with the dump's error. */
+static void mb_done_msg(struct mb *m, uint32_t seq, int error)
+{
+	mb_init(m, NLMSG_DONE, NLM_F_MULTI, &error, sizeof(error));
+	m->h.nlmsg_seq = seq;
+	m->h.nlmsg_pid = NL_FAKE_PID;
+}
+
+static void qdisc_msg(struct mb *m, uint32_t seq, int ifindex, const char *kind)
+{
+	qdisc_head(m, ifindex, TC_H_ROOT, 0);
+	m->h.nlmsg_seq = seq;
+	m->h.nlmsg_pid = NL_FAKE_PID;
+	if (kind)
+		mb_str(m, TCA_KIND, kind);
+}
+
+static void test_dump_reply(void **state)
+{
+	struct nfx *x = *state;
+	struct rb r = { 0 };
+	struct mb m;
+	int n = 0, st = 0;
+
+	qdisc_msg(&m, 5, 1, "pfifo");
+	rb_add(&r, &m, true);
+	qdisc_msg(&m, 4, 2, "pfifo"); /* another request's */
+	rb_add(&r, &m, true);
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, count_msgs, &n, &st), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(st, 0);
+	mb_done_msg(&m, 5, 0);
+	rb_add(&r, &m, true);
+	n = 0;
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, count_msgs, &n, &st), 1);
+	assert_int_equal(st, 0);
+}
+
+/* A dump the kernel gave up on, or marked inconsistent, or that holds a
+ * message no parser takes, is an error: never a shorter list read as absent. */
+static void test_bug_dump_failure_is_not_absence(void **state)
+{
+	struct nfx *x = *state;
+	struct rb r = { 0 };
+	struct mb m;
+	int n = 0, st = 0;
+
+	qdisc_msg(&m, 5, 1, "pfifo");
+	rb_add(&r, &m, true);
+	mb_done_msg(&m, 5, -ENOBUFS);
+	rb_add(&r, &m, true);
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, count_msgs, &n, &st), 1);
+	assert_int_equal(st, -ENOBUFS);
+
+	r.len = 0;
+	st = 0;
+	qdisc_msg(&m, 5, 1, "pfifo");
+	m.h.nlmsg_flags |= NLM_F_DUMP_INTR;
+	rb_add(&r, &m, true);
+	mb_done_msg(&m, 5, 0);
+	rb_add(&r, &m, true);
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, count_msgs, &n, &st), 1);
+	assert_int_equal(st, -EINTR);
+
+	r.len = 0;
+	st = 0;
+	n = 0;
+	qdisc_msg(&m, 5, 1, NULL); /* no TCA_KIND */
+	rb_add(&r, &m, true);
+	qdisc_msg(&m, 5, 2, "pfifo");
+	rb_add(&r, &m, true);
+	mb_done_msg(&m, 5, 0);
+	rb_add(&r, &m, true);
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, parse_qdisc_msg, &n, &st), 1);
+	assert_int_equal(st, -EBADMSG);
+
+	/* Trailing bytes that are no message: the rest of the dump is unknown. */
+	r.len = 0;
+	st = 0;
+	qdisc_msg(&m, 5, 1, "pfifo");
+	rb_add(&r, &m, true);
+	rb_bytes(&r, "\xff\xff\xff\xff\x10\x00\x00\x00", 8);
+	assert_int_equal(nl_dump_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 5, count_msgs, &n, &st), 1);
+	assert_int_equal(st, -EBADMSG);
+}
+
+static void test_parse_attr_unaligned_last(void **state)
+{
+	struct nfx *x = *state;
+	struct nl_qdisc q;
+	struct mb m;
+
+	/* TCA_KIND "mq" unpadded, last: 7 bytes of attribute, message ends there. */
+	qdisc_head(&m, 3, TC_H_ROOT, 0);
+	mb_attr_raw(&m, NLA_HDRLEN + 3, TCA_KIND, "mq", 3);
+	fill_qdisc(&q);
+	assert_int_equal(nl_parse_qdisc(mb_done(x, &m), &q), 0);
+	assert_string_equal(q.kind, "mq");
+	/* An attribute header cut after 2 bytes. */
+	qdisc_head(&m, 3, TC_H_ROOT, 0);
+	mb_str(&m, TCA_KIND, "mq");
+	mb_raw(&m, "\x08\x00", 2);
+	fill_qdisc(&q);
+	assert_int_equal(nl_parse_qdisc(mb_done(x, &m), &q), 0);
+	assert_string_equal(q.kind, "mq");
+}
+
+/* A queue count mq cannot number (or 0) would overflow the request count. */
+static void test_bug_link_tx_queues_bounded(void **state)
+{
+	struct nfx *x = *state;
+	static const uint32_t bad[] = { 0, NL_TXQ_MAX + 1, 0xffffffffu };
+	struct nl_link l;
+	struct mb m;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		link_head(&m, 4, ARPHRD_ETHER, 0);
+		mb_str(&m, IFLA_IFNAME, "eth0");
+		mb_u32(&m, IFLA_NUM_TX_QUEUES, bad[i]);
+		fill_link(&l);
+		assert_int_equal(nl_parse_link(mb_done(x, &m), &l), -EBADMSG);
+	}
+	link_head(&m, 4, ARPHRD_ETHER, 0);
+	mb_str(&m, IFLA_IFNAME, "eth0");
+	mb_u32(&m, IFLA_NUM_TX_QUEUES, NL_TXQ_MAX);
+	assert_int_equal(nl_parse_link(mb_done(x, &m), &l), 0);
+	assert_int_equal(l.num_tx, NL_TXQ_MAX);
+}
+
+/* ==== 6. describe (defect 13 of issue 8) ============================================= */
+
+static struct nl_qdisc qd(int ifindex, uint32_t parent, uint32_t handle, const char *kind)
+{
+	struct nl_qdisc q = { .ifindex = ifindex, .parent = parent, .handle = handle };
+
+	snprintf(q.kind, sizeof(q.kind), "%s", kind);
+	return q;
+}
+
+/* Three multiqueue interfaces, sorted by ifindex as net.c keeps them. */
+static const struct nl_qdisc *three_mq(struct nl_qdisc *v)
+{
+	for (int i = 0; i < 3; i++) {
+		v[3 * i] = qd(i + 1, TC_H_ROOT, 0x10000, "mq");
+		v[3 * i + 1] = qd(i + 1, 0x10001, 0x20000, "pfifo");
+		v[3 * i + 2] = qd(i + 1, 0x10002, 0x30000, "pfifo");
+	}
+	return v;
+}
+
+/* One buffer for every interface, as the plan's stack slot was: the last
+ * read 'mq' because the search for a listed child started past the NUL. */
+static void test_bug_describe_every_iface(void **state)
+{
+	struct nl_qdisc v[12];
+	char out[128];
+
+	three_mq(v);
+	for (int i = 1; i <= 3; i++) {
+		net_describe(v, 9, i, out, sizeof(out));
+		assert_string_equal(out, "mq pfifo");
+	}
+	/* pfifo is not listed because pfifo_fast is. */
+	v[9] = qd(4, TC_H_ROOT, 0x10000, "mq");
+	v[10] = qd(4, 0x10001, 0x20000, "pfifo_fast");
+	v[11] = qd(4, 0x10002, 0x30000, "pfifo");
+	net_describe(v, 12, 4, out, sizeof(out));
+	assert_string_equal(out, "mq pfifo_fast,pfifo");
+	net_describe(v, 12, 5, out, sizeof(out));
+	assert_string_equal(out, "noop");
+	net_describe(v, 12, 4, out, 9);
+	assert_string_equal(out, "mq pfifo");
+}
+
+/* A buffer with no NUL in it: nothing is read that the call did not write. */
+static int describe_into_garbage(void *arg)
+{
+	struct nl_qdisc v[9];
+	char *out = malloc(16);
+	int ok;
+
+	if (!out)
+		return 1;
+	memset(out, 'x', 16);
+	net_describe(three_mq(v), 9, 3, out, 16);
+	ok = !strcmp(out, "mq pfifo");
+	free(out);
+	return ok ? 0 : 1;
+}
+
+static void test_bug_describe_uninitialised(void **state)
+{
+	assert_true(survives(describe_into_garbage, NULL));
+}
+
+/* ==== 7. batches and interfaces against a fake kernel (defect 11 of issue 8) ======== */
+
+#define FK_QDISCS 4096
+#define FK_CHUNKS 256
+#define ENOBUFS_CHUNK ((unsigned char *)1)
+
+/* A kernel behind the nl_ops seam: links, qdiscs, and the replies queued
+ * for recv, one chunk per recvmsg. */
+struct fkern {
+	struct nl_link links[8];
+	size_t nlinks;
+	struct nl_qdisc *q;
+	size_t nq;
+	unsigned char *chunk[FK_CHUNKS];
+	size_t clen[FK_CHUNKS], nchunks, head;
+	unsigned rounds, max_reqs; /* sendmsg calls with requests; most requests in one */
+	int refuse;                /* requests on this ifindex get -EINVAL */
+	unsigned lose;             /* this round's ACKs are lost: recv says ENOBUFS */
+	int dump_error;            /* every dump ends with it */
+	uint32_t next_handle;
+};
+
+static void fk_queue(struct fkern *k, const unsigned char *data, size_t len)
+{
+	assert_true(k->nchunks < FK_CHUNKS);
+	k->clen[k->nchunks] = len;
+	k->chunk[k->nchunks] = data == ENOBUFS_CHUNK ? ENOBUFS_CHUNK : malloc(len);
+	if (data != ENOBUFS_CHUNK) {
+		assert_non_null(k->chunk[k->nchunks]);
+		memcpy(k->chunk[k->nchunks], data, len);
+	}
+	k->nchunks++;
+}
+
+static void fk_link(struct fkern *k, int ifindex, const char *name, unsigned ntx)
+{
+	struct nl_link *l = &k->links[k->nlinks++];
+
+	*l = (struct nl_link){ .ifindex = ifindex, .type = ARPHRD_ETHER, .num_tx = ntx };
+	snprintf(l->name, sizeof(l->name), "%s", name);
+}
+
+static void fk_add(struct fkern *k, const struct nl_qdisc *q)
+{
+	assert_true(k->nq < FK_QDISCS);
+	k->q[k->nq++] = *q;
+}
+
+/* Drops the qdiscs of ifindex that match: all, or those under parent. */
+static void fk_remove(struct fkern *k, int ifindex, bool all, uint32_t parent)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < k->nq; i++)
+		if (k->q[i].ifindex != ifindex || (!all && k->q[i].parent != parent))
+			k->q[j++] = k->q[i];
+	k->nq = j;
+}
+
+static const struct nl_qdisc *fk_root(const struct fkern *k, int ifindex)
+{
+	for (size_t i = 0; i < k->nq; i++)
+		if (k->q[i].ifindex == ifindex && k->q[i].parent == TC_H_ROOT)
+			return &k->q[i];
+	return NULL;
+}
+
+static bool fk_has_link(const struct fkern *k, int ifindex)
+{
+	for (size_t i = 0; i < k->nlinks; i++)
+		if (k->links[i].ifindex == ifindex)
+			return true;
+	return false;
+}
+
+/* What sch_api does with one request, in short. */
+static int fk_qdisc_req(struct fkern *k, const struct nlmsghdr *h)
+{
+	struct nl_qdisc q;
+	const struct tcmsg *t = NLMSG_DATA(h);
+	const struct nl_qdisc *root = fk_root(k, t->tcm_ifindex);
+
+	if (!fk_has_link(k, t->tcm_ifindex))
+		return -ENODEV;
+	if (t->tcm_ifindex == k->refuse)
+		return -EINVAL;
+	if (h->nlmsg_type == RTM_DELQDISC) {
+		if (!root || root->handle != t->tcm_handle)
+			return -ENOENT;
+		fk_remove(k, t->tcm_ifindex, true, 0);
+		return 0;
+	}
+	if (nl_parse_qdisc(h, &q) < 0)
+		return -EINVAL;
+	if (q.parent == TC_H_ROOT) {
+		fk_remove(k, q.ifindex, true, 0);
+	} else {
+		if (!root || strcmp(root->kind, "mq") || root->handle != TC_H_MAJ(q.parent))
+			return -ENOENT;
+		fk_remove(k, q.ifindex, false, q.parent);
+		q.handle = (k->next_handle++) << 16;
+	}
+	fk_add(k, &q);
+	return 0;
+}
+
+static void fk_ack(struct rb *r, uint32_t seq, int error)
+{
+	struct mb m;
+
+	mb_error(&m, error, NLM_F_CAPPED | (error ? NLM_F_ACK_TLVS : 0), NULL);
+	if (error)
+		mb_str(&m, NLMSGERR_ATTR_MSG, "fake: refused");
+	m.h.nlmsg_seq = seq;
+	m.h.nlmsg_pid = NL_FAKE_PID;
+	rb_add(r, &m, true);
+}
+
+/* A dump's messages, a hundred to a chunk, then NLMSG_DONE. */
+static void fk_dump(struct fkern *k, uint32_t seq, bool links)
+{
+	struct rb *r = calloc(1, sizeof(*r));
+	size_t n = links ? k->nlinks : k->nq;
+	struct mb m;
+
+	assert_non_null(r);
+	for (size_t i = 0; i < n; i++) {
+		if (links) {
+			link_head(&m, k->links[i].ifindex, k->links[i].type, 0);
+			mb_str(&m, IFLA_IFNAME, k->links[i].name);
+			mb_u32(&m, IFLA_NUM_TX_QUEUES, k->links[i].num_tx);
+		} else {
+			qdisc_head(&m, k->q[i].ifindex, k->q[i].parent, k->q[i].handle);
+			mb_str(&m, TCA_KIND, k->q[i].kind);
+			if (k->q[i].optlen)
+				mb_attr(&m, TCA_OPTIONS, k->q[i].opts, k->q[i].optlen);
+		}
+		m.h.nlmsg_seq = seq;
+		m.h.nlmsg_pid = NL_FAKE_PID;
+		rb_add(r, &m, true);
+		if (i % 100 == 99) {
+			fk_queue(k, r->buf, r->len);
+			r->len = 0;
+		}
+	}
+	mb_done_msg(&m, seq, k->dump_error);
+	rb_add(r, &m, true);
+	fk_queue(k, r->buf, r->len);
+	free(r);
+}
+
+static int fk_send(void *data, const void *buf, size_t len)
+{
+	struct fkern *k = data;
+	struct rb *acks = calloc(1, sizeof(*acks));
+	const struct nlmsghdr *h;
+	unsigned reqs = 0;
+	size_t off = 0;
+
+	assert_non_null(acks);
+	while ((h = nl_next_msg(buf, len, &off))) {
+		if (h->nlmsg_type == RTM_GETLINK || h->nlmsg_type == RTM_GETQDISC) {
+			fk_dump(k, h->nlmsg_seq, h->nlmsg_type == RTM_GETLINK);
+			continue;
+		}
+		reqs++;
+		fk_ack(acks, h->nlmsg_seq, fk_qdisc_req(k, h));
+	}
+	assert_int_equal(off, len);
+	if (reqs) {
+		k->rounds++;
+		k->max_reqs = reqs > k->max_reqs ? reqs : k->max_reqs;
+		fk_queue(k, k->rounds == k->lose ? ENOBUFS_CHUNK : acks->buf, acks->len);
+	}
+	free(acks);
+	return (int)len;
+}
+
+static int fk_recv(void *data, void *buf, size_t size, uint32_t *from)
+{
+	struct fkern *k = data;
+	unsigned char *c;
+	size_t n;
+
+	*from = 0;
+	if (k->head == k->nchunks)
+		return -ETIMEDOUT;
+	c = k->chunk[k->head];
+	n = k->clen[k->head++];
+	if (c == ENOBUFS_CHUNK)
+		return -ENOBUFS;
+	assert_true(n <= size);
+	memcpy(buf, c, n);
+	return (int)n;
+}
+
+struct kfx {
+	struct fx f;
+	struct fkern k;
+	struct nl_ops ops;
+};
+
+static int kfx_setup(void **state)
+{
+	struct kfx *x = calloc(1, sizeof(*x));
+
+	if (!x || !(x->k.q = calloc(FK_QDISCS, sizeof(*x->k.q)))) {
+		free(x);
+		return -1;
+	}
+	x->f.c.root.fd = -1;
+	x->f.rs.lock_fd = -1;
+	tree_new(x->f.dir, sizeof(x->f.dir));
+	x->k.next_handle = 0x8000;
+	x->ops = (struct nl_ops){ fk_send, fk_recv, &x->k };
+	nl_set_ops(&x->ops);
+	*state = x;
+	return 0;
+}
+
+static int kfx_teardown(void **state)
+{
+	struct kfx *x = *state;
+	struct fx *f = malloc(sizeof(*f));
+
+	nl_set_ops(NULL);
+	for (size_t i = 0; i < x->k.nchunks; i++)
+		if (x->k.chunk[i] != ENOBUFS_CHUNK)
+			free(x->k.chunk[i]);
+	free(x->k.q);
+	/* fx_teardown frees its argument: hand it a copy of the embedded one. */
+	if (f) {
+		*f = x->f;
+		*state = f;
+		fx_teardown(state);
+	}
+	free(x);
+	return 0;
+}
+
+#define KFX_TEST(t) cmocka_unit_test_setup_teardown(t, kfx_setup, kfx_teardown)
+
+/* A planned qdisc item for ifindex, as net_plan makes it. */
+static struct item *qitem(struct plan *p, const char *name, int ifindex, unsigned ntx)
+{
+	char path[64];
+	struct item *it;
+
+	snprintf(path, sizeof(path), "netlink/ifindex/%d", ifindex);
+	it = plan_add(p, "net", name, "qdisc", path);
+	assert_non_null(it);
+	it->kind = ITEM_QDISC;
+	it->action = ACT_CHANGE;
+	it->ifindex = ifindex;
+	it->ntx = ntx;
+	it->qhandle = ntx > 1 ? 0 : 0xe7e80000u;
+	return it;
+}
+
+static const char pfifo_conf[] = "[net]\nqdisc = pfifo\nqdisc.limit = 321\n";
+
+/* Four interfaces, one with a thousand TX queues (mq and a child each). */
+static void four_ifaces(struct kfx *x)
+{
+	fk_link(&x->k, 1, "a0", 1);
+	fk_link(&x->k, 2, "a9", 1000);
+	fk_link(&x->k, 3, "a1", 4);
+	fk_link(&x->k, 4, "a3", 1);
+	fx_ctx(&x->f, pfifo_conf, NULL);
+	qitem(&x->f.p, "a0", 1, 1);
+	qitem(&x->f.p, "a9", 2, 1000);
+	qitem(&x->f.p, "a1", 3, 4);
+	qitem(&x->f.p, "a3", 4, 1);
+}
+
+static void expect_applied(const struct item *it)
+{
+	if (it->result != RES_APPLIED)
+		fail_msg("%s: result %d, error '%s'", it->target, it->result, it->error ? it->error : "");
+}
+
+/* 1,007 requests in rounds of at most NL_BATCH_REQS: before, the thousand
+ * children overflowed one batch (ENOBUFS) and every interface failed. */
+static void test_bug_batch_budget_within_iface(void **state)
+{
+	struct kfx *x = *state;
+
+	four_ifaces(x);
+	net_apply_qdiscs(&x->f.c, &x->f.p);
+	for (size_t i = 0; i < x->f.p.n; i++)
+		expect_applied(&x->f.p.v[i]);
+	assert_true(x->k.max_reqs <= NL_BATCH_REQS);
+	assert_int_equal(x->k.rounds, 11);
+	assert_int_equal(x->k.nq, 1 + 1001 + 5 + 1);
+}
+
+/* A refused interface, one gone since the plan, and a round whose ACKs
+ * were lost each fail their own item; every other interface applies. */
+static void test_bug_failing_iface_stops_no_other(void **state)
+{
+	struct kfx *x = *state;
+	const struct item *it;
+
+	four_ifaces(x);
+	qitem(&x->f.p, "gone", 9, 1);
+	x->k.refuse = 3;
+	x->k.lose = 2; /* a9's second hundred */
+	net_apply_qdiscs(&x->f.c, &x->f.p);
+	expect_applied(find_item(&x->f.p, "a0", "qdisc"));
+	expect_applied(find_item(&x->f.p, "a3", "qdisc"));
+	it = find_item(&x->f.p, "a1", "qdisc");
+	assert_int_equal(it->result, RES_FAILED);
+	assert_contains(it->error, "RTM_NEWQDISC: Invalid argument: fake: refused");
+	it = find_item(&x->f.p, "a9", "qdisc");
+	assert_int_equal(it->result, RES_FAILED);
+	assert_contains(it->error, "No buffer space");
+	it = find_item(&x->f.p, "gone", "qdisc");
+	assert_int_equal(it->result, RES_FAILED);
+	assert_contains(it->error, "No such device");
+	/* a9 stopped at its lost round: the rest of its children were not sent. */
+	assert_int_equal(x->k.rounds, 3);
+	assert_true(x->k.max_reqs <= NL_BATCH_REQS);
+}
+
+/* A qdisc dump the kernel gave up on after apply fails the items: it
+ * never reads as "applied", nor as "absent". */
+static void test_apply_readback_fails(void **state)
+{
+	struct kfx *x = *state;
+
+	fk_link(&x->k, 1, "a0", 1);
+	fx_ctx(&x->f, pfifo_conf, NULL);
+	qitem(&x->f.p, "a0", 1, 1);
+	x->k.dump_error = -ENOBUFS;
+	net_apply_qdiscs(&x->f.c, &x->f.p);
+	assert_int_equal(x->f.p.v[0].result, RES_FAILED);
+	assert_contains(x->f.p.v[0].error, "cannot read the qdiscs back over rtnetlink: No buffer space");
+}
+
+static struct nl_qdisc own(int ifindex, uint32_t parent, uint32_t handle, const char *kind)
+{
+	return qd(ifindex, parent, handle, kind);
+}
+
+static void test_revert_per_item(void **state)
+{
+	struct kfx *x = *state;
+	struct item *items[6];
+	const char *values[6] = { "noop", "mq pfifo", "noop", "noop", "noop", "noop" };
+	struct nl_qdisc q;
+
+	fk_link(&x->k, 1, "a0", 1);
+	fk_link(&x->k, 3, "a1", 4);
+	fk_link(&x->k, 4, "a3", 1);
+	fk_link(&x->k, 5, "a5", 1);
+	q = own(1, TC_H_ROOT, 0xe7e80000u, "pfifo");
+	fk_add(&x->k, &q);
+	q = own(3, TC_H_ROOT, 0xe7e70000u, "mq");
+	fk_add(&x->k, &q);
+	q = own(3, 0xe7e70001u, 0x80000000u, "pfifo");
+	fk_add(&x->k, &q);
+	q = own(4, TC_H_ROOT, 0xe7e90000u, "pfifo");
+	fk_add(&x->k, &q);
+	q = own(5, TC_H_ROOT, 0x10000u, "htb");
+	fk_add(&x->k, &q);
+	fx_ctx(&x->f, pfifo_conf, NULL);
+	x->f.c.root.is_host = true; /* the fake kernel is "the running one" */
+	qitem(&x->f.p, "a0", 1, 1);
+	qitem(&x->f.p, "a1", 3, 4);
+	qitem(&x->f.p, "a3", 4, 1);
+	qitem(&x->f.p, "a5", 5, 1);
+	qitem(&x->f.p, "gone", 9, 1);
+	qitem(&x->f.p, "bad", 0, 1);
+	free(x->f.p.v[5].path);
+	x->f.p.v[5].path = strdup("netlink/ifindex/x");
+	for (size_t i = 0; i < 6; i++) {
+		items[i] = &x->f.p.v[i];
+		items[i]->action = ACT_KEEP;
+	}
+	x->k.refuse = 3;
+	assert_int_equal(net_revert_qdiscs(&x->f.c, items, values, 6), 0);
+	expect_applied(items[0]);
+	assert_int_equal(items[1]->result, RES_FAILED);
+	assert_contains(items[1]->error, "RTM_DELQDISC: Invalid argument");
+	expect_applied(items[2]);
+	assert_int_equal(items[3]->action, ACT_SKIP); /* someone else's root */
+	assert_int_equal(items[4]->result, RES_NONE);
+	assert_string_equal(items[4]->current, "gone");
+	assert_int_equal(items[5]->result, RES_FAILED);
+	assert_contains(items[5]->error, "names no interface index");
+	assert_null(fk_root(&x->k, 1));
+	assert_non_null(fk_root(&x->k, 3));
+	assert_int_equal(x->k.rounds, 1);
+}
+
+/* A revert whose listing fails fails every item with the reason, and
+ * nothing is sent on the strength of a partial list. */
+static void test_revert_dump_fails(void **state)
+{
+	struct kfx *x = *state;
+	struct item *it;
+	const char *value = "noop";
+	struct nl_qdisc q = own(1, TC_H_ROOT, 0xe7e80000u, "pfifo");
+
+	fk_link(&x->k, 1, "a0", 1);
+	fk_add(&x->k, &q);
+	fx_ctx(&x->f, pfifo_conf, NULL);
+	x->f.c.root.is_host = true;
+	it = qitem(&x->f.p, "a0", 1, 1);
+	x->k.dump_error = -ENOBUFS;
+	assert_int_equal(net_revert_qdiscs(&x->f.c, &it, &value, 1), 0);
+	assert_int_equal(it->result, RES_FAILED);
+	assert_contains(it->error, "cannot list the qdiscs over rtnetlink: No buffer space");
+	assert_int_equal(x->k.rounds, 0);
+	assert_non_null(fk_root(&x->k, 1));
+}
+
+/* ==== 8. read errors are not absence ================================================== */
+
+/* An unreadable list of congestion controls is not "not available" (a skip
+ * that exits 0): the item fails with the reason. */
+static void test_bug_cc_list_unreadable(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_write(f->dir, "proc/sys/net/ipv4/tcp_congestion_control", "cubic\n");
+	tree_mkdir(f->dir, "proc/sys/net/ipv4/tcp_available_congestion_control");
+	fx_ctx(f, "[net]\ncongestion_control = reno\n", NULL);
+	assert_int_equal(net_plan(&f->c, &f->p), 0);
+	it = find_item(&f->p, "sysctl", "net.ipv4.tcp_congestion_control");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "cannot read /proc/sys/net/ipv4/tcp_available_congestion_control");
+	assert_false(net_cc_available(&f->c, "reno"));
+}
+
+/* A tree's interface whose type cannot be read is not "not Ethernet". */
+static void test_bug_tree_iface_unreadable(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_mkdir(f->dir, "sys/class/net/eth0/device");
+	tree_mkdir(f->dir, "sys/class/net/eth0/type");
+	tree_write(f->dir, "sys/class/net/eth0/ifindex", "2\n");
+	tree_mkdir(f->dir, "sys/class/net/eth1/device");
+	tree_write(f->dir, "sys/class/net/eth1/type", "1\n");
+	tree_write(f->dir, "sys/class/net/eth1/ifindex", "3\n");
+	fx_ctx(f, pfifo_conf, NULL);
+	assert_int_equal(net_plan(&f->c, &f->p), 0);
+	it = find_item(&f->p, "eth0", "qdisc");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "cannot read sys/class/net/eth0/type");
+	it = find_item(&f->p, "eth1", "qdisc");
+	assert_non_null(it);
+	assert_int_equal(it->action, ACT_SKIP);
+	assert_contains(it->reason, "netlink reaches only the running kernel");
+}
+
+/* Someone else's root (htb 1:) on eth0, planned with records_dir (or
+ * none) under the tree. */
+static const struct item *plan_foreign_root(struct kfx *x, const char *records_dir)
+{
+	struct nl_qdisc q = own(2, TC_H_ROOT, 0x10000u, "htb");
+	const struct item *it;
+
+	fk_link(&x->k, 2, "eth0", 1);
+	fk_add(&x->k, &q);
+	tree_mkdir(x->f.dir, "sys/class/net/eth0/device");
+	if (records_dir)
+		tree_mkdir(x->f.dir, records_dir);
+	fx_ctx(&x->f, pfifo_conf, NULL);
+	x->f.c.root.is_host = true;
+	assert_int_equal(net_plan(&x->f.c, &x->f.p), 0);
+	it = find_item(&x->f.p, "eth0", "qdisc");
+	assert_non_null(it);
+	return it;
+}
+
+/* Skip, or drift when a record says it was earlytune's: records that
+ * cannot be read decide neither. */
+static void test_bug_records_unreadable(void **state)
+{
+	struct kfx *x = *state;
+	const struct item *it = plan_foreign_root(x, "run/earlytune/originals");
+
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "records cannot be read");
+	assert_int_equal(x->k.rounds, 0);
+}
+
+/* The same with readable (absent) records: the plain skip. */
+static void test_foreign_root_skipped(void **state)
+{
+	const struct item *it = plan_foreign_root(*state, NULL);
+
+	assert_int_equal(it->action, ACT_SKIP);
+	assert_false(it->foreign);
+	assert_contains(it->reason, "root qdisc htb 1: was set by someone else");
+}
+
+/* A malformed answer to one request fails that request at once. */
+static void test_ack_malformed_counts(void **state)
+{
+	struct nfx *x = *state;
+	struct nl_result res[2] = { { 0 } };
+	struct rb r = { 0 };
+	struct mb m;
+
+	mb_ack(&m, 10, 0);
+	rb_add(&r, &m, true);
+	mb_ack(&m, 11, 0);
+	m.h.nlmsg_len = 20; /* no room for its nlmsgerr */
+	rb_add(&r, &m, false);
+	assert_int_equal(nl_ack_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 10, 2, res), 2);
+	assert_int_equal(res[0].err, 0);
+	assert_true(res[1].acked);
+	assert_int_equal(res[1].err, -EBADMSG);
+}
+
 static const struct CMUnitTest tests[] = {
 	NFX_TEST(test_put_qdisc_fq),
 	NFX_TEST(test_put_qdisc_without_params),
@@ -1657,6 +2528,26 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_qparam_known),
 	cmocka_unit_test(test_bug_names_pfifo_fast),
 	cmocka_unit_test(test_bug_parse_ranges_wider_than_kernel),
+	NFX_TEST(test_walk_unaligned_last),
+	NFX_TEST(test_walk_bad_lengths),
+	NFX_TEST(test_ack_reply),
+	NFX_TEST(test_error_inner_length_wraps),
+	NFX_TEST(test_dump_reply),
+	NFX_TEST(test_bug_dump_failure_is_not_absence),
+	NFX_TEST(test_parse_attr_unaligned_last),
+	NFX_TEST(test_bug_link_tx_queues_bounded),
+	cmocka_unit_test(test_bug_describe_every_iface),
+	cmocka_unit_test(test_bug_describe_uninitialised),
+	KFX_TEST(test_bug_batch_budget_within_iface),
+	KFX_TEST(test_bug_failing_iface_stops_no_other),
+	KFX_TEST(test_apply_readback_fails),
+	KFX_TEST(test_revert_per_item),
+	KFX_TEST(test_revert_dump_fails),
+	FX_TEST(test_bug_cc_list_unreadable),
+	FX_TEST(test_bug_tree_iface_unreadable),
+	KFX_TEST(test_bug_records_unreadable),
+	KFX_TEST(test_foreign_root_skipped),
+	NFX_TEST(test_ack_malformed_counts),
 };
 
 UNIT_MAIN("netlink", tests)
