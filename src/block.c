@@ -24,6 +24,14 @@ struct disk {
 	char **tags; /* "fstype=ext4", "uuid=…" from libblkid, read on demand */
 	size_t ntags;
 	bool probed;
+	bool bio; /* no I/O scheduler: blk-mq attributes do not apply to it */
+};
+
+/* The scheduler a disk has after the plan: the one iosched.KEY tunes. */
+struct sched_after {
+	char name[64];  /* "" when no section sets a scheduler */
+	bool switching; /* the plan selects it */
+	bool missing;   /* the configured one will not be active (unmet, error) */
 };
 
 /* ---- classification ---------------------------------------------------- */
@@ -264,6 +272,11 @@ static struct item *new_item(struct plan *p, const struct disk *d, const char *a
 	return it;
 }
 
+static const char *dash_or(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
 static void item_skip(struct item *it, const char *why)
 {
 	it->action = ACT_SKIP;
@@ -321,6 +334,7 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 			 "; Linux %s has the legacy single-queue block layer (blk-mq schedulers need 5.0+)",
 			 c->kernel.release);
 	it->action = ACT_SKIP;
+	it->unmet = true;
 	item_setf(&it->reason, "none of '%s' is available: the queue offers '%s'%s", pref, raw, why);
 }
 
@@ -362,8 +376,77 @@ static bool plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const 
 	return it->action == ACT_CHANGE;
 }
 
+static void plan_sched(struct ctx *c, struct plan *p, struct disk *d, const struct cfg_entry *e,
+		       struct sched_after *sa)
+{
+	const struct item *it;
+
+	sa->switching = plan_scheduler(c, p, d, e);
+	it = p->n ? &p->v[p->n - 1] : NULL;
+	if (!it || !it->setting || strcmp(it->setting, "queue/scheduler"))
+		return; /* out of memory */
+	snprintf(sa->name, sizeof(sa->name), "%s", dash_or(it->desired));
+	sa->missing = it->action == ACT_ERROR || (it->action == ACT_SKIP && it->unmet);
+}
+
+/* iosched.KEY tunes the scheduler active after the plan, never the one the
+ * plan switches away from: true when that decides the item. */
+static bool plan_iosched(struct item *it, const struct disk *d, const struct sched_after *sa)
+{
+	if (d->bio)
+		return false; /* the read below says "not applicable" */
+	if (sa->missing) {
+		it->action = ACT_SKIP;
+		it->unmet = true;
+		item_setf(&it->reason, "the configured scheduler is not active (see queue/scheduler): %s is not set",
+			  it->setting);
+		return true;
+	}
+	if (!sa->switching)
+		return false;
+	/* The file there now is the old scheduler's: the value that counts
+	 * (and the original to record) is read after the switch. */
+	it->action = ACT_CHANGE;
+	item_setf(&it->reason, "%s [a tunable of %s, read after the switch]", dash_or(it->reason), sa->name);
+	return true;
+}
+
+static void plan_absent(struct item *it, const struct disk *d, const struct sched_after *sa)
+{
+	it->action = ACT_SKIP;
+	it->unmet = !d->bio;
+	if (d->bio)
+		item_setf(&it->reason, "a bio-based queue (no I/O scheduler) has no %s", it->setting);
+	else if (it->rank == 2)
+		item_setf(&it->reason, "the active scheduler %s has no tunable %s", sa->name, it->setting);
+	else
+		item_setf(&it->reason, "kernel has no %s for this queue", it->setting);
+}
+
+/* wbt_lat_usec = -1 asks for the kernel default, which is what reads back
+ * after writing -1: 2 ms for a non-rotational queue, 75 ms for a rotational
+ * one (wbt_default_latency_nsec(), unchanged since writeback throttling came
+ * in 4.10). Writing that number sets the same latency as writing -1, so the
+ * item wants the number: plan, apply and verify compare exactly. */
+static int wbt_default(struct ctx *c, struct item *it, const struct disk *d)
+{
+	char rel[PATH_MAX], rot[8];
+	int r;
+
+	snprintf(rel, sizeof(rel), "%s/queue/rotational", d->dir);
+	r = root_read(&c->root, rel, rot, sizeof(rot));
+	if (r < 0) {
+		item_error(it, r, rel);
+		return r;
+	}
+	item_set(&it->desired, strcmp(rot, "0") ? "75000" : "2000");
+	item_setf(&it->reason, "%s [-1: the kernel default for a %srotational queue]", dash_or(it->reason),
+		  strcmp(rot, "0") ? "" : "non-");
+	return 0;
+}
+
 static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char *attr,
-		       const struct cfg_entry *e, bool after_switch)
+		       const struct cfg_entry *e, const struct sched_after *sa)
 {
 	struct item *it = new_item(p, d, attr, e);
 	char cur[128];
@@ -373,19 +456,12 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	if (!it)
 		return;
 	item_set(&it->desired, e->value);
-	it->recheck = after_switch && it->rank <= 2;
-	r = root_read(&c->root, it->path, cur, sizeof(cur));
-	if (r == -ENOENT && it->rank == 2 && after_switch) {
-		/* The tunable belongs to the scheduler we are about to select. */
-		it->action = ACT_CHANGE;
+	it->recheck = sa->switching && it->rank <= 2;
+	if (it->rank == 2 && plan_iosched(it, d, sa))
 		return;
-	}
+	r = root_read(&c->root, it->path, cur, sizeof(cur));
 	if (r == -ENOENT) {
-		it->action = ACT_SKIP;
-		if (it->rank == 2)
-			item_setf(&it->reason, "the active scheduler has no tunable %s", attr);
-		else
-			item_setf(&it->reason, "kernel has no %s for this queue", attr);
+		plan_absent(it, d, sa);
 		return;
 	}
 	if (r < 0) {
@@ -393,6 +469,8 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 		return;
 	}
 	item_set(&it->current, cur);
+	if (!strcmp(attr, "queue/wbt_lat_usec") && !strcmp(e->value, "-1") && wbt_default(c, it, d) < 0)
+		return;
 	if (!strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0 &&
 	    parse_s64(cur, &v) < 0) {
 		/* A range needs a number to clamp: never write the range itself. */
@@ -408,10 +486,32 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
 }
 
+/* No queue/scheduler, or (≤ 6.4) one that reads a bare "none". */
+static bool bio_based(struct ctx *c, const struct disk *d)
+{
+	char rel[PATH_MAX], raw[256];
+	int r;
+
+	snprintf(rel, sizeof(rel), "%s/queue/scheduler", d->dir);
+	r = root_read(&c->root, rel, raw, sizeof(raw));
+	return r == -ENOENT || (r >= 0 && !strchr(raw, '[') && !strcmp(raw, "none"));
+}
+
+/* No scheduler configured: iosched.KEY tunes whatever is active. */
+static void active_scheduler(struct ctx *c, const struct disk *d, struct sched_after *sa)
+{
+	char rel[PATH_MAX], raw[256];
+
+	snprintf(rel, sizeof(rel), "%s/queue/scheduler", d->dir);
+	if (root_read(&c->root, rel, raw, sizeof(raw)) < 0 ||
+	    selector_active(raw, sa->name, sizeof(sa->name)) < 0)
+		snprintf(sa->name, sizeof(sa->name), "-");
+}
+
 static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc)
 {
 	_cleanup_(freep) bool *matched = calloc(bc->ns, sizeof(*matched));
-	bool switching = false;
+	struct sched_after sa = { .name = "" };
 	const struct cfg_entry *e;
 
 	if (!matched)
@@ -419,26 +519,29 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 
 	for (size_t i = 0; i < bc->ns; i++)
 		matched[i] = section_matches(c, d, bc, i);
+	d->bio = bio_based(c, d);
 	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "scheduler"));
 	if (e)
-		switching = plan_scheduler(c, p, d, e);
+		plan_sched(c, p, d, e, &sa);
+	else
+		active_scheduler(c, d, &sa);
 	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "nr_requests"));
 	if (e)
-		plan_value(c, p, d, "queue/nr_requests", e, switching);
+		plan_value(c, p, d, "queue/nr_requests", e, &sa);
 	for (size_t k = 0; k < bc->nk; k++) {
 		char attr[128];
 
 		if (strncmp(bc->keys[k], "iosched.", 8) || !(e = lookup(bc, matched, k)))
 			continue;
 		snprintf(attr, sizeof(attr), "queue/iosched/%s", bc->keys[k] + 8);
-		plan_value(c, p, d, attr, e, switching);
+		plan_value(c, p, d, attr, e, &sa);
 	}
 	for (const struct block_setting *s = block_settings; s->key; s++) {
 		if (s->rank != 3 && s->rank != 4)
 			continue;
 		e = lookup(bc, matched, index_of(bc->keys, bc->nk, s->key));
 		if (e)
-			plan_value(c, p, d, s->attr, e, switching);
+			plan_value(c, p, d, s->attr, e, &sa);
 	}
 }
 
@@ -550,8 +653,10 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
 	it->action = ACT_ERROR;
 	snprintf(rel, sizeof(rel), "sys/class/block/%s", name);
 	if (root_readlink(&c->root, rel, link, sizeof(link)) > 0 && strrchr(link, '/')) {
+		/* Not applicable, not a failure: udev may hand us any block device. */
 		*strrchr(link, '/') = '\0';
-		item_setf(&it->error, "'%s' is a partition of '%s'; earlytune tunes whole disks only", name,
+		item_skip(it, NULL);
+		item_setf(&it->reason, "'%s' is a partition of '%s'; earlytune tunes whole disks only", name,
 			  strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 	} else {
 		item_setf(&it->error, "'%s' is not a disk in %s/sys/block", name,

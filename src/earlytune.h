@@ -44,7 +44,8 @@ bool word_listed(const char *list, const char *word);
 
 /* ---- log.c ---- */
 enum { LOG_ERR = 3, LOG_WARN = 4, LOG_NOTICE = 5, LOG_INFO = 6, LOG_DEBUG = 7 };
-void log_setup_boot(int kmsg_fd);
+struct root;
+void log_setup_boot(const struct root *r);
 void log_set_verbose(bool verbose);
 bool log_boot_mode(void);
 void log_msg(int prio, const char *fmt, ...) _printf_(2, 3);
@@ -184,6 +185,10 @@ struct item {
 	bool selector;       /* value is a bracketed choice list */
 	bool recheck;        /* an earlier write of this target may change current */
 	bool foreign;        /* skipped because another writer owns it: drift for verify */
+	bool unmet;          /* ACT_SKIP of a setting the configuration wants but this kernel
+			      * cannot give (no module, scheduler, knob): drift for verify.
+			      * A skip without it does not apply here (a partition, a
+			      * bio-based queue, another network namespace): neutral. */
 	enum item_kind kind;
 	char *options;       /* ITEM_MODULE: module parameters */
 	int ifindex;         /* ITEM_QDISC: the interface, */

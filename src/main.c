@@ -209,14 +209,6 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	return -EINVAL;
 }
 
-static void open_kmsg(struct ctx *c)
-{
-	int fd = root_openat(&c->root, "dev/kmsg", O_WRONLY | O_APPEND | O_NOCTTY, 0);
-
-	if (fd >= 0)
-		log_setup_boot(fd);
-}
-
 static int setup(struct ctx *c, const struct args *a)
 {
 	int r = root_open(&c->root, a->root);
@@ -226,7 +218,7 @@ static int setup(struct ctx *c, const struct args *a)
 		return EXIT_USAGE;
 	}
 	if (c->boot)
-		open_kmsg(c);
+		log_setup_boot(&c->root);
 	kernel_probe(&c->kernel, &c->root);
 	if (a->kernel)
 		kernel_target(&c->kernel, &c->root, a->kernel);
