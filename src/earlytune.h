@@ -98,7 +98,8 @@ struct config {
 	char **files; /* owned source names the entries point at */
 	size_t nfiles;
 	char *profile;
-	int errors;  /* lines rejected */
+	int errors;  /* lines rejected, files skipped */
+	int skipped; /* files (or drop-in directories) that could not be read */
 };
 
 int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n);

@@ -63,7 +63,7 @@ awk 'BEGIN { printf "[block]\nscheduler = "; for (i = 0; i < 5000; i++) printf "
 check_rc "very long value: handled" 0 -- "$ET" plan --root "$t" --config "$WORK/long.conf"
 
 check_rc "missing --config file: exit 2" 2 -- "$ET" plan --root "$t" --config "$WORK/nope.conf"
-contains "missing --config file: names it" "nope.conf: cannot read"
+contains "missing --config file: names it" "nope.conf: cannot open"
 
 # --boot: the bad line is skipped and logged, the rest applies, exit 0.
 : >"$t/dev/kmsg"
