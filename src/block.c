@@ -25,6 +25,7 @@ struct disk {
 	size_t ntags;
 	bool probed;
 	bool bio; /* no I/O scheduler: blk-mq attributes do not apply to it */
+	char err[320]; /* a read that failed (not ENOENT) while classifying or matching */
 };
 
 /* The scheduler a disk has after the plan: the one iosched.KEY tunes. */
@@ -35,6 +36,14 @@ struct sched_after {
 };
 
 /* ---- classification ---------------------------------------------------- */
+
+/* What a disk is or matches cannot rest on a read that failed: the first
+ * such failure makes the disk an error item instead of a guess. */
+static void disk_fail(struct disk *d, int err, const char *what)
+{
+	if (err < 0 && err != -ENOENT && !*d->err)
+		snprintf(d->err, sizeof(d->err), "cannot read %s: %s", what, strerror(-err));
+}
 
 static bool prefix(const char *s, const char *p)
 {
@@ -47,11 +56,16 @@ static void read_driver(struct ctx *c, struct disk *d)
 	const char *const tries[] = { "device/driver", "device/device/driver" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(tries); i++) {
+		int r;
+
 		snprintf(rel, sizeof(rel), "%s/%s", d->dir, tries[i]);
-		if (root_readlink(&c->root, rel, link, sizeof(link)) > 0) {
+		r = root_readlink(&c->root, rel, link, sizeof(link));
+		if (r > 0) {
 			snprintf(d->driver, sizeof(d->driver), "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 			return;
 		}
+		if (r != -EINVAL) /* EINVAL: not a link */
+			disk_fail(d, r, rel);
 	}
 }
 
@@ -66,15 +80,20 @@ static bool has_attr(struct ctx *c, const struct disk *d, const char *attr)
 static void classify_scsi(struct ctx *c, struct disk *d)
 {
 	char rel[PATH_MAX], rot[8] = "";
+	int hv = kernel_hypervisor(&c->kernel, &c->root);
 
-	if (kernel_hypervisor(&c->kernel, &c->root)) {
+	if (hv < 0 && !*d->err) {
+		snprintf(d->err, sizeof(d->err), "cannot tell whether this is a VM: %s", c->kernel.hv_why);
+		return;
+	}
+	if (hv) {
 		d->cls = "virtual";
 		snprintf(d->why, sizeof(d->why), "%s in a VM, %s",
 			 *d->driver ? d->driver : "SCSI/ATA", c->kernel.hv_why);
 		return;
 	}
 	snprintf(rel, sizeof(rel), "%s/queue/rotational", d->dir);
-	root_read(&c->root, rel, rot, sizeof(rot));
+	disk_fail(d, root_read(&c->root, rel, rot, sizeof(rot)), rel);
 	d->cls = !strcmp(rot, "1") ? "hdd" : "ssd";
 	snprintf(d->why, sizeof(d->why), "physical %s disk, rotational=%s", *d->driver ? d->driver : "SCSI/ATA", rot);
 }
@@ -109,9 +128,10 @@ static void classify(struct ctx *c, struct disk *d)
 
 /* ---- matching ------------------------------------------------------------ */
 
-static void read_ident(struct ctx *c, const struct disk *d, const char *what, char *out, size_t size)
+static void read_ident(struct ctx *c, struct disk *d, const char *what, char *out, size_t size)
 {
 	char rel[PATH_MAX];
+	int r;
 
 	*out = '\0';
 	if (!strcmp(what, "class")) {
@@ -128,10 +148,12 @@ static void read_ident(struct ctx *c, const struct disk *d, const char *what, ch
 	}
 	/* SCSI and NVMe keep identity under device/, virtio-blk keeps serial on the disk. */
 	snprintf(rel, sizeof(rel), "%s/device/%s", d->dir, what);
-	if (root_read(&c->root, rel, out, size) > 0)
+	r = root_read(&c->root, rel, out, size);
+	if (r > 0)
 		return;
+	disk_fail(d, r, rel);
 	snprintf(rel, sizeof(rel), "%s/%s", d->dir, what);
-	root_read(&c->root, rel, out, size);
+	disk_fail(d, root_read(&c->root, rel, out, size), rel);
 }
 
 static bool is_blkid_key(const char *what)
@@ -145,9 +167,12 @@ static bool match_blkid(struct ctx *c, struct disk *d, const char *what, const c
 	size_t wl = strlen(what);
 
 	if (!d->probed) {
+		int r = probe_disk_tags(&c->root, d->dir, d->name, &d->tags, &d->ntags);
+		char dev[PATH_MAX];
+
 		d->probed = true;
-		if (probe_disk_tags(&c->root, d->dir, d->name, &d->tags, &d->ntags) < 0)
-			d->ntags = 0;
+		snprintf(dev, sizeof(dev), "dev/%s (libblkid)", d->name);
+		disk_fail(d, r, dev);
 	}
 	for (size_t i = 0; i < d->ntags; i++)
 		if (!strncmp(d->tags[i], what, wl) && d->tags[i][wl] == '=' &&
@@ -519,6 +544,15 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 
 	for (size_t i = 0; i < bc->ns; i++)
 		matched[i] = section_matches(c, d, bc, i);
+	if (*d->err) {
+		struct item *it = plan_add(p, "block", d->name, "-", d->dir);
+
+		if (it) {
+			it->action = ACT_ERROR;
+			item_set(&it->error, d->err);
+		}
+		return;
+	}
 	d->bio = bio_based(c, d);
 	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "scheduler"));
 	if (e)
@@ -585,9 +619,10 @@ static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, si
 	if (!dir) {
 		if (fd >= 0)
 			close(fd);
-		return 0;
+		/* Absent, or a link (not followed): nothing to walk. */
+		return fd >= 0 ? -errno : fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR ? 0 : fd;
 	}
-	while (r >= 0 && (de = readdir(dir))) {
+	for (errno = 0; r >= 0 && (de = readdir(dir)); errno = 0) {
 		char child[PATH_MAX], probe[PATH_MAX + 16];
 
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
@@ -602,6 +637,8 @@ static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, si
 			r = walk_devices(c, child, depth + 1, v, cnt);
 		}
 	}
+	if (r >= 0 && errno)
+		r = -errno;
 	closedir(dir);
 	return r;
 }
@@ -625,9 +662,11 @@ static int list_disks(struct ctx *c, char ***out, size_t *n)
 	}
 	if (!dir)
 		r = walk_devices(c, "sys/devices", 0, &v, &cnt);
-	while (dir && r >= 0 && (de = readdir(dir)))
+	for (errno = 0; dir && r >= 0 && (de = readdir(dir)); errno = 0)
 		if (de->d_name[0] != '.')
 			r = add_dir(&v, &cnt, xasprintf("sys/block/%s", de->d_name));
+	if (dir && r >= 0 && errno)
+		r = -errno; /* a listing cut short is not "no more disks" */
 	if (dir)
 		closedir(dir);
 	if (cnt)

@@ -128,15 +128,17 @@ struct kernel {
 	char release[128];
 	unsigned version; /* KV(major, minor) */
 	char *cmdline;
-	int hypervisor;   /* -1 not probed yet, 0 no, 1 yes */
+	int hypervisor;   /* -1 not probed yet, 0 no, 1 yes, else -errno of the read that failed */
 	char hv_why[96];
 	bool modules;     /* CONFIG_MODULES: /proc/modules exists */
 	bool other;       /* --kernel named another release than the running one */
+	const char *unreadable; /* kernel_probe: the file whose read failed (not ENOENT), */
+	int probe_err;          /* and its -errno */
 };
 #define KV(a, b) ((unsigned)(a) << 8 | (unsigned)(b))
 int kernel_probe(struct kernel *k, const struct root *r);
 void kernel_target(struct kernel *k, const struct root *r, const char *release);
-bool kernel_hypervisor(struct kernel *k, const struct root *r);
+int kernel_hypervisor(struct kernel *k, const struct root *r);
 void kernel_free(struct kernel *k);
 
 /* ---- kmod.c: libkmod behind a seam so tests can fake the kernel ---- */

@@ -224,7 +224,13 @@ static int setup(struct ctx *c, const struct args *a)
 	}
 	if (c->boot)
 		log_setup_boot(&c->root);
-	kernel_probe(&c->kernel, &c->root);
+	r = kernel_probe(&c->kernel, &c->root);
+	if (r < 0) {
+		/* An unread command line may say earlytune=0: do nothing on a guess. */
+		log_msg(LOG_ERR, "cannot read %s/%s: %s; nothing was done", c->root.is_host ? "" : c->root.dir,
+			c->kernel.unreadable, strerror(-r));
+		return EXIT_USAGE;
+	}
 	if (a->kernel)
 		kernel_target(&c->kernel, &c->root, a->kernel);
 	if (a->profile && !profile_text(a->profile)) {

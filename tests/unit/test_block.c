@@ -210,6 +210,56 @@ static void test_sd_under_hypervisor(void **state)
 	assert_int_equal(f->c.kernel.hypervisor, 1);
 }
 
+/* Issue 8 defect 7 (read errors taken for absence), DMI and cpuinfo: a
+ * source that cannot be read makes the SCSI disk an error, not "physical". */
+static void test_hypervisor_unreadable(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_mkdir(f->dir, "proc/cpuinfo"); /* read(2) fails: EISDIR */
+	disk(f, "sda", "[mq-deadline] none\n", "4096\n", "1\n", SD);
+	fx_ctx(f, NULL, "vps");
+	plan(f);
+	assert_int_equal(count_items(&f->p, "sda"), 1);
+	it = item(f, "sda", "-");
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "cannot tell whether this is a VM: cannot read /proc/cpuinfo: Is a directory");
+	assert_int_equal(f->c.kernel.hypervisor, -EISDIR);
+}
+
+static void test_dmi_unreadable(void **state)
+{
+	struct fx *f = *state;
+	struct kernel k = { 0 };
+	struct root r = { .fd = -1 };
+
+	tree_mkdir(f->dir, "sys/class/dmi/id/sys_vendor");
+	assert_int_equal(root_open(&r, f->dir), 0);
+	kernel_probe(&k, &r);
+	assert_int_equal(kernel_hypervisor(&k, &r), -EISDIR);
+	assert_contains(k.hv_why, "cannot read /sys/class/dmi/id/sys_vendor");
+	kernel_free(&k);
+	root_close(&r);
+}
+
+/* A match.* identity that cannot be read is an error, not "no match". */
+static void test_match_unreadable(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_write(f->dir, "proc/cpuinfo", CPUINFO_METAL);
+	disk(f, "sda", NULL, "0\n", "1\n", SD);
+	tree_mkdir(f->dir, "sys/block/sda/device/model");
+	fx_ctx(f, "[block]\nread_ahead_kb = 1\n[block \"qemu\"]\nmatch.model = QEMU*\nread_ahead_kb = 3\n", NULL);
+	plan(f);
+	it = item(f, "sda", "-");
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "cannot read sys/block/sda/device/model: Is a directory");
+	assert_int_equal(count_items(&f->p, "sda"), 1);
+}
+
 static void test_sd_physical(void **state)
 {
 	struct fx *f = *state;
@@ -869,6 +919,9 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_iosched_scheduler_missing),
 	FX_TEST(test_wbt_default),
 	FX_TEST(test_matching),
+	FX_TEST(test_hypervisor_unreadable),
+	FX_TEST(test_dmi_unreadable),
+	FX_TEST(test_match_unreadable),
 	FX_TEST(test_match_blkid),
 	FX_TEST(test_match_long_list),
 	FX_TEST(test_many_sections),
