@@ -24,9 +24,26 @@ struct disk {
 	char **tags; /* "fstype=ext4", "uuid=…" from libblkid, read on demand */
 	size_t ntags;
 	bool probed;
+	bool bio; /* no I/O scheduler: blk-mq attributes do not apply to it */
+	char err[320]; /* a read that failed (not ENOENT) while classifying or matching */
+};
+
+/* The scheduler a disk has after the plan: the one iosched.KEY tunes. */
+struct sched_after {
+	char name[64];  /* "" when no section sets a scheduler */
+	bool switching; /* the plan selects it */
+	bool missing;   /* the configured one will not be active (unmet, error) */
 };
 
 /* ---- classification ---------------------------------------------------- */
+
+/* What a disk is or matches cannot rest on a read that failed: the first
+ * such failure makes the disk an error item instead of a guess. */
+static void disk_fail(struct disk *d, int err, const char *what)
+{
+	if (err < 0 && err != -ENOENT && !*d->err)
+		snprintf(d->err, sizeof(d->err), "cannot read %s: %s", what, strerror(-err));
+}
 
 static bool prefix(const char *s, const char *p)
 {
@@ -39,11 +56,16 @@ static void read_driver(struct ctx *c, struct disk *d)
 	const char *const tries[] = { "device/driver", "device/device/driver" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(tries); i++) {
+		int r;
+
 		snprintf(rel, sizeof(rel), "%s/%s", d->dir, tries[i]);
-		if (root_readlink(&c->root, rel, link, sizeof(link)) > 0) {
+		r = root_readlink(&c->root, rel, link, sizeof(link));
+		if (r > 0) {
 			snprintf(d->driver, sizeof(d->driver), "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 			return;
 		}
+		if (r != -EINVAL) /* EINVAL: not a link */
+			disk_fail(d, r, rel);
 	}
 }
 
@@ -58,15 +80,20 @@ static bool has_attr(struct ctx *c, const struct disk *d, const char *attr)
 static void classify_scsi(struct ctx *c, struct disk *d)
 {
 	char rel[PATH_MAX], rot[8] = "";
+	int hv = kernel_hypervisor(&c->kernel, &c->root);
 
-	if (kernel_hypervisor(&c->kernel, &c->root)) {
+	if (hv < 0 && !*d->err) {
+		snprintf(d->err, sizeof(d->err), "cannot tell whether this is a VM: %s", c->kernel.hv_why);
+		return;
+	}
+	if (hv) {
 		d->cls = "virtual";
 		snprintf(d->why, sizeof(d->why), "%s in a VM, %s",
 			 *d->driver ? d->driver : "SCSI/ATA", c->kernel.hv_why);
 		return;
 	}
 	snprintf(rel, sizeof(rel), "%s/queue/rotational", d->dir);
-	root_read(&c->root, rel, rot, sizeof(rot));
+	disk_fail(d, root_read(&c->root, rel, rot, sizeof(rot)), rel);
 	d->cls = !strcmp(rot, "1") ? "hdd" : "ssd";
 	snprintf(d->why, sizeof(d->why), "physical %s disk, rotational=%s", *d->driver ? d->driver : "SCSI/ATA", rot);
 }
@@ -101,9 +128,10 @@ static void classify(struct ctx *c, struct disk *d)
 
 /* ---- matching ------------------------------------------------------------ */
 
-static void read_ident(struct ctx *c, const struct disk *d, const char *what, char *out, size_t size)
+static void read_ident(struct ctx *c, struct disk *d, const char *what, char *out, size_t size)
 {
 	char rel[PATH_MAX];
+	int r;
 
 	*out = '\0';
 	if (!strcmp(what, "class")) {
@@ -120,10 +148,12 @@ static void read_ident(struct ctx *c, const struct disk *d, const char *what, ch
 	}
 	/* SCSI and NVMe keep identity under device/, virtio-blk keeps serial on the disk. */
 	snprintf(rel, sizeof(rel), "%s/device/%s", d->dir, what);
-	if (root_read(&c->root, rel, out, size) > 0)
+	r = root_read(&c->root, rel, out, size);
+	if (r > 0)
 		return;
+	disk_fail(d, r, rel);
 	snprintf(rel, sizeof(rel), "%s/%s", d->dir, what);
-	root_read(&c->root, rel, out, size);
+	disk_fail(d, root_read(&c->root, rel, out, size), rel);
 }
 
 static bool is_blkid_key(const char *what)
@@ -137,9 +167,12 @@ static bool match_blkid(struct ctx *c, struct disk *d, const char *what, const c
 	size_t wl = strlen(what);
 
 	if (!d->probed) {
+		int r = probe_disk_tags(&c->root, d->dir, d->name, &d->tags, &d->ntags);
+		char dev[PATH_MAX];
+
 		d->probed = true;
-		if (probe_disk_tags(&c->root, d->dir, d->name, &d->tags, &d->ntags) < 0)
-			d->ntags = 0;
+		snprintf(dev, sizeof(dev), "dev/%s (libblkid)", d->name);
+		disk_fail(d, r, dev);
 	}
 	for (size_t i = 0; i < d->ntags; i++)
 		if (!strncmp(d->tags[i], what, wl) && d->tags[i][wl] == '=' &&
@@ -264,6 +297,11 @@ static struct item *new_item(struct plan *p, const struct disk *d, const char *a
 	return it;
 }
 
+static const char *dash_or(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
 static void item_skip(struct item *it, const char *why)
 {
 	it->action = ACT_SKIP;
@@ -321,6 +359,7 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 			 "; Linux %s has the legacy single-queue block layer (blk-mq schedulers need 5.0+)",
 			 c->kernel.release);
 	it->action = ACT_SKIP;
+	it->unmet = true;
 	item_setf(&it->reason, "none of '%s' is available: the queue offers '%s'%s", pref, raw, why);
 }
 
@@ -362,8 +401,77 @@ static bool plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const 
 	return it->action == ACT_CHANGE;
 }
 
+static void plan_sched(struct ctx *c, struct plan *p, struct disk *d, const struct cfg_entry *e,
+		       struct sched_after *sa)
+{
+	const struct item *it;
+
+	sa->switching = plan_scheduler(c, p, d, e);
+	it = p->n ? &p->v[p->n - 1] : NULL;
+	if (!it || !it->setting || strcmp(it->setting, "queue/scheduler"))
+		return; /* out of memory */
+	snprintf(sa->name, sizeof(sa->name), "%s", dash_or(it->desired));
+	sa->missing = it->action == ACT_ERROR || (it->action == ACT_SKIP && it->unmet);
+}
+
+/* iosched.KEY tunes the scheduler active after the plan, never the one the
+ * plan switches away from: true when that decides the item. */
+static bool plan_iosched(struct item *it, const struct disk *d, const struct sched_after *sa)
+{
+	if (d->bio)
+		return false; /* the read below says "not applicable" */
+	if (sa->missing) {
+		it->action = ACT_SKIP;
+		it->unmet = true;
+		item_setf(&it->reason, "the configured scheduler is not active (see queue/scheduler): %s is not set",
+			  it->setting);
+		return true;
+	}
+	if (!sa->switching)
+		return false;
+	/* The file there now is the old scheduler's: the value that counts
+	 * (and the original to record) is read after the switch. */
+	it->action = ACT_CHANGE;
+	item_setf(&it->reason, "%s [a tunable of %s, read after the switch]", dash_or(it->reason), sa->name);
+	return true;
+}
+
+static void plan_absent(struct item *it, const struct disk *d, const struct sched_after *sa)
+{
+	it->action = ACT_SKIP;
+	it->unmet = !d->bio;
+	if (d->bio)
+		item_setf(&it->reason, "a bio-based queue (no I/O scheduler) has no %s", it->setting);
+	else if (it->rank == 2)
+		item_setf(&it->reason, "the active scheduler %s has no tunable %s", sa->name, it->setting);
+	else
+		item_setf(&it->reason, "kernel has no %s for this queue", it->setting);
+}
+
+/* wbt_lat_usec = -1 asks for the kernel default, which is what reads back
+ * after writing -1: 2 ms for a non-rotational queue, 75 ms for a rotational
+ * one (wbt_default_latency_nsec(), unchanged since writeback throttling came
+ * in 4.10). Writing that number sets the same latency as writing -1, so the
+ * item wants the number: plan, apply and verify compare exactly. */
+static int wbt_default(struct ctx *c, struct item *it, const struct disk *d)
+{
+	char rel[PATH_MAX], rot[8];
+	int r;
+
+	snprintf(rel, sizeof(rel), "%s/queue/rotational", d->dir);
+	r = root_read(&c->root, rel, rot, sizeof(rot));
+	if (r < 0) {
+		item_error(it, r, rel);
+		return r;
+	}
+	item_set(&it->desired, strcmp(rot, "0") ? "75000" : "2000");
+	item_setf(&it->reason, "%s [-1: the kernel default for a %srotational queue]", dash_or(it->reason),
+		  strcmp(rot, "0") ? "" : "non-");
+	return 0;
+}
+
 static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char *attr,
-		       const struct cfg_entry *e, bool after_switch)
+		       const struct cfg_entry *e, const struct sched_after *sa)
 {
 	struct item *it = new_item(p, d, attr, e);
 	char cur[128];
@@ -373,19 +481,12 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	if (!it)
 		return;
 	item_set(&it->desired, e->value);
-	it->recheck = after_switch && it->rank <= 2;
-	r = root_read(&c->root, it->path, cur, sizeof(cur));
-	if (r == -ENOENT && it->rank == 2 && after_switch) {
-		/* The tunable belongs to the scheduler we are about to select. */
-		it->action = ACT_CHANGE;
+	it->recheck = sa->switching && it->rank <= 2;
+	if (it->rank == 2 && plan_iosched(it, d, sa))
 		return;
-	}
+	r = root_read(&c->root, it->path, cur, sizeof(cur));
 	if (r == -ENOENT) {
-		it->action = ACT_SKIP;
-		if (it->rank == 2)
-			item_setf(&it->reason, "the active scheduler has no tunable %s", attr);
-		else
-			item_setf(&it->reason, "kernel has no %s for this queue", attr);
+		plan_absent(it, d, sa);
 		return;
 	}
 	if (r < 0) {
@@ -393,6 +494,8 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 		return;
 	}
 	item_set(&it->current, cur);
+	if (!strcmp(attr, "queue/wbt_lat_usec") && !strcmp(e->value, "-1") && wbt_default(c, it, d) < 0)
+		return;
 	if (!strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0 &&
 	    parse_s64(cur, &v) < 0) {
 		/* A range needs a number to clamp: never write the range itself. */
@@ -408,10 +511,32 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
 }
 
+/* No queue/scheduler, or (≤ 6.4) one that reads a bare "none". */
+static bool bio_based(struct ctx *c, const struct disk *d)
+{
+	char rel[PATH_MAX], raw[256];
+	int r;
+
+	snprintf(rel, sizeof(rel), "%s/queue/scheduler", d->dir);
+	r = root_read(&c->root, rel, raw, sizeof(raw));
+	return r == -ENOENT || (r >= 0 && !strchr(raw, '[') && !strcmp(raw, "none"));
+}
+
+/* No scheduler configured: iosched.KEY tunes whatever is active. */
+static void active_scheduler(struct ctx *c, const struct disk *d, struct sched_after *sa)
+{
+	char rel[PATH_MAX], raw[256];
+
+	snprintf(rel, sizeof(rel), "%s/queue/scheduler", d->dir);
+	if (root_read(&c->root, rel, raw, sizeof(raw)) < 0 ||
+	    selector_active(raw, sa->name, sizeof(sa->name)) < 0)
+		snprintf(sa->name, sizeof(sa->name), "-");
+}
+
 static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc)
 {
 	_cleanup_(freep) bool *matched = calloc(bc->ns, sizeof(*matched));
-	bool switching = false;
+	struct sched_after sa = { .name = "" };
 	const struct cfg_entry *e;
 
 	if (!matched)
@@ -419,26 +544,38 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 
 	for (size_t i = 0; i < bc->ns; i++)
 		matched[i] = section_matches(c, d, bc, i);
+	if (*d->err) {
+		struct item *it = plan_add(p, "block", d->name, "-", d->dir);
+
+		if (it) {
+			it->action = ACT_ERROR;
+			item_set(&it->error, d->err);
+		}
+		return;
+	}
+	d->bio = bio_based(c, d);
 	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "scheduler"));
 	if (e)
-		switching = plan_scheduler(c, p, d, e);
+		plan_sched(c, p, d, e, &sa);
+	else
+		active_scheduler(c, d, &sa);
 	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "nr_requests"));
 	if (e)
-		plan_value(c, p, d, "queue/nr_requests", e, switching);
+		plan_value(c, p, d, "queue/nr_requests", e, &sa);
 	for (size_t k = 0; k < bc->nk; k++) {
 		char attr[128];
 
 		if (strncmp(bc->keys[k], "iosched.", 8) || !(e = lookup(bc, matched, k)))
 			continue;
 		snprintf(attr, sizeof(attr), "queue/iosched/%s", bc->keys[k] + 8);
-		plan_value(c, p, d, attr, e, switching);
+		plan_value(c, p, d, attr, e, &sa);
 	}
 	for (const struct block_setting *s = block_settings; s->key; s++) {
 		if (s->rank != 3 && s->rank != 4)
 			continue;
 		e = lookup(bc, matched, index_of(bc->keys, bc->nk, s->key));
 		if (e)
-			plan_value(c, p, d, s->attr, e, switching);
+			plan_value(c, p, d, s->attr, e, &sa);
 	}
 }
 
@@ -482,9 +619,10 @@ static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, si
 	if (!dir) {
 		if (fd >= 0)
 			close(fd);
-		return 0;
+		/* Absent, or a link (not followed): nothing to walk. */
+		return fd >= 0 ? -errno : fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR ? 0 : fd;
 	}
-	while (r >= 0 && (de = readdir(dir))) {
+	for (errno = 0; r >= 0 && (de = readdir(dir)); errno = 0) {
 		char child[PATH_MAX], probe[PATH_MAX + 16];
 
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
@@ -499,6 +637,8 @@ static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, si
 			r = walk_devices(c, child, depth + 1, v, cnt);
 		}
 	}
+	if (r >= 0 && errno)
+		r = -errno;
 	closedir(dir);
 	return r;
 }
@@ -522,9 +662,11 @@ static int list_disks(struct ctx *c, char ***out, size_t *n)
 	}
 	if (!dir)
 		r = walk_devices(c, "sys/devices", 0, &v, &cnt);
-	while (dir && r >= 0 && (de = readdir(dir)))
+	for (errno = 0; dir && r >= 0 && (de = readdir(dir)); errno = 0)
 		if (de->d_name[0] != '.')
 			r = add_dir(&v, &cnt, xasprintf("sys/block/%s", de->d_name));
+	if (dir && r >= 0 && errno)
+		r = -errno; /* a listing cut short is not "no more disks" */
 	if (dir)
 		closedir(dir);
 	if (cnt)
@@ -550,8 +692,10 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
 	it->action = ACT_ERROR;
 	snprintf(rel, sizeof(rel), "sys/class/block/%s", name);
 	if (root_readlink(&c->root, rel, link, sizeof(link)) > 0 && strrchr(link, '/')) {
+		/* Not applicable, not a failure: udev may hand us any block device. */
 		*strrchr(link, '/') = '\0';
-		item_setf(&it->error, "'%s' is a partition of '%s'; earlytune tunes whole disks only", name,
+		item_skip(it, NULL);
+		item_setf(&it->reason, "'%s' is a partition of '%s'; earlytune tunes whole disks only", name,
 			  strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 	} else {
 		item_setf(&it->error, "'%s' is not a disk in %s/sys/block", name,

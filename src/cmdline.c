@@ -2,7 +2,6 @@
 /* The kernel command line, split as the kernel's next_arg() splits it: double
  * quotes group (and may start mid-word), '-' and '_' in keys compare equal,
  * and "--" ends the kernel's parameters (what follows belongs to init). */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +13,23 @@ struct arg {
 	size_t klen, vlen;
 };
 
+/* The kernel's isspace() (lib/ctype.c): besides \t \n \v \f \r and ' ',
+ * its Latin-1 table marks 0xA0 (no-break space) as space; libc's "C"
+ * locale does not. */
+static bool kernel_isspace(char ch)
+{
+	unsigned char u = (unsigned char)ch;
+
+	return u == ' ' || (u >= '\t' && u <= '\r') || u == 0xa0;
+}
+
 /* Returns the position after the argument, or NULL at the end. */
 static const char *next_arg(const char *s, struct arg *a)
 {
 	bool in_quote = false, quoted = false, strip_end;
 	const char *eq = NULL, *p;
 
-	while (isspace((unsigned char)*s))
+	while (kernel_isspace(*s))
 		s++;
 	if (!*s)
 		return NULL;
@@ -29,7 +38,7 @@ static const char *next_arg(const char *s, struct arg *a)
 		in_quote = quoted = true;
 	}
 	for (p = s; *p; p++) {
-		if (!in_quote && isspace((unsigned char)*p)) /* as the kernel's isspace() */
+		if (!in_quote && kernel_isspace(*p))
 			break;
 		if (!eq && *p == '=')
 			eq = p;

@@ -264,6 +264,22 @@ static const char *keep_source(struct config *c, const char *src)
 	return v[c->nfiles] ? v[c->nfiles++] : NULL;
 }
 
+/* A file that cannot be read is skipped, named and counted: the rest of the
+ * configuration still loads (--boot applies it; other commands refuse to
+ * write, as for a bad line). */
+_printf_(3, 4) static void skip_file(struct config *c, const char *source, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_ERR, "%s: %s; skipping this file", source, why);
+	c->errors++;
+	c->skipped++;
+}
+
 static int parse_fd(struct config *c, int fd, const char *source)
 {
 	_cleanup_(freep) char *buf = NULL;
@@ -280,14 +296,17 @@ static int parse_fd(struct config *c, int fd, const char *source)
 			buf = nb;
 		}
 		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0)
-			return -errno;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			skip_file(c, source, "cannot read: %s", strerror(errno));
+			return 0;
+		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
 		if (len > CONFIG_MAX_SIZE) {
-			log_msg(LOG_ERR, "%s: larger than 1 MiB, ignoring it", source);
-			c->errors++;
+			skip_file(c, source, "larger than 1 MiB");
 			return 0;
 		}
 	}
@@ -298,8 +317,7 @@ static int parse_fd(struct config *c, int fd, const char *source)
 	if (!src)
 		return -ENOMEM;
 	if (strlen(buf) != len) {
-		log_msg(LOG_ERR, "%s: contains a NUL byte, not a text file; ignoring it", source);
-		c->errors++;
+		skip_file(c, source, "contains a NUL byte, not a text file");
 		return 0;
 	}
 	return config_parse_text(c, buf, src);
@@ -312,18 +330,29 @@ static char *display_path(const struct root *r, const char *rel)
 	return xasprintf("%s%s%s", r->dir, r->dir[strlen(r->dir) - 1] == '/' ? "" : "/", rel);
 }
 
-static int parse_rooted(struct config *c, const struct root *r, const char *rel)
+/* listed: the name came from a directory listing, so even ENOENT (a
+ * dangling symlink) is a file that cannot be read, not an absent one.
+ * O_NONBLOCK: a FIFO must not hang a boot; only regular files are read. */
+static int parse_rooted(struct config *c, const struct root *r, const char *rel, bool listed)
 {
-	_cleanup_(closep) int fd = root_openat(r, rel, O_RDONLY, 0);
+	_cleanup_(closep) int fd = root_openat(r, rel, O_RDONLY | O_NONBLOCK, 0);
 	_cleanup_(freep) char *shown = display_path(r, rel);
+	struct stat st;
 
-	if (fd == -ENOENT)
+	if (fd == -ENOENT && !listed)
 		return 0;
 	if (!shown)
 		return -ENOMEM;
 	if (fd < 0) {
-		log_msg(LOG_ERR, "%s: cannot read: %s", shown, strerror(-fd));
-		c->errors++;
+		skip_file(c, shown, "cannot open: %s", strerror(-fd));
+		return 0;
+	}
+	if (fstat(fd, &st) < 0) {
+		skip_file(c, shown, "cannot stat: %s", strerror(errno));
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		skip_file(c, shown, "not a regular file");
 		return 0;
 	}
 	log_msg(LOG_DEBUG, "reading %s", shown);
@@ -338,8 +367,9 @@ bool conf_masked(const struct root *r, const char *rel)
 
 	if (root_readlink(r, rel, target, sizeof(target)) > 0 && !strcmp(target, "/dev/null"))
 		return true;
-	fd = root_openat(r, rel, O_RDONLY, 0);
-	return fd < 0 || (fstat(fd, &st) == 0 && st.st_size == 0 && S_ISREG(st.st_mode));
+	/* A file that cannot be opened masks nothing: its reader says why. */
+	fd = root_openat(r, rel, O_RDONLY | O_NONBLOCK, 0);
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_size == 0 && S_ISREG(st.st_mode);
 }
 
 static int cmp_basename(const void *a, const void *b)
@@ -349,65 +379,97 @@ static int cmp_basename(const void *a, const void *b)
 	return strcmp(x, y);
 }
 
+/* Adds "dir/name" for each *.conf name of dir not already in v; -ENOENT when
+ * dir is absent, another -errno when it cannot be listed (never "absent"). */
+static int list_dir(const struct root *r, const char *dirname, char ***v, size_t *cnt)
+{
+	int fd = root_openat(r, dirname, O_RDONLY | O_DIRECTORY, 0);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	int err = 0;
+
+	if (!dir) {
+		err = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	for (errno = 0; (de = readdir(dir)); errno = 0) {
+		size_t len = strlen(de->d_name);
+		bool seen = false;
+		char **nv;
+
+		if (len < 6 || strcmp(de->d_name + len - 5, ".conf") || de->d_name[0] == '.')
+			continue;
+		for (size_t i = 0; i < *cnt && !seen; i++)
+			seen = !strcmp(strrchr((*v)[i], '/') + 1, de->d_name);
+		if (seen)
+			continue;
+		nv = realloc(*v, (*cnt + 1) * sizeof(**v));
+		if (!nv || !(nv[*cnt] = xasprintf("%s/%s", dirname, de->d_name))) {
+			*v = nv ? nv : *v;
+			closedir(dir);
+			return -ENOMEM;
+		}
+		*v = nv;
+		(*cnt)++;
+	}
+	err = errno ? -errno : 0;
+	closedir(dir);
+	return err;
+}
+
+static void sort_files(char **v, size_t n)
+{
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_basename);
+}
+
 /* Collects "dir/name" for each distinct *.conf name, sorted by name; the
- * first directory of dirs that has a name owns it (systemd's drop-in rule). */
+ * first directory of dirs that has a name owns it (systemd's drop-in rule).
+ * A directory that cannot be listed is an error (returned once the others
+ * are listed), an absent one is not. */
 int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n)
 {
 	char **v = NULL;
 	size_t cnt = 0;
+	int err = 0;
 
-	for (size_t d = 0; d < ndirs; d++) {
-		int fd = root_openat(r, dirs[d], O_RDONLY | O_DIRECTORY, 0);
-		DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-		struct dirent *de;
+	for (size_t d = 0; d < ndirs && err != -ENOMEM; d++) {
+		int k = list_dir(r, dirs[d], &v, &cnt);
 
-		if (!dir) {
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		while ((de = readdir(dir))) {
-			size_t len = strlen(de->d_name);
-			bool seen = false;
-			char **nv;
-
-			if (len < 6 || strcmp(de->d_name + len - 5, ".conf") || de->d_name[0] == '.')
-				continue;
-			for (size_t i = 0; i < cnt && !seen; i++)
-				seen = !strcmp(strrchr(v[i], '/') + 1, de->d_name);
-			if (seen)
-				continue;
-			nv = realloc(v, (cnt + 1) * sizeof(*v));
-			if (!nv || !(nv[cnt] = xasprintf("%s/%s", dirs[d], de->d_name))) {
-				closedir(dir);
-				*out = nv ? nv : v;
-				*n = cnt;
-				return -ENOMEM;
-			}
-			v = nv;
-			cnt++;
-		}
-		closedir(dir);
+		if (k < 0 && k != -ENOENT && !err)
+			err = k;
 	}
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), cmp_basename);
+	sort_files(v, cnt);
 	*out = v;
 	*n = cnt;
-	return 0;
+	return err;
 }
 
 static int load_dropins(struct config *c, const struct root *r)
 {
 	char **files = NULL;
 	size_t n = 0;
-	int r1 = conf_files(r, dropin_dirs, ARRAY_SIZE(dropin_dirs), &files, &n), r2 = 0;
+	int rr = 0;
+
+	for (size_t d = 0; d < ARRAY_SIZE(dropin_dirs) && rr >= 0; d++) {
+		int k = list_dir(r, dropin_dirs[d], &files, &n);
+		_cleanup_(freep) char *shown = NULL;
+
+		if (k == -ENOMEM)
+			rr = k;
+		else if (k < 0 && k != -ENOENT && (shown = display_path(r, dropin_dirs[d])))
+			skip_file(c, shown, "cannot list: %s", strerror(-k));
+	}
+	sort_files(files, n);
 	for (size_t i = 0; i < n; i++) {
-		if (r1 >= 0 && r2 >= 0 && !conf_masked(r, files[i]))
-			r2 = parse_rooted(c, r, files[i]);
+		if (rr >= 0 && !conf_masked(r, files[i]))
+			rr = parse_rooted(c, r, files[i], true);
 		free(files[i]);
 	}
 	free(files);
-	return r1 < 0 ? r1 : r2;
+	return rr;
 }
 
 /* Puts the profile's assignments in front of everything read from files. */
@@ -451,19 +513,19 @@ int config_load(struct config *c, const struct root *r, const char *file,
 		const char *profile_override)
 {
 	const struct cfg_entry *e;
-	int rr;
+	int rr = 0;
 
 	if (file) {
+		/* Named on the command line: a pipe is fine, a directory is not
+		 * (its read fails and names it). */
 		_cleanup_(closep) int fd = open(file, O_RDONLY | O_CLOEXEC);
 
-		if (fd < 0) {
-			log_msg(LOG_ERR, "%s: cannot read: %m", file);
-			c->errors++;
-			return 0;
-		}
-		rr = parse_fd(c, fd, file);
+		if (fd < 0)
+			skip_file(c, file, "cannot open: %s", strerror(errno));
+		else
+			rr = parse_fd(c, fd, file);
 	} else {
-		rr = parse_rooted(c, r, "etc/earlytune.conf");
+		rr = parse_rooted(c, r, "etc/earlytune.conf", false);
 		if (rr >= 0)
 			rr = load_dropins(c, r);
 	}

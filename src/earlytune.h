@@ -44,7 +44,8 @@ bool word_listed(const char *list, const char *word);
 
 /* ---- log.c ---- */
 enum { LOG_ERR = 3, LOG_WARN = 4, LOG_NOTICE = 5, LOG_INFO = 6, LOG_DEBUG = 7 };
-void log_setup_boot(int kmsg_fd);
+struct root;
+void log_setup_boot(const struct root *r);
 void log_set_verbose(bool verbose);
 bool log_boot_mode(void);
 void log_msg(int prio, const char *fmt, ...) _printf_(2, 3);
@@ -107,7 +108,8 @@ struct config {
 	char **files; /* owned source names the entries point at */
 	size_t nfiles;
 	char *profile;
-	int errors;  /* lines rejected */
+	int errors;  /* lines rejected, files skipped */
+	int skipped; /* files (or drop-in directories) that could not be read */
 };
 
 int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n);
@@ -136,15 +138,17 @@ struct kernel {
 	char release[128];
 	unsigned version; /* KV(major, minor) */
 	char *cmdline;
-	int hypervisor;   /* -1 not probed yet, 0 no, 1 yes */
+	int hypervisor;   /* -1 not probed yet, 0 no, 1 yes, else -errno of the read that failed */
 	char hv_why[96];
 	bool modules;     /* CONFIG_MODULES: /proc/modules exists */
 	bool other;       /* --kernel named another release than the running one */
+	const char *unreadable; /* kernel_probe: the file whose read failed (not ENOENT), */
+	int probe_err;          /* and its -errno */
 };
 #define KV(a, b) ((unsigned)(a) << 8 | (unsigned)(b))
 int kernel_probe(struct kernel *k, const struct root *r);
 void kernel_target(struct kernel *k, const struct root *r, const char *release);
-bool kernel_hypervisor(struct kernel *k, const struct root *r);
+int kernel_hypervisor(struct kernel *k, const struct root *r);
 void kernel_free(struct kernel *k);
 
 /* ---- kmod.c: libkmod behind a seam so tests can fake the kernel ---- */
@@ -194,6 +198,10 @@ struct item {
 	bool selector;       /* value is a bracketed choice list */
 	bool recheck;        /* an earlier write of this target may change current */
 	bool foreign;        /* skipped because another writer owns it: drift for verify */
+	bool unmet;          /* ACT_SKIP of a setting the configuration wants but this kernel
+			      * cannot give (no module, scheduler, knob): drift for verify.
+			      * A skip without it does not apply here (a partition, a
+			      * bio-based queue, another network namespace): neutral. */
 	enum item_kind kind;
 	char *options;       /* ITEM_MODULE: module parameters */
 	int ifindex;         /* ITEM_QDISC: the interface, */

@@ -1,18 +1,37 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* One place that decides where a message goes: stderr normally, the kernel log
  * in --boot mode (the only log an initramfs or a udev RUN program has). */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "earlytune.h"
 
+/*
+ * With printk.devkmsg=ratelimit (the default) each open /dev/kmsg carries its
+ * own ratelimit state: DEFAULT_RATELIMIT_BURST (10) writes per 5 s, and every
+ * write beyond that is dropped while write() still returns its length
+ * (devkmsg_write). A fresh open every KMSG_BURST lines gives every line,
+ * summary included, a fresh budget.
+ */
+#define KMSG_BURST 10
+
+static const struct root *kmsg_root;
 static int kmsg_fd = -1;
+static unsigned kmsg_lines;
 static bool verbose;
 
-void log_setup_boot(int fd)
+static int kmsg_open(void)
 {
-	kmsg_fd = fd;
+	return root_openat(kmsg_root, "dev/kmsg", O_WRONLY | O_APPEND | O_NOCTTY, 0);
+}
+
+void log_setup_boot(const struct root *r)
+{
+	kmsg_root = r;
+	kmsg_fd = kmsg_open();
+	kmsg_lines = 0;
 }
 
 void log_set_verbose(bool v)
@@ -23,6 +42,22 @@ void log_set_verbose(bool v)
 bool log_boot_mode(void)
 {
 	return kmsg_fd >= 0;
+}
+
+/* If no new descriptor can be had, the old one still takes what the
+ * ratelimit lets through. */
+static void kmsg_budget(void)
+{
+	int fd;
+
+	if (kmsg_lines < KMSG_BURST)
+		return;
+	fd = kmsg_open();
+	if (fd < 0)
+		return;
+	close(kmsg_fd);
+	kmsg_fd = fd;
+	kmsg_lines = 0;
 }
 
 void log_msg(int prio, const char *fmt, ...)
@@ -44,8 +79,12 @@ void log_msg(int prio, const char *fmt, ...)
 	line[n++] = '\n';
 	/* /dev/kmsg takes one record per write(); a failed log write must not
 	 * become an error of its own. */
-	if (kmsg_fd >= 0 && write(kmsg_fd, line, (size_t)n) == n)
-		return;
+	if (kmsg_fd >= 0) {
+		kmsg_budget();
+		kmsg_lines++;
+		if (write(kmsg_fd, line, (size_t)n) == n)
+			return;
+	}
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		return;
 }

@@ -25,7 +25,11 @@ static void help(void)
 	       "  plan      show every item: current, desired, action, reason, source (default;\n"
 	       "            writes nothing)\n"
 	       "  apply     apply the plan; originals are recorded in /run/earlytune first\n"
-	       "  verify    re-read every item; exit 1 on any drift\n"
+	       "  verify    re-read every item; exit 1 unless everything the configuration\n"
+	       "            asks for is in force: drifted (changed, or owned by another\n"
+	       "            writer) or unmet (this kernel lacks the module, scheduler or\n"
+	       "            knob) both fail; not applicable here (a partition, a queue\n"
+	       "            without a scheduler, another netns) is neutral\n"
 	       "  revert    restore the recorded originals, then forget them\n"
 	       "  config    print the merged configuration with the source of every line\n"
 	       "  modules   the kernel modules the configuration needs and whether the kernel\n"
@@ -54,8 +58,8 @@ static void help(void)
 	       "      --backend B      cmdline apply: the bootloader integration to use\n"
 	       "      --update         cmdline apply: also run update-grub\n"
 	       "  -j, --json           print one JSON object\n"
-	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines,\n"
-	       "                       always exit 0\n"
+	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
+	       "                       and unreadable config files, apply the rest, exit 0\n"
 	       "  -v, --verbose        more messages\n"
 	       "  -V, --version        print the version\n"
 	       "  -h, --help           this text\n"
@@ -64,7 +68,8 @@ static void help(void)
 	       "/run/earlytune.d and /etc/earlytune.d. The kernel parameter earlytune=0 (or\n"
 	       "rd.earlytune=0) makes apply write nothing.\n"
 	       "\n"
-	       "Exit status: 0 success, 1 drift or a failed item, 2 usage or configuration error.\n");
+	       "Exit status: 0 success, 1 a failed item (verify: drifted or unmet), 2 usage or\n"
+	       "configuration error (a bad line or an unreadable file: named, nothing written).\n");
 }
 
 struct args {
@@ -209,14 +214,6 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	return -EINVAL;
 }
 
-static void open_kmsg(struct ctx *c)
-{
-	int fd = root_openat(&c->root, "dev/kmsg", O_WRONLY | O_APPEND | O_NOCTTY, 0);
-
-	if (fd >= 0)
-		log_setup_boot(fd);
-}
-
 static int setup(struct ctx *c, const struct args *a)
 {
 	int r = root_open(&c->root, a->root);
@@ -226,8 +223,14 @@ static int setup(struct ctx *c, const struct args *a)
 		return EXIT_USAGE;
 	}
 	if (c->boot)
-		open_kmsg(c);
-	kernel_probe(&c->kernel, &c->root);
+		log_setup_boot(&c->root);
+	r = kernel_probe(&c->kernel, &c->root);
+	if (r < 0) {
+		/* An unread command line may say earlytune=0: do nothing on a guess. */
+		log_msg(LOG_ERR, "cannot read %s/%s: %s; nothing was done", c->root.is_host ? "" : c->root.dir,
+			c->kernel.unreadable, strerror(-r));
+		return EXIT_USAGE;
+	}
 	if (a->kernel)
 		kernel_target(&c->kernel, &c->root, a->kernel);
 	if (a->profile && !profile_text(a->profile)) {
@@ -240,10 +243,15 @@ static int setup(struct ctx *c, const struct args *a)
 		log_msg(LOG_ERR, "cannot load the configuration: %s", strerror(-r));
 		return EXIT_USAGE;
 	}
-	/* In boot mode a bad line was skipped and logged; the rest applies. */
+	/* Each bad line and each unreadable file was named where it was found.
+	 * In boot mode they were skipped and the rest applies; otherwise
+	 * nothing is written until the configuration is whole (exit 2). */
+	if (c->cfg.errors && c->boot)
+		log_msg(LOG_ERR, "%d configuration error%s (%d file%s skipped); applying the rest",
+			c->cfg.errors, c->cfg.errors > 1 ? "s" : "", c->cfg.skipped, c->cfg.skipped == 1 ? "" : "s");
 	if (c->cfg.errors && !c->boot) {
-		log_msg(LOG_ERR, "%d configuration error%s; nothing was written", c->cfg.errors,
-			c->cfg.errors > 1 ? "s" : "");
+		log_msg(LOG_ERR, "%d configuration error%s (%d file%s skipped); nothing was written",
+			c->cfg.errors, c->cfg.errors > 1 ? "s" : "", c->cfg.skipped, c->cfg.skipped == 1 ? "" : "s");
 		return EXIT_USAGE;
 	}
 	r = mods_new(&c->mods, &c->root, &c->kernel);

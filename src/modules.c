@@ -41,6 +41,7 @@ static void plan_module(struct ctx *c, struct plan *p, const char *name, const s
 	}
 	if (mods_available(c->mods, name, why, sizeof(why)) != 2) {
 		it->action = ACT_SKIP;
+		it->unmet = true;
 		item_set(&it->reason, why);
 		return;
 	}

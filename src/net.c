@@ -321,6 +321,7 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 	r = root_read(&c->root, path, cur, sizeof(cur));
 	if (r == -ENOENT) {
 		it->action = ACT_SKIP;
+		it->unmet = !strstr(name, "default_qdisc"); /* another netns: not applicable */
 		item_setf(&it->reason, "no /%s here: %s", path,
 			  strstr(name, "default_qdisc") ? "it exists only in the initial network namespace"
 							: "the kernel has no TCP/IP sysctls");
@@ -345,6 +346,7 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 
 		if (a == 0) {
 			it->action = ACT_SKIP;
+			it->unmet = true;
 			item_setf(&it->reason, "%s not available: %s", e->value, why);
 			return;
 		}
@@ -495,6 +497,7 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 		a = mods_available(c->mods, module, why, sizeof(why));
 		if (a == 0) {
 			it->action = ACT_SKIP;
+			it->unmet = true;
 			item_setf(&it->reason, "%s not available: %s", module, why);
 			return;
 		}

@@ -76,7 +76,7 @@ static void print_json(const struct ctx *c, const struct plan *p, const char *co
 		sb_json_str(&sb, it->reason);
 		sb_printf(&sb, ",\"source\":");
 		sb_json_str(&sb, it->source);
-		sb_printf(&sb, "}");
+		sb_printf(&sb, ",\"unmet\":%s}", it->unmet ? "true" : "false");
 	}
 	sb_printf(&sb, "]}\n");
 	if (!sb.oom)
@@ -158,16 +158,20 @@ static void log_boot(const struct ctx *c, const struct plan *p, const char *comm
 				dash(it->current), it->desired, dash(it->source));
 		else if (it->error)
 			log_msg(LOG_ERR, "%s %s %s: %s", it->domain, it->target, it->setting, it->error);
+		else if (it->action == ACT_SKIP && it->unmet)
+			log_msg(LOG_WARN, "%s %s %s: not applied: %s [%s]", it->domain, it->target,
+				it->setting, dash(it->reason), dash(it->source));
 	}
-	/* udev runs one per device: the summary names it. */
+	/* udev runs one per device: the summary names it (and a tree not "/"). */
 	if (c->ndevices == 1)
 		snprintf(what, sizeof(what), " %s", c->devices[0]);
 	else if (c->iface)
 		snprintf(what, sizeof(what), " %s", c->iface);
 	else if (c->ifindex)
 		snprintf(what, sizeof(what), " ifindex %d", c->ifindex);
-	log_msg(LOG_NOTICE, "%s%s: %u changed, %u kept, %u skipped, %u failed in %.1f ms", command, what,
-		n.changed, n.kept, n.skipped, n.failed, (double)(now_ns() - c->t0_ns) / 1e6);
+	log_msg(LOG_NOTICE, "%s%s%s%s: %u changed, %u kept, %u skipped, %u failed in %.1f ms", command, what,
+		c->root.is_host ? "" : " --root ", c->root.is_host ? "" : c->root.dir, n.changed, n.kept,
+		n.skipped, n.failed, (double)(now_ns() - c->t0_ns) / 1e6);
 }
 
 static void report(const struct ctx *c, const struct plan *p, const char *command, bool results)
@@ -369,37 +373,59 @@ int cmd_apply(struct ctx *c)
 
 /* ---- verify ---------------------------------------------------------------- */
 
+/* What verify makes of an item: in force, not, or not applicable here. */
+enum verdict { V_HOLDS, V_DRIFTED, V_UNMET, V_NA };
+
+static enum verdict verdict(const struct item *it)
+{
+	if (it->action == ACT_CHANGE || it->action == ACT_ERROR || it->foreign)
+		return V_DRIFTED;
+	if (it->action == ACT_SKIP)
+		return it->unmet ? V_UNMET : V_NA;
+	return V_HOLDS;
+}
+
+static void log_drift(const struct item *it, enum verdict v)
+{
+	if (it->error)
+		log_msg(LOG_ERR, "drift: %s %s %s: %s", it->domain, it->target, it->setting, it->error);
+	else if (v == V_UNMET)
+		log_msg(LOG_WARN, "unmet: %s %s %s: not possible here: %s [%s]", it->domain, it->target,
+			it->setting, dash(it->reason), dash(it->source));
+	else if (it->foreign)
+		log_msg(LOG_WARN, "drift: %s %s %s is '%s', want '%s': %s", it->domain, it->target,
+			it->setting, dash(it->current), dash(it->desired), dash(it->reason));
+	else
+		log_msg(LOG_WARN, "drift: %s %s %s is '%s', want '%s' [%s]", it->domain, it->target,
+			it->setting, dash(it->current), dash(it->desired), dash(it->source));
+}
+
+/* Exit 1 unless every item the configuration asks for is in force: changed
+ * by someone (drifted) and impossible on this kernel (unmet) both count;
+ * what does not apply here (a partition, a bio-based queue, another network
+ * namespace) does not. */
 int cmd_verify(struct ctx *c)
 {
 	struct plan p = { 0 };
-	unsigned drift = 0, hold = 0;
+	unsigned n[4] = { 0 };
 	int r = build_plan(c, &p);
 
+	if (r < 0)
+		log_msg(LOG_ERR, "verify: cannot list devices: %s", strerror(-r));
 	for (size_t i = 0; i < p.n; i++) {
-		struct item *it = &p.v[i];
-		bool drifted = it->action == ACT_CHANGE || it->action == ACT_ERROR || it->foreign;
+		enum verdict v = verdict(&p.v[i]);
 
-		if (drifted)
-			drift++;
-		else if (it->action == ACT_KEEP)
-			hold++;
-		if (c->json || !drifted)
-			continue;
-		if (it->error)
-			log_msg(LOG_ERR, "drift: %s %s %s: %s", it->domain, it->target, it->setting, it->error);
-		else if (it->foreign)
-			log_msg(LOG_WARN, "drift: %s %s %s is '%s', want '%s': %s", it->domain, it->target,
-				it->setting, dash(it->current), dash(it->desired), dash(it->reason));
-		else
-			log_msg(LOG_WARN, "drift: %s %s %s is '%s', want '%s' [%s]", it->domain, it->target,
-				it->setting, dash(it->current), dash(it->desired), dash(it->source));
+		n[v]++;
+		if (!c->json && (v == V_DRIFTED || v == V_UNMET))
+			log_drift(&p.v[i], v);
 	}
 	if (c->json)
 		print_json(c, &p, "verify");
 	else if (!c->boot)
-		printf("verify: %u hold, %u drifted, %zu skipped\n", hold, drift, p.n - hold - drift);
+		printf("verify: %u hold, %u drifted, %u unmet, %u not applicable\n", n[V_HOLDS], n[V_DRIFTED],
+		       n[V_UNMET], n[V_NA]);
 	plan_free(&p);
-	return r < 0 || drift ? 1 : 0;
+	return r < 0 || n[V_DRIFTED] || n[V_UNMET] ? 1 : 0;
 }
 
 /* ---- revert ---------------------------------------------------------------- */

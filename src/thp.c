@@ -2,8 +2,10 @@
 /* Transparent huge pages: /sys/kernel/mm/transparent_hugepage and its
  * khugepaged/ and per-size hugepages-<N>kB/ directories. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "earlytune.h"
 
@@ -109,6 +111,18 @@ static bool is_selector(const char *key)
 	       !strncmp(key, "size.", 5);
 }
 
+/* 0, -ENOENT when the kernel has no THP, or why the directory cannot be
+ * looked at (an error of the item, never "no THP"). */
+static int thp_dir_state(struct ctx *c)
+{
+	int fd = root_openat(&c->root, THP_DIR, O_PATH | O_DIRECTORY, 0);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 {
 	char attr[96], path[PATH_MAX], raw[256], active[64], v[64];
@@ -125,14 +139,24 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 	item_from_entry(it, e);
 	item_set(&it->desired, e->value);
 	it->selector = is_selector(e->key);
-	if (!root_exists(&c->root, THP_DIR)) {
+	/* A kernel without the knob cannot give what the configuration asks:
+	 * unmet (verify drift). The command line's choice is not: see below. */
+	r = thp_dir_state(c);
+	if (r == -ENOENT) {
 		it->action = ACT_SKIP;
+		it->unmet = true;
 		item_set(&it->reason, "kernel has no transparent huge pages (no /" THP_DIR ")");
+		return;
+	}
+	if (r < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot open /" THP_DIR ": %s", strerror(-r));
 		return;
 	}
 	r = root_read(&c->root, path, raw, sizeof(raw));
 	if (r == -ENOENT) {
 		it->action = ACT_SKIP;
+		it->unmet = true;
 		item_setf(&it->reason, "kernel has no %s (multi-size THP needs Linux 6.8+; sizes follow the CPU's page-table levels)", attr);
 		return;
 	}
@@ -144,6 +168,8 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 	item_set(&it->current, it->selector ? active : raw);
 	if (!strcmp(e->key, "enabled") && !override &&
 	    cmdline_get(c->kernel.cmdline, "transparent_hugepage", v, sizeof(v))) {
+		/* Neutral: the configuration itself yields to the command line
+		 * unless override_cmdline = yes, so this boot does not ask for it. */
 		it->action = ACT_SKIP;
 		item_setf(&it->reason, "set on the kernel command line (transparent_hugepage=%s); [thp] override_cmdline = yes overrides it", v);
 		return;

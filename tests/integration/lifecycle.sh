@@ -9,7 +9,6 @@ size.64kB.enabled = madvise
 khugepaged.max_ptes_none = 255
 [block "virtual"]
 nr_requests = 128
-iosched.read_expire = 250
 CONF
 
 lifecycle() { # MODEL [--config FILE]
@@ -17,6 +16,7 @@ lifecycle() { # MODEL [--config FILE]
 	shift
 	t=$WORK/$model
 	"mk_$model" "$t"
+	mk_net_builtin "$t"
 	before=$(snapshot "$t")
 	check_rc "$model: apply succeeds" 0 -- "$ET" apply --root "$t" "$@"
 	contains "$model: apply reports applied items" "applied"
@@ -101,5 +101,5 @@ mk_kvm "$t"
 check_rc "boot: apply exits 0" 0 -- "$ET" --boot apply --root "$t"
 OUT=$(cat "$t/dev/kmsg")
 contains "boot: change lines in the kernel log" "<5>earlytune: block vda queue/read_ahead_kb: 8192 -> 1024"
-contains "boot: summary line with counts and time" "earlytune: apply: 4 changed"
+contains "boot: summary line with counts and time" "earlytune: apply --root $t: 4 changed"
 contains "boot: summary carries the time" " ms"

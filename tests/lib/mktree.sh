@@ -131,6 +131,13 @@ mk_mthp() {
 kernel/net/sched/sch_fq.ko"
 }
 
+# BBR and fq built into the tree's kernel, as a stock distribution kernel
+# has them (as modules): the vps profile's net settings can hold.
+mk_net_builtin() { # ROOT
+	_attr "$1/lib/modules/$(cat "$1/proc/sys/kernel/osrelease")/modules.builtin" "kernel/net/ipv4/tcp_bbr.ko
+kernel/net/sched/sch_fq.ko"
+}
+
 # A kernel built without THP.
 mk_nothp() {
 	mk_base "$1" 5.10.0-30-amd64 yes QEMU "root=/dev/vda1"

@@ -210,6 +210,56 @@ static void test_sd_under_hypervisor(void **state)
 	assert_int_equal(f->c.kernel.hypervisor, 1);
 }
 
+/* Issue 8 defect 7 (read errors taken for absence), DMI and cpuinfo: a
+ * source that cannot be read makes the SCSI disk an error, not "physical". */
+static void test_hypervisor_unreadable(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_mkdir(f->dir, "proc/cpuinfo"); /* read(2) fails: EISDIR */
+	disk(f, "sda", "[mq-deadline] none\n", "4096\n", "1\n", SD);
+	fx_ctx(f, NULL, "vps");
+	plan(f);
+	assert_int_equal(count_items(&f->p, "sda"), 1);
+	it = item(f, "sda", "-");
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "cannot tell whether this is a VM: cannot read /proc/cpuinfo: Is a directory");
+	assert_int_equal(f->c.kernel.hypervisor, -EISDIR);
+}
+
+static void test_dmi_unreadable(void **state)
+{
+	struct fx *f = *state;
+	struct kernel k = { 0 };
+	struct root r = { .fd = -1 };
+
+	tree_mkdir(f->dir, "sys/class/dmi/id/sys_vendor");
+	assert_int_equal(root_open(&r, f->dir), 0);
+	kernel_probe(&k, &r);
+	assert_int_equal(kernel_hypervisor(&k, &r), -EISDIR);
+	assert_contains(k.hv_why, "cannot read /sys/class/dmi/id/sys_vendor");
+	kernel_free(&k);
+	root_close(&r);
+}
+
+/* A match.* identity that cannot be read is an error, not "no match". */
+static void test_match_unreadable(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_write(f->dir, "proc/cpuinfo", CPUINFO_METAL);
+	disk(f, "sda", NULL, "0\n", "1\n", SD);
+	tree_mkdir(f->dir, "sys/block/sda/device/model");
+	fx_ctx(f, "[block]\nread_ahead_kb = 1\n[block \"qemu\"]\nmatch.model = QEMU*\nread_ahead_kb = 3\n", NULL);
+	plan(f);
+	it = item(f, "sda", "-");
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "cannot read sys/block/sda/device/model: Is a directory");
+	assert_int_equal(count_items(&f->p, "sda"), 1);
+}
+
 static void test_sd_physical(void **state)
 {
 	struct fx *f = *state;
@@ -330,7 +380,25 @@ static void test_stacked_without_scheduler(void **state)
 	assert_contains(it->reason, "no queue/scheduler");
 	it = item(f, "dm-0", "queue/nr_requests");
 	expect(it, NULL, "64", ACT_SKIP);
-	assert_contains(it->reason, "kernel has no queue/nr_requests");
+	/* Issue 8 defect 9: not applicable to a bio-based queue, so neutral. */
+	assert_contains(it->reason, "a bio-based queue (no I/O scheduler) has no queue/nr_requests");
+	assert_false(it->unmet);
+	assert_false(item(f, "dm-0", "queue/scheduler")->unmet);
+}
+
+/* Issue 8 defect 9: a knob a blk-mq queue lacks is wanted yet impossible. */
+static void test_missing_knob_unmet(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	disk(f, "vda", "[none] mq-deadline\n", "128\n", "1\n", VIRTIO);
+	fx_ctx(f, "[block]\nwbt_lat_usec = 2000\n", NULL);
+	plan(f);
+	it = item(f, "vda", "queue/wbt_lat_usec");
+	expect(it, NULL, "2000", ACT_SKIP);
+	assert_contains(it->reason, "kernel has no queue/wbt_lat_usec");
+	assert_true(it->unmet);
 }
 
 /* ---- read-ahead ranges ---------------------------------------------------------------- */
@@ -433,6 +501,7 @@ static void test_scheduler_unavailable(void **state)
 	plan(f);
 	it = item(f, "vda", "queue/scheduler");
 	expect(it, "none", NULL, ACT_SKIP);
+	assert_true(it->unmet); /* issue 8 defect 9: a missing scheduler is not in force */
 	assert_contains(it->reason, "none of 'bfq kyber' is available: the queue offers '[none] mq-deadline'");
 	assert_contains(it->reason, "bfq: module not found under /lib/modules/6.1.0-unit");
 	assert_contains(it->reason, "kyber-iosched: module not found");
@@ -540,7 +609,70 @@ static void test_iosched_without_switch(void **state)
 	assert_false(it->recheck);
 	it = item(f, "vda", "queue/iosched/slice_idle");
 	expect(it, NULL, "0", ACT_SKIP);
-	assert_contains(it->reason, "no tunable queue/iosched/slice_idle");
+	assert_contains(it->reason, "the active scheduler mq-deadline has no tunable queue/iosched/slice_idle");
+	assert_true(it->unmet);
+}
+
+/* Issue 8 defect 14: iosched.KEY tunes the scheduler the plan leaves active,
+ * never the one it switches away from (whose file must not give the current
+ * value nor the recorded original). */
+static void test_iosched_of_old_scheduler(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	disk(f, "vda", "[mq-deadline] bfq none\n", NULL, NULL, VIRTIO);
+	attr(f, "vda", "queue/iosched/fifo_batch", "16\n");
+	fx_ctx(f, "[block]\nscheduler = bfq\niosched.fifo_batch = 16\n", NULL);
+	plan(f);
+	expect(item(f, "vda", "queue/scheduler"), "mq-deadline", "bfq", ACT_CHANGE);
+	it = item(f, "vda", "queue/iosched/fifo_batch");
+	expect(it, NULL, "16", ACT_CHANGE);
+	assert_true(it->recheck);
+	assert_contains(it->reason, "a tunable of bfq, read after the switch");
+}
+
+/* Issue 8 defect 14: the configured scheduler cannot be had, so its tunable
+ * is not set on whatever is active instead. */
+static void test_iosched_scheduler_missing(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_write(f->dir, "proc/modules", "");
+	disk(f, "vda", "[mq-deadline] none\n", NULL, NULL, VIRTIO);
+	attr(f, "vda", "queue/iosched/fifo_batch", "16\n");
+	fx_ctx(f, "[block]\nscheduler = bfq\niosched.fifo_batch = 8\n", NULL);
+	plan(f);
+	expect(item(f, "vda", "queue/scheduler"), "mq-deadline", NULL, ACT_SKIP);
+	it = item(f, "vda", "queue/iosched/fifo_batch");
+	expect(it, NULL, "8", ACT_SKIP);
+	assert_true(it->unmet);
+	assert_contains(it->reason, "the configured scheduler is not active");
+}
+
+/* Issue 8 defect 14: wbt_lat_usec = -1 wants the kernel default, which is
+ * what reads back: 2000 µs non-rotational, 75000 µs rotational. */
+static void test_wbt_default(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	disk(f, "vda", "[none]\n", NULL, "0\n", VIRTIO);
+	attr(f, "vda", "queue/wbt_lat_usec", "2000\n");
+	disk(f, "vdb", "[none]\n", NULL, "1\n", VIRTIO);
+	attr(f, "vdb", "queue/wbt_lat_usec", "0\n");
+	disk(f, "vdc", "[none]\n", NULL, NULL, VIRTIO);
+	attr(f, "vdc", "queue/wbt_lat_usec", "0\n");
+	fx_ctx(f, "[block]\nwbt_lat_usec = -1\n", NULL);
+	plan(f);
+	it = item(f, "vda", "queue/wbt_lat_usec");
+	expect(it, "2000", "2000", ACT_KEEP);
+	assert_contains(it->reason, "-1: the kernel default for a non-rotational queue");
+	expect(item(f, "vdb", "queue/wbt_lat_usec"), "0", "75000", ACT_CHANGE);
+	it = item(f, "vdc", "queue/wbt_lat_usec");
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "queue/rotational");
 }
 
 /* ---- matching ---------------------------------------------------------------------------- */
@@ -719,9 +851,12 @@ static void test_devices(void **state)
 	plan(f);
 	f->c.devices = NULL;
 	f->c.ndevices = 0;
+	/* Issue 8 defect 9: a partition is not applicable, not a failure. */
 	it = item(f, "vda1", "-");
-	assert_int_equal(it->action, ACT_ERROR);
-	assert_contains(it->error, "'vda1' is a partition of 'vda'");
+	assert_int_equal(it->action, ACT_SKIP);
+	assert_false(it->unmet);
+	assert_null(it->error);
+	assert_contains(it->reason, "'vda1' is a partition of 'vda'");
 	it = item(f, "vdz", "-");
 	assert_int_equal(it->action, ACT_ERROR);
 	assert_contains(it->error, "'vdz' is not a disk in");
@@ -779,7 +914,14 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_scheduler_unavailable_reason_once),
 	FX_TEST(test_item_order_and_recheck),
 	FX_TEST(test_iosched_without_switch),
+	FX_TEST(test_missing_knob_unmet),
+	FX_TEST(test_iosched_of_old_scheduler),
+	FX_TEST(test_iosched_scheduler_missing),
+	FX_TEST(test_wbt_default),
 	FX_TEST(test_matching),
+	FX_TEST(test_hypervisor_unreadable),
+	FX_TEST(test_dmi_unreadable),
+	FX_TEST(test_match_unreadable),
 	FX_TEST(test_match_blkid),
 	FX_TEST(test_match_long_list),
 	FX_TEST(test_many_sections),

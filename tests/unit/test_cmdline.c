@@ -174,7 +174,21 @@ static void test_all_white_space(void **state)
 	expect_get("x=\"1\r2\" y=3", "x", "1\r2");
 }
 
+/* Issue 8 defect 15: the kernel's isspace() also takes 0xA0 (lib/ctype.c),
+ * and no other byte above 0x7f. */
+static void test_kernel_space_a0(void **state)
+{
+	assert_true(cmdline_disabled("quiet\xa0" "earlytune=0"));
+	expect_get("a=1\xa0" "b=2", "a", "1");
+	expect_get("a=1\xa0" "b=2", "b", "2");
+	expect_get("\xa0\xa0" "x=\"1\xa0" "2\"\xa0", "x", "1\xa0" "2");
+	expect_get("a=1\x85" "b=2", "a", "1\x85" "b=2");
+	expect_get("a=1\x85" "b=2", "b", NULL);
+	expect_get("a=1\x1c" "b=2", "b", NULL);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_kernel_space_a0),
 	cmocka_unit_test(test_all_white_space),
 	cmocka_unit_test(test_plain_and_bare),
 	cmocka_unit_test(test_quotes),

@@ -674,6 +674,47 @@ static void test_load_bad_files(void **state)
 	assert_null(config_get(&f->cfg, "block", NULL, "nr_requests"));
 }
 
+/* Issue 8 defect 10: a drop-in that cannot be read (a directory, a dangling
+ * symlink, a FIFO that must not hang, a directory that cannot be listed) is
+ * skipped and named; every readable drop-in still loads. */
+static void test_load_unreadable_dropins(void **state)
+{
+	struct fx *f = *state;
+	char path[PATH_MAX];
+
+	tree_write(f->dir, "etc/earlytune.d/10-good.conf", "[block]\nnr_requests = 10\n");
+	tree_mkdir(f->dir, "etc/earlytune.d/20-dir.conf");
+	tree_symlink(f->dir, "etc/earlytune.d/30-dangling.conf", "/nonexistent/x.conf");
+	tree_path(path, sizeof(path), f->dir, "etc/earlytune.d/40-fifo.conf");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	tree_write(f->dir, "etc/earlytune.d/50-good.conf", "[block]\nrq_affinity = 2\n");
+	tree_write(f->dir, "run/earlytune.d", "not a directory\n");
+	tree_write(f->dir, "usr/lib/earlytune.d/60-good.conf", "[block]\nadd_random = 1\n");
+	load(f, NULL, NULL);
+	assert_int_equal(f->cfg.errors, 4);
+	assert_int_equal(f->cfg.skipped, 4);
+	assert_contains(f->text, "20-dir.conf: not a regular file; skipping this file");
+	assert_contains(f->text, "30-dangling.conf: cannot open: No such file or directory");
+	assert_contains(f->text, "40-fifo.conf: not a regular file");
+	assert_contains(f->text, "run/earlytune.d: cannot list: Not a directory");
+	assert_string_equal(get(&f->cfg, "block", NULL, "nr_requests"), "10");
+	assert_string_equal(get(&f->cfg, "block", NULL, "rq_affinity"), "2");
+	assert_string_equal(get(&f->cfg, "block", NULL, "add_random"), "1");
+}
+
+/* Issue 8 defect 10: /etc/earlytune.conf that cannot be read is not absent. */
+static void test_load_main_file_unreadable(void **state)
+{
+	struct fx *f = *state;
+
+	tree_mkdir(f->dir, "etc/earlytune.conf");
+	tree_write(f->dir, "etc/earlytune.d/10-good.conf", "[block]\nnr_requests = 10\n");
+	load(f, NULL, NULL);
+	assert_int_equal(f->cfg.errors, 1);
+	assert_contains(f->text, "etc/earlytune.conf: not a regular file");
+	assert_string_equal(get(&f->cfg, "block", NULL, "nr_requests"), "10");
+}
+
 static void test_load_too_large(void **state)
 {
 	struct fx *f = *state;
@@ -733,6 +774,8 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_load_profile_override),
 	FX_TEST(test_load_bad_files),
 	FX_TEST(test_load_too_large),
+	FX_TEST(test_load_unreadable_dropins),
+	FX_TEST(test_load_main_file_unreadable),
 	FX_TEST(test_load_symlink_stays_in_root),
 };
 

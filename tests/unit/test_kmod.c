@@ -244,6 +244,22 @@ static void test_kernel_probe(void **state)
 	assert_null(k->cmdline);
 }
 
+/* Issue 8 defect 7: a command line that cannot be read (it may hold
+ * earlytune=0) is an error of the probe, not an empty command line. */
+static void test_kernel_probe_unreadable(void **state)
+{
+	struct fx *f = *state;
+	struct kernel *k = &f->c.kernel;
+
+	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.8.0-31-generic\n");
+	tree_mkdir(f->dir, "proc/cmdline");
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+	assert_int_equal(kernel_probe(k, &f->c.root), -EISDIR);
+	assert_string_equal(k->unreadable, "proc/cmdline");
+	assert_null(k->cmdline);
+	kernel_free(k);
+}
+
 static void test_kernel_probe_fallbacks(void **state)
 {
 	struct fx *f = *state;
@@ -281,6 +297,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_plan_no_module_when_offered),
 	FX_TEST(test_plan_module_not_found),
 	FX_TEST(test_kernel_probe),
+	FX_TEST(test_kernel_probe_unreadable),
 	FX_TEST(test_kernel_probe_fallbacks),
 };
 
