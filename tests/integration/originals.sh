@@ -122,7 +122,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	# A state file ending near a page boundary: an append had crossed it (a short write).
 	mkdir -p "$t/run/earlytune"
 	i=0
-	while [ $i -lt 56 ]; do
+	while [ $i -lt 58 ]; do
 		printf 'block\tvd%02d\tqueue/read_ahead_kb\tsys/block/vd%02d/queue/read_ahead_kb\t128\n' $i $i
 		i=$((i + 1))
 	done >"$WORK/state"
@@ -166,6 +166,20 @@ if command -v strace >/dev/null; then
 		-e trace=read -e inject=read:error=EIO "$ET" revert --root "$t"
 	eq "EIO reading the state: revert wrote nothing" "$(ra "$t" vda)" 4096
 	eq "EIO reading the state: records kept" "$(cat "$t/run/earlytune/originals")" "$(cat "$WORK/orig")"
+	# The re-read after a scheduler switch (recheck) fails: that item fails and
+	# is not written on the strength of a read that did not happen.
+	t=$WORK/recheck
+	mk_nothp "$t"
+	printf '[none] mq-deadline\n' >"$t/sys/block/vda/queue/scheduler"
+	mk_iosched_mqdl "$t" vda
+	printf '[block "virtual"]\nscheduler = mq-deadline\niosched.read_expire = 250\n' >"$WORK/switch.conf"
+	check_rc "EIO on the re-read after a scheduler switch: apply fails" 1 -- strace -f -o /dev/null \
+		-P "$t/sys/devices/virtual/block/vda/queue/iosched/read_expire" -e trace=read -e inject=read:error=EIO:when=2 \
+		"$ET" apply --root "$t" --config "$WORK/switch.conf" --device vda
+	contains "recheck EIO: says why" "cannot read queue/iosched/read_expire after the scheduler switch: Input/output error"
+	eq "recheck EIO: the tunable is not written" "$(cat "$t/sys/block/vda/queue/iosched/read_expire")" 500
+	check_rc "recheck EIO: revert" 0 -- "$ET" revert --root "$t"
+	eq "recheck EIO: the scheduler is back" "$(active "$t/sys/block/vda/queue/scheduler")" none
 else
 	echo "# skipped EIO injection: no strace"
 fi
@@ -188,6 +202,42 @@ eq "scope: --device vda leaves THP alone" "$(active "$t/sys/kernel/mm/transparen
 eq "scope: --device vda leaves the sysctl alone" "$(cat "$cc")" reno
 check_rc "scope: revert everything" 0 -- "$ET" revert --root "$t"
 eq "scope: now the sysctl is back" "$(cat "$cc")" cubic
+
+# The qdisc half: netlink reaches only the running kernel, so a network
+# namespace of the test's own (as in net.sh), records in a directory of ours.
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null && ip netns add "et-orig-$$" 2>/dev/null; then
+	ns=et-orig-$$
+	trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$WORK"' EXIT
+	state=$WORK/netstate
+	mkdir -p "$state" /run/earlytune
+	nsx() { ip netns exec "$ns" "$@"; }
+	et() { ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$ET" "$@" --only net --profile none; }
+	for i in 0 1; do nsx ip link add "a$i" numtxqueues 1 type veth peer name "b$i" numtxqueues 1; done
+	cc0=$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)
+	printf '[net]\ncongestion_control = reno\nqdisc = pfifo\ninterfaces = a*\n' >"$WORK/net.conf"
+	check_rc "netns: apply" 0 -- et apply --config "$WORK/net.conf"
+	eq "netns: the qdisc records carry the ifindex" \
+		"$(awk -F'\t' '$3 == "qdisc" && $6 == "ifindex:" substr($4, 17)' "$state/originals" | wc -l)" 2
+	check_rc "netns: revert --iface a0" 0 -- et revert --iface a0
+	eq "netns: a0's root handed back" "$(nsx tc qdisc show dev a0 | grep -c pfifo)" 0
+	eq "netns: a1 keeps its qdisc" "$(nsx tc qdisc show dev a1 | grep -c pfifo)" 1
+	eq "netns: revert --iface leaves congestion control alone" "$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)" reno
+	i1=$(nsx cat /sys/class/net/a1/ifindex)
+	check_rc "netns: revert --ifindex $i1" 0 -- et revert --ifindex "$i1"
+	eq "netns: a1's root handed back" "$(nsx tc qdisc show dev a1 | grep -c pfifo)" 0
+	eq "netns: revert --ifindex leaves congestion control alone" "$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)" reno
+	check_rc "netns: apply again" 0 -- et apply --config "$WORK/net.conf"
+	check_rc "netns: forget --ifindex $i1 (udev's remove)" 0 -- et forget --ifindex "$i1"
+	eq "netns: a1's record forgotten, a0's kept" "$(awk -F'\t' '$3 == "qdisc" { print $2 }' "$state/originals")" a0
+	nsx ip link del a0
+	check_rc "netns: revert after a0 left" 0 -- et revert
+	contains "netns: a0's record dropped, said so" "no interface has ifindex"
+	eq "netns: congestion control restored" "$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)" "$cc0"
+	eq "netns: records forgotten" "$(cat "$state/originals")" ""
+	ip netns del "$ns"
+else
+	echo "# skipped the qdisc half: needs root, ip, tc and a network namespace"
+fi
 
 # ---- the real kernel: a loop device that gets another file ----------------
 if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null || ! command -v unshare >/dev/null; then
