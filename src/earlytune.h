@@ -252,12 +252,18 @@ struct record {
 	char *domain, *target, *setting, *path, *value;
 	char *identity; /* "diskseq:N", "dev:HASH", "ifindex:N"; "" unchecked (global, old line) */
 };
+struct idcache {
+	char target[NAME_MAX + 1], id[64];
+	int r;
+	bool valid;
+};
 struct records {
 	struct record *v;
 	size_t n, cap;
 	size_t *slots, nslots; /* open-addressing index by path */
 	int lock_fd;
 	bool dirty; /* changed since the load: state_commit saves */
+	struct idcache idcache; /* the last disk's identity */
 };
 int state_lock(struct records *rs, const struct root *r);
 int state_load(struct records *rs, const struct root *r);
@@ -267,7 +273,10 @@ const struct record *state_find(const struct records *rs, const char *path);
 int state_add(struct records *rs, const struct item *it, const char *original, const char *identity);
 int state_identity(const struct root *r, const char *domain, const char *setting, const char *path,
 		   char *out, size_t size);
-int state_stale(const struct root *r, const struct record *x, char *why, size_t size);
+int state_identity_cached(struct records *rs, const struct root *r, const char *domain,
+			  const char *target, const char *setting, const char *path, char *out,
+			  size_t size);
+int state_stale(struct records *rs, const struct root *r, const struct record *x, char *why, size_t size);
 int record_ifindex(const char *setting, const char *path);
 void state_forget(struct records *rs, const bool *drop);
 void state_free(struct records *rs);

@@ -221,7 +221,8 @@ _printf_(3, 4) static void fail(struct item *it, int err, const char *fmt, ...)
 static int record_one(struct ctx *c, struct records *rs, const struct item *it, const char *original)
 {
 	char id[64];
-	int r = state_identity(&c->root, it->domain, it->setting, it->path, id, sizeof(id));
+	int r = state_identity_cached(rs, &c->root, it->domain, it->target, it->setting, it->path, id,
+				      sizeof(id));
 
 	return r < 0 ? r : state_add(rs, it, original, id);
 }
@@ -330,7 +331,7 @@ static int forget_stale(struct ctx *c, struct records *rs)
 		const struct record *x = &rs->v[i];
 
 		if (!strcmp(x->domain, "block") && (c->only & DOM_BLOCK) && in_scope(c, x, 0) &&
-		    state_stale(&c->root, x, why, sizeof(why)) == 1) {
+		    state_stale(rs, &c->root, x, why, sizeof(why)) == 1) {
 			log_msg(LOG_DEBUG, "forgetting the original of %s: %s", x->path, why);
 			drop[i] = true;
 		}
@@ -586,10 +587,10 @@ static int revert_qdiscs(struct ctx *c, struct records *rs, struct plan *p, cons
  * dropped and the revert says so (a skip, not a failure): its value belongs
  * to a device that left, and another that has its name now has its own. A
  * check that fails keeps the record and fails the item. */
-static bool current(struct ctx *c, const struct record *x, struct item *it)
+static bool current(struct ctx *c, struct records *rs, const struct record *x, struct item *it)
 {
 	char why[256];
-	int r = state_stale(&c->root, x, why, sizeof(why));
+	int r = state_stale(rs, &c->root, x, why, sizeof(why));
 
 	if (r < 0)
 		fail(it, r, "cannot tell whether %s is still the device recorded", x->target);
@@ -629,7 +630,7 @@ static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
 		}
 		item_set(&it->desired, x->value);
 		item_set(&it->reason, "original value recorded before earlytune changed it");
-		if (!current(c, x, it))
+		if (!current(c, rs, x, it))
 			done[idx[k]] = it->action == ACT_SKIP; /* stale: forgotten, not written */
 		else if (!strcmp(x->domain, "net") && !strcmp(x->setting, "qdisc"))
 			it->kind = ITEM_QDISC; /* handed back below, in one batch */

@@ -331,10 +331,7 @@ static int disk_identity(const struct root *r, const char *dir, char *out, size_
 	}
 	if (rr != -ENOENT)
 		return rr;
-	rr = root_access(r, dir);
-	if (rr <= 0)
-		return rr ? rr : -ENOENT;
-	rr = root_readlink(r, dir, buf, sizeof(buf));
+	rr = root_readlink(r, dir, buf, sizeof(buf)); /* -ENOENT: gone */
 	if (rr == -EINVAL) /* a directory of a captured tree: its path is its place */
 		rr = snprintf(buf, sizeof(buf), "%s", dir);
 	if (rr < 0)
@@ -395,11 +392,31 @@ static void seen_ifindex(const char *rel, void *data)
 		s->err = rr;
 }
 
+/* state_identity, asked once per disk and command: the records and items of
+ * one disk come together, and the identity of a disk does not change while
+ * its queue attributes are written. */
+int state_identity_cached(struct records *rs, const struct root *r, const char *domain,
+			  const char *target, const char *setting, const char *path, char *out,
+			  size_t size)
+{
+	struct idcache *ic = &rs->idcache;
+
+	if (strcmp(domain, "block"))
+		return state_identity(r, domain, setting, path, out, size);
+	if (!ic->valid || strcmp(ic->target, target)) {
+		ic->valid = strlen(target) < sizeof(ic->target);
+		snprintf(ic->target, sizeof(ic->target), "%s", target);
+		ic->r = state_identity(r, domain, setting, path, ic->id, sizeof(ic->id));
+	}
+	snprintf(out, size, "%s", ic->r < 0 ? "" : ic->id);
+	return ic->r;
+}
+
 /* 1 when record x is stale: its device is gone, or another one carries its
  * name now (why says which); 0 when it is still that device's, or nothing can
  * tell (no identity recorded); -errno when the check itself failed.
  * Interfaces are looked up by index, through every name (they are renamed). */
-int state_stale(const struct root *r, const struct record *x, char *why, size_t size)
+int state_stale(struct records *rs, const struct root *r, const struct record *x, char *why, size_t size)
 {
 	char now[64];
 	struct ifindex_seen s = { r, 0, 0, false };
@@ -415,7 +432,7 @@ int state_stale(const struct root *r, const struct record *x, char *why, size_t 
 		snprintf(why, size, "no interface has ifindex %d any more", s.ifindex);
 		return !s.found;
 	}
-	rr = state_identity(r, x->domain, x->setting, x->path, now, sizeof(now));
+	rr = state_identity_cached(rs, r, x->domain, x->target, x->setting, x->path, now, sizeof(now));
 	if (rr == -ENOENT) {
 		snprintf(why, size, "%s is gone", x->target);
 		return 1;

@@ -222,6 +222,16 @@ static void test_load_errors(void **state)
 	assert_int_equal(f->rs.n, 0);
 }
 
+/* Fresh records each time: their identity cache lives as long as a command. */
+static int stale(struct fx *f, const struct record *x, char *why, size_t size)
+{
+	struct records rs = { .lock_fd = -1 };
+	int r = state_stale(&rs, &f->c.root, x, why, size);
+
+	state_free(&rs);
+	return r;
+}
+
 /* Defect 3: the identity of a disk is its diskseq where the kernel has one,
  * else a hash of what tells disks of one name apart. */
 static void test_identity(void **state)
@@ -239,13 +249,13 @@ static void test_identity(void **state)
 	assert_int_equal(state_identity(&f->c.root, "block", x.setting, x.path, id, sizeof(id)), 0);
 	assert_int_equal(strncmp(id, "dev:", 4), 0);
 	assert_int_equal(strlen(id), 20);
-	assert_int_equal(state_stale(&f->c.root, &x, why, sizeof(why)), 0);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
 	/* The same file (deleted since): the same binding. */
 	tree_write(f->dir, "sys/devices/virtual/block/loop0/loop/backing_file", "/img/a\n");
-	assert_int_equal(state_stale(&f->c.root, &x, why, sizeof(why)), 0);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
 	/* Bound to another file: another device. */
 	tree_write(f->dir, "sys/devices/virtual/block/loop0/loop/backing_file", "/img/b\n");
-	assert_int_equal(state_stale(&f->c.root, &x, why, sizeof(why)), 1);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 1);
 	assert_contains(why, "loop0 is another device now");
 	assert_int_equal(state_identity(&f->c.root, "block", x.setting, x.path, id2, sizeof(id2)), 0);
 	assert_string_not_equal(id, id2);
@@ -254,17 +264,17 @@ static void test_identity(void **state)
 	assert_int_equal(state_identity(&f->c.root, "block", x.setting, x.path, id2, sizeof(id2)), 0);
 	assert_string_equal(id2, "diskseq:42");
 	x.identity = (char *)"diskseq:42";
-	assert_int_equal(state_stale(&f->c.root, &x, why, sizeof(why)), 0);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
 	x.identity = (char *)"diskseq:41";
-	assert_int_equal(state_stale(&f->c.root, &x, why, sizeof(why)), 1);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 1);
 	/* A record without identity (an earlier version's) is not checked. */
 	x.identity = (char *)"";
-	assert_int_equal(state_stale(&f->c.root, &x, why, sizeof(why)), 0);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
 	/* Gone. */
 	x.identity = (char *)"diskseq:42";
 	x.target = (char *)"loop1";
 	x.path = (char *)"sys/block/loop1/queue/read_ahead_kb";
-	assert_int_equal(state_stale(&f->c.root, &x, why, sizeof(why)), 1);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 1);
 	assert_contains(why, "loop1 is gone");
 	/* An unreadable diskseq is an error, not "another device". */
 	x.target = (char *)"loop0";
@@ -272,7 +282,7 @@ static void test_identity(void **state)
 	tree_path(path, sizeof(path), f->dir, "sys/devices/virtual/block/loop0/diskseq");
 	assert_int_equal(unlink(path), 0);
 	tree_mkdir(f->dir, "sys/devices/virtual/block/loop0/diskseq");
-	assert_true(state_stale(&f->c.root, &x, why, sizeof(why)) < 0);
+	assert_true(stale(f, &x, why, sizeof(why)) < 0);
 	/* Global items have no identity; interfaces their index. */
 	assert_int_equal(state_identity(&f->c.root, "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enabled", id, sizeof(id)), 0);
 	assert_string_equal(id, "");
@@ -280,6 +290,15 @@ static void test_identity(void **state)
 	assert_string_equal(id, "");
 	assert_int_equal(state_identity(&f->c.root, "net", "qdisc", "netlink/ifindex/7", id, sizeof(id)), 0);
 	assert_string_equal(id, "ifindex:7");
+	/* Asked once per disk within a command. */
+	assert_int_equal(rmdir(path), 0);
+	tree_write(f->dir, "sys/devices/virtual/block/loop0/diskseq", "43\n");
+	assert_int_equal(state_identity_cached(&f->rs, &f->c.root, "block", "loop0", x.setting, x.path, id, sizeof(id)), 0);
+	assert_string_equal(id, "diskseq:43");
+	tree_write(f->dir, "sys/devices/virtual/block/loop0/diskseq", "44\n");
+	assert_int_equal(state_identity_cached(&f->rs, &f->c.root, "block", "loop0", "queue/scheduler",
+					       "sys/block/loop0/queue/scheduler", id, sizeof(id)), 0);
+	assert_string_equal(id, "diskseq:43");
 }
 
 /* An interface record is stale when no interface has its index, whatever
@@ -293,10 +312,10 @@ static void test_stale_iface(void **state)
 	tree_write(f->dir, "sys/class/net/renamed/ifindex", "7\n");
 	tree_write(f->dir, "sys/class/net/lo/ifindex", "1\n");
 	open_root(f);
-	assert_int_equal(state_stale(&f->c.root, &x, why, sizeof(why)), 0);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
 	x.path = (char *)"netlink/ifindex/8";
 	x.identity = (char *)"ifindex:8";
-	assert_int_equal(state_stale(&f->c.root, &x, why, sizeof(why)), 1);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 1);
 	assert_contains(why, "no interface has ifindex 8");
 }
 
