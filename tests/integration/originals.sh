@@ -76,6 +76,13 @@ contains "forget: says how many" "forget vda: 2 records dropped"
 eq "forget: vda's records gone" "$(grep -c '	vda	' "$t/run/earlytune/originals")" 0
 eq "forget: the others kept" "$(wc -l <"$t/run/earlytune/originals")" $((n - 2))
 check_rc "forget without a device: usage" 2 -- "$ET" forget --root "$t"
+# The rule's own command line, as udev expands it on remove.
+rules=$TESTS_DIR/../udev/70-earlytune.rules
+check_rc "apply again" 0 -- "$ET" apply --root "$t" --device vda
+run=$(grep 'ACTION=="remove", ENV{DISKSEQ}=="?\*"' "$rules" | sed 's/.*RUN+="\([^"]*\)".*/\1/; s|%k|vda|; s|$env{DISKSEQ}|5|')
+case $run in /usr/sbin/earlytune\ --boot\ forget\ *) pass "udev: remove runs earlytune --boot forget" ;; *) fail "udev: remove runs earlytune --boot forget" "$run" ;; esac
+check_rc "udev: the remove command line runs" 0 -- "$ET" ${run#/usr/sbin/earlytune } --root "$t"
+eq "udev: the remove command line forgets vda" "$(grep -c '	vda	' "$t/run/earlytune/originals")" 0
 # Cheap: no configuration read (a broken one does not matter), no plan.
 printf '[block\n' >"$t/etc/earlytune.conf"
 check_rc "forget --boot with a broken configuration" 0 -- "$ET" --boot forget --root "$t" --device dm-0
@@ -93,7 +100,7 @@ s=$(date +%s%N)
 i=0
 while [ $i -lt 100 ]; do "$ET" --boot forget --root "$t" --device vd$i --diskseq $((i + 1)) 2>/dev/null; i=$((i + 1)); done
 e=$(date +%s%N)
-echo "# forget: 100 runs on 2,000 records: $(((e - s) / 100000)) µs per run"
+echo "# forget: 100 runs on 2,000 records: $(((e - s) / 100000)) µs per run (wall; fsync on $(df -T "$t" | awk 'NR == 2 { print $2 }'))"
 eq "forget: 100 disks forgotten, 1,800 records left" "$(wc -l <"$t/run/earlytune/originals")" 1800
 
 # ---- defect 4: a torn last line, then an apply of another device ----------
