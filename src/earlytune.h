@@ -225,6 +225,7 @@ struct ctx {
 	const struct records *records; /* apply: the originals it holds locked, or NULL */
 	int ifindex;         /* --ifindex, or 0 */
 	const char *iface;   /* --iface, or NULL */
+	unsigned long long diskseq; /* forget --diskseq: only records of that disk, or 0 */
 	bool boot, json, verbose;
 	long long t0_ns; /* start, for the --boot summary */
 };
@@ -257,19 +258,34 @@ int thp_plan(struct ctx *c, struct plan *p);
 /* ---- state.c: originals recorded before the first change ---- */
 struct record {
 	char *domain, *target, *setting, *path, *value;
+	char *identity; /* "diskseq:N", "dev:HASH", "ifindex:N"; "" unchecked (global, old line) */
+};
+struct idcache {
+	char target[NAME_MAX + 1], id[64];
+	int r;
+	bool valid;
 };
 struct records {
 	struct record *v;
 	size_t n, cap;
 	size_t *slots, nslots; /* open-addressing index by path */
 	int lock_fd;
+	bool dirty; /* changed since the load: state_commit saves */
+	struct idcache idcache; /* the last disk's identity */
 };
 int state_lock(struct records *rs, const struct root *r);
 int state_load(struct records *rs, const struct root *r);
-int state_save(const struct records *rs, const struct root *r);
-int state_append(const struct records *rs, size_t from, const struct root *r);
+int state_save(struct records *rs, const struct root *r);
+int state_commit(struct records *rs, const struct root *r);
 const struct record *state_find(const struct records *rs, const char *path);
-int state_add(struct records *rs, const struct item *it, const char *original);
+int state_add(struct records *rs, const struct item *it, const char *original, const char *identity);
+int state_identity(const struct root *r, const char *domain, const char *setting, const char *path,
+		   char *out, size_t size);
+int state_identity_cached(struct records *rs, const struct root *r, const char *domain,
+			  const char *target, const char *setting, const char *path, char *out,
+			  size_t size);
+int state_stale(struct records *rs, const struct root *r, const struct record *x, char *why, size_t size);
+int record_ifindex(const char *setting, const char *path);
 void state_forget(struct records *rs, const bool *drop);
 void state_free(struct records *rs);
 
@@ -288,6 +304,7 @@ int cmd_plan(struct ctx *c);
 int cmd_apply(struct ctx *c);
 int cmd_verify(struct ctx *c);
 int cmd_revert(struct ctx *c);
+int cmd_forget(struct ctx *c);
 
 /* ---- kcmdline.c: suggestions and bootloader integration ---- */
 int cmdline_check_key(const char *key, const char *value, char *why, size_t size);

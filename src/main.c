@@ -42,6 +42,8 @@ static void help(void)
 	       "            integrate the additions with the bootloader (detected in that order)\n"
 	       "  cmdline remove   remove exactly what earlytune added\n"
 	       "  cmdline verify   exit 1 when a reboot is pending or a parameter is missing\n"
+	       "  forget    drop the records of a disk or interface that left (udev's remove;\n"
+	       "            --device NAME [--diskseq N], --ifindex N or --iface NAME)\n"
 	       "\n"
 	       "Options (before or after the command):\n"
 	       "  -r, --root DIR       read and write below DIR instead of / (sys, proc, etc, run,\n"
@@ -133,7 +135,7 @@ static int parse_ifindex(const char *s, int *out)
 }
 
 static const char *const commands[] = { "plan", "apply", "verify", "revert", "config", "modules",
-					"sysctl-conf", "cmdline" };
+					"sysctl-conf", "cmdline", "forget" };
 
 static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 {
@@ -146,6 +148,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "ifindex", required_argument, NULL, 'i' }, { "iface", required_argument, NULL, 'I' },
 		{ "kernel", required_argument, NULL, 'k' },  { "check", no_argument, NULL, 'C' },
 		{ "backend", required_argument, NULL, 'B' }, { "update", no_argument, NULL, 'U' },
+		{ "diskseq", required_argument, NULL, 'S' },
 		{ 0 },
 	};
 	int ch;
@@ -185,6 +188,12 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		case 'C': a->check = true; break;
 		case 'B': a->backend = optarg; break;
 		case 'U': a->update = true; break;
+		case 'S':
+			if (parse_u64(optarg, &c->diskseq) < 0 || !c->diskseq) {
+				log_msg(LOG_ERR, "--diskseq: '%s' is not a disk sequence number", optarg);
+				return -EINVAL;
+			}
+			break;
 		case 'j': c->json = true; break;
 		case 'b': c->boot = true; break;
 		case 'v': c->verbose = true; break;
@@ -209,7 +218,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(a->command, commands[i]))
 			return 0;
-	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config modules sysctl-conf cmdline",
+	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config modules sysctl-conf cmdline forget",
 		a->command);
 	return -EINVAL;
 }
@@ -224,6 +233,8 @@ static int setup(struct ctx *c, const struct args *a)
 	}
 	if (c->boot)
 		log_setup_boot(&c->root);
+	if (!strcmp(a->command, "forget"))
+		return EXIT_OK; /* udev's remove: no kernel probe, configuration or libkmod */
 	r = kernel_probe(&c->kernel, &c->root);
 	if (r < 0) {
 		/* An unread command line may say earlytune=0: do nothing on a guess. */
@@ -285,6 +296,8 @@ static int run(struct ctx *c, const struct args *a)
 		return cmd_verify(c);
 	if (!strcmp(command, "revert"))
 		return cmd_revert(c);
+	if (!strcmp(command, "forget"))
+		return cmd_forget(c);
 	return cmd_plan(c);
 }
 

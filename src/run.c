@@ -220,29 +220,41 @@ _printf_(3, 4) static void fail(struct item *it, int err, const char *fmt, ...)
 	item_setf(&it->error, "%s: %s", msg ? msg : "failed", strerror(-err));
 }
 
+/* Adds the original of it, with the identity of its device, to rs (not yet
+ * saved). */
+static int record_one(struct ctx *c, struct records *rs, const struct item *it, const char *original)
+{
+	char id[64];
+	int r = state_identity_cached(rs, &c->root, it->domain, it->target, it->setting, it->path, id,
+				      sizeof(id));
+
+	return r < 0 ? r : state_add(rs, it, original, id);
+}
+
 /* After a scheduler switch the kernel reset nr_requests and replaced the
- * iosched/ directory: decide again from what is there now. */
+ * iosched/ directory: decide again from what is there now. A value that
+ * cannot be read is a failure: what is not read cannot be recorded, and
+ * nothing is written without its original on disk. */
 static bool recheck(struct ctx *c, struct item *it, struct records *rs)
 {
 	char raw[256];
 	int r = root_read(&c->root, it->path, raw, sizeof(raw));
 
-	if (r == -ENOENT) {
-		fail(it, r, "%s is missing after the scheduler switch", it->setting);
+	if (r < 0) {
+		fail(it, r, r == -ENOENT ? "%s is missing after the scheduler switch"
+					 : "cannot read %s after the scheduler switch", it->setting);
 		return false;
 	}
-	if (r >= 0 && item_compare_value(it, raw) == 0) {
+	if (item_compare_value(it, raw) == 0) {
 		it->action = ACT_KEEP;
 		return false;
 	}
 	it->action = ACT_CHANGE;
-	if (!it->current && r >= 0) {
+	if (!it->current) {
 		item_set(&it->current, raw);
-		size_t from = rs->n;
-
-		r = state_add(rs, it, raw);
+		r = record_one(c, rs, it, raw);
 		if (r >= 0)
-			r = state_append(rs, from, &c->root);
+			r = state_commit(rs, &c->root);
 		if (r < 0) {
 			fail(it, r, "cannot record the original of %s", it->setting);
 			return false;
@@ -298,15 +310,39 @@ static bool recorded(const struct item *it)
 /* Originals go to disk before the first write; if they cannot, nothing is written. */
 static int record_originals(struct ctx *c, struct plan *p, struct records *rs)
 {
-	size_t before = rs->n;
 	int r = 0;
 
 	for (size_t i = 0; i < p->n && r >= 0; i++)
 		if (recorded(&p->v[i]))
-			r = state_add(rs, &p->v[i], p->v[i].current);
-	if (r >= 0)
-		r = state_append(rs, before, &c->root);
-	return r;
+			r = record_one(c, rs, &p->v[i], p->v[i].current);
+	return r < 0 ? r : state_commit(rs, &c->root);
+}
+
+static bool in_scope(const struct ctx *c, const struct record *x, int iface_ifindex);
+
+/* A record of a disk that is gone, or whose name another disk has now (a new
+ * sdX, dm-N, loopN, a re-attached volume), is not this disk's original: it is
+ * forgotten, and the disk records its own. Only the disks this run is about;
+ * a record whose check fails stays (recording that disk then fails too). */
+static int forget_stale(struct ctx *c, struct records *rs)
+{
+	bool *drop = calloc(rs->n + 1, sizeof(*drop));
+	char why[256];
+
+	if (!drop)
+		return -ENOMEM;
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct record *x = &rs->v[i];
+
+		if (!strcmp(x->domain, "block") && (c->only & DOM_BLOCK) && in_scope(c, x, 0) &&
+		    state_stale(rs, &c->root, x, why, sizeof(why)) == 1) {
+			log_msg(LOG_DEBUG, "forgetting the original of %s: %s", x->path, why);
+			drop[i] = true;
+		}
+	}
+	state_forget(rs, drop);
+	free(drop);
+	return 0;
 }
 
 static int apply_plan(struct ctx *c, struct plan *p)
@@ -316,6 +352,8 @@ static int apply_plan(struct ctx *c, struct plan *p)
 
 	if (r >= 0)
 		r = state_load(&rs, &c->root);
+	if (r >= 0)
+		r = forget_stale(c, &rs);
 	c->records = &rs;
 	if (r >= 0)
 		r = build_plan(c, p);
@@ -435,18 +473,44 @@ static const char *domain_name(const char *d)
 	return !strcmp(d, "thp") ? "thp" : !strcmp(d, "net") ? "net" : "block";
 }
 
-static bool selected(const struct ctx *c, const struct record *x)
+/* The disk (--device) or interface (--ifindex, --iface) a record is about is
+ * one the command names; without them every record is. Global records
+ * (THP, sysctls) belong to no disk or interface: not with those options.
+ * iface_ifindex: the index --iface has now (it follows a rename), or 0. */
+static bool in_scope(const struct ctx *c, const struct record *x, int iface_ifindex)
+{
+	int ifindex = !strcmp(x->domain, "net") ? record_ifindex(x->setting, x->path) : 0;
+
+	if (!c->ndevices && !c->ifindex && !c->iface)
+		return true;
+	for (size_t i = 0; i < c->ndevices; i++)
+		if (!strcmp(x->domain, "block") && !strcmp(x->target, c->devices[i]))
+			return true;
+	return ifindex && ((c->ifindex && ifindex == c->ifindex) ||
+			   (c->iface && (ifindex == iface_ifindex || !strcmp(x->target, c->iface))));
+}
+
+static bool selected(const struct ctx *c, const struct record *x, int iface_ifindex)
 {
 	bool dom = (!strcmp(x->domain, "block") && (c->only & DOM_BLOCK)) ||
 		   (!strcmp(x->domain, "thp") && (c->only & DOM_THP)) ||
 		   (!strcmp(x->domain, "net") && (c->only & DOM_NET));
 
-	if (!dom || !c->ndevices)
-		return dom;
-	for (size_t i = 0; i < c->ndevices; i++)
-		if (!strcmp(x->domain, "block") && !strcmp(x->target, c->devices[i]))
-			return true;
-	return false;
+	return dom && in_scope(c, x, iface_ifindex);
+}
+
+/* The index interface --iface has now, or 0 (none by that name). */
+static int iface_index(const struct ctx *c)
+{
+	char rel[64], buf[32];
+	unsigned long long v;
+
+	if (!c->iface)
+		return 0;
+	snprintf(rel, sizeof(rel), "sys/class/net/%s/ifindex", c->iface);
+	if (root_read(&c->root, rel, buf, sizeof(buf)) < 0 || parse_u64(buf, &v) < 0 || v > INT_MAX)
+		return 0;
+	return (int)v;
 }
 
 static int rec_rank(const struct record *x)
@@ -545,6 +609,24 @@ static int revert_qdiscs(struct ctx *c, struct records *rs, struct plan *p, cons
 	return r;
 }
 
+/* Whether record x still describes the device there now. A stale one is
+ * dropped and the revert says so (a skip, not a failure): its value belongs
+ * to a device that left, and another that has its name now has its own. A
+ * check that fails keeps the record and fails the item. */
+static bool current(struct ctx *c, struct records *rs, const struct record *x, struct item *it)
+{
+	char why[256];
+	int r = state_stale(rs, &c->root, x, why, sizeof(why));
+
+	if (r < 0)
+		fail(it, r, "cannot tell whether %s is still the device recorded", x->target);
+	else if (r > 0) {
+		it->action = ACT_SKIP;
+		item_setf(&it->reason, "record dropped, not written: %s", why);
+	}
+	return r == 0;
+}
+
 static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
 {
 	size_t *idx = calloc(rs->n + 1, sizeof(*idx)), n = 0;
@@ -556,8 +638,10 @@ static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
 		free(done);
 		return -ENOMEM;
 	}
+	int iface_ifindex = iface_index(c);
+
 	for (size_t i = 0; i < rs->n; i++)
-		if (selected(c, &rs->v[i]))
+		if (selected(c, &rs->v[i], iface_ifindex))
 			idx[n++] = i;
 	sort_rs = rs;
 	if (n)
@@ -572,7 +656,9 @@ static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
 		}
 		item_set(&it->desired, x->value);
 		item_set(&it->reason, "original value recorded before earlytune changed it");
-		if (!strcmp(x->domain, "net") && !strcmp(x->setting, "qdisc"))
+		if (!current(c, rs, x, it))
+			done[idx[k]] = it->action == ACT_SKIP; /* stale: forgotten, not written */
+		else if (!strcmp(x->domain, "net") && !strcmp(x->setting, "qdisc"))
 			it->kind = ITEM_QDISC; /* handed back below, in one batch */
 		else
 			done[idx[k]] = restore(c, x, it);
@@ -605,4 +691,55 @@ int cmd_revert(struct ctx *c)
 	r = r < 0 ? 1 : exit_code(&p);
 	plan_free(&p);
 	return r;
+}
+
+/* ---- forget ---------------------------------------------------------------- */
+
+/* udev's remove: the records of a disk or interface that left go with it, so
+ * that a device which takes its name later records its own originals. The
+ * cheap path: no configuration, no plan, no sysfs (the device is gone).
+ * --diskseq keeps the records of a newer disk of that name. */
+static bool forgettable(const struct ctx *c, const struct record *x)
+{
+	unsigned long long seq;
+
+	if (!in_scope(c, x, 0))
+		return false;
+	return !c->diskseq || strncmp(x->identity, "diskseq:", 8) ||
+	       (parse_u64(x->identity + 8, &seq) == 0 && seq == c->diskseq);
+}
+
+int cmd_forget(struct ctx *c)
+{
+	struct records rs = { .lock_fd = -1 };
+	bool *drop = NULL;
+	char ifx[16];
+	size_t n = 0;
+	int r;
+
+	snprintf(ifx, sizeof(ifx), "%d", c->ifindex);
+	if (!c->ndevices && !c->ifindex && !c->iface) {
+		log_msg(LOG_ERR, "forget: name the device (--device NAME) or interface (--ifindex N, --iface NAME)");
+		return 2;
+	}
+	r = state_lock(&rs, &c->root);
+	if (r >= 0)
+		r = state_load(&rs, &c->root);
+	if (r >= 0 && !(drop = calloc(rs.n + 1, sizeof(*drop))))
+		r = -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < rs.n; i++)
+		n += drop[i] = forgettable(c, &rs.v[i]);
+	if (r >= 0) {
+		state_forget(&rs, drop);
+		r = state_commit(&rs, &c->root);
+	}
+	if (r < 0)
+		log_msg(LOG_ERR, "cannot forget: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
+			strerror(-r));
+	else if (n || !c->boot)
+		log_msg(LOG_NOTICE, "forget %s%s: %zu record%s dropped", c->ndevices ? c->devices[0] : c->iface ? c->iface : "ifindex ",
+			c->ndevices || c->iface ? "" : ifx, n, n == 1 ? "" : "s");
+	free(drop);
+	state_free(&rs);
+	return r < 0 ? 1 : 0;
 }

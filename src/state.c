@@ -2,10 +2,14 @@
 /*
  * Originals, recorded in ROOT/run/earlytune/originals before the first change
  * of an item (a tmpfs: they live until reboot, as the changes do). One line
- * per item: domain, target, setting, path, value, tab-separated. udev runs one
- * earlytune per device in parallel: every access happens under an exclusive
- * lock. apply only appends the lines it adds (a udev event must not rewrite
- * every other device's records); revert rewrites the file and renames it.
+ * per item: domain, target, setting, path, value, identity, tab-separated.
+ * The identity names the device the original belongs to (see
+ * state_identity); lines of five fields (earlier versions) have none and are
+ * not checked. udev runs one earlytune per device in parallel: every access
+ * happens under an exclusive lock, and every change rewrites the whole file
+ * through root_write_atomic: a crash or a full /run leaves the old file or
+ * the new one, never a torn line (appends did: the next append joined it and
+ * both records were lost). On tmpfs a rewrite of 3,000 records costs ~1 ms.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -21,6 +25,7 @@
 #define STATE_DIR "run/earlytune"
 #define STATE_FILE STATE_DIR "/originals"
 #define HASH_EMPTY SIZE_MAX
+#define NFIELDS 6
 #define LOCK_WAIT_MS 10000
 
 int state_lock(struct records *rs, const struct root *r)
@@ -48,13 +53,19 @@ int state_lock(struct records *rs, const struct root *r)
 	return 0;
 }
 
+#define FNV_OFFSET 14695981039346656037ULL
+#define FNV_PRIME 1099511628211ULL
+
+static uint64_t fnv(uint64_t h, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * FNV_PRIME;
+	return h;
+}
+
 static size_t hash_path(const char *s)
 {
-	size_t h = 14695981039346656037ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return (size_t)fnv(FNV_OFFSET, s, strlen(s));
 }
 
 static void hash_insert(struct records *rs, size_t i)
@@ -84,9 +95,17 @@ static int hash_grow(struct records *rs)
 	return 0;
 }
 
+/* The fields of a record live in one allocation, the domain first. */
+static void record_free(struct record *x)
+{
+	free(x->domain);
+}
+
 static int push(struct records *rs, char **fields)
 {
+	size_t len[NFIELDS], total = 0;
 	struct record *rec;
+	char *p;
 
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? rs->cap * 2 : 32;
@@ -99,45 +118,53 @@ static int push(struct records *rs, char **fields)
 	}
 	if ((rs->n + 1) * 2 > rs->nslots && hash_grow(rs) < 0)
 		return -ENOMEM;
-	rec = &rs->v[rs->n];
-	*rec = (struct record){ strdup(fields[0]), strdup(fields[1]), strdup(fields[2]),
-				strdup(fields[3]), strdup(fields[4]) };
-	if (!rec->domain || !rec->target || !rec->setting || !rec->path || !rec->value) {
-		free(rec->domain);
-		free(rec->target);
-		free(rec->setting);
-		free(rec->path);
-		free(rec->value);
+	for (int k = 0; k < NFIELDS; k++)
+		total += len[k] = strlen(fields[k]) + 1;
+	p = malloc(total);
+	if (!p)
 		return -ENOMEM;
+	rec = &rs->v[rs->n];
+	for (int k = 0; k < NFIELDS; k++) {
+		char **dst[NFIELDS] = { &rec->domain, &rec->target, &rec->setting, &rec->path,
+					&rec->value, &rec->identity };
+
+		*dst[k] = memcpy(p, fields[k], len[k]);
+		p += len[k];
 	}
 	hash_insert(rs, rs->n++);
 	return 0;
 }
 
-/* Lines that do not have five fields are dropped: a record we cannot read
- * back is one we must not write back. */
+/* Lines that do not have five or six fields are dropped: a record we cannot
+ * read back is one we must not write back. Any failure to read the file but
+ * its absence is an error: "nothing recorded" would let apply record the
+ * values it changed itself as originals, and revert forget the true ones. */
 int state_load(struct records *rs, const struct root *r)
 {
 	_cleanup_(freep) char *buf = NULL;
-	char *save = NULL, *line;
+	char *save = NULL, *line, *end;
 	int rr = root_read_file(r, STATE_FILE, &buf, 1 << 26);
 
 	if (rr == -ENOENT)
 		return 0;
 	if (rr < 0)
 		return rr;
-	/* A last line without its newline was torn by a crash mid-append. */
-	if (strrchr(buf, '\n'))
-		strrchr(buf, '\n')[1] = '\0';
-	else
-		buf[0] = '\0';
+	/* A last line without its newline was torn by a crash mid-append (of
+	 * an earlier version): dropped, and the next save repairs the file. */
+	end = strrchr(buf, '\n');
+	if (*(end ? end + 1 : buf)) {
+		*(end ? end + 1 : buf) = '\0';
+		rs->dirty = true;
+	}
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[5], *s = line;
+		char *f[NFIELDS], *s = line;
 		size_t n = 0;
 
-		while (n < 5 && (f[n] = strsep(&s, "\t")))
+		while (n < NFIELDS && (f[n] = strsep(&s, "\t")))
 			n++;
-		if (n != 5 || s || !valid_name(f[1]) || strstr(f[3], ".."))
+		if (n == NFIELDS - 1)
+			f[n++] = (char *)""; /* no identity: not checked */
+		if (n != NFIELDS || s || !valid_name(f[1]) || strstr(f[3], ".."))
 			continue;
 		rr = push(rs, f);
 		if (rr < 0)
@@ -146,42 +173,50 @@ int state_load(struct records *rs, const struct root *r)
 	return 0;
 }
 
-static int format(const struct records *rs, size_t from, struct strbuf *sb)
+static void fields(const struct record *x, char *f[NFIELDS])
 {
-	for (size_t i = from; i < rs->n; i++) {
-		const struct record *x = &rs->v[i];
+	f[0] = x->domain, f[1] = x->target, f[2] = x->setting;
+	f[3] = x->path, f[4] = x->value, f[5] = x->identity;
+}
 
-		sb_printf(sb, "%s\t%s\t%s\t%s\t%s\n", x->domain, x->target, x->setting, x->path,
-			  x->value);
+/* Rewrites the whole file: a new file, then rename over the old one. Built
+ * with memcpy, not printf: a udev run rewrites every disk's records, and
+ * printf was most of the cost at 2,000 records. */
+int state_save(struct records *rs, const struct root *r)
+{
+	_cleanup_(freep) char *buf = NULL;
+	char *f[NFIELDS], *p;
+	size_t len = 0;
+	int rr;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		fields(&rs->v[i], f);
+		for (int k = 0; k < NFIELDS; k++)
+			len += strlen(f[k]) + 1;
 	}
-	return sb->oom ? -ENOMEM : 0;
-}
+	p = buf = malloc(len + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < rs->n; i++) {
+		fields(&rs->v[i], f);
+		for (int k = 0; k < NFIELDS; k++) {
+			size_t n = strlen(f[k]);
 
-/* Rewrites the whole file (revert): a new file, then rename over the old. */
-int state_save(const struct records *rs, const struct root *r)
-{
-	struct strbuf sb = { 0 };
-	int rr = format(rs, 0, &sb);
-
+			memcpy(p, f[k], n);
+			p += n;
+			*p++ = k == NFIELDS - 1 ? '\n' : '\t';
+		}
+	}
+	rr = root_write_atomic(r, STATE_FILE, buf, len, 0600);
 	if (rr >= 0)
-		rr = root_write_atomic(r, STATE_FILE, sb.s ? sb.s : "", sb.len, 0600);
-	sb_free(&sb);
-	return rr;
+		rs->dirty = false;
+	return rr < 0 ? rr : 0;
 }
 
-/* Appends the records from index `from` on (apply), in one write. */
-int state_append(const struct records *rs, size_t from, const struct root *r)
+/* Saves only when something changed since the load (or the file needs repair). */
+int state_commit(struct records *rs, const struct root *r)
 {
-	struct strbuf sb = { 0 };
-	_cleanup_(closep) int fd = -1;
-	int rr = format(rs, from, &sb);
-
-	if (rr >= 0 && sb.len)
-		fd = rr = root_openat(r, STATE_FILE, O_WRONLY | O_CREAT | O_APPEND, 0600);
-	if (rr >= 0 && sb.len)
-		rr = write_full(fd, sb.s, sb.len);
-	sb_free(&sb);
-	return rr < 0 ? rr : 0;
+	return rs->dirty ? state_save(rs, r) : 0;
 }
 
 const struct record *state_find(const struct records *rs, const char *path)
@@ -196,34 +231,36 @@ const struct record *state_find(const struct records *rs, const char *path)
 	return NULL;
 }
 
-/* Never replaces an existing record: the first original is the true one. */
-int state_add(struct records *rs, const struct item *it, const char *original)
+/* Never replaces an existing record: the first original is the true one
+ * (a stale record, of another device, is forgotten before: state_stale). */
+int state_add(struct records *rs, const struct item *it, const char *original, const char *identity)
 {
-	char *f[5] = { (char *)it->domain, it->target, it->setting, it->path, (char *)original };
+	char *f[NFIELDS] = { (char *)it->domain, it->target, it->setting, it->path, (char *)original,
+			     (char *)identity };
+	int rr;
 
 	if (state_find(rs, it->path))
 		return 0;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < NFIELDS; i++)
 		if (!f[i] || strpbrk(f[i], "\t\n"))
 			return -EINVAL;
-	return push(rs, f);
-}
-
-static void record_free(struct record *x)
-{
-	free(x->domain);
-	free(x->target);
-	free(x->setting);
-	free(x->path);
-	free(x->value);
+	rr = push(rs, f);
+	if (rr >= 0)
+		rs->dirty = true;
+	return rr;
 }
 
 /* Drops every record whose drop[i] is set, then rebuilds the index once. */
 void state_forget(struct records *rs, const bool *drop)
 {
-	size_t keep = 0;
+	size_t keep = 0, i;
 
-	for (size_t i = 0; i < rs->n; i++) {
+	for (i = 0; i < rs->n && !drop[i]; i++)
+		;
+	if (i == rs->n)
+		return; /* nothing to drop: the index stays */
+	rs->dirty = true;
+	for (i = 0; i < rs->n; i++) {
 		if (drop[i])
 			record_free(&rs->v[i]);
 		else
@@ -234,6 +271,177 @@ void state_forget(struct records *rs, const bool *drop)
 		rs->slots[k] = HASH_EMPTY;
 	for (size_t k = 0; k < rs->n; k++)
 		hash_insert(rs, k);
+}
+
+/* ---- identities ------------------------------------------------------------ */
+
+/* The ifindex of a net record about one interface (its path is
+ * netlink/ifindex/N), or 0 for a global one (a sysctl). */
+int record_ifindex(const char *setting, const char *path)
+{
+	unsigned long long v;
+
+	if (strcmp(setting, "qdisc") || strncmp(path, "netlink/ifindex/", 16) ||
+	    parse_u64(path + 16, &v) < 0 || v == 0 || v > INT_MAX)
+		return 0;
+	return (int)v;
+}
+
+/* The disk directory of a block item: its path without "/SETTING". */
+static int disk_dir(const char *path, const char *setting, char *dir, size_t size)
+{
+	size_t lp = strlen(path), ls = strlen(setting);
+
+	if (lp <= ls + 1 || strcmp(path + lp - ls, setting) || path[lp - ls - 1] != '/' || lp - ls > size)
+		return -EINVAL;
+	memcpy(dir, path, lp - ls - 1);
+	dir[lp - ls - 1] = '\0';
+	return 0;
+}
+
+/* What identifies a disk. diskseq (Linux 5.15+) is exact: the kernel never
+ * hands the same number out twice in a boot and takes a new one whenever a
+ * loop device gets another file or a disk another medium. Without it nothing
+ * is exact; a hash of what tells two disks of one name apart comes closest:
+ * MAJ:MIN, the place in sys/devices the name links to (a new sdX on another
+ * port or LUN lives elsewhere) and whatever identifiers the device has (wwid,
+ * serial, dm uuid, a loop device's backing file: a re-attached cloud volume
+ * or a loop device bound to another file differ there). The identifiers are
+ * optional: a read that fails counts as absent, because some exist and fail
+ * for every read on devices without that data (SCSI wwid without VPD page
+ * 0x83: EINVAL), so the same device hashes the same each time. A disk with
+ * none of them that comes back at the same place and number passes for the
+ * same one. */
+static int disk_identity(const struct root *r, const char *dir, char *out, size_t size)
+{
+	static const char *const ids[] = { "dev", "wwid", "serial", "device/wwid", "device/serial",
+					   "dm/uuid", "loop/backing_file" };
+	char rel[PATH_MAX], buf[PATH_MAX];
+	unsigned long long seq;
+	uint64_t h = FNV_OFFSET;
+	int rr;
+
+	snprintf(rel, sizeof(rel), "%s/diskseq", dir);
+	rr = root_read(r, rel, buf, sizeof(buf));
+	if (rr >= 0) {
+		if (parse_u64(buf, &seq) < 0)
+			return -EINVAL;
+		snprintf(out, size, "diskseq:%llu", seq);
+		return 0;
+	}
+	if (rr != -ENOENT)
+		return rr;
+	rr = root_readlink(r, dir, buf, sizeof(buf)); /* -ENOENT: gone */
+	if (rr == -EINVAL) /* a directory of a captured tree: its path is its place */
+		rr = snprintf(buf, sizeof(buf), "%s", dir);
+	if (rr < 0)
+		return rr;
+	h = fnv(h, buf, (size_t)rr + 1);
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		char *deleted;
+
+		snprintf(rel, sizeof(rel), "%s/%s", dir, ids[i]);
+		rr = root_read(r, rel, buf, sizeof(buf));
+		if (rr < 0)
+			continue;
+		/* The backing file deleted since: still the same binding. */
+		deleted = strstr(buf, " (deleted)");
+		if (deleted && !deleted[10])
+			*deleted = '\0';
+		h = fnv(fnv(h, ids[i], strlen(ids[i]) + 1), buf, strlen(buf) + 1);
+	}
+	snprintf(out, size, "dev:%016llx", (unsigned long long)h);
+	return 0;
+}
+
+/* The identity of the device an item or record describes, in out: "" for a
+ * global one (THP, a sysctl: nothing to check). -ENOENT: the disk is gone. */
+int state_identity(const struct root *r, const char *domain, const char *setting, const char *path,
+		   char *out, size_t size)
+{
+	char dir[PATH_MAX];
+	int ifindex;
+
+	*out = '\0';
+	if (!strcmp(domain, "block"))
+		return disk_dir(path, setting, dir, sizeof(dir)) < 0 ? -EINVAL : disk_identity(r, dir, out, size);
+	ifindex = !strcmp(domain, "net") ? record_ifindex(setting, path) : 0;
+	if (ifindex)
+		snprintf(out, size, "ifindex:%d", ifindex);
+	return 0;
+}
+
+struct ifindex_seen {
+	const struct root *r;
+	int ifindex, err;
+	bool found;
+};
+
+static void seen_ifindex(const char *rel, void *data)
+{
+	struct ifindex_seen *s = data;
+	char path[PATH_MAX], buf[32];
+	unsigned long long v;
+	int rr;
+
+	snprintf(path, sizeof(path), "%s/ifindex", rel);
+	rr = root_read(s->r, path, buf, sizeof(buf));
+	if (rr >= 0 && parse_u64(buf, &v) == 0 && v == (unsigned long long)s->ifindex)
+		s->found = true;
+	else if (rr < 0 && rr != -ENOENT && !s->err)
+		s->err = rr;
+}
+
+/* state_identity, asked once per disk and command: the records and items of
+ * one disk come together, and the identity of a disk does not change while
+ * its queue attributes are written. */
+int state_identity_cached(struct records *rs, const struct root *r, const char *domain,
+			  const char *target, const char *setting, const char *path, char *out,
+			  size_t size)
+{
+	struct idcache *ic = &rs->idcache;
+
+	if (strcmp(domain, "block"))
+		return state_identity(r, domain, setting, path, out, size);
+	if (!ic->valid || strcmp(ic->target, target)) {
+		ic->valid = strlen(target) < sizeof(ic->target);
+		snprintf(ic->target, sizeof(ic->target), "%s", target);
+		ic->r = state_identity(r, domain, setting, path, ic->id, sizeof(ic->id));
+	}
+	snprintf(out, size, "%s", ic->r < 0 ? "" : ic->id);
+	return ic->r;
+}
+
+/* 1 when record x is stale: its device is gone, or another one carries its
+ * name now (why says which); 0 when it is still that device's, or nothing can
+ * tell (no identity recorded); -errno when the check itself failed.
+ * Interfaces are looked up by index, through every name (they are renamed). */
+int state_stale(struct records *rs, const struct root *r, const struct record *x, char *why, size_t size)
+{
+	char now[64];
+	struct ifindex_seen s = { r, 0, 0, false };
+	int rr;
+
+	if (!*x->identity)
+		return 0;
+	if (!strncmp(x->identity, "ifindex:", 8)) {
+		s.ifindex = record_ifindex(x->setting, x->path);
+		rr = root_match(r, "sys/class/net", "*", seen_ifindex, &s);
+		if (rr < 0 || (!s.found && s.err))
+			return rr < 0 ? rr : s.err;
+		snprintf(why, size, "no interface has ifindex %d any more", s.ifindex);
+		return !s.found;
+	}
+	rr = state_identity_cached(rs, r, x->domain, x->target, x->setting, x->path, now, sizeof(now));
+	if (rr == -ENOENT) {
+		snprintf(why, size, "%s is gone", x->target);
+		return 1;
+	}
+	if (rr < 0)
+		return rr;
+	snprintf(why, size, "%s is another device now (%s; the original is of %s)", x->target, now,
+		 x->identity);
+	return strcmp(now, x->identity) != 0;
 }
 
 void state_free(struct records *rs)

@@ -18,7 +18,7 @@ static int add(struct records *rs, const char *target, const char *setting, cons
 
 	snprintf(path, sizeof(path), "sys/block/%s/%s", target, setting);
 	it = mkitem("block", target, setting, path);
-	return state_add(rs, &it, value);
+	return state_add(rs, &it, value, "");
 }
 
 static const char *value_of(const struct records *rs, const char *path)
@@ -60,7 +60,7 @@ static void test_add_rejects(void **state)
 	assert_int_equal(add(rs, "vd\ta", "queue/scheduler", "none"), -EINVAL);
 	assert_int_equal(add(rs, "vda", "queue/sched\nuler", "none"), -EINVAL);
 	it = mkitem("thp", "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enab\tled");
-	assert_int_equal(state_add(rs, &it, "always"), -EINVAL);
+	assert_int_equal(state_add(rs, &it, "always", ""), -EINVAL);
 	assert_int_equal(rs->n, 0);
 	/* A rejected value does not block a later valid one. */
 	assert_int_equal(add(rs, "vda", "queue/scheduler", "none"), 0);
@@ -70,11 +70,11 @@ static void test_add_rejects(void **state)
 static void test_round_trip(void **state)
 {
 	static const char want[] =
-		"block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tmq-deadline\n"
-		"block\tvda\tqueue/read_ahead_kb\tsys/block/vda/queue/read_ahead_kb\t4096\n"
-		"thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talways\n"
-		"block\tnvme0n1\tqueue/iosched/fifo_batch\tsys/block/nvme0n1/queue/iosched/fifo_batch\t\n"
-		"block\tsda\tqueue/wbt_lat_usec\tsys/block/sda/queue/wbt_lat_usec\tword and  spaces\n";
+		"block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tmq-deadline\t\n"
+		"block\tvda\tqueue/read_ahead_kb\tsys/block/vda/queue/read_ahead_kb\t4096\t\n"
+		"thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talways\t\n"
+		"block\tnvme0n1\tqueue/iosched/fifo_batch\tsys/block/nvme0n1/queue/iosched/fifo_batch\t\tdiskseq:7\n"
+		"block\tsda\tqueue/wbt_lat_usec\tsys/block/sda/queue/wbt_lat_usec\tword and  spaces\t\n";
 	struct fx *f = *state;
 	struct records back = { .lock_fd = -1 };
 	struct item it = mkitem("thp", "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enabled");
@@ -84,8 +84,9 @@ static void test_round_trip(void **state)
 	assert_true(f->rs.lock_fd >= 0);
 	assert_int_equal(add(&f->rs, "vda", "queue/scheduler", "mq-deadline"), 0);
 	assert_int_equal(add(&f->rs, "vda", "queue/read_ahead_kb", "4096"), 0);
-	assert_int_equal(state_add(&f->rs, &it, "always"), 0);
-	assert_int_equal(add(&f->rs, "nvme0n1", "queue/iosched/fifo_batch", ""), 0);
+	assert_int_equal(state_add(&f->rs, &it, "always", ""), 0);
+	it = mkitem("block", "nvme0n1", "queue/iosched/fifo_batch", "sys/block/nvme0n1/queue/iosched/fifo_batch");
+	assert_int_equal(state_add(&f->rs, &it, "", "diskseq:7"), 0);
 	assert_int_equal(add(&f->rs, "sda", "queue/wbt_lat_usec", "word and  spaces"), 0);
 	assert_int_equal(state_save(&f->rs, &f->c.root), 0);
 	f->text = tree_read(f->dir, ORIGINALS);
@@ -101,6 +102,7 @@ static void test_round_trip(void **state)
 		assert_string_equal(back.v[i].setting, f->rs.v[i].setting);
 		assert_string_equal(back.v[i].path, f->rs.v[i].path);
 		assert_string_equal(back.v[i].value, f->rs.v[i].value);
+		assert_string_equal(back.v[i].identity, f->rs.v[i].identity);
 	}
 	assert_string_equal(value_of(&back, "sys/kernel/mm/transparent_hugepage/enabled"), "always");
 	assert_string_equal(value_of(&back, "sys/block/nvme0n1/queue/iosched/fifo_batch"), "");
@@ -114,7 +116,7 @@ static void test_load_drops_bad_lines(void **state)
 	tree_write(f->dir, ORIGINALS,
 		   "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\n"
 		   "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\n"
-		   "block\tvdc\tqueue/scheduler\tsys/block/vdc/queue/scheduler\tnone\textra\n"
+		   "block\tvdc\tqueue/scheduler\tsys/block/vdc/queue/scheduler\tnone\tdiskseq:1\textra\n"
 		   "\n"
 		   "garbage\n"
 		   "block\t../etc\tqueue/scheduler\tsys/block/../etc/queue/scheduler\tnone\n"
@@ -157,30 +159,164 @@ static void test_save_needs_directory(void **state)
 	assert_false(root_exists(&f->c.root, ORIGINALS));
 }
 
-static void test_append(void **state)
+/* Defect 4 of issue 8: a torn last line (a crash mid-append of an earlier
+ * version) is dropped on load and the next save rewrites the file whole:
+ * the records around it survive, and an old five-field line is read as a
+ * record without identity (not checked). */
+static void test_save_repairs_torn(void **state)
 {
 	struct fx *f = *state;
 	struct records back = { .lock_fd = -1 };
 
+	tree_write(f->dir, ORIGINALS,
+		   "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\n"
+		   "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tbfq\tdiskseq:3\n"
+		   "block\tvdc\tqueue/sched");
 	open_root(f);
 	assert_int_equal(state_lock(&f->rs, &f->c.root), 0);
-	assert_int_equal(add(&f->rs, "vda", "queue/scheduler", "none"), 0);
-	assert_int_equal(add(&f->rs, "vdb", "queue/scheduler", "bfq"), 0);
-	assert_int_equal(state_append(&f->rs, 0, &f->c.root), 0);
-	assert_int_equal(add(&f->rs, "vdc", "queue/scheduler", "kyber"), 0);
-	assert_int_equal(state_append(&f->rs, 2, &f->c.root), 0);
-	/* Nothing new: nothing written. */
-	assert_int_equal(state_append(&f->rs, 3, &f->c.root), 0);
+	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
+	assert_int_equal(f->rs.n, 2);
+	assert_true(f->rs.dirty);
+	assert_string_equal(f->rs.v[0].identity, "");
+	assert_string_equal(f->rs.v[1].identity, "diskseq:3");
+	assert_int_equal(add(&f->rs, "vdd", "queue/scheduler", "kyber"), 0);
+	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
+	assert_false(f->rs.dirty);
 	f->text = tree_read(f->dir, ORIGINALS);
 	assert_non_null(f->text);
 	assert_string_equal(f->text,
-			    "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\n"
-			    "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tbfq\n"
-			    "block\tvdc\tqueue/scheduler\tsys/block/vdc/queue/scheduler\tkyber\n");
+			    "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\t\n"
+			    "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tbfq\tdiskseq:3\n"
+			    "block\tvdd\tqueue/scheduler\tsys/block/vdd/queue/scheduler\tkyber\t\n");
 	assert_int_equal(state_load(&back, &f->c.root), 0);
 	assert_int_equal(back.n, 3);
-	assert_string_equal(value_of(&back, "sys/block/vdc/queue/scheduler"), "kyber");
+	assert_false(back.dirty);
 	state_free(&back);
+}
+
+/* Nothing changed since the load: nothing is written. */
+static void test_commit_clean(void **state)
+{
+	struct fx *f = *state;
+
+	tree_write(f->dir, ORIGINALS, "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\t\n");
+	open_root(f);
+	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
+	assert_int_equal(add(&f->rs, "vda", "queue/scheduler", "other"), 0);
+	assert_false(f->rs.dirty);
+	tree_write(f->dir, ORIGINALS, "sentinel");
+	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
+	f->text = tree_read(f->dir, ORIGINALS);
+	assert_string_equal(f->text, "sentinel");
+}
+
+/* Defect 7 (state half): a state file that cannot be read is an error, never
+ * "nothing recorded". */
+static void test_load_errors(void **state)
+{
+	struct fx *f = *state;
+
+	tree_mkdir(f->dir, ORIGINALS);
+	open_root(f);
+	assert_int_equal(state_load(&f->rs, &f->c.root), -EISDIR);
+	assert_int_equal(f->rs.n, 0);
+}
+
+/* Fresh records each time: their identity cache lives as long as a command. */
+static int stale(struct fx *f, const struct record *x, char *why, size_t size)
+{
+	struct records rs = { .lock_fd = -1 };
+	int r = state_stale(&rs, &f->c.root, x, why, size);
+
+	state_free(&rs);
+	return r;
+}
+
+/* Defect 3: the identity of a disk is its diskseq where the kernel has one,
+ * else a hash of what tells disks of one name apart. */
+static void test_identity(void **state)
+{
+	struct fx *f = *state;
+	char id[64], id2[64], why[256], path[PATH_MAX];
+	struct record x = { "block", "loop0", "queue/read_ahead_kb",
+			    "sys/block/loop0/queue/read_ahead_kb", "128", id };
+
+	tree_write(f->dir, "sys/devices/virtual/block/loop0/queue/read_ahead_kb", "128\n");
+	tree_write(f->dir, "sys/devices/virtual/block/loop0/dev", "7:0\n");
+	tree_write(f->dir, "sys/devices/virtual/block/loop0/loop/backing_file", "/img/a (deleted)\n");
+	tree_symlink(f->dir, "sys/block/loop0", "../devices/virtual/block/loop0");
+	open_root(f);
+	assert_int_equal(state_identity(&f->c.root, "block", x.setting, x.path, id, sizeof(id)), 0);
+	assert_int_equal(strncmp(id, "dev:", 4), 0);
+	assert_int_equal(strlen(id), 20);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
+	/* The same file (deleted since): the same binding. */
+	tree_write(f->dir, "sys/devices/virtual/block/loop0/loop/backing_file", "/img/a\n");
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
+	/* Bound to another file: another device. */
+	tree_write(f->dir, "sys/devices/virtual/block/loop0/loop/backing_file", "/img/b\n");
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 1);
+	assert_contains(why, "loop0 is another device now");
+	assert_int_equal(state_identity(&f->c.root, "block", x.setting, x.path, id2, sizeof(id2)), 0);
+	assert_string_not_equal(id, id2);
+	/* diskseq wins where the kernel has it. */
+	tree_write(f->dir, "sys/devices/virtual/block/loop0/diskseq", "42\n");
+	assert_int_equal(state_identity(&f->c.root, "block", x.setting, x.path, id2, sizeof(id2)), 0);
+	assert_string_equal(id2, "diskseq:42");
+	x.identity = (char *)"diskseq:42";
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
+	x.identity = (char *)"diskseq:41";
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 1);
+	/* A record without identity (an earlier version's) is not checked. */
+	x.identity = (char *)"";
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
+	/* Gone. */
+	x.identity = (char *)"diskseq:42";
+	x.target = (char *)"loop1";
+	x.path = (char *)"sys/block/loop1/queue/read_ahead_kb";
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 1);
+	assert_contains(why, "loop1 is gone");
+	/* An unreadable diskseq is an error, not "another device". */
+	x.target = (char *)"loop0";
+	x.path = (char *)"sys/block/loop0/queue/read_ahead_kb";
+	tree_path(path, sizeof(path), f->dir, "sys/devices/virtual/block/loop0/diskseq");
+	assert_int_equal(unlink(path), 0);
+	tree_mkdir(f->dir, "sys/devices/virtual/block/loop0/diskseq");
+	assert_true(stale(f, &x, why, sizeof(why)) < 0);
+	/* Global items have no identity; interfaces their index. */
+	assert_int_equal(state_identity(&f->c.root, "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enabled", id, sizeof(id)), 0);
+	assert_string_equal(id, "");
+	assert_int_equal(state_identity(&f->c.root, "net", "net.core.default_qdisc", "proc/sys/net/core/default_qdisc", id, sizeof(id)), 0);
+	assert_string_equal(id, "");
+	assert_int_equal(state_identity(&f->c.root, "net", "qdisc", "netlink/ifindex/7", id, sizeof(id)), 0);
+	assert_string_equal(id, "ifindex:7");
+	/* Asked once per disk within a command. */
+	assert_int_equal(rmdir(path), 0);
+	tree_write(f->dir, "sys/devices/virtual/block/loop0/diskseq", "43\n");
+	assert_int_equal(state_identity_cached(&f->rs, &f->c.root, "block", "loop0", x.setting, x.path, id, sizeof(id)), 0);
+	assert_string_equal(id, "diskseq:43");
+	tree_write(f->dir, "sys/devices/virtual/block/loop0/diskseq", "44\n");
+	assert_int_equal(state_identity_cached(&f->rs, &f->c.root, "block", "loop0", "queue/scheduler",
+					       "sys/block/loop0/queue/scheduler", id, sizeof(id)), 0);
+	assert_string_equal(id, "diskseq:43");
+}
+
+/* An interface record is stale when no interface has its index, whatever
+ * its name now. */
+static void test_stale_iface(void **state)
+{
+	struct fx *f = *state;
+	char why[256];
+	struct record x = { "net", "eth0", "qdisc", "netlink/ifindex/7", "mq", (char *)"ifindex:7" };
+
+	tree_write(f->dir, "sys/class/net/renamed/ifindex", "7\n");
+	tree_write(f->dir, "sys/class/net/lo/ifindex", "1\n");
+	open_root(f);
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
+	x.path = (char *)"netlink/ifindex/8";
+	x.identity = (char *)"ifindex:8";
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 1);
+	assert_contains(why, "no interface has ifindex 8");
 }
 
 static void test_forget(void **state)
@@ -255,7 +391,11 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_load_drops_bad_lines),
 	FX_TEST(test_load_missing_and_torn),
 	FX_TEST(test_save_needs_directory),
-	FX_TEST(test_append),
+	FX_TEST(test_save_repairs_torn),
+	FX_TEST(test_commit_clean),
+	FX_TEST(test_load_errors),
+	FX_TEST(test_identity),
+	FX_TEST(test_stale_iface),
 	FX_TEST(test_forget),
 	FX_TEST(test_many_records),
 	FX_TEST(test_lock),
