@@ -15,6 +15,24 @@ KMOD_SHA256 := 00bc9ae4f1f9e1bbc1266d838452865bc7c24271d0853939edbe3029ad22af4e
 KMOD_DIR    := $(BUILD)/kmod
 KMOD_A      := $(KMOD_DIR)/libkmod.a
 
+# Debian's libzstd.a carries the legacy v0.5-v0.7 decoders, BMI2 twins of
+# every hot loop and the compressor: 180 KB of a binary that must stay under
+# 1.5 MiB. libkmod only decompresses modules, so the build compiles zstd's
+# decoder alone from Debian's source package, in its small configuration.
+ZSTD_DEB    := 1.5.4+dfsg2-5
+ZSTD_ORIG   := libzstd_1.5.4+dfsg2.orig.tar.xz
+ZSTD_SHA256 := 8cf4bbb65e77ec348d052c8d6230eba66d435bddf64c8b5be2fcb16880c19953
+ZSTD_DIR    := $(BUILD)/zstd
+ZSTD_A      := $(ZSTD_DIR)/libzstd.a
+ZSTD_SRCS   := common/debug.c common/entropy_common.c common/error_private.c \
+               common/fse_decompress.c common/xxhash.c common/zstd_common.c \
+               decompress/huf_decompress.c decompress/zstd_ddict.c \
+               decompress/zstd_decompress.c decompress/zstd_decompress_block.c
+ZSTD_CFLAGS := -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
+               -DZSTD_LEGACY_SUPPORT=0 -DDYNAMIC_BMI2=0 -DZSTD_DISABLE_ASM \
+               -DHUF_FORCE_DECOMPRESS_X1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT \
+               -DZSTD_NO_INLINE -DZSTD_STRIP_ERROR_STRINGS -DXXH_NAMESPACE=ZSTD_
+
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation
 # -Os: the stripped static binary must stay under 1.5 MiB (libkmod, libblkid and
@@ -32,9 +50,9 @@ LINK     := $(shell pkg-config --libs libkmod blkid)
 LDSTATIC :=
 DEPS_A   :=
 else
-LINK     := $(KMOD_A) -lblkid -lzstd -llzma -lz
+LINK     := $(KMOD_A) -lblkid $(ZSTD_A) -llzma -lz
 LDSTATIC := -static
-DEPS_A   := $(KMOD_A)
+DEPS_A   := $(KMOD_A) $(ZSTD_A)
 endif
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -72,6 +90,18 @@ $(KMOD_A):
 	  $(MAKE) -s libkmod/libkmod.la >../make.log 2>&1
 	ar rcs $@ $(KMOD_DIR)/src/libkmod/.libs/*.o $(KMOD_DIR)/src/shared/.libs/*.o
 
+# --- zstd's decoder, small -----------------------------------------------------
+$(ZSTD_A):
+	@mkdir -p $(ZSTD_DIR)
+	cd $(ZSTD_DIR) && { [ -f $(ZSTD_ORIG) ] || apt-get source --download-only -q libzstd=$(ZSTD_DEB); }
+	echo "$(ZSTD_SHA256)  $(ZSTD_DIR)/$(ZSTD_ORIG)" | sha256sum -c --quiet
+	rm -rf $(ZSTD_DIR)/src $(ZSTD_DIR)/obj && mkdir -p $(ZSTD_DIR)/src $(ZSTD_DIR)/obj
+	tar -C $(ZSTD_DIR)/src --strip-components=1 -xf $(ZSTD_DIR)/$(ZSTD_ORIG)
+	for f in $(ZSTD_SRCS); do \
+	  $(CC) $(ZSTD_CFLAGS) -I$(ZSTD_DIR)/src/lib -c -o $(ZSTD_DIR)/obj/$$(basename $$f .c).o \
+	    $(ZSTD_DIR)/src/lib/$$f || exit 1; done
+	ar rcs $@ $(ZSTD_DIR)/obj/*.o
+
 # --- tests --------------------------------------------------------------------
 $(BUILD)/san/%.o: src/%.c src/*.h
 	@mkdir -p $(dir $@)
@@ -94,7 +124,10 @@ $(BUILD)/dyn/earlytune: $(OBJS)
 check-unit: $(UNIT_BINS)
 	tests/run-unit $(UNIT_BINS)
 
-check-integration: $(BUILD)/earlytune $(BUILD)/san/earlytune
+$(BUILD)/zstdcat: tests/tools/zstdcat.c $(ZSTD_A)
+	$(CC) -std=gnu11 $(WARN) -Os -I$(ZSTD_DIR)/src/lib -o $@ $< $(ZSTD_A)
+
+check-integration: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/zstdcat
 	tests/run-integration $(BUILD)/earlytune $(BUILD)/san/earlytune
 
 check-valgrind: $(BUILD)/dyn/earlytune
@@ -104,7 +137,7 @@ check-valgrind: $(BUILD)/dyn/earlytune
 check-boot: $(BUILD)/earlytune
 	tests/boot/run.sh $(BUILD)
 
-check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(UNIT_BINS)
+check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)/zstdcat $(UNIT_BINS)
 	tests/check $(BUILD)
 
 bench: $(BUILD)/earlytune
