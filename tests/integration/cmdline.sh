@@ -218,6 +218,8 @@ for a; do
 	--bls-directory=*) dir=${a#--bls-directory=} ;;
 	esac
 done
+# Where the directory it was given really is (an inherited /proc/self/fd/N).
+(cd "$dir" && pwd -P) >>"$GRUBBY_LOG.dir"
 for f in "$dir"/*.conf; do
 	awk -v add="$add" -v del="$del" '
 	$1 == "options" {
@@ -349,16 +351,20 @@ eq "debian, 6.12, two mTHP sizes: remove restores etc/" "$(sums "$t" etc)" "$etc
 
 t=$WORK/bls
 mk_bls "$t"
-: >"$LOG"
+: >"$LOG"; : >"$LOG.dir"
 boot0=$(sums "$t" boot etc)
 check_rc "bls: apply exits 0" 0 -- stubs "$ET" cmdline apply --root "$t"
 contains "bls: apply detected BLS" "bls: added"
-eq "bls: grubby called once, by argv, only with what no entry has" "$(cat "$LOG")" \
-	"grubby|--update-kernel=ALL|--args=$THP|--bls-directory=$t/boot/loader/entries"
+# Under --root grubby gets the image's directories as inherited fds opened
+# inside the root, the image's grubenv and --no-etc-grub-update (issue 8, 2).
+GRUBBY_ROOT="--bls-directory=/proc/self/fd/N|--env=/proc/self/fd/N/grubenv|--no-etc-grub-update"
+grubby_log() { sed 's,/proc/self/fd/[0-9]*,/proc/self/fd/N,g' "$LOG"; }
+eq "bls: grubby called once, by argv, only with what no entry has" "$(grubby_log)" \
+	"grubby|--update-kernel=ALL|--args=$THP|$GRUBBY_ROOT"
 OUT=$(cat "$LOG")
 contains "bls: --update-kernel=ALL" "|--update-kernel=ALL|"
 contains "bls: --args= carries the THP parameter" "|--args=$THP"
-contains "bls: --bls-directory= points into the root" "|--bls-directory=$t/boot/loader/entries"
+eq "bls: --bls-directory= is the root's entries directory" "$(cat "$LOG.dir")" "$(cd "$t/boot/loader/entries" && pwd -P)"
 lacks "bls: a parameter an entry's options line has is not passed" "$NVME"
 eq "bls: state records only what was added" "$(cat "$t/var/lib/earlytune/cmdline.state")" "$(printf 'bls\t%s' "$THP")"
 eq "bls: entry a got the parameter" "$(grep '^options' "$t/boot/loader/entries/a.conf")" \
@@ -369,8 +375,8 @@ check_rc "bls: second apply exits 0" 0 -- stubs "$ET" cmdline apply --root "$t"
 eq "bls: second apply does not call grubby" "$(cat "$LOG")" ""
 eq "bls: second apply changes no byte" "$(sums "$t" boot etc var)" "$after1"
 check_rc "bls: remove exits 0" 0 -- stubs "$ET" cmdline remove --root "$t"
-eq "bls: grubby --remove-args= with exactly the added parameters" "$(cat "$LOG")" \
-	"grubby|--update-kernel=ALL|--remove-args=$THP|--bls-directory=$t/boot/loader/entries"
+eq "bls: grubby --remove-args= with exactly the added parameters" "$(grubby_log)" \
+	"grubby|--update-kernel=ALL|--remove-args=$THP|$GRUBBY_ROOT"
 eq "bls: entries back to their original bytes" "$(sums "$t" boot etc)" "$boot0"
 grep -q "$NVME" "$t/boot/loader/entries/b.conf"; eq "bls: the user's own parameter stays" $? 0
 [ ! -e "$t/var/lib/earlytune/cmdline.state" ]; eq "bls: state gone after remove" $? 0
