@@ -636,14 +636,26 @@ static int record_first(struct ctx *c, const struct added *next)
 	return r;
 }
 
-/* After a failed bootloader write: the record goes back to what it was. */
-static void record_undo(struct ctx *c, const struct added *prev)
+/* After a failed bootloader write: the record goes back to what it was,
+ * but only when the bootloader provably holds nothing new (a write can fail
+ * after its rename, in the directory fsync; grubby can fail halfway): a
+ * record of words that are not there is harmless, words without one are not. */
+static void record_undo(struct ctx *c, const struct added *prev, bool unchanged)
 {
-	int r = save_state(&c->root, prev);
+	int r = unchanged ? save_state(&c->root, prev) : 0;
 
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot restore %s: %s; `earlytune cmdline remove` removes what it records",
 			STATE, strerror(-r));
+}
+
+/* rel still holds old (NULL: still absent); a failed read says no. */
+static bool still(const struct root *r, const char *rel, const char *old)
+{
+	_cleanup_(freep) char *now = NULL;
+	int rr = read_text(r, rel, &now);
+
+	return old ? rr >= 0 && !strcmp(now, old) : rr == -ENOENT;
 }
 
 /* prev with more params (space-joined); backend and created facts as given. */
@@ -755,39 +767,65 @@ static int entries_confined(const struct ctx *c, int dfd)
  * (/proc/self/fd/N: an absolute symlink in the image cannot lead it to the
  * host's), the image's grubenv, and --no-etc-grub-update: otherwise
  * --update-kernel=ALL rewrites the host's /etc/default/grub and grubenv. */
-static int grubby(struct ctx *c, const char *flag, const char *params)
+struct grubby {
+	int dir, env; /* -1 on the host */
+};
+
+static void grubby_close(struct grubby *g)
+{
+	closep(&g->dir);
+	closep(&g->env);
+}
+
+/* Opens (and checks) what grubby will be given, before anything is written. */
+static int grubby_open(struct ctx *c, struct grubby *g)
+{
+	int r;
+
+	*g = (struct grubby){ -1, -1 };
+	if (c->root.is_host)
+		return 0;
+	g->dir = root_openat(&c->root, "boot/loader/entries", O_RDONLY | O_DIRECTORY, 0);
+	if (g->dir < 0)
+		return g->dir;
+	r = entries_confined(c, g->dir);
+	if (r < 0)
+		return r;
+	g->env = root_openat(&c->root, "boot/grub2", O_PATH | O_DIRECTORY, 0);
+	if (g->env == -ENOENT)
+		g->env = root_openat(&c->root, "boot", O_PATH | O_DIRECTORY, 0);
+	return g->env < 0 ? g->env : 0;
+}
+
+static int grubby_run(const struct grubby *g, const char *flag, const char *params)
 {
 	_cleanup_(freep) char *arg = xasprintf("%s=%s", flag, params), *bls = NULL, *env = NULL;
-	_cleanup_(closep) int dir = -1;
-	_cleanup_(closep) int envdir = -1;
 	char *argv[7] = { "grubby", "--update-kernel=ALL", arg };
-	int keep[2], r;
+	int keep[2] = { g->dir, g->env };
 
 	if (!arg)
 		return -ENOMEM;
-	if (c->root.is_host)
+	if (g->dir < 0)
 		return run_argv(argv, NULL, 0);
-	dir = root_openat(&c->root, "boot/loader/entries", O_RDONLY | O_DIRECTORY, 0);
-	if (dir < 0)
-		return dir;
-	r = entries_confined(c, dir);
-	if (r < 0)
-		return r;
-	envdir = root_openat(&c->root, "boot/grub2", O_PATH | O_DIRECTORY, 0);
-	if (envdir == -ENOENT)
-		envdir = root_openat(&c->root, "boot", O_PATH | O_DIRECTORY, 0);
-	if (envdir < 0)
-		return envdir;
-	bls = xasprintf("--bls-directory=/proc/self/fd/%d", dir);
-	env = xasprintf("--env=/proc/self/fd/%d/grubenv", envdir);
+	bls = xasprintf("--bls-directory=/proc/self/fd/%d", g->dir);
+	env = xasprintf("--env=/proc/self/fd/%d/grubenv", g->env);
 	if (!bls || !env)
 		return -ENOMEM;
 	argv[3] = bls;
 	argv[4] = env;
 	argv[5] = "--no-etc-grub-update";
-	keep[0] = dir;
-	keep[1] = envdir;
 	return run_argv(argv, keep, 2);
+}
+
+static int grubby(struct ctx *c, const char *flag, const char *params)
+{
+	struct grubby g;
+	int r = grubby_open(c, &g);
+
+	if (r >= 0)
+		r = grubby_run(&g, flag, params);
+	grubby_close(&g);
+	return r;
 }
 
 struct bls_ctx {
@@ -931,6 +969,7 @@ static int apply_ostree(struct apply *ap)
 static int apply_bls(struct apply *ap)
 {
 	_cleanup_(freep) char *have = NULL, *add = NULL;
+	struct grubby g;
 	int r = bls_options(ap->c, &have);
 
 	if (r < 0)
@@ -938,18 +977,24 @@ static int apply_bls(struct apply *ap)
 	r = kcmd_missing(have, ap->params, &add);
 	if (r < 0 || !*add)
 		return r;
-	r = added_next(ap->prev, "bls", add, &ap->next);
+	r = grubby_open(ap->c, &g);
+	if (r < 0 && r != -ELOOP) /* ELOOP: said which entry */
+		log_msg(LOG_ERR, "cannot open the image's boot/loader/entries for grubby: %s", strerror(-r));
 	if (r >= 0)
-		r = record_first(ap->c, &ap->next);
+		r = added_next(ap->prev, "bls", add, &ap->next);
+	if (r >= 0 && (r = record_first(ap->c, &ap->next)) >= 0) {
+		r = grubby_run(&g, "--args", add);
+		if (r < 0) {
+			_cleanup_(freep) char *now = NULL, *left = NULL;
+
+			log_msg(LOG_ERR, "grubby --update-kernel=ALL --args='%s' failed: %s", add, strerror(-r));
+			record_undo(ap->c, ap->prev, bls_options(ap->c, &now) >= 0 &&
+							     kcmd_missing(now, add, &left) >= 0 && !strcmp(left, add));
+		}
+	}
+	grubby_close(&g);
 	if (r < 0)
 		return r;
-	r = grubby(ap->c, "--args", add);
-	if (r < 0) {
-		if (r != -ELOOP)
-			log_msg(LOG_ERR, "grubby --update-kernel=ALL --args='%s' failed: %s", add, strerror(-r));
-		record_undo(ap->c, ap->prev);
-		return r;
-	}
 	ap->changed = true;
 	return 0;
 }
@@ -988,7 +1033,7 @@ static int apply_grub(struct apply *ap)
 	r = write_atomic(&ap->c->root, GRUB_DROPIN, body);
 	if (r < 0) {
 		log_msg(LOG_ERR, "cannot write /%s: %s", GRUB_DROPIN, strerror(-r));
-		record_undo(ap->c, ap->prev);
+		record_undo(ap->c, ap->prev, still(&ap->c->root, GRUB_DROPIN, old));
 		return r;
 	}
 	ap->changed = true;
@@ -1066,7 +1111,7 @@ static int apply_kinstall(struct apply *ap)
 	r = write_atomic(&ap->c->root, KINSTALL, new);
 	if (r < 0) {
 		log_msg(LOG_ERR, "cannot write /%s: %s", KINSTALL, strerror(-r));
-		record_undo(ap->c, ap->prev);
+		record_undo(ap->c, ap->prev, still(&ap->c->root, KINSTALL, created ? NULL : old));
 		return r;
 	}
 	ap->changed = true;
