@@ -484,6 +484,12 @@ static int read_text(const struct root *r, const char *rel, char **out)
 	return 0;
 }
 
+static int change_error(const char *what, const char *rel, int r)
+{
+	log_msg(LOG_ERR, "cannot %s /%s: %s", what, rel, strerror(-r));
+	return r;
+}
+
 static int read_error(const struct ctx *c, const char *rel, int r)
 {
 	log_msg(LOG_ERR, "cannot read %s/%s: %s; nothing changed", c->root.is_host ? "" : c->root.dir, rel,
@@ -777,8 +783,7 @@ static void grubby_close(struct grubby *g)
 	closep(&g->env);
 }
 
-/* Opens (and checks) what grubby will be given, before anything is written. */
-static int grubby_open(struct ctx *c, struct grubby *g)
+static int grubby_open_dirs(struct ctx *c, struct grubby *g)
 {
 	int r;
 
@@ -795,6 +800,17 @@ static int grubby_open(struct ctx *c, struct grubby *g)
 	if (g->env == -ENOENT)
 		g->env = root_openat(&c->root, "boot", O_PATH | O_DIRECTORY, 0);
 	return g->env < 0 ? g->env : 0;
+}
+
+/* Opens (and checks) what grubby will be given, before anything is written. */
+static int grubby_open(struct ctx *c, struct grubby *g)
+{
+	int r = grubby_open_dirs(c, g);
+
+	if (r < 0 && r != -ELOOP) /* ELOOP: entries_confined said which entry */
+		log_msg(LOG_ERR, "cannot open the image's boot/loader/entries and boot/grub2 for grubby: %s",
+			strerror(-r));
+	return r;
 }
 
 static int grubby_run(const struct grubby *g, const char *flag, const char *params)
@@ -815,17 +831,6 @@ static int grubby_run(const struct grubby *g, const char *flag, const char *para
 	argv[4] = env;
 	argv[5] = "--no-etc-grub-update";
 	return run_argv(argv, keep, 2);
-}
-
-static int grubby(struct ctx *c, const char *flag, const char *params)
-{
-	struct grubby g;
-	int r = grubby_open(c, &g);
-
-	if (r >= 0)
-		r = grubby_run(&g, flag, params);
-	grubby_close(&g);
-	return r;
 }
 
 struct bls_ctx {
@@ -978,8 +983,6 @@ static int apply_bls(struct apply *ap)
 	if (r < 0 || !*add)
 		return r;
 	r = grubby_open(ap->c, &g);
-	if (r < 0 && r != -ELOOP) /* ELOOP: said which entry */
-		log_msg(LOG_ERR, "cannot open the image's boot/loader/entries for grubby: %s", strerror(-r));
 	if (r >= 0)
 		r = added_next(ap->prev, "bls", add, &ap->next);
 	if (r >= 0 && (r = record_first(ap->c, &ap->next)) >= 0) {
@@ -1205,6 +1208,8 @@ int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update)
 	ap = (struct apply){ .c = c, .backend = backend, .params = params, .prev = &a, .shown = params,
 			     .next_step = &next };
 	r = apply_backend(&ap, update);
+	if (r == -ENOMEM)
+		log_msg(LOG_ERR, "cmdline apply: %s; nothing changed", strerror(-r));
 	if (c->json && r >= 0)
 		json_result(c, "cmdline apply", backend, "added", params, next.s);
 	sb_free(&next);
@@ -1234,7 +1239,7 @@ static int remove_grub(struct ctx *c, const struct added *a, bool *changed)
 	}
 	r = root_unlink(&c->root, GRUB_DROPIN, 0);
 	*changed = r >= 0;
-	return r == -ENOENT ? 0 : r;
+	return r >= 0 || r == -ENOENT ? 0 : change_error("delete", GRUB_DROPIN, r);
 }
 
 /* Takes out exactly the words earlytune added, from whatever the file holds
@@ -1253,15 +1258,31 @@ static int remove_kinstall(struct ctx *c, const struct added *a, bool *changed)
 		if (r >= 0)
 			root_unlink(&c->root, "etc/kernel", AT_REMOVEDIR); /* only if now empty */
 		*changed = r >= 0;
-		return r == -ENOENT ? 0 : r;
+		return r >= 0 || r == -ENOENT ? 0 : change_error("delete", KINSTALL, r);
 	}
 	r = kcmd_remove(old, a->params, &new);
-	if (r >= 0)
-		r = edit_checked(old, new, a->params, false);
+	if (r < 0)
+		return change_error("edit", KINSTALL, r);
+	r = edit_checked(old, new, a->params, false);
 	if (r < 0 || !strcmp(old, new))
 		return r;
 	*changed = true;
-	return write_atomic(&c->root, KINSTALL, new);
+	r = write_atomic(&c->root, KINSTALL, new);
+	return r < 0 ? change_error("write", KINSTALL, r) : 0;
+}
+
+static int remove_bls(struct ctx *c, const struct added *a)
+{
+	struct grubby g;
+	int r = grubby_open(c, &g);
+
+	if (r >= 0) {
+		r = grubby_run(&g, "--remove-args", a->params);
+		if (r < 0)
+			log_msg(LOG_ERR, "grubby --update-kernel=ALL --remove-args='%s' failed: %s", a->params, strerror(-r));
+	}
+	grubby_close(&g);
+	return r;
 }
 
 int cmd_cmdline_remove(struct ctx *c)
@@ -1284,13 +1305,9 @@ int cmd_cmdline_remove(struct ctx *c)
 	if (!strcmp(a.backend, "grub"))
 		r = remove_grub(c, &a, &changed);
 	else if (!strcmp(a.backend, "bls"))
-		r = grubby(c, "--remove-args", a.params);
+		r = remove_bls(c, &a);
 	else if (!strcmp(a.backend, "kernel-install"))
 		r = remove_kinstall(c, &a, &changed);
-	if (r < 0 && r != -EEXIST && r != -ELOOP && r != -EFBIG && r != -EILSEQ && r != -EIO)
-		log_msg(LOG_ERR, "cannot remove earlytune's parameters from %s: %s", a.backend, strerror(-r));
-	else if (r == -EIO && !strcmp(a.backend, "bls"))
-		log_msg(LOG_ERR, "grubby --update-kernel=ALL --remove-args='%s' failed", a.params);
 	if (r < 0) {
 		added_free(&a);
 		return 1;

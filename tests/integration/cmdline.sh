@@ -206,6 +206,17 @@ mk_ostree() { # ROOT [run|repo]
 # arguments) to $WORK/grubby.log and edits the options lines of the BLS entries
 # as grubby does (--args appends what is missing, --remove-args drops words).
 mkdir -p "$WORK/bin"
+# How grubby edits an entry's options line (both stand-ins share it).
+cat >"$WORK/options.awk" <<'AWK'
+$1 == "options" {
+	n = split(del, d, " "); for (i = 1; i <= n; i++) rm[d[i]] = 1
+	out = "options"
+	for (i = 2; i <= NF; i++) if (!($i in rm)) { out = out " " $i; have[$i] = 1 }
+	n = split(add, a, " "); for (i = 1; i <= n; i++) if (!(a[i] in have)) out = out " " a[i]
+	print out; next
+}
+{ print }
+AWK
 cat >"$WORK/bin/grubby" <<'STUB'
 #!/bin/sh
 (IFS='|'; printf '%s\n' "grubby|$*") >>"${GRUBBY_LOG:?}"
@@ -221,15 +232,7 @@ done
 # Where the directory it was given really is (an inherited /proc/self/fd/N).
 (cd "$dir" && pwd -P) >>"$GRUBBY_LOG.dir"
 for f in "$dir"/*.conf; do
-	awk -v add="$add" -v del="$del" '
-	$1 == "options" {
-		n = split(del, d, " "); for (i = 1; i <= n; i++) rm[d[i]] = 1
-		out = "options"
-		for (i = 2; i <= NF; i++) if (!($i in rm)) { out = out " " $i; have[$i] = 1 }
-		n = split(add, a, " "); for (i = 1; i <= n; i++) if (!(a[i] in have)) out = out " " a[i]
-		print out; next
-	}
-	{ print }' "$f" >"$f.new" && mv "$f.new" "$f"
+	awk -v add="$add" -v del="$del" -f "${0%/*}/../options.awk" "$f" >"$f.new" && mv "$f.new" "$f"
 done
 STUB
 cat >"$WORK/bin/update-grub" <<'STUB'
@@ -824,15 +827,7 @@ for a; do
 done
 for f in "$dir"/*.conf; do
 	[ -e "$f" ] || continue
-	awk -v add="$add" -v del="$del" '
-	$1 == "options" {
-		n = split(del, d, " "); for (i = 1; i <= n; i++) rm[d[i]] = 1
-		out = "options"
-		for (i = 2; i <= NF; i++) if (!($i in rm)) { out = out " " $i; have[$i] = 1 }
-		n = split(add, a, " "); for (i = 1; i <= n; i++) if (!(a[i] in have)) out = out " " a[i]
-		print out; next
-	}
-	{ print }' "$f" >"$f.new" && cat "$f.new" >"$f" && rm -f "$f.new"
+	awk -v add="$add" -v del="$del" -f "${0%/*}/../options.awk" "$f" >"$f.new" && cat "$f.new" >"$f" && rm -f "$f.new"
 done
 if [ "$etc" = yes ] && [ -f /etc/default/grub ]; then
 	sed -i "s|^GRUB_CMDLINE_LINUX=\"\(.*\)\"|GRUB_CMDLINE_LINUX=\"\1 $add\"|" /etc/default/grub
