@@ -385,11 +385,9 @@ static int collect_logged(struct ctx *c, struct suggs *s)
 {
 	int r = collect(c, s);
 
-	if (r == -ENOMEM || (r < 0 && !s->err_path))
-		log_msg(LOG_ERR, "cmdline: %s", strerror(-r));
-	else if (r < 0)
-		log_msg(LOG_ERR, "cannot read %s/%s: %s: no suggestion is made from a partial view",
-			c->root.is_host ? "" : c->root.dir, s->err_path, strerror(-r));
+	if (r < 0)
+		log_msg(LOG_ERR, "cannot read %s/%s: %s", c->root.is_host ? "" : c->root.dir,
+			s->err_path ? s->err_path : "", strerror(-r));
 	return r;
 }
 
@@ -490,10 +488,18 @@ static int change_error(const char *what, const char *rel, int r)
 	return r;
 }
 
+/* Someone else's edit of a file of earlytune's own is theirs to undo. */
+static int edited(const char *rel)
+{
+	log_msg(LOG_ERR, "/%s was changed since earlytune wrote it: left alone; restore or delete it", rel);
+	return -EEXIST;
+}
+
 static int read_error(const struct ctx *c, const char *rel, int r)
 {
 	log_msg(LOG_ERR, "cannot read %s/%s: %s; nothing changed", c->root.is_host ? "" : c->root.dir, rel,
-		r == -EFBIG ? "larger than 1 MiB" : r == -EILSEQ ? "holds a NUL byte" : strerror(-r));
+		r == -EFBIG ? "larger than 1 MiB" : r == -EILSEQ ? "holds a NUL byte" :
+		r == -EINVAL ? "not what earlytune wrote" : strerror(-r));
 	return r;
 }
 
@@ -538,6 +544,11 @@ static char *hex_encode(const char *s)
 	return out;
 }
 
+static int hexval(char x)
+{
+	return x <= '9' ? x - '0' : x - 'a' + 10;
+}
+
 static int hex_decode(const char *h, char **out)
 {
 	size_t n = strlen(h);
@@ -548,12 +559,8 @@ static int hex_decode(const char *h, char **out)
 	s = malloc(n / 2 + 1);
 	if (!s)
 		return -ENOMEM;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned v;
-
-		sscanf(h + 2 * i, "%2x", &v);
-		s[i] = (char)v;
-	}
+	for (size_t i = 0; i < n / 2; i++)
+		s[i] = (char)(hexval(h[2 * i]) << 4 | hexval(h[2 * i + 1]));
 	s[n / 2] = '\0';
 	if (strlen(s) != n / 2) {
 		free(s);
@@ -758,7 +765,7 @@ static int entries_confined(const struct ctx *c, int dfd)
 		    !S_ISLNK(st.st_mode))
 			continue;
 		log_msg(LOG_ERR, "%s/boot/loader/entries/%s is a symbolic link: grubby would follow it out of "
-				 "the image; refusing the bls backend under --root", c->root.dir, de->d_name);
+				 "the image", c->root.dir, de->d_name);
 		r = -ELOOP;
 		break;
 	}
@@ -808,8 +815,7 @@ static int grubby_open(struct ctx *c, struct grubby *g)
 	int r = grubby_open_dirs(c, g);
 
 	if (r < 0 && r != -ELOOP) /* ELOOP: entries_confined said which entry */
-		log_msg(LOG_ERR, "cannot open the image's boot/loader/entries and boot/grub2 for grubby: %s",
-			strerror(-r));
+		log_msg(LOG_ERR, "grubby: cannot open the image's entries: %s", strerror(-r));
 	return r;
 }
 
@@ -1015,9 +1021,7 @@ static int apply_grub(struct apply *ap)
 		return read_error(ap->c, GRUB_DROPIN, r);
 	r = grub_dropin_body(ap->prev->params, &was);
 	if (r >= 0 && old && strcmp(old, was)) {
-		log_msg(LOG_ERR, "/%s was changed since earlytune wrote it: not overwriting it; "
-				 "restore it or delete it, then apply again", GRUB_DROPIN);
-		return -EEXIST;
+		return edited(GRUB_DROPIN);
 	}
 	if (r >= 0)
 		r = kcmd_missing(ap->prev->params, ap->params, &more);
@@ -1055,9 +1059,8 @@ static int kinstall_seed(struct ctx *c, char **out)
 		return r < 0 ? read_error(c, "usr/lib/kernel/cmdline", r) : 0;
 	r = read_text(&c->root, "proc/cmdline", &proc);
 	if (r < 0) {
-		log_msg(LOG_ERR, "no /%s, and /proc/cmdline to start it from cannot be read (%s): "
-				 "create /%s with the kernel command line first; nothing changed",
-			KINSTALL, r == -EFBIG ? "larger than 1 MiB" : strerror(-r), KINSTALL);
+		log_msg(LOG_ERR, "no /%s to edit, and /proc/cmdline: %s: create /%s first", KINSTALL,
+			strerror(-r), KINSTALL);
 		return r;
 	}
 	return kcmd_base(proc, out);
@@ -1068,8 +1071,7 @@ static int kinstall_seed(struct ctx *c, char **out)
 static int edit_checked(const char *old, const char *new, const char *words, bool adding)
 {
 	if (kcmd_kept(old, new, words) < 0 || (adding && strlen(new) < strlen(old))) {
-		log_msg(LOG_ERR, "internal error: an edit of /%s would lose parameters earlytune did not add; "
-				 "nothing changed", KINSTALL);
+		log_msg(LOG_ERR, "internal error: editing /%s would lose parameters; nothing changed", KINSTALL);
 		return -EPROTO;
 	}
 	return 0;
@@ -1161,10 +1163,7 @@ static int state_loaded(struct ctx *c, struct added *a)
 {
 	int r = load_state(&c->root, a);
 
-	if (r < 0)
-		log_msg(LOG_ERR, "cannot read /%s: %s; nothing changed", STATE,
-			r == -EINVAL ? "not a record earlytune wrote" : r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
-	return r;
+	return r < 0 ? read_error(c, STATE, r) : r;
 }
 
 int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update)
@@ -1232,11 +1231,8 @@ static int remove_grub(struct ctx *c, const struct added *a, bool *changed)
 	r = grub_dropin_body(a->params, &was);
 	if (r < 0)
 		return r;
-	if (strcmp(old, was)) {
-		log_msg(LOG_ERR, "/%s was changed since earlytune wrote it: not deleting it; take out %s "
-				 "by hand (or delete the file), then run remove again", GRUB_DROPIN, a->params);
-		return -EEXIST;
-	}
+	if (strcmp(old, was))
+		return edited(GRUB_DROPIN);
 	r = root_unlink(&c->root, GRUB_DROPIN, 0);
 	*changed = r >= 0;
 	return r >= 0 || r == -ENOENT ? 0 : change_error("delete", GRUB_DROPIN, r);
