@@ -229,13 +229,33 @@ static void suggest_thp_anon(struct ctx *c, struct suggs *s)
 	sb_free(&p);
 }
 
+/* fn(word, data) for each word of a list, whatever its length; stops at
+ * the first non-zero result and returns it. */
+static int each_word(const char *list, int (*fn)(const char *w, void *data), void *data)
+{
+	const char *w;
+	size_t n;
+	int r = 0;
+
+	for (const char *p = list; !r && (w = kcmd_word(&p, &n));) {
+		char *word = strndup(w, n);
+
+		r = word ? fn(word, data) : -ENOMEM;
+		free(word);
+	}
+	return r;
+}
+
+static int glob_hit(const char *w, void *have)
+{
+	return fnmatch(w, have, 0) == 0;
+}
+
 /* 1 when a DMI string matches one of globs; an absent DMI file matches
  * nothing, an unreadable one is an error. */
 static int dmi_matches(struct ctx *c, struct suggs *s, const char *file, const char *globs)
 {
 	_cleanup_(freep) char *rel = xasprintf("sys/class/dmi/id/%s", file), *have = NULL;
-	char w[WORD_MAX];
-	const char *p = globs;
 	int r = rel ? root_read_file(&c->root, rel, &have, 1 << 16) : -ENOMEM;
 
 	if (r == -ENOENT || r == -ENOTDIR)
@@ -250,27 +270,23 @@ static int dmi_matches(struct ctx *c, struct suggs *s, const char *file, const c
 	/* DMI strings have spaces: the whole value is one pattern too. */
 	if (fnmatch(globs, have, 0) == 0)
 		return 1;
-	while (next_word(&p, w, sizeof(w))) /* config words: checked < WORD_MAX */
-		if (fnmatch(w, have, 0) == 0)
-			return 1;
-	return 0;
+	return each_word(globs, glob_hit, have);
+}
+
+static int disk_hit(const char *w, void *root)
+{
+	int n = root_match(root, "sys/block", w, NULL, NULL);
+
+	return n < 0 ? n : n > 0;
 }
 
 static int disk_present(struct ctx *c, struct suggs *s, const char *globs)
 {
-	char w[WORD_MAX];
-	int n;
+	int r = each_word(globs, disk_hit, &c->root);
 
-	while (next_word(&globs, w, sizeof(w))) {
-		n = root_match(&c->root, "sys/block", w, NULL, NULL);
-		if (n < 0) {
-			read_failed(s, "sys/block", n);
-			return n;
-		}
-		if (n > 0)
-			return 1;
-	}
-	return 0;
+	if (r < 0)
+		read_failed(s, "sys/block", r);
+	return r;
 }
 
 static bool rule_matches(struct ctx *c, struct suggs *s, const char *name)
@@ -1097,8 +1113,7 @@ static int apply_kinstall(struct apply *ap)
 		return r;
 	r = kcmd_add(old, add, &new);
 	if (r == -EINVAL)
-		log_msg(LOG_ERR, "/%s ends inside a double quote: words added would become part of a value; "
-				 "nothing changed", KINSTALL);
+		log_msg(LOG_ERR, "/%s ends inside a double quote; nothing changed", KINSTALL);
 	if (r >= 0)
 		r = edit_checked(old, new, add, true);
 	if (r >= 0)

@@ -909,6 +909,18 @@ check_rc "kernel-install, created, unedited: apply" 0 -- "$ET" cmdline apply --r
 check_rc "kernel-install, created, unedited: remove" 0 -- "$ET" cmdline remove --root "$t"
 eq "kernel-install, edited file: remove after a second apply restores it" "$(cat "$t/etc/kernel/cmdline")" "root=UUID=x ro quiet rd.luks.uuid=abc"
 
+# Issue 8, defect 5: the GRUB drop-in edited by someone after apply is neither
+# overwritten by apply nor deleted by remove.
+t=$WORK/grub-edited
+mk_debian "$t"
+check_rc "grub, edited drop-in: first apply" 0 -- "$ET" cmdline apply --root "$t"
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT mine=1"\n' >>"$t/etc/default/grub.d/99-earlytune.cfg"
+edited=$(sums "$t" etc var)
+check_rc "grub, edited drop-in: apply exits 1" 1 -- "$ET" cmdline apply --root "$t" --config "$WORK/nowd.conf"
+contains "grub, edited drop-in: says it was changed" "was changed since earlytune wrote it"
+check_rc "grub, edited drop-in: remove exits 1" 1 -- "$ET" cmdline remove --root "$t"
+eq "grub, edited drop-in: apply and remove left every byte" "$(sums "$t" etc var)" "$edited"
+
 # Issue 8, defect 8: a file of only blanks: apply → remove gives back every byte.
 i=0
 for content in '   \n' '\n' '\t \r\n' ''; do
