@@ -206,6 +206,17 @@ mk_ostree() { # ROOT [run|repo]
 # arguments) to $WORK/grubby.log and edits the options lines of the BLS entries
 # as grubby does (--args appends what is missing, --remove-args drops words).
 mkdir -p "$WORK/bin"
+# How grubby edits an entry's options line (both stand-ins share it).
+cat >"$WORK/options.awk" <<'AWK'
+$1 == "options" {
+	n = split(del, d, " "); for (i = 1; i <= n; i++) rm[d[i]] = 1
+	out = "options"
+	for (i = 2; i <= NF; i++) if (!($i in rm)) { out = out " " $i; have[$i] = 1 }
+	n = split(add, a, " "); for (i = 1; i <= n; i++) if (!(a[i] in have)) out = out " " a[i]
+	print out; next
+}
+{ print }
+AWK
 cat >"$WORK/bin/grubby" <<'STUB'
 #!/bin/sh
 (IFS='|'; printf '%s\n' "grubby|$*") >>"${GRUBBY_LOG:?}"
@@ -218,16 +229,10 @@ for a; do
 	--bls-directory=*) dir=${a#--bls-directory=} ;;
 	esac
 done
+# Where the directory it was given really is (an inherited /proc/self/fd/N).
+(cd "$dir" && pwd -P) >>"$GRUBBY_LOG.dir"
 for f in "$dir"/*.conf; do
-	awk -v add="$add" -v del="$del" '
-	$1 == "options" {
-		n = split(del, d, " "); for (i = 1; i <= n; i++) rm[d[i]] = 1
-		out = "options"
-		for (i = 2; i <= NF; i++) if (!($i in rm)) { out = out " " $i; have[$i] = 1 }
-		n = split(add, a, " "); for (i = 1; i <= n; i++) if (!(a[i] in have)) out = out " " a[i]
-		print out; next
-	}
-	{ print }' "$f" >"$f.new" && mv "$f.new" "$f"
+	awk -v add="$add" -v del="$del" -f "${0%/*}/../options.awk" "$f" >"$f.new" && mv "$f.new" "$f"
 done
 STUB
 cat >"$WORK/bin/update-grub" <<'STUB'
@@ -349,16 +354,20 @@ eq "debian, 6.12, two mTHP sizes: remove restores etc/" "$(sums "$t" etc)" "$etc
 
 t=$WORK/bls
 mk_bls "$t"
-: >"$LOG"
+: >"$LOG"; : >"$LOG.dir"
 boot0=$(sums "$t" boot etc)
 check_rc "bls: apply exits 0" 0 -- stubs "$ET" cmdline apply --root "$t"
 contains "bls: apply detected BLS" "bls: added"
-eq "bls: grubby called once, by argv, only with what no entry has" "$(cat "$LOG")" \
-	"grubby|--update-kernel=ALL|--args=$THP|--bls-directory=$t/boot/loader/entries"
+# Under --root grubby gets the image's directories as inherited fds opened
+# inside the root, the image's grubenv and --no-etc-grub-update (issue 8, 2).
+GRUBBY_ROOT="--bls-directory=/proc/self/fd/N|--env=/proc/self/fd/N/grubenv|--no-etc-grub-update"
+grubby_log() { sed 's,/proc/self/fd/[0-9]*,/proc/self/fd/N,g' "$LOG"; }
+eq "bls: grubby called once, by argv, only with what no entry has" "$(grubby_log)" \
+	"grubby|--update-kernel=ALL|--args=$THP|$GRUBBY_ROOT"
 OUT=$(cat "$LOG")
 contains "bls: --update-kernel=ALL" "|--update-kernel=ALL|"
 contains "bls: --args= carries the THP parameter" "|--args=$THP"
-contains "bls: --bls-directory= points into the root" "|--bls-directory=$t/boot/loader/entries"
+eq "bls: --bls-directory= is the root's entries directory" "$(cat "$LOG.dir")" "$(cd "$t/boot/loader/entries" && pwd -P)"
 lacks "bls: a parameter an entry's options line has is not passed" "$NVME"
 eq "bls: state records only what was added" "$(cat "$t/var/lib/earlytune/cmdline.state")" "$(printf 'bls\t%s' "$THP")"
 eq "bls: entry a got the parameter" "$(grep '^options' "$t/boot/loader/entries/a.conf")" \
@@ -369,8 +378,8 @@ check_rc "bls: second apply exits 0" 0 -- stubs "$ET" cmdline apply --root "$t"
 eq "bls: second apply does not call grubby" "$(cat "$LOG")" ""
 eq "bls: second apply changes no byte" "$(sums "$t" boot etc var)" "$after1"
 check_rc "bls: remove exits 0" 0 -- stubs "$ET" cmdline remove --root "$t"
-eq "bls: grubby --remove-args= with exactly the added parameters" "$(cat "$LOG")" \
-	"grubby|--update-kernel=ALL|--remove-args=$THP|--bls-directory=$t/boot/loader/entries"
+eq "bls: grubby --remove-args= with exactly the added parameters" "$(grubby_log)" \
+	"grubby|--update-kernel=ALL|--remove-args=$THP|$GRUBBY_ROOT"
 eq "bls: entries back to their original bytes" "$(sums "$t" boot etc)" "$boot0"
 grep -q "$NVME" "$t/boot/loader/entries/b.conf"; eq "bls: the user's own parameter stays" $? 0
 [ ! -e "$t/var/lib/earlytune/cmdline.state" ]; eq "bls: state gone after remove" $? 0
@@ -796,3 +805,272 @@ contains "apply --json says what comes next" '"next":"update-grub"'
 check_rc "remove --json exits 0" 0 -- "$ET" cmdline remove --json --root "$t"
 json_ok "remove --json is valid JSON"
 contains "remove --json names what it removed" '"removed":"transparent_hugepage=madvise'
+
+# ---- 12. issue 8: nothing escapes the image, nothing lost, no failure as success ----
+
+# A grubby stand-in that behaves as grubby does beyond the entries (grubby(8)):
+# --update-kernel=ALL also rewrites GRUB_CMDLINE_LINUX in /etc/default/grub
+# unless --no-etc-grub-update, and kernelopts in the grubenv
+# (/boot/grub2/grubenv unless --env=FILE). It follows whatever paths it gets.
+mkdir -p "$WORK/realbin"
+cat >"$WORK/realbin/grubby" <<'STUB'
+#!/bin/sh
+dir=/boot/loader/entries env=/boot/grub2/grubenv etc=yes add= del=
+for a; do
+	case $a in
+	--args=*) add=${a#--args=} ;;
+	--remove-args=*) del=${a#--remove-args=} ;;
+	--bls-directory=*) dir=${a#--bls-directory=} ;;
+	--env=*) env=${a#--env=} ;;
+	--no-etc-grub-update) etc=no ;;
+	esac
+done
+for f in "$dir"/*.conf; do
+	[ -e "$f" ] || continue
+	awk -v add="$add" -v del="$del" -f "${0%/*}/../options.awk" "$f" >"$f.new" && cat "$f.new" >"$f" && rm -f "$f.new"
+done
+if [ "$etc" = yes ] && [ -f /etc/default/grub ]; then
+	sed -i "s|^GRUB_CMDLINE_LINUX=\"\(.*\)\"|GRUB_CMDLINE_LINUX=\"\1 $add\"|" /etc/default/grub
+fi
+printf 'kernelopts=%s\n' "$add$del" >>"$env"
+STUB
+chmod +x "$WORK/realbin/grubby"
+
+# ns_host CMD...: runs CMD (with the stand-in first on PATH) in a private mount
+# namespace whose /etc/default and /boot are tmpfs holding a host's GRUB
+# files and BLS entries; prints "rc=N" and whether those host files changed.
+# Nothing on the real host can change.
+ns_host() {
+	PATH="$WORK/realbin:$PATH" unshare -m --propagation private sh -c '
+		mount -t tmpfs none /etc/default && mount -t tmpfs none /boot || { echo no-namespace; exit; }
+		mkdir -p /boot/grub2 /boot/host-loader/entries
+		printf "GRUB_CMDLINE_LINUX=\"rhgb\"\n" >/etc/default/grub
+		printf "# GRUB Environment Block\nkernelopts=root=host\n" >/boot/grub2/grubenv
+		printf "title host\noptions root=host\n" >/boot/host-loader/entries/h.conf
+		host() { cat /etc/default/grub /boot/grub2/grubenv /boot/host-loader/entries/h.conf | md5sum; }
+		before=$(host)
+		"$@" >/dev/null 2>&1
+		echo "rc=$?"
+		if [ "$(host)" = "$before" ]; then echo host-untouched; else echo host-changed; fi' sh "$@"
+}
+
+# Issue 8, defect 2: under --root grubby must not rewrite the host's
+# /etc/default/grub and grubenv (--no-etc-grub-update, --env in the image).
+t=$WORK/bls-host
+mk_bls "$t"
+mkdir -p "$t/boot/grub2"
+printf '# GRUB Environment Block\nkernelopts=root=UUID=77aa\n' >"$t/boot/grub2/grubenv"
+eq "bls, real grubby behaviour: apply leaves the host's /etc/default/grub and grubenv alone" \
+	"$(ns_host "$ET" cmdline apply --root "$t")" "rc=0
+host-untouched"
+grep -q "^options .*$THP" "$t/boot/loader/entries/a.conf"; eq "bls, real grubby behaviour: the image's entry edited" $? 0
+grep -q "^kernelopts=$THP" "$t/boot/grub2/grubenv"; eq "bls, real grubby behaviour: the image's grubenv is the one grubby got" $? 0
+eq "bls, real grubby behaviour: remove leaves the host alone" \
+	"$(ns_host "$ET" cmdline remove --root "$t")" "rc=0
+host-untouched"
+
+# Issue 8, defect 2: boot/loader an absolute symlink in the image. A path
+# string would lead grubby to the host's /boot/host-loader/entries.
+t=$WORK/bls-link
+mk_bls "$t"
+mv "$t/boot/loader" "$t/boot/host-loader"
+ln -s /boot/host-loader "$t/boot/loader"
+eq "bls, boot/loader -> /boot/host-loader in the image: apply stays in the image" \
+	"$(ns_host "$ET" cmdline apply --root "$t")" "rc=0
+host-untouched"
+grep -q "^options .*$THP" "$t/boot/host-loader/entries/a.conf"; eq "bls, absolute symlink: the image's entry edited" $? 0
+
+# An entry that is itself an absolute symlink: grubby would follow it out.
+t=$WORK/bls-entrylink
+mk_bls "$t"
+mkdir -p "$t/boot/host-loader/entries"
+printf 'title x\noptions root=x\n' >"$t/boot/host-loader/entries/h.conf"
+ln -s /boot/host-loader/entries/h.conf "$t/boot/loader/entries/z.conf"
+before=$(listing "$t")
+eq "bls, an entry that is an absolute symlink: refused, host untouched" \
+	"$(ns_host "$ET" cmdline apply --root "$t")" "rc=1
+host-untouched"
+check_rc "bls, an entry that is an absolute symlink: apply exits 1" 1 -- env PATH="$WORK/realbin:$PATH" "$ET" cmdline apply --root "$t"
+contains "bls, an entry that is an absolute symlink: says why" "is a symbolic link: grubby would follow it out of the image"
+eq "bls, an entry that is an absolute symlink: nothing written" "$(listing "$t")" "$before"
+
+# Issue 8, defect 5: a file earlytune created, edited by the administrator
+# afterwards: remove takes out only earlytune's words.
+t=$WORK/ki-created
+mk_cmdroot "$t" 6.12.9-arch1-1 "Amazon EC2" "initrd=\\initramfs-linux.img root=UUID=x ro quiet" nvme
+check_rc "kernel-install, created by apply: exit 0" 0 -- "$ET" cmdline apply --backend kernel-install --root "$t"
+eq "kernel-install, created by apply: seeded from /proc/cmdline" "$(cat "$t/etc/kernel/cmdline")" "root=UUID=x ro quiet $OURS"
+sed -i 's/quiet/quiet rd.luks.uuid=abc/' "$t/etc/kernel/cmdline"
+check_rc "kernel-install, created then edited: remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
+eq "kernel-install, created then edited: the administrator's edit kept, byte for byte" \
+	"$(od -An -c "$t/etc/kernel/cmdline" 2>&1)" "$(printf 'root=UUID=x ro quiet rd.luks.uuid=abc\n' | od -An -c)"
+# Unedited, the file earlytune created goes again.
+check_rc "kernel-install, created, unedited: apply" 0 -- "$ET" cmdline apply --root "$t"
+check_rc "kernel-install, created, unedited: remove" 0 -- "$ET" cmdline remove --root "$t"
+eq "kernel-install, edited file: remove after a second apply restores it" "$(cat "$t/etc/kernel/cmdline")" "root=UUID=x ro quiet rd.luks.uuid=abc"
+
+# Issue 8, defect 5: the GRUB drop-in edited by someone after apply is neither
+# overwritten by apply nor deleted by remove.
+t=$WORK/grub-edited
+mk_debian "$t"
+check_rc "grub, edited drop-in: first apply" 0 -- "$ET" cmdline apply --root "$t"
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT mine=1"\n' >>"$t/etc/default/grub.d/99-earlytune.cfg"
+edited=$(sums "$t" etc var)
+check_rc "grub, edited drop-in: apply exits 1" 1 -- "$ET" cmdline apply --root "$t" --config "$WORK/nowd.conf"
+contains "grub, edited drop-in: says it was changed" "was changed since earlytune wrote it"
+check_rc "grub, edited drop-in: remove exits 1" 1 -- "$ET" cmdline remove --root "$t"
+eq "grub, edited drop-in: apply and remove left every byte" "$(sums "$t" etc var)" "$edited"
+
+# Issue 8, defect 8: a file of only blanks: apply → remove gives back every byte.
+i=0
+for content in '   \n' '\n' '\t \r\n' ''; do
+	i=$((i + 1))
+	t=$WORK/ki-blank
+	rm -rf "$t"
+	mk_kinstall "$t"
+	printf "$content" >"$t/etc/kernel/cmdline"
+	want=$(od -An -c "$t/etc/kernel/cmdline")
+	"$ET" cmdline apply --root "$t" >/dev/null 2>&1
+	"$ET" cmdline remove --root "$t" >/dev/null 2>&1
+	eq "kernel-install, blank file $i of 4: apply → remove keeps every byte" "$(od -An -c "$t/etc/kernel/cmdline" 2>&1)" "$want"
+done
+
+# Issue 8, defect 8: parameters beyond 2,047 bytes and suggestions beyond 64.
+t=$WORK/ki-many
+mk_kinstall "$t"
+many=$(awk 'BEGIN { for (i = 0; i < 100; i++) printf "%sp%03d.%s=1", i ? " " : "", i, sprintf("%0100d", 0) }')
+printf '[cmdline]\nadd = %s\n' "$many" >"$WORK/many.conf"
+check_rc "100 parameters of 110 bytes: suggestions exit 0" 0 -- "$ET" cmdline --root "$t" --config "$WORK/many.conf" --profile none
+eq "100 parameters of 110 bytes: all 100 suggested" "$(suggs | grep -c '^add p')" 100
+check_rc "100 parameters of 110 bytes: apply exits 0" 0 -- "$ET" cmdline apply --root "$t" --config "$WORK/many.conf" --profile none
+eq "100 parameters of 110 bytes: the file has every one, uncut" "$(cat "$t/etc/kernel/cmdline")" "root=UUID=x ro quiet $many"
+eq "100 parameters of 110 bytes: the state has every one" "$(cut -f2 "$t/var/lib/earlytune/cmdline.state")" "$many"
+check_rc "100 parameters of 110 bytes: remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
+eq "100 parameters of 110 bytes: remove restores the file" "$(cat "$t/etc/kernel/cmdline")" "root=UUID=x ro quiet"
+
+# Issue 8, defect 7: a file of 64 KiB or more is not "missing".
+t=$WORK/ki-big
+mk_kinstall "$t"
+{ printf 'rd.luks.uuid=abc root=UUID=x'; awk 'BEGIN { for (i = 0; i < 7000; i++) printf " k%04d=val", i }'; printf ' quiet\n'; } >"$t/etc/kernel/cmdline"
+big0=$(md5sum <"$t/etc/kernel/cmdline")
+check_rc "kernel-install, a 77 KB file: apply exits 0" 0 -- "$ET" cmdline apply --root "$t"
+case $(head -c 40 "$t/etc/kernel/cmdline") in "rd.luks.uuid=abc root=UUID=x k0000=val"*) r=0 ;; *) r=1 ;; esac
+eq "kernel-install, a 77 KB file: kept, not rebuilt from /proc/cmdline" $r 0
+check_rc "kernel-install, a 77 KB file: remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
+eq "kernel-install, a 77 KB file: remove restores it" "$(md5sum <"$t/etc/kernel/cmdline")" "$big0"
+head -c 1100000 /dev/zero | tr '\0' 'a' >"$t/etc/kernel/cmdline"
+before=$(listing "$t")
+check_rc "kernel-install, a file over 1 MiB: apply exits 1" 1 -- "$ET" cmdline apply --root "$t"
+contains "kernel-install, a file over 1 MiB: says so" "larger than 1 MiB"
+eq "kernel-install, a file over 1 MiB: nothing written" "$(listing "$t")" "$before"
+
+# Issue 8, defect 7: no /etc/kernel/cmdline and /proc/cmdline unreadable: no
+# file without root= (and exit 1).
+t=$WORK/ki-noproc
+mk_cmdroot "$t" 6.12.9-arch1-1 "Amazon EC2" "root=UUID=x ro" nvme
+rm "$t/proc/cmdline"
+mkdir "$t/proc/cmdline"
+check_rc "kernel-install, no file, /proc/cmdline unreadable: apply exits 1" 1 -- "$ET" cmdline apply --backend kernel-install --root "$t"
+contains "kernel-install, no file, /proc/cmdline unreadable: says what to do" "create /etc/kernel/cmdline"
+[ ! -e "$t/etc/kernel/cmdline" ]; eq "kernel-install, no file, /proc/cmdline unreadable: no file created" $? 0
+
+# Issue 8, defect 7: an unreadable state file is not "nothing recorded" (and
+# the state is written before the bootloader: nothing changes).
+t=$WORK/ki-badstate
+mk_kinstall "$t"
+mkdir -p "$t/var/lib/earlytune/cmdline.state"
+before=$(listing "$t")
+check_rc "unreadable state: apply exits 1" 1 -- "$ET" cmdline apply --root "$t"
+eq "unreadable state: nothing written" "$(listing "$t")" "$before"
+check_rc "unreadable state: remove exits 1" 1 -- "$ET" cmdline remove --root "$t"
+check_rc "unreadable state: verify exits 1" 1 -- "$ET" cmdline verify --root "$t"
+
+# Issue 8, defect 7: an unreadable BLS entry is not "an entry without options".
+t=$WORK/bls-unreadable
+mk_bls "$t"
+mkdir "$t/boot/loader/entries/c.conf"
+: >"$LOG"
+before=$(listing "$t")
+check_rc "bls, an unreadable entry: apply exits 1" 1 -- stubs "$ET" cmdline apply --root "$t"
+contains "bls, an unreadable entry: names it" "boot/loader/entries/c.conf"
+eq "bls, an unreadable entry: grubby not run" "$(cat "$LOG")" ""
+eq "bls, an unreadable entry: nothing written" "$(listing "$t")" "$before"
+
+# Issue 8: detection with root_access: a path that cannot be examined
+# (a symlink loop) is an error, not "no GRUB here".
+t=$WORK/detect-loop
+mk_kinstall "$t"
+mkdir -p "$t/etc/default"
+ln -s grub "$t/etc/default/grub"
+before=$(listing "$t")
+check_rc "detection, etc/default/grub a symlink loop: exit 1" 1 -- "$ET" cmdline apply --root "$t"
+contains "detection, symlink loop: names the path" "etc/default/grub"
+eq "detection, symlink loop: nothing written" "$(listing "$t")" "$before"
+
+# Issue 8, defect 7: an unreadable DMI file or sys/block is not "no match".
+t=$WORK/dmi-unreadable
+mk_cmdroot "$t" 6.1.0-28-cloud-amd64 "Amazon EC2" "root=UUID=x" nvme
+rm "$t/sys/class/dmi/id/sys_vendor"
+mkdir "$t/sys/class/dmi/id/sys_vendor"
+check_rc "unreadable DMI sys_vendor: suggestions exit 1" 1 -- "$ET" cmdline --root "$t"
+contains "unreadable DMI sys_vendor: names it" "sys/class/dmi/id/sys_vendor"
+
+# Fault injection (strace): the N-th read, open, rename, fsync or write fails,
+# for every N along apply and along remove, on kernel-install and GRUB. After
+# each: exit 0 only with the parameters in place, the user's rd.luks.uuid=
+# always kept, and a clean remove gives back every original byte.
+setup_ki() { mk_kinstall "$1" "rd.luks.uuid=abc root=UUID=x ro quiet"; }
+setup_grub() { mk_debian "$1"; }
+inject() { # SYSCALL N CMD...
+	fi_sc=$1 fi_n=$2
+	shift 2
+	strace -f -o /dev/null -e inject="$fi_sc":error=EIO:when="$fi_n" "$@" >/dev/null 2>&1
+}
+faults() { # BACKEND SETUP FILE PHASE(apply|remove) SYSCALL MAX
+	fi_bad=
+	for fi_n in $(seq 1 "$6"); do
+		fi_d=$WORK/fault
+		rm -rf "$fi_d"
+		$2 "$fi_d"
+		fi_s0=$(sums "$fi_d" etc)
+		if [ "$4" = remove ]; then
+			"$ET" cmdline apply --root "$fi_d" >/dev/null 2>&1
+			inject "$5" "$fi_n" "$ET" cmdline remove --root "$fi_d"
+		else
+			inject "$5" "$fi_n" "$ET" cmdline apply --root "$fi_d"
+			fi_rc=$?
+			[ "$fi_rc" = 0 ] && ! grep -q "$NVME" "$fi_d/$3" && fi_bad="$fi_bad $fi_n:exit-0-without-parameters"
+		fi
+		grep -q rd.luks.uuid=abc "$fi_d/etc/kernel/cmdline" 2>/dev/null || [ "$1" != kernel-install ] ||
+			fi_bad="$fi_bad $fi_n:rd.luks.uuid-lost"
+		"$ET" cmdline remove --root "$fi_d" >/dev/null 2>&1
+		[ "$(sums "$fi_d" etc)" = "$fi_s0" ] || fi_bad="$fi_bad $fi_n:not-restored"
+	done
+	eq "fault injection, $1, $4, $5 failing at every N to $6: nothing lost" "${fi_bad:-none}" none
+}
+if strace -f -o /dev/null -e inject=read:error=EIO:when=1000 true 2>/dev/null; then
+	for phase in apply remove; do
+		faults kernel-install setup_ki etc/kernel/cmdline $phase read 16
+		faults kernel-install setup_ki etc/kernel/cmdline $phase openat2 30
+		faults kernel-install setup_ki etc/kernel/cmdline $phase renameat 3
+		faults kernel-install setup_ki etc/kernel/cmdline $phase fsync 5
+		faults kernel-install setup_ki etc/kernel/cmdline $phase write 4
+		faults grub setup_grub etc/default/grub.d/99-earlytune.cfg $phase read 16
+		faults grub setup_grub etc/default/grub.d/99-earlytune.cfg $phase renameat 3
+		faults grub setup_grub etc/default/grub.d/99-earlytune.cfg $phase unlinkat 2
+	done
+	# Suggestions: an injected read failure is exit 1, or the same output
+	# (reads 1-3 are kernel_probe's osrelease and /proc/cmdline, src/kernel.c).
+	t=$WORK/sugg-faults
+	mk_cmdroot "$t" 6.1.0-28-cloud-amd64 "Amazon EC2" "root=UUID=x" nvme
+	want=$("$ET" cmdline --root "$t" 2>&1)
+	bad=
+	for n in $(seq 4 20); do
+		got=$(strace -f -o /dev/null -e inject=read:error=EIO:when="$n" "$ET" cmdline --root "$t" 2>&1)
+		rc=$?
+		[ "$rc" = 0 ] && [ "$got" != "$want" ] && bad="$bad $n"
+	done
+	eq "fault injection, suggestions: a failed read is exit 1, never fewer suggestions" "${bad:-none}" none
+else
+	fail "fault injection: strace -e inject unavailable" "install strace (>= 4.16)"
+fi
