@@ -135,6 +135,21 @@ static int push(struct records *rs, char **fields)
 	return 0;
 }
 
+/* Revert writes a record's value to its path: only where apply writes
+ * (sysfs attributes, sysctls, a qdisc by ifindex), so a tampered file
+ * cannot point it at etc/shadow of an image. */
+static bool record_path_ok(const char *path)
+{
+	static const char *const prefixes[] = { "sys/", "proc/sys/", "netlink/ifindex/" };
+
+	if (strstr(path, ".."))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 /* Lines that do not have five or six fields are dropped: a record we cannot
  * read back is one we must not write back. Any failure to read the file but
  * its absence is an error: "nothing recorded" would let apply record the
@@ -164,7 +179,7 @@ int state_load(struct records *rs, const struct root *r)
 			n++;
 		if (n == NFIELDS - 1)
 			f[n++] = (char *)""; /* no identity: not checked */
-		if (n != NFIELDS || s || !valid_name(f[1]) || strstr(f[3], ".."))
+		if (n != NFIELDS || s || !valid_name(f[1]) || !record_path_ok(f[3]))
 			continue;
 		rr = push(rs, f);
 		if (rr < 0)

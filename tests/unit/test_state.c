@@ -122,11 +122,18 @@ static void test_load_drops_bad_lines(void **state)
 		   "block\t../etc\tqueue/scheduler\tsys/block/../etc/queue/scheduler\tnone\n"
 		   "block\tvdd\tqueue/scheduler\tsys/block/../../etc/shadow\tnone\n"
 		   "block\t\tqueue/scheduler\tsys/block/vde/queue/scheduler\tnone\n"
+		   "block\tvdf\tqueue/scheduler\tetc/shadow\troot::0:0:::::\n"
+		   "net\teth0\tqdisc\tnetlink/ifindex/2\tfq_codel\tifindex:2\n"
+		   "net\tsysctl\tdefault_qdisc\tproc/sys/net/core/default_qdisc\tfq_codel\n"
 		   "thp\tthp\tdefrag\tsys/kernel/mm/transparent_hugepage/defrag\tmadvise\n");
 	open_root(f);
 	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
-	assert_int_equal(f->rs.n, 2);
+	assert_int_equal(f->rs.n, 4);
 	assert_string_equal(value_of(&f->rs, "sys/block/vda/queue/scheduler"), "none");
+	/* Only where apply writes: a tampered record cannot aim revert elsewhere. */
+	assert_null(state_find(&f->rs, "etc/shadow"));
+	assert_non_null(state_find(&f->rs, "netlink/ifindex/2"));
+	assert_non_null(state_find(&f->rs, "proc/sys/net/core/default_qdisc"));
 	assert_string_equal(value_of(&f->rs, "sys/kernel/mm/transparent_hugepage/defrag"), "madvise");
 	assert_null(state_find(&f->rs, "sys/block/vdb/queue/scheduler"));
 	assert_null(state_find(&f->rs, "sys/block/vdc/queue/scheduler"));
