@@ -99,18 +99,19 @@ FX_PRE=
 t=$WORK/off
 mk_small "$t" "root=/dev/vda1 earlytune=0"
 fx_list "$t" | grep -v '^\./run/' >"$WORK/off.lst"
-cp -a "$t" "$WORK/off.count"
-strace -o "$WORK/off.trace" "$ET" apply --root "$WORK/off.count" >/dev/null 2>&1
-n=$(grep -c '^read(' "$WORK/off.trace")
+FX_BEFORE=$t FX_ARGS="apply --root"
+fx_count
+n=$(awk '$2 == "read" { print $1 }' "$WORK/fx.counts")
+first=$(awk '$2 == "read" { print $3 }' "$WORK/fx.counts")
 bad=0
-for i in $(seq 1 "$n"); do
+for i in $(fx_positions "$n" "$first"); do
 	rm -rf "$WORK/off.run"
 	cp -a "$t" "$WORK/off.run"
-	strace -o /dev/null -e "inject=read:error=EIO:when=$i" "$ET" apply --root "$WORK/off.run" >"$WORK/off.out" 2>&1
+	fx_strace -o /dev/null -e "inject=read:error=EIO:when=$i" "$ET" apply --root "$WORK/off.run" >"$WORK/off.out" 2>&1
 	rc=$?
 	if ! fx_list "$WORK/off.run" | grep -v '^\./run/' | cmp -s - "$WORK/off.lst"; then
 		bad=$((bad + 1))
-		echo "apply with earlytune=0: read N=$i EIO: rc=$rc: wrote to the tree although earlytune=0 is on the command line" >>"$FX_FINDINGS"
+		printf '%s\n' "apply with earlytune=0: read N=$i EIO [$(grep '^read(' "$WORK/fx.trace" | sed -n "${i}p" | cut -c1-80)]: rc=$rc: wrote to the tree although earlytune=0 is on the command line" >>"$FX_FINDINGS"
 	fi
 done
 eq "apply with earlytune=0: $n runs, a failed read never makes it write" "$bad failures" "0 failures"
@@ -147,6 +148,8 @@ eq "the undo check sees a value not restored and a record left" \
 missing or different (expected): ./proc/sys/net/ipv4/tcp_congestion_control v:cubic 644
 unexpected (got): ./proc/sys/net/ipv4/tcp_congestion_control v:bbr 644"
 eq "a death by a signal is a crash" "$(fx_crashed 139 /dev/null)" "died of signal 11"
+printf 'x\n==1==ERROR: AddressSanitizer: heap-use-after-free\n' >"$WORK/proof.out"
+eq "a sanitizer report is a crash" "$(fx_crashed 1 "$WORK/proof.out")" "==1==ERROR: AddressSanitizer: heap-use-after-free"
 
 T1=$(date +%s)
 
@@ -160,7 +163,7 @@ applied "$t" "$WORK/big.after" apply
 fx_list "$WORK/big.after" >"$WORK/big.after.lst"
 rm -rf "$WORK/big.after"
 cp -a "$t" "$WORK/big.count"
-strace -o "$WORK/big.trace" "$ET" apply --root "$WORK/big.count" >/dev/null 2>&1
+fx_strace -o "$WORK/big.trace" "$ET" apply --root "$WORK/big.count" >/dev/null 2>&1
 rm -rf "$WORK/big.count"
 nw=$(grep -c '^write(' "$WORK/big.trace")
 no=$(grep -c '^openat2(' "$WORK/big.trace")
@@ -172,7 +175,7 @@ bad=
 for p in $points; do
 	rm -rf "$WORK/big.run"
 	cp -a "$t" "$WORK/big.run"
-	strace -o /dev/null -e "inject=${p%:*}:signal=SIGKILL:when=${p#*:}" \
+	fx_strace -o /dev/null -e "inject=${p%:*}:signal=SIGKILL:when=${p#*:}" \
 		"$ET" apply --root "$WORK/big.run" >"$WORK/big.out" 2>&1
 	rc=$?
 	fx_kernel_keeps "$WORK/big.run" "$t"

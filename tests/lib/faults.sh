@@ -31,6 +31,12 @@ FX_SYSCALLS="openat2 openat read write renameat renameat2 fsync fdatasync mkdira
 FX_FINDINGS=${FX_FINDINGS:-$WORK/findings}
 FX_PRE= FX_BOOT=0 FX_MAX=0
 
+# fx_strace ARGS...: strace after FX_PRE, without LeakSanitizer (it cannot
+# run under ptrace; untraced runs, such as the undo, keep it).
+fx_strace() {
+	$FX_PRE env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@"
+}
+
 # fx_list DIR: "path<TAB>content<TAB>mode" of every regular file, the lock
 # excluded. The content is an md5 sum, but for kernel attributes (under sys/
 # and proc/sys/) the active value: a fake selector file holds
@@ -120,21 +126,28 @@ fx_crashed() {
 	grep -m 3 -E 'Sanitizer|runtime error|Segmentation fault|core dumped|Aborted|^strace: ' "$2"
 }
 
-# fx_positions COUNT: the positions 1..COUNT, at most FX_MAX of them, evenly
-# spread, the first and the last always included.
+# fx_positions COUNT FIRST: COUNT positions from FIRST on, at most FX_MAX of
+# them, evenly spread, the first and the last always included.
 fx_positions() {
-	awk -v c="$1" -v m="$FX_MAX" 'BEGIN {
-		if (m <= 0 || c <= m) { for (i = 1; i <= c; i++) print i; exit }
-		for (k = 0; k < m; k++) print 1 + int(k * (c - 1) / (m - 1) + 0.5)
+	awk -v c="$1" -v f="$2" -v m="$FX_MAX" 'BEGIN {
+		if (m <= 0 || c <= m) { for (i = 0; i < c; i++) print f + i; exit }
+		for (k = 0; k < m; k++) print f + int(k * (c - 1) / (m - 1) + 0.5)
 	}' | uniq
 }
 
-# fx_count NAME: per-syscall call counts of a clean run under strace.
+# fx_count: "count syscall first" of a clean run under strace: the calls
+# from earlytune's opening of the root on (a dynamic sanitizer build first
+# loads libraries: failing those reads tests ld.so, not earlytune).
 fx_count() {
 	rm -rf "$WORK/fx.count"
 	cp -a "$FX_BEFORE" "$WORK/fx.count"
-	$FX_PRE strace -o "$WORK/fx.trace" "$ET" $FX_ARGS "$WORK/fx.count" >/dev/null 2>&1
-	sed -n 's/^\([a-z0-9_]*\)(.*/\1/p' "$WORK/fx.trace" | sort | uniq -c >"$WORK/fx.counts"
+	fx_strace -s 256 -o "$WORK/fx.trace" "$ET" $FX_ARGS "$WORK/fx.count" >/dev/null 2>&1
+	awk -v root="openat(AT_FDCWD, \"$WORK/fx.count\"," '
+	!started && index($0, root) == 1 { started = 1 }
+	{ sc = $0; sub(/\(.*/, "", sc); if (sc !~ /^[a-z0-9_]+$/) next }
+	!started { skip[sc]++; next }
+	{ n[sc]++ }
+	END { for (sc in n) print n[sc], sc, skip[sc] + 1 }' "$WORK/fx.trace" | sort -k2 >"$WORK/fx.counts"
 }
 
 # fx_one NAME SYSCALL ERRNO N: one faulty run and its checks; prints what
@@ -143,7 +156,7 @@ fx_one() {
 	_run=$WORK/fx.run
 	rm -rf "$_run"
 	cp -a "$FX_BEFORE" "$_run"
-	$FX_PRE strace -o /dev/null -e "inject=$2:error=$3:when=$4" "$ET" $FX_ARGS "$_run" >"$WORK/fx.out" 2>&1
+	fx_strace -o /dev/null -e "inject=$2:error=$3:when=$4" "$ET" $FX_ARGS "$_run" >"$WORK/fx.out" 2>&1
 	_rc=$?
 	fx_kernel_keeps "$_run" "$FX_BEFORE"
 	fx_list "$_run" >"$WORK/fx.run.lst"
@@ -198,8 +211,9 @@ fx_sweep() {
 	for _sc in $FX_SYSCALLS; do
 		_n=$(awk -v s="$_sc" '$2 == s { print $1 }' "$WORK/fx.counts")
 		[ -n "$_n" ] || continue
+		_first=$(awk -v s="$_sc" '$2 == s { print $3 }' "$WORK/fx.counts")
 		for _e in EIO $([ "$_sc" = write ] && echo ENOSPC); do
-			for _i in $(fx_positions "$_n"); do
+			for _i in $(fx_positions "$_n" "$_first"); do
 				_runs=$((_runs + 1))
 				fx_one "$_fxn" "$_sc" "$_e" "$_i" >>"$WORK/fx.bads"
 			done
