@@ -60,6 +60,8 @@ applied() {
 }
 
 # ---- 1. every syscall at every position, per command path -------------------
+# (FX_MAX_APPLY=N: at most N positions per syscall for apply, revert and the
+# boot run, for a quick look; the cmdline paths always get every position.)
 
 t=$WORK/small
 mk_small "$t"
@@ -190,11 +192,15 @@ for p in $points; do
 	)
 	if [ -n "$why" ]; then
 		bad="$bad $p"
-		printf 'kill -9 of apply (500 disks) at %s: %s\n' "$p" "$(echo "$why" | tr '\n' ' ')" >>"$FX_FINDINGS"
+		printf 'kill -9 of apply (500 disks) at %s: %s\n' "$p" "$(printf '%s\n' "$why" | tr '\n' ' ' | cut -c1-400)" |
+			tee -a "$FX_FINDINGS" >>"$WORK/big.why"
 	fi
 done
-eq "kill -9 at 10 points of an apply on 500 disks (seed $seed: $(echo $points)), then revert: all back" \
-	"${bad:-none}" none
+if [ -z "$bad" ]; then
+	pass "kill -9 at 10 points of an apply on 500 disks (seed $seed: $(echo $points)), then revert: all back"
+else
+	fail "kill -9 at 10 points of an apply on 500 disks (seed $seed), then revert: all back" "$(cat "$WORK/big.why")"
+fi
 FX_RUNS=$((FX_RUNS + 10))
 
 T2=$(date +%s)
@@ -275,7 +281,7 @@ eq "256 concurrent --boot apply --device: 512 originals, well-formed, each once"
 # A udev run that exits 0 (--boot) but left its disk untuned: say why.
 for i in $(seq 0 255); do
 	grep -q "	vd$i	" "$t/run/earlytune/originals" ||
-		echo "256 concurrent --boot apply --device: vd$i has no record: $(grep -m 2 -iE 'error|cannot|fail' "$WORK/udev.out.$i" | tr '\n' ' ')"
+		echo "256 concurrent --boot apply --device: vd$i has no record: $(tail -n 3 "$WORK/udev.out.$i" | tr '\n' ' ')"
 done | tee -a "$FX_FINDINGS" | head -3 | sed 's/^/# /'
 check_rc "revert after 256 concurrent runs" 0 -- "$ET" revert --root "$t"
 eq "256 concurrent runs, then revert: nothing lost" "$(fx_undone "$t" "$WORK/udev.lst")" ""

@@ -22,7 +22,8 @@
 #       (run/earlytune/originals) holds only whole lines of either snapshot;
 #   (b) FX_UNDO, run cleanly, exits 0 and restores the target snapshot exactly
 #       (run/earlytune excepted, whose originals must then hold no record);
-#   (c) exit 0 only when the tree is exactly the clean run's result;
+#   (c) exit 0 only when the tree is exactly the clean run's result (--boot
+#       always exits 0: there, the log must name a failure instead);
 #   (d) no crash: no death by a signal, no sanitizer report.
 
 # No -f: earlytune's children are the stub bootloader tools of the tests;
@@ -168,6 +169,10 @@ fx_one() {
 			echo "(c) exit 0 but the tree is not the clean result: $(diff "$WORK/fx.after.lst" "$WORK/fx.run.lst" |
 				grep '^[<>]' | cut -f1 | head -3 | tr '\n' ' ')"
 			grep -m 2 -iE 'error|cannot|fail' "$WORK/fx.out" | sed 's/^/    output: /'
+		fi
+		if [ "$FX_BOOT" = 1 ] && ! cmp -s "$WORK/fx.run.lst" "$WORK/fx.after.lst" &&
+			! grep -qE '[1-9][0-9]* failed|[Ee]rror|cannot' "$WORK/fx.out"; then
+			echo "(c) --boot: the tree is not the clean result and the log names no failure: $(tail -n 1 "$WORK/fx.out")"
 		fi
 		# Left as the undo would leave it: nothing to undo (a run failing
 		# early, or an undo command that completed).
