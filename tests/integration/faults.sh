@@ -1,0 +1,290 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Fault injection (issue 8, "Keep it found"): strace fails the N-th open, read,
+# write, rename, fsync, mkdir, unlink (and getdents, readlink) of `apply`,
+# `revert`, a udev-style `--boot apply --device` and `cmdline apply/remove` on
+# every backend that runs without the host's tools (grub, kernel-install, BLS
+# with the stub grubby), for every N. After each run, the properties of
+# tests/lib/faults.sh: files wholly old or new, the undo restores every
+# original, no failure reported as success, no crash. Then: kill -9 at random
+# points of an apply on 500 disks, then revert; /run full; 256 concurrent
+# udev-style runs, then revert. Findings (one line per failed run) go to
+# $FX_FINDINGS when set.
+
+# Every tree lives on a tmpfs in a private mount namespace: copies are cheap
+# (a 500-disk tree: 0.2 s, not 3 s on disk) and nothing leaks to the host.
+if [ -z "${FX_NS:-}" ] && unshare -m true 2>/dev/null; then
+	FX_NS=1 exec unshare -m sh "$0" "$@"
+fi
+. "$(dirname "$0")/../lib/common.sh"
+if [ "${FX_NS:-}" = 1 ] && mount -t tmpfs -o size=1g tmpfs "$WORK"; then
+	trap 'umount "$WORK"; rm -rf "$WORK"' EXIT
+fi
+. "$TESTS_DIR/lib/cmdroot.sh"
+. "$TESTS_DIR/lib/faults.sh"
+
+if ! strace -o /dev/null true 2>/dev/null; then
+	fail "strace runs (.ci/bootstrap installs it)" "strace: $(command -v strace || echo missing)"
+	exit 0
+fi
+mk_bootloader_stubs
+START=$(date +%s) FX_RUNS=0
+
+# The small machine of the sweeps: two disks (virtio, sd) and THP.
+mk_small() {
+	mk_base "$1" 6.1.0-28-cloud-amd64 yes QEMU "${2:-root=/dev/vda1}"
+	mk_disk "$1" vda virtio_blk "[mq-deadline] kyber none" 8192 1 256
+	mk_disk "$1" sda sd "[mq-deadline] none" 4096 1 64
+	mk_thp "$1"
+}
+
+# mk_disks ROOT FIRST COUNT: virtio disks vdFIRST.. (copies of one mk_disk:
+# a few processes per disk), each with its own read-ahead.
+mk_disks() {
+	mk_disk "$1" "vd$2" virtio_blk "[mq-deadline] kyber none" $((2048 + $2)) 1 256
+	_i=$(($2 + 1))
+	while [ $_i -lt $(($2 + $3)) ]; do
+		cp -a "$1/sys/devices/virtual/block/vd$2" "$1/sys/devices/virtual/block/vd$_i"
+		printf '%s\n' $((2048 + _i)) >"$1/sys/devices/virtual/block/vd$_i/queue/read_ahead_kb"
+		ln -s "../devices/virtual/block/vd$_i" "$1/sys/block/vd$_i"
+		ln -s "../../devices/virtual/block/vd$_i" "$1/sys/class/block/vd$_i"
+		_i=$((_i + 1))
+	done
+}
+
+# applied SRC DST ARGS...: DST is SRC after a clean `earlytune ARGS --root DST`.
+applied() {
+	_src=$1 _dst=$2
+	shift 2
+	cp -a "$_src" "$_dst"
+	$FX_PRE "$ET" "$@" --root "$_dst" >/dev/null 2>&1
+}
+
+# ---- 1. every syscall at every position, per command path -------------------
+# (FX_MAX_APPLY=N: at most N positions per syscall for apply, revert and the
+# boot run, for a quick look; the cmdline paths always get every position.)
+
+t=$WORK/small
+mk_small "$t"
+applied "$t" "$WORK/small.applied" apply
+
+FX_BEFORE=$t FX_ARGS="apply --root" FX_UNDO="revert --root" FX_TARGET=before FX_MAX=${FX_MAX_APPLY:-0}
+fx_sweep apply
+FX_BEFORE=$WORK/small.applied FX_ARGS="revert --root" FX_TARGET=after
+fx_sweep revert
+FX_BEFORE=$t FX_ARGS="--boot apply --device vda --root" FX_TARGET=before FX_BOOT=1
+fx_sweep "boot apply --device"
+FX_BOOT=0 FX_MAX=0
+
+mk_ubuntu "$WORK/grub"
+mk_kinstall "$WORK/kinstall"
+mk_kinstall "$WORK/kcreated"
+rm -r "$WORK/kcreated/etc/kernel"
+mk_bls "$WORK/bls"
+for b in grub kinstall kcreated bls; do
+	case $b in
+	bls) FX_PRE="env PATH=$WORK/bin:$PATH GRUBBY_LOG=$WORK/grubby.log" ;;
+	*) FX_PRE= ;;
+	esac
+	case $b in
+	kcreated) FX_ARGS="cmdline apply --backend kernel-install --root" ;;
+	*) FX_ARGS="cmdline apply --root" ;;
+	esac
+	FX_BEFORE=$WORK/$b FX_UNDO="cmdline remove --root" FX_TARGET=before
+	fx_sweep "cmdline apply ($b)"
+	applied "$WORK/$b" "$WORK/$b.applied" ${FX_ARGS% --root}
+	FX_BEFORE=$WORK/$b.applied FX_ARGS="cmdline remove --root" FX_TARGET=after
+	fx_sweep "cmdline remove ($b)"
+done
+FX_PRE=
+
+# earlytune=0 on the command line: apply writes nothing, whichever read fails.
+t=$WORK/off
+mk_small "$t" "root=/dev/vda1 earlytune=0"
+fx_list "$t" | grep -v '^\./run/' >"$WORK/off.lst"
+FX_BEFORE=$t FX_ARGS="apply --root"
+fx_count
+n=$(awk '$2 == "read" { print $1 }' "$WORK/fx.counts")
+first=$(awk '$2 == "read" { print $3 }' "$WORK/fx.counts")
+bad=0
+for i in $(fx_positions "$n" "$first"); do
+	rm -rf "$WORK/off.run"
+	cp -a "$t" "$WORK/off.run"
+	fx_strace -o /dev/null -e "inject=read:error=EIO:when=$i" "$ET" apply --root "$WORK/off.run" >"$WORK/off.out" 2>&1
+	rc=$?
+	if ! fx_list "$WORK/off.run" | grep -v '^\./run/' | cmp -s - "$WORK/off.lst"; then
+		bad=$((bad + 1))
+		printf '%s\n' "apply with earlytune=0: read N=$i EIO [$(grep '^read(' "$WORK/fx.trace" | sed -n "${i}p" | cut -c1-80)]: rc=$rc: wrote to the tree although earlytune=0 is on the command line" >>"$FX_FINDINGS"
+	fi
+done
+eq "apply with earlytune=0: $n runs, a failed read never makes it write" "$bad failures" "0 failures"
+FX_RUNS=$((FX_RUNS + n))
+
+# Proof that the checks can fail: a hand-made torn, mixed and leftover state.
+rm -rf "$WORK/fx.after" "$WORK/proof"
+applied "$WORK/small" "$WORK/fx.after" apply
+cp -a "$WORK/fx.after" "$WORK/proof"
+fx_list "$WORK/small" >"$WORK/fx.before.lst"
+fx_list "$WORK/fx.after" >"$WORK/fx.after.lst"
+printf 'bbr cubic\n' >"$WORK/proof/proc/sys/net/ipv4/tcp_congestion_control"
+: >"$WORK/proof/etc/.x.tmp"
+rm "$WORK/proof/proc/cpuinfo"
+printf 'thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talw' >>"$WORK/proof/run/earlytune/originals"
+fx_list "$WORK/proof" >"$WORK/proof.lst"
+eq "the checks see a mixed file, a temp file and a lost file" \
+	"$(fx_mixed "$WORK/fx.before.lst" "$WORK/fx.after.lst" "$WORK/proof.lst" | sort)" \
+	"gone: ./proc/cpuinfo
+left behind: ./etc/.x.tmp
+neither old nor new: ./proc/sys/net/ipv4/tcp_congestion_control"
+eq "the checks see a torn state line" \
+	"$(fx_state_lines "$WORK/proof" "$WORK/small" "$WORK/fx.after" | cut -c1-38)" \
+	"torn last line in run/earlytune/origin
+line of neither snapshot in run/earlyt"
+rm -rf "$WORK/proof"
+cp -a "$WORK/small" "$WORK/proof"
+printf 'bbr\n' >"$WORK/proof/proc/sys/net/ipv4/tcp_congestion_control"
+mkdir -p "$WORK/proof/run/earlytune"
+printf 'net\tsysctl\tx\tproc/sys/net/ipv4/tcp_congestion_control\tcubic\n' >"$WORK/proof/run/earlytune/originals"
+eq "the undo check sees a value not restored and a record left" \
+	"$(fx_undone "$WORK/proof" "$WORK/fx.before.lst" | tr '\t' ' ')" \
+	"records left after the undo: net sysctl x proc/sys/net/ipv4/tcp_congestion_control cubic|
+missing or different (expected): ./proc/sys/net/ipv4/tcp_congestion_control v:cubic 644
+unexpected (got): ./proc/sys/net/ipv4/tcp_congestion_control v:bbr 644"
+eq "a death by a signal is a crash" "$(fx_crashed 139 /dev/null)" "died of signal 11"
+printf 'x\n==1==ERROR: AddressSanitizer: heap-use-after-free\n' >"$WORK/proof.out"
+eq "a sanitizer report is a crash" "$(fx_crashed 1 "$WORK/proof.out")" "==1==ERROR: AddressSanitizer: heap-use-after-free"
+
+T1=$(date +%s)
+
+# ---- 2. kill -9 at random points of an apply on 500 disks, then revert ------
+
+t=$WORK/big
+mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
+mk_disks "$t" 0 500
+fx_list "$t" >"$WORK/big.before.lst"
+applied "$t" "$WORK/big.after" apply
+fx_list "$WORK/big.after" >"$WORK/big.after.lst"
+rm -rf "$WORK/big.after"
+cp -a "$t" "$WORK/big.count"
+fx_strace -o "$WORK/big.trace" "$ET" apply --root "$WORK/big.count" >/dev/null 2>&1
+rm -rf "$WORK/big.count"
+nw=$(grep -c '^write(' "$WORK/big.trace")
+no=$(grep -c '^openat2(' "$WORK/big.trace")
+seed=${FX_SEED:-$(date +%s)}
+points=$(awk -v s="$seed" -v w="$nw" -v o="$no" 'BEGIN { srand(s)
+	for (i = 0; i < 5; i++) print "write:" 1 + int(rand() * w)
+	for (i = 0; i < 5; i++) print "openat2:" 1 + int(rand() * o) }')
+bad=
+for p in $points; do
+	rm -rf "$WORK/big.run"
+	cp -a "$t" "$WORK/big.run"
+	fx_strace -o /dev/null -e "inject=${p%:*}:signal=SIGKILL:when=${p#*:}" \
+		"$ET" apply --root "$WORK/big.run" >"$WORK/big.out" 2>&1
+	rc=$?
+	fx_kernel_keeps "$WORK/big.run" "$t"
+	fx_list "$WORK/big.run" >"$WORK/big.run.lst"
+	why=$(
+		[ "$rc" = 137 ] || echo "not killed (exit $rc)"
+		fx_mixed "$WORK/big.before.lst" "$WORK/big.after.lst" "$WORK/big.run.lst" | head -3
+		fx_state_lines "$WORK/big.run" "$t" "$WORK/big.run" | grep -v 'line of neither' | head -3
+		"$ET" revert --root "$WORK/big.run" >"$WORK/big.undo" 2>&1 ||
+			echo "revert exits $?: $(grep -m 1 -E 'error|cannot' "$WORK/big.undo")"
+		fx_undone "$WORK/big.run" "$WORK/big.before.lst" | head -3
+	)
+	if [ -n "$why" ]; then
+		bad="$bad $p"
+		printf 'kill -9 of apply (500 disks) at %s: %s\n' "$p" "$(printf '%s\n' "$why" | tr '\n' ' ' | cut -c1-400)" |
+			tee -a "$FX_FINDINGS" >>"$WORK/big.why"
+	fi
+done
+if [ -z "$bad" ]; then
+	pass "kill -9 at 10 points of an apply on 500 disks (seed $seed: $(echo $points)), then revert: all back"
+else
+	fail "kill -9 at 10 points of an apply on 500 disks (seed $seed), then revert: all back" "$(cat "$WORK/big.why")"
+fi
+FX_RUNS=$((FX_RUNS + 10))
+
+T2=$(date +%s)
+
+# ---- 3. /run full ----------------------------------------------------------------
+
+# In a private mount namespace: the tmpfs is gone with it, the tree is not.
+# full ROOT SIZE FILL CMD...: runs CMD with ROOT/run on a tmpfs of SIZE
+# holding FILL bytes; the output in $WORK/full.out, the exit in $WORK/full.rc.
+full() {
+	_r=$1 _size=$2 _fill=$3
+	shift 3
+	unshare -m sh -c '
+		r=$1 size=$2 fill=$3
+		shift 3
+		mount -t tmpfs -o "size=$size" tmpfs "$r/run" || exit 99
+		head -c "$fill" /dev/zero >"$r/run/fill" 2>/dev/null
+		"$@"
+	' sh "$_r" "$_size" "$_fill" "$@" >"$WORK/full.out" 2>&1
+	echo $? >"$WORK/full.rc"
+}
+t=$WORK/runfull
+mk_small "$t"
+fx_list "$t" | grep -v '^\./run/' >"$WORK/runfull.lst"
+full "$t" 4k 4096 "$ET" apply --root "$t"
+rc=$(cat "$WORK/full.rc")
+if [ "$rc" = 99 ]; then
+	fail "/run full: a tmpfs in a private mount namespace" "$(cat "$WORK/full.out")"
+else
+	if [ "$rc" != 0 ]; then pass "/run full: apply exits non-zero ($rc)"; else
+		fail "/run full: apply exits non-zero" "exit 0" "$(head -5 "$WORK/full.out")"
+		echo "/run full (tmpfs 4k, full): apply exits 0" >>"$FX_FINDINGS"
+	fi
+	OUT=$(cat "$WORK/full.out")
+	contains "/run full: the error says why" "No space left on device"
+	eq "/run full: nothing written (originals could not be recorded)" \
+		"$(fx_list "$t" | grep -v '^\./run/' | diff "$WORK/runfull.lst" - | grep '^[<>]' | cut -f1)" ""
+	# A /run with room for part of the records: a short append tears the last
+	# line; once there is room again (same tmpfs), apply then revert must
+	# bring back all.
+	t=$WORK/torn
+	mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
+	mk_disks "$t" 0 40
+	fx_list "$t" | grep -v '^\./run/' >"$WORK/torn.lst"
+	full "$t" 8k 4096 sh -c '"$1" apply --root "$2" >/dev/null 2>&1; echo $? >"$3"
+		rm "$2/run/fill"
+		"$1" apply --root "$2" >/dev/null 2>&1 && "$1" revert --root "$2"' sh "$ET" "$t" "$WORK/full.rc1"
+	rc1=$(cat "$WORK/full.rc1")
+	rc2=$(cat "$WORK/full.rc")
+	diff=$(fx_list "$t" | grep -v '^\./run/' | diff "$WORK/torn.lst" - | grep '^<' | cut -f1 | head -3)
+	if [ "$rc1" != 0 ] && [ "$rc2" = 0 ] && [ -z "$diff" ]; then
+		pass "/run filled mid-append: apply fails, then apply and revert restore all"
+	else
+		fail "/run filled mid-append: apply fails, then apply and revert restore all" \
+			"first apply exit $rc1, apply+revert exit $rc2; not restored: $(echo $diff)" "$(head -5 "$WORK/full.out")"
+		echo "/run filled mid-append (tmpfs 8k, 40 disks): first apply exit $rc1; after apply+revert (exit $rc2) not restored: $(echo $diff)" >>"$FX_FINDINGS"
+	fi
+fi
+
+T3=$(date +%s)
+
+# ---- 4. 256 concurrent udev-style runs, then revert ------------------------------
+
+t=$WORK/udev
+mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
+mk_disks "$t" 0 256
+fx_list "$t" >"$WORK/udev.lst"
+i=0
+while [ $i -lt 256 ]; do
+	("$ET" --boot apply --root "$t" --device "vd$i" >"$WORK/udev.out.$i" 2>&1; echo $? >"$WORK/udev.rc.$i") &
+	i=$((i + 1))
+done
+wait
+eq "256 concurrent --boot apply --device: every one exits 0" "$(cat "$WORK"/udev.rc.* | grep -vc '^0$')" 0
+eq "256 concurrent --boot apply --device: 512 originals, well-formed, each once" \
+	"$(wc -l <"$t/run/earlytune/originals") $(awk -F'\t' 'NF != 5' "$t/run/earlytune/originals" | wc -l) $(cut -f4 "$t/run/earlytune/originals" | sort | uniq -d | wc -l)" \
+	"512 0 0"
+# A udev run that exits 0 (--boot) but left its disk untuned: say why.
+for i in $(seq 0 255); do
+	grep -q "	vd$i	" "$t/run/earlytune/originals" ||
+		echo "256 concurrent --boot apply --device: vd$i has no record: $(tail -n 3 "$WORK/udev.out.$i" | tr '\n' ' ')"
+done | tee -a "$FX_FINDINGS" | head -3 | sed 's/^/# /'
+check_rc "revert after 256 concurrent runs" 0 -- "$ET" revert --root "$t"
+eq "256 concurrent runs, then revert: nothing lost" "$(fx_undone "$t" "$WORK/udev.lst")" ""
+
+T4=$(date +%s)
+pass "$FX_RUNS faulty runs; $((T4 - START)) s (sweeps $((T1 - START)), kill -9 $((T2 - T1)), /run full $((T3 - T2)), concurrent $((T4 - T3)))"

@@ -1,0 +1,236 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Fault injection with strace (sourced after common.sh): fail the N-th call of
+# one syscall of an earlytune run on a copy of a tree, for every N, then check
+# what the run left behind against snapshots of a clean run.
+#
+# A path is described by variables, then `fx_sweep NAME` runs it:
+#   FX_BEFORE   the tree the command starts from (copied for every run)
+#   FX_ARGS     earlytune's arguments; the copy's path is appended
+#   FX_UNDO     the clean command that must bring every original back
+#               ("revert --root", "cmdline remove --root"); the path is appended
+#   FX_TARGET   what FX_UNDO must restore: "before" (apply) or "after" (undo
+#               commands: the clean run's result)
+#   FX_PRE      words put before strace/earlytune (env PATH=... for stub tools)
+#   FX_BOOT     1: --boot runs always exit 0, so (c) is not asserted
+#   FX_MAX      most positions tried per syscall (evenly spread); 0 = all
+# Failures go to $FX_FINDINGS, one line each.
+#
+# The properties, after each faulty run:
+#   (a) every file is wholly old or wholly new: its bytes and mode equal the
+#       before- or the after-snapshot of that path; no other file (a temp file)
+#       exists; no file present in both snapshots is gone; the state file
+#       (run/earlytune/originals) holds only whole lines of either snapshot;
+#   (b) FX_UNDO, run cleanly, exits 0 and restores the target snapshot exactly
+#       (run/earlytune excepted, whose originals must then hold no record);
+#   (c) exit 0 only when the tree is exactly the clean run's result (--boot
+#       always exits 0: there, the log must name a failure instead);
+#   (d) no crash: no death by a signal, no sanitizer report.
+
+# No -f: earlytune's children are the stub bootloader tools of the tests;
+# faults go to earlytune's own calls. strace numbers each syscall separately.
+FX_SYSCALLS="openat2 openat read write renameat renameat2 fsync fdatasync mkdirat unlinkat getdents64 readlinkat"
+FX_FINDINGS=${FX_FINDINGS:-$WORK/findings}
+FX_PRE= FX_BOOT=0 FX_MAX=0
+
+# fx_strace ARGS...: strace after FX_PRE, without LeakSanitizer (it cannot
+# run under ptrace; untraced runs, such as the undo, keep it).
+fx_strace() {
+	$FX_PRE env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@"
+}
+
+# fx_list DIR: "path<TAB>content<TAB>mode" of every regular file, the lock
+# excluded. The content is an md5 sum, but for kernel attributes (under sys/
+# and proc/sys/) the active value: a fake selector file holds
+# "[mq-deadline] none" before and "mq-deadline" after a revert.
+fx_list() {
+	(
+		cd "$1" || exit 1
+		find . -type f ! -path ./run/earlytune/lock -printf '%p\t%m\n' | sort >"$WORK/.modes"
+		{
+			find . -type f ! -path ./run/earlytune/lock ! -path './sys/*' ! -path './proc/sys/*' -print0 |
+				xargs -0 -r md5sum | awk '{ print substr($0, 35) "\t" $1 }'
+			find ./sys ./proc/sys -type f -print0 2>/dev/null | xargs -0 -r awk '
+				function out() { if (f != "") print f "\tv:" v }
+				FNR == 1 { out(); f = FILENAME; v = "" }
+				{ v = v (FNR > 1 ? " " : "") $0 }
+				END {
+					out()
+				}' | awk -F'\t' '{
+					v = $2
+					if (match(v, /\[[^]]*\]/)) v = "v:" substr(v, RSTART + 1, RLENGTH - 2)
+					gsub(/[ \t]+$/, "", v)
+					print $1 "\t" v
+				}'
+		} | sort | join -t "$(printf '\t')" -a 2 -e v: -o 0,1.2,2.2 - "$WORK/.modes"
+	)
+}
+
+# fx_kernel_keeps RUN START: earlytune opens an attribute with O_TRUNC (sysfs
+# ignores it); a fake attribute whose write then failed is empty, where a
+# kernel keeps the value it had. Put that value back before judging.
+fx_kernel_keeps() {
+	(cd "$1" && find ./sys ./proc/sys -type f -empty 2>/dev/null) | while read -r _f; do
+		if [ -s "$2/$_f" ]; then cp -p "$2/$_f" "$1/$_f"; fi
+	done
+}
+
+# fx_mixed BEFORE.lst AFTER.lst RUN.lst: property (a) on the listings, one
+# line per offending path (nothing when it holds). The state file is judged
+# by fx_state_lines.
+fx_mixed() {
+	awk -F'\t' '
+	FILENAME == ARGV[1] { b[$1] = $2 " " $3; next }
+	FILENAME == ARGV[2] { a[$1] = $2 " " $3; next }
+	{
+		seen[$1] = 1
+		if ($1 == "./run/earlytune/originals") next
+		v = $2 " " $3
+		if (!($1 in b) && !($1 in a)) print "left behind: " $1
+		else if (v != b[$1] && v != a[$1]) print "neither old nor new: " $1
+	}
+	END { for (p in b) if ((p in a) && !(p in seen)) print "gone: " p }' "$@"
+}
+
+# fx_state_lines RUN BEFORE AFTER: the state file of RUN holds only whole
+# lines of five fields that one of the snapshots' state files has.
+fx_state_lines() {
+	_s=run/earlytune/originals
+	[ -f "$1/$_s" ] || return 0
+	if [ -n "$(tail -c 1 "$1/$_s")" ]; then
+		echo "torn last line in $_s"
+	fi
+	touch "$WORK/.none"
+	awk -F'\t' -v s="$_s" '
+	FILENAME != ARGV[ARGC - 1] { ok[$0] = 1; next }
+	NF != 5 { print "malformed line in " s ": " $0; next }
+	!($0 in ok) { print "line of neither snapshot in " s ": " $0 }' \
+		"$([ -f "$2/$_s" ] && echo "$2/$_s" || echo "$WORK/.none")" \
+		"$([ -f "$3/$_s" ] && echo "$3/$_s" || echo "$WORK/.none")" "$1/$_s"
+}
+
+# fx_undone RUN TARGET.lst: property (b) after FX_UNDO ran on RUN.
+fx_undone() {
+	_s=$1/run/earlytune/originals
+	if [ -s "$_s" ]; then
+		echo "records left after the undo: $(head -c 200 "$_s" | tr '\t\n' ' |')"
+	fi
+	fx_list "$1" | grep -v '^\./run/earlytune/' >"$WORK/.undone"
+	grep -v '^\./run/earlytune/' "$2" | diff - "$WORK/.undone" | grep '^[<>]' | head -5 |
+		sed 's/^</missing or different (expected):/; s/^>/unexpected (got):/'
+}
+
+# fx_crashed RC OUTFILE [SIG]: property (d).
+fx_crashed() {
+	if [ "$1" -ge 128 ] && [ "$1" != "${3:-none}" ]; then
+		echo "died of signal $(($1 - 128))"
+	fi
+	grep -m 3 -E 'Sanitizer|runtime error|Segmentation fault|core dumped|Aborted|^strace: ' "$2"
+}
+
+# fx_positions COUNT FIRST: COUNT positions from FIRST on, at most FX_MAX of
+# them, evenly spread, the first and the last always included.
+fx_positions() {
+	awk -v c="$1" -v f="$2" -v m="$FX_MAX" 'BEGIN {
+		if (m <= 0 || c <= m) { for (i = 0; i < c; i++) print f + i; exit }
+		for (k = 0; k < m; k++) print f + int(k * (c - 1) / (m - 1) + 0.5)
+	}' | uniq
+}
+
+# fx_count: "count syscall first" of a clean run under strace: the calls
+# from earlytune's opening of the root on (a dynamic sanitizer build first
+# loads libraries: failing those reads tests ld.so, not earlytune).
+fx_count() {
+	rm -rf "$WORK/fx.count"
+	cp -a "$FX_BEFORE" "$WORK/fx.count"
+	fx_strace -s 256 -o "$WORK/fx.trace" "$ET" $FX_ARGS "$WORK/fx.count" >/dev/null 2>&1
+	awk -v root="openat(AT_FDCWD, \"$WORK/fx.count\"," '
+	!started && index($0, root) == 1 { started = 1 }
+	{ sc = $0; sub(/\(.*/, "", sc); if (sc !~ /^[a-z0-9_]+$/) next }
+	!started { skip[sc]++; next }
+	{ n[sc]++ }
+	END { for (sc in n) print n[sc], sc, skip[sc] + 1 }' "$WORK/fx.trace" | sort -k2 >"$WORK/fx.counts"
+}
+
+# fx_one NAME SYSCALL ERRNO N: one faulty run and its checks; prints what
+# went wrong (nothing when every property held).
+fx_one() {
+	_run=$WORK/fx.run
+	rm -rf "$_run"
+	cp -a "$FX_BEFORE" "$_run"
+	fx_strace -o /dev/null -e "inject=$2:error=$3:when=$4" "$ET" $FX_ARGS "$_run" >"$WORK/fx.out" 2>&1
+	_rc=$?
+	fx_kernel_keeps "$_run" "$FX_BEFORE"
+	fx_list "$_run" >"$WORK/fx.run.lst"
+	(
+		fx_crashed "$_rc" "$WORK/fx.out" | sed 's/^/(d) /'
+		fx_mixed "$WORK/fx.before.lst" "$WORK/fx.after.lst" "$WORK/fx.run.lst" | sed 's/^/(a) /'
+		fx_state_lines "$_run" "$FX_BEFORE" "$WORK/fx.after" | sed 's/^/(a) /'
+		if [ "$FX_BOOT" != 1 ] && [ "$_rc" = 0 ] && ! cmp -s "$WORK/fx.run.lst" "$WORK/fx.after.lst"; then
+			echo "(c) exit 0 but the tree is not the clean result: $(diff "$WORK/fx.after.lst" "$WORK/fx.run.lst" |
+				grep '^[<>]' | cut -f1 | head -3 | tr '\n' ' ')"
+			grep -m 2 -iE 'error|cannot|fail' "$WORK/fx.out" | sed 's/^/    output: /'
+		fi
+		if [ "$FX_BOOT" = 1 ] && ! cmp -s "$WORK/fx.run.lst" "$WORK/fx.after.lst" &&
+			! grep -qE '[1-9][0-9]* failed|[Ee]rror|cannot' "$WORK/fx.out"; then
+			echo "(c) --boot: the tree is not the clean result and the log names no failure: $(tail -n 1 "$WORK/fx.out")"
+		fi
+		# Left as the undo would leave it: nothing to undo (a run failing
+		# early, or an undo command that completed).
+		cmp -s "$WORK/fx.run.lst" "$WORK/fx.target.lst" && exit 0
+		$FX_PRE "$ET" $FX_UNDO "$_run" >"$WORK/fx.undo.out" 2>&1
+		_urc=$?
+		[ "$_urc" = 0 ] || echo "(b) the clean undo exits $_urc: $(grep -m 2 -iE 'error|cannot|fail' "$WORK/fx.undo.out" | tr '\n' '|')"
+		fx_crashed "$_urc" "$WORK/fx.undo.out" | sed 's/^/(d) undo: /'
+		fx_undone "$_run" "$WORK/fx.target.lst" | sed 's/^/(b) /'
+	) >"$WORK/fx.bad"
+	if [ -s "$WORK/fx.bad" ]; then
+		_why=$(grep -v '^    output' "$WORK/fx.bad" | head -1)
+		# The call that failed, as the clean run made it.
+		_call=$(grep "^$2(" "$WORK/fx.trace" | sed -n "$4p" | cut -c1-110)
+		printf '%s: %s N=%s %s [%s]: rc=%s: %s\n' "$1" "$2" "$4" "$3" "$_call" "$_rc" \
+			"$(tr '\n' ' ' <"$WORK/fx.bad" | cut -c1-600)" >>"$FX_FINDINGS"
+		echo "$2 N=$4 $3 rc=$_rc: $_why"
+	fi
+}
+
+# fx_sweep NAME: the clean run, then every syscall class at every position.
+fx_sweep() {
+	_fxn=$1 _runs=0 _bad=0
+	rm -rf "$WORK/fx.after"
+	cp -a "$FX_BEFORE" "$WORK/fx.after"
+	$FX_PRE "$ET" $FX_ARGS "$WORK/fx.after" >"$WORK/fx.out" 2>&1
+	_rc=$?
+	fx_list "$FX_BEFORE" >"$WORK/fx.before.lst"
+	fx_list "$WORK/fx.after" >"$WORK/fx.after.lst"
+	if [ "$_rc" != 0 ] || cmp -s "$WORK/fx.before.lst" "$WORK/fx.after.lst"; then
+		fail "$_fxn: the clean run exits 0 and changes the tree" "exit $_rc" "$(head -5 "$WORK/fx.out")"
+		return
+	fi
+	if [ "$FX_TARGET" = before ]; then
+		cp "$WORK/fx.before.lst" "$WORK/fx.target.lst"
+	else
+		cp "$WORK/fx.after.lst" "$WORK/fx.target.lst"
+	fi
+	fx_count
+	: >"$WORK/fx.bads"
+	for _sc in $FX_SYSCALLS; do
+		_n=$(awk -v s="$_sc" '$2 == s { print $1 }' "$WORK/fx.counts")
+		[ -n "$_n" ] || continue
+		_first=$(awk -v s="$_sc" '$2 == s { print $3 }' "$WORK/fx.counts")
+		for _e in EIO $([ "$_sc" = write ] && echo ENOSPC); do
+			for _i in $(fx_positions "$_n" "$_first"); do
+				_runs=$((_runs + 1))
+				fx_one "$_fxn" "$_sc" "$_e" "$_i" >>"$WORK/fx.bads"
+			done
+		done
+	done
+	_bad=$(grep -c . "$WORK/fx.bads")
+	_classes=$(awk -v l="$FX_SYSCALLS" 'BEGIN { n = split(l, s, " "); for (i = 1; i <= n; i++) w[s[i]] = 1 }
+		$2 in w { printf "%s%s×%s", sep, $2, $1; sep = " " }' "$WORK/fx.counts")
+	if [ "$_bad" = 0 ]; then
+		pass "$_fxn: $_runs runs, 0 failures ($_classes)"
+	else
+		fail "$_fxn: $_runs runs, $_bad failures ($_classes)" "$(head -12 "$WORK/fx.bads")"
+	fi
+	FX_RUNS=$((${FX_RUNS:-0} + _runs))
+}
