@@ -14,13 +14,19 @@ struct arg {
 	size_t klen, vlen;
 };
 
+/* The kernel's isspace() (lib/ctype.c), not libc's: 0xA0 separates too. */
+static bool kernel_space(char c)
+{
+	return isspace((unsigned char)c) || (unsigned char)c == 0xa0;
+}
+
 /* Returns the position after the argument, or NULL at the end. */
 static const char *next_arg(const char *s, struct arg *a)
 {
 	bool in_quote = false, quoted = false, strip_end;
 	const char *eq = NULL, *p;
 
-	while (isspace((unsigned char)*s))
+	while (kernel_space(*s))
 		s++;
 	if (!*s)
 		return NULL;
@@ -29,7 +35,7 @@ static const char *next_arg(const char *s, struct arg *a)
 		in_quote = quoted = true;
 	}
 	for (p = s; *p; p++) {
-		if (!in_quote && isspace((unsigned char)*p)) /* as the kernel's isspace() */
+		if (!in_quote && kernel_space(*p))
 			break;
 		if (!eq && *p == '=')
 			eq = p;

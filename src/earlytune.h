@@ -248,6 +248,7 @@ struct records {
 };
 int state_lock(struct records *rs, const struct root *r);
 int state_load(struct records *rs, const struct root *r);
+int state_parse(struct records *rs, char *buf);
 int state_save(const struct records *rs, const struct root *r);
 int state_append(const struct records *rs, size_t from, const struct root *r);
 const struct record *state_find(const struct records *rs, const char *path);

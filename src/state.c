@@ -116,17 +116,12 @@ static int push(struct records *rs, char **fields)
 }
 
 /* Lines that do not have five fields are dropped: a record we cannot read
- * back is one we must not write back. */
-int state_load(struct records *rs, const struct root *r)
+ * back is one we must not write back. Splits buf in place. */
+int state_parse(struct records *rs, char *buf)
 {
-	_cleanup_(freep) char *buf = NULL;
 	char *save = NULL, *line;
-	int rr = root_read_file(r, STATE_FILE, &buf, 1 << 26);
+	int rr;
 
-	if (rr == -ENOENT)
-		return 0;
-	if (rr < 0)
-		return rr;
 	/* A last line without its newline was torn by a crash mid-append. */
 	if (strrchr(buf, '\n'))
 		strrchr(buf, '\n')[1] = '\0';
@@ -145,6 +140,18 @@ int state_load(struct records *rs, const struct root *r)
 			return rr;
 	}
 	return 0;
+}
+
+int state_load(struct records *rs, const struct root *r)
+{
+	_cleanup_(freep) char *buf = NULL;
+	int rr = root_read_file(r, STATE_FILE, &buf, 1 << 26);
+
+	if (rr == -ENOENT)
+		return 0;
+	if (rr < 0)
+		return rr;
+	return state_parse(rs, buf);
 }
 
 static int format(const struct records *rs, size_t from, struct strbuf *sb)
