@@ -60,7 +60,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 SAN_OBJS  := $(LIBSRCS:src/%.c=$(BUILD)/san/%.o)
 
-.PHONY: all check check-unit check-integration check-valgrind check-boot bench clean install uninstall
+.PHONY: all check check-unit check-integration check-valgrind check-boot check-fuzz-regress fuzz bench clean install uninstall
 
 all: $(BUILD)/earlytune
 
@@ -121,6 +121,38 @@ $(BUILD)/dyn/earlytune: $(OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $(OBJS) $(shell pkg-config --libs libkmod blkid)
 
+# --- fuzzing: libFuzzer harnesses (tests/fuzz/NAME.c), built with clang -------
+# The library again, compiled by clang with coverage for libFuzzer.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+export FUZZ_SECONDS
+FUZZ_CFLAGS   = $(filter-out -Wno-format-truncation,$(ALLCFLAGS)) -O1 -g -fno-omit-frame-pointer \
+		-fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_NAMES   := $(notdir $(basename $(wildcard tests/fuzz/*.c)))
+FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
+FUZZ_OBJS    := $(LIBSRCS:src/%.c=$(BUILD)/fuzzobj/%.o)
+# The netlink harness answers the library's send() and recvmsg() itself.
+FUZZ_LDFLAGS_netlink := -Wl,--wrap=send,--wrap=recvmsg
+
+$(FUZZ_BINS): $(FUZZ_OBJS)
+
+$(BUILD)/fuzzobj/%.o: src/%.c src/*.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(FUZZ_LDFLAGS_$*) -o $@ $< \
+	  $(FUZZ_OBJS) $(shell pkg-config --libs libkmod blkid)
+
+# Every committed input (tests/fuzz/regress/NAME, tests/fuzz/corpus/NAME) once.
+check-fuzz-regress: $(FUZZ_BINS)
+	tests/run-fuzz regress $(BUILD)
+
+# Each harness for FUZZ_SECONDS, two at a time; crashes go to $(BUILD)/fuzz/crashes.
+fuzz: $(FUZZ_BINS)
+	tests/run-fuzz fuzz $(BUILD)
+
 check-unit: $(UNIT_BINS)
 	tests/run-unit $(UNIT_BINS)
 
@@ -137,7 +169,7 @@ check-valgrind: $(BUILD)/dyn/earlytune
 check-boot: $(BUILD)/earlytune
 	tests/boot/run.sh $(BUILD)
 
-check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)/zstdcat $(UNIT_BINS)
+check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)/zstdcat $(UNIT_BINS) $(FUZZ_BINS)
 	tests/check $(BUILD)
 
 bench: $(BUILD)/earlytune
@@ -145,7 +177,7 @@ bench: $(BUILD)/earlytune
 	bench/net.sh $(BUILD)/earlytune
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/unit $(BUILD)/dyn $(BUILD)/earlytune
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/unit $(BUILD)/dyn $(BUILD)/fuzz $(BUILD)/fuzzobj $(BUILD)/earlytune
 
 # Everything the boot integration needs; `make install DESTDIR=… PREFIX=/usr`.
 UDEVDIR    ?= $(PREFIX)/lib/udev

@@ -275,6 +275,7 @@ struct records {
 };
 int state_lock(struct records *rs, const struct root *r);
 int state_load(struct records *rs, const struct root *r);
+int state_parse(struct records *rs, char *buf);
 int state_save(struct records *rs, const struct root *r);
 int state_commit(struct records *rs, const struct root *r);
 const struct record *state_find(const struct records *rs, const char *path);

@@ -151,19 +151,12 @@ static bool record_path_ok(const char *path)
 }
 
 /* Lines that do not have five or six fields are dropped: a record we cannot
- * read back is one we must not write back. Any failure to read the file but
- * its absence is an error: "nothing recorded" would let apply record the
- * values it changed itself as originals, and revert forget the true ones. */
-int state_load(struct records *rs, const struct root *r)
+ * read back is one we must not write back. Splits buf in place. */
+int state_parse(struct records *rs, char *buf)
 {
-	_cleanup_(freep) char *buf = NULL;
 	char *save = NULL, *line, *end;
-	int rr = root_read_file(r, STATE_FILE, &buf, 1 << 26);
+	int rr;
 
-	if (rr == -ENOENT)
-		return 0;
-	if (rr < 0)
-		return rr;
 	/* A last line without its newline was torn by a crash mid-append (of
 	 * an earlier version): dropped, and the next save repairs the file. */
 	end = strrchr(buf, '\n');
@@ -186,6 +179,21 @@ int state_load(struct records *rs, const struct root *r)
 			return rr;
 	}
 	return 0;
+}
+
+/* Any failure to read the file but its absence is an error: "nothing
+ * recorded" would let apply record the values it changed itself as
+ * originals, and revert forget the true ones. */
+int state_load(struct records *rs, const struct root *r)
+{
+	_cleanup_(freep) char *buf = NULL;
+	int rr = root_read_file(r, STATE_FILE, &buf, 1 << 26);
+
+	if (rr == -ENOENT)
+		return 0;
+	if (rr < 0)
+		return rr;
+	return state_parse(rs, buf);
 }
 
 static void fields(const struct record *x, char *f[NFIELDS])

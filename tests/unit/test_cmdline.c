@@ -102,6 +102,20 @@ static void test_double_dash_ends(void **state)
 	expect_get("--=1 a=2", "a", "2");
 }
 
+/* Regression (defect 15 of issue 8): the kernel's isspace() counts 0xA0 as
+ * white space (lib/ctype.c); earlytune=0 after one was missed.
+ * Also guarded by tests/fuzz/regress/cmdline/nbsp*. */
+static void test_nbsp_separates(void **state)
+{
+	expect_get("quiet\xa0" "earlytune=0", "earlytune", "0");
+	expect_get("quiet\xa0" "earlytune=0", "quiet", "");
+	expect_get("a=1\xa0\xa0" "b=2\xa0", "a", "1");
+	expect_get("a=1\xa0\xa0" "b=2\xa0", "b", "2");
+	expect_get("a=\"x\xa0y\"", "a", "x\xa0y");
+	assert_true(cmdline_disabled("quiet\xa0" "earlytune=0"));
+	assert_true(cmdline_disabled("\xa0rd.earlytune=0\xa0"));
+}
+
 static void test_separators(void **state)
 {
 	expect_get("a=1\tb=2\nc=3\n", "b", "2");
@@ -197,6 +211,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_repeated_last_wins),
 	cmocka_unit_test(test_double_dash_ends),
 	cmocka_unit_test(test_separators),
+	cmocka_unit_test(test_nbsp_separates),
 	cmocka_unit_test(test_long_value_truncated),
 	cmocka_unit_test(test_disabled),
 };

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The netlink reply parsers (src/netlink.c): the receive loops of nl_dump()
+ * and nl_send_batch(), and nl_parse_error/link/qdisc() on single messages.
+ * Linked with -Wl,--wrap=send,--wrap=recvmsg: requests go nowhere, and each
+ * recvmsg() returns the next datagram of the input, the rest of the receive
+ * buffer poisoned so ASan reports any read past what was "received".
+ *
+ * Input: byte 0 picks the call (0 link dump, 1 qdisc dump, 2 a batch of
+ * 1 + byte 1 % 100 requests); then datagrams, each a 16-bit little-endian
+ * length and its bytes. Replies are ours with port id FUZZ_PID; the dump's
+ * sequence number is 1, the batch's FUZZ_SEQ, FUZZ_SEQ + 1, ...
+ */
+#include <errno.h>
+#include <sanitizer/asan_interface.h>
+#include <sys/socket.h>
+
+#include "fuzz.h"
+#include "netlink.h"
+
+#define FUZZ_PID 4242
+#define FUZZ_SEQ 100
+
+static const uint8_t *in;
+static size_t in_left;
+static void *poisoned;
+static size_t poisoned_len;
+
+static void unpoison(void)
+{
+	if (poisoned)
+		ASAN_UNPOISON_MEMORY_REGION(poisoned, poisoned_len);
+	poisoned = NULL;
+}
+
+ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags);
+ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags)
+{
+	return (ssize_t)len;
+}
+
+ssize_t __wrap_recvmsg(int fd, struct msghdr *m, int flags);
+ssize_t __wrap_recvmsg(int fd, struct msghdr *m, int flags)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK }; /* from the kernel: port 0 */
+	size_t len, room = m->msg_iov[0].iov_len;
+	char *buf = m->msg_iov[0].iov_base;
+
+	unpoison();
+	if (in_left < 2) {
+		errno = EAGAIN; /* what the receive timeout gives */
+		return -1;
+	}
+	len = in[0] | (size_t)in[1] << 8;
+	in += 2;
+	in_left -= 2;
+	if (len > in_left)
+		len = in_left;
+	m->msg_flags = len > room ? MSG_TRUNC : 0;
+	memcpy(buf, in, len < room ? len : room);
+	in += len;
+	in_left -= len;
+	if (m->msg_name && m->msg_namelen >= sizeof(sa))
+		memcpy(m->msg_name, &sa, sizeof(sa));
+	if (len < room) {
+		poisoned = buf + len;
+		poisoned_len = room - len;
+		ASAN_POISON_MEMORY_REGION(poisoned, poisoned_len);
+	}
+	return (ssize_t)(len < room ? len : room);
+}
+
+static int on_link(const struct nlmsghdr *h, void *data)
+{
+	struct nl_link l;
+
+	if (nl_parse_link(h, &l) == 0)
+		fuzz_assert(memchr(l.name, '\0', sizeof(l.name)) && l.name[0], "link name");
+	return 0;
+}
+
+static int on_qdisc(const struct nlmsghdr *h, void *data)
+{
+	static const char *const names[] = { "limit", "quantum", "buckets", "horizon_drop", "target" };
+	struct nl_qdisc q;
+
+	if (nl_parse_qdisc(h, &q) < 0)
+		return 0;
+	fuzz_assert(memchr(q.kind, '\0', sizeof(q.kind)) && q.kind[0], "qdisc kind");
+	fuzz_assert(q.optlen <= sizeof(q.opts), "optlen %zu", q.optlen);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		unsigned long long v;
+
+		qparam_get(q.kind, q.opts, q.optlen, names[i], &v);
+	}
+	return 0;
+}
+
+static void run_batch(struct nl *nl, unsigned count)
+{
+	static const struct qparam limit = { "limit", 1000 };
+	static struct nl_batch b;
+	struct nl_result res[NL_BATCH_REQS];
+
+	b.len = b.count = 0;
+	for (unsigned i = 0; i < count; i++)
+		if (nl_put_qdisc(&b, FUZZ_SEQ + i, 2, TC_H_ROOT, 0, "fq", &limit, 1) < 0)
+			abort();
+	fuzz_assert(b.first_seq == FUZZ_SEQ, "first seq");
+	nl_send_batch(nl, &b, res);
+	for (unsigned i = 0; i < count; i++)
+		fuzz_assert(res[i].err <= 0 && memchr(res[i].msg, '\0', sizeof(res[i].msg)),
+			    "result %u: err %d", i, res[i].err);
+}
+
+/* Each datagram that starts with a whole message, alone in an exact-size
+ * block, through every parser. */
+static void parse_each(const uint8_t *p, size_t left)
+{
+	while (left >= 2) {
+		size_t len = p[0] | (size_t)p[1] << 8;
+		struct nlmsghdr h;
+
+		p += 2;
+		left -= 2;
+		if (len > left)
+			len = left;
+		memcpy(&h, p, len < sizeof(h) ? len : sizeof(h));
+		if (len >= sizeof(h) && h.nlmsg_len >= sizeof(h) && h.nlmsg_len <= len) {
+			struct nlmsghdr *m = malloc(h.nlmsg_len);
+			struct nl_result res;
+			struct nl_link l;
+			struct nl_qdisc q;
+
+			if (!m)
+				abort();
+			memcpy(m, p, h.nlmsg_len);
+			if (nl_parse_error(m, &res) == 0)
+				fuzz_assert(res.err <= 0, "error %d", res.err);
+			nl_parse_link(m, &l);
+			nl_parse_qdisc(m, &q);
+			free(m);
+		}
+		p += len;
+		left -= len;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct nl nl = { .fd = -1, .seq = 0, .pid = FUZZ_PID };
+
+	if (size < 2)
+		return 0;
+	in = data + 2;
+	in_left = size - 2;
+	switch (data[0] % 3) {
+	case 0:
+		nl_dump(&nl, RTM_GETLINK, on_link, NULL);
+		break;
+	case 1:
+		nl_dump(&nl, RTM_GETQDISC, on_qdisc, NULL);
+		break;
+	default:
+		run_batch(&nl, 1 + data[1] % NL_BATCH_REQS);
+		break;
+	}
+	unpoison();
+	parse_each(data + 2, size - 2);
+	return 0;
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The state loader (state_parse(), what state_load() does with the file).
+ * Properties: every record it keeps has six fields (identity "" for a line
+ * of five) without a tab or a newline, a valid target, a path where apply
+ * writes (sys/, proc/sys/, netlink/ifindex/) without "..", and state_find()
+ * finds it;
+ * state_save() then state_load() through a real root gives back the same
+ * records in the same order (run/earlytune/originals of a temporary root).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "fuzz.h"
+
+static struct root root = { .fd = -1 };
+static char dir[] = "/tmp/et-fuzz-state.XXXXXX";
+
+static void cleanup(void)
+{
+	unlinkat(root.fd, "run/earlytune/originals", 0);
+	unlinkat(root.fd, "run/earlytune/.originals.tmp", 0);
+	unlinkat(root.fd, "run/earlytune", AT_REMOVEDIR);
+	unlinkat(root.fd, "run", AT_REMOVEDIR);
+	root_close(&root);
+	rmdir(dir);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	if (!mkdtemp(dir) || root_open(&root, dir) < 0 || root_mkdir_p(&root, "run/earlytune", 0755) < 0)
+		abort();
+	atexit(cleanup);
+	return 0;
+}
+
+static void check_record(const struct records *rs, const struct record *x)
+{
+	const char *f[6] = { x->domain, x->target, x->setting, x->path, x->value, x->identity };
+	const struct record *found;
+
+	for (int i = 0; i < 6; i++)
+		fuzz_assert(f[i] && !strpbrk(f[i], "\t\n"), "field %d NULL or holds a tab or newline", i);
+	fuzz_assert(valid_name(x->target), "target '%s' kept", x->target);
+	fuzz_assert(!strstr(x->path, "..") && (!strncmp(x->path, "sys/", 4) || !strncmp(x->path, "proc/sys/", 9) ||
+						!strncmp(x->path, "netlink/ifindex/", 16)),
+		    "path '%s' kept", x->path);
+	found = state_find(rs, x->path);
+	fuzz_assert(found && !strcmp(found->path, x->path), "state_find('%s') fails", x->path);
+}
+
+static bool same(const struct record *a, const struct record *b)
+{
+	return !strcmp(a->domain, b->domain) && !strcmp(a->target, b->target) &&
+	       !strcmp(a->setting, b->setting) && !strcmp(a->path, b->path) &&
+	       !strcmp(a->value, b->value) && !strcmp(a->identity, b->identity);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct records rs = { .lock_fd = -1 }, again = { .lock_fd = -1 };
+	char *buf = fuzz_cstr(data, size);
+	int r = state_parse(&rs, buf);
+
+	fuzz_assert(r == 0 || r == -ENOMEM, "state_parse returned %d", r);
+	for (size_t i = 0; i < rs.n; i++)
+		check_record(&rs, &rs.v[i]);
+	if (r == 0) {
+		fuzz_assert(state_save(&rs, &root) == 0, "state_save failed");
+		fuzz_assert(state_load(&again, &root) == 0, "state_load failed");
+		fuzz_assert(again.n == rs.n, "%zu records saved, %zu loaded", rs.n, again.n);
+		for (size_t i = 0; i < rs.n; i++)
+			fuzz_assert(same(&rs.v[i], &again.v[i]), "record %zu differs after save and load", i);
+	}
+	state_free(&again);
+	state_free(&rs);
+	free(buf);
+	return 0;
+}
