@@ -175,7 +175,8 @@ if command -v strace >/dev/null; then
 		-e trace=read -e inject=read:error=EIO "$ET" revert --root "$t"
 	eq "EIO reading the state: revert wrote nothing" "$(ra "$t" vda)" 4096
 	eq "EIO reading the state: records kept" "$(cat "$t/run/earlytune/originals")" "$(cat "$WORK/orig")"
-	# The re-read after a scheduler switch (recheck) fails: that item fails and
+	# The read after a scheduler switch (recheck; the plan does not read the
+	# tunable of the scheduler it switches away from) fails: that item fails and
 	# is not written on the strength of a read that did not happen.
 	t=$WORK/recheck
 	mk_nothp "$t"
@@ -183,7 +184,7 @@ if command -v strace >/dev/null; then
 	mk_iosched_mqdl "$t" vda
 	printf '[block "virtual"]\nscheduler = mq-deadline\niosched.read_expire = 250\n' >"$WORK/switch.conf"
 	check_rc "EIO on the re-read after a scheduler switch: apply fails" 1 -- strace -f -o /dev/null \
-		-P "$t/sys/devices/virtual/block/vda/queue/iosched/read_expire" -e trace=read -e inject=read:error=EIO:when=2 \
+		-P "$t/sys/devices/virtual/block/vda/queue/iosched/read_expire" -e trace=read -e inject=read:error=EIO:when=1 \
 		"$ET" apply --root "$t" --config "$WORK/switch.conf" --device vda
 	contains "recheck EIO: says why" "cannot read queue/iosched/read_expire after the scheduler switch: Input/output error"
 	eq "recheck EIO: the tunable is not written" "$(cat "$t/sys/block/vda/queue/iosched/read_expire")" 500
