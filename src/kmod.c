@@ -7,9 +7,12 @@
  * kernel — and only when the root is the running system's own.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libkmod.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "earlytune.h"
 
@@ -21,6 +24,7 @@ struct mods {
 	char *builtin; /* modules.builtin, read once */
 	bool builtin_read;
 	bool can_insert; /* only into the kernel we run on */
+	int dirfd[4];    /* --root: the directories libkmod reads, opened confined */
 };
 
 static void normalize(const char *in, char *out, size_t size)
@@ -79,27 +83,53 @@ static int real_state(void *data, const char *name)
 	return root_exists(m->root, rel) ? MOD_BUILTIN : MOD_ABSENT;
 }
 
+/* libkmod takes paths, not fds. Under --root each directory is opened
+ * confined (absolute symlinks of the image stay in the image) and handed over
+ * as /proc/self/fd/N; a configuration directory the image lacks is left out. */
+static char *confined_dir(struct mods *m, int k, const char *rel)
+{
+	int fd = root_openat(m->root, rel, O_PATH | O_DIRECTORY, 0);
+
+	if (fd < 0)
+		return NULL;
+	m->dirfd[k] = fd;
+	return xasprintf("/proc/self/fd/%d", fd);
+}
+
 static int ctx_get(struct mods *m, struct kmod_ctx **out)
 {
-	char dir[PATH_MAX];
+	static const char *const conf_rel[] = { "etc/modprobe.d", "run/modprobe.d", "lib/modprobe.d" };
+	char *conf[ARRAY_SIZE(conf_rel) + 1] = { NULL }, *dir = NULL, rel[PATH_MAX];
+	size_t n = 0;
+	int r = 0;
 
-	if (!m->ctx) {
-		const char *base = m->root->is_host ? "" : m->root->dir;
-		_cleanup_(freep) char *c1 = xasprintf("%s/etc/modprobe.d", base);
-		_cleanup_(freep) char *c2 = xasprintf("%s/run/modprobe.d", base);
-		_cleanup_(freep) char *c3 = xasprintf("%s/lib/modprobe.d", base);
-		const char *const conf[] = { c1, c2, c3, NULL };
-
-		if (!c1 || !c2 || !c3)
-			return -ENOMEM;
-		snprintf(dir, sizeof(dir), "%s/lib/modules/%s", base, m->kernel->release);
-		m->ctx = kmod_new(dir, conf);
-		if (!m->ctx)
-			return -ENOMEM;
-		kmod_set_log_fn(m->ctx, NULL, NULL);
+	if (m->ctx) {
+		*out = m->ctx;
+		return 0;
 	}
+	snprintf(rel, sizeof(rel), "lib/modules/%s", m->kernel->release);
+	if (m->root->is_host) {
+		dir = xasprintf("/%s", rel);
+		for (size_t i = 0; i < ARRAY_SIZE(conf_rel); i++)
+			conf[n++] = xasprintf("/%s", conf_rel[i]);
+	} else {
+		dir = confined_dir(m, 0, rel);
+		for (size_t i = 0; i < ARRAY_SIZE(conf_rel); i++)
+			if ((conf[n] = confined_dir(m, (int)i + 1, conf_rel[i])))
+				n++;
+		r = dir ? 0 : -ENOENT;
+	}
+	if (r == 0)
+		m->ctx = kmod_new(dir, (const char *const *)conf);
+	if (r == 0 && !m->ctx)
+		r = -ENOMEM;
+	if (r == 0)
+		kmod_set_log_fn(m->ctx, NULL, NULL);
+	free(dir);
+	for (size_t i = 0; i < n; i++)
+		free(conf[i]);
 	*out = m->ctx;
-	return 0;
+	return r;
 }
 
 static int find_module(struct mods *m, const char *name, struct kmod_module **out)
@@ -180,6 +210,8 @@ int mods_new(struct mods **out, const struct root *r, const struct kernel *k)
 	m->kernel = k;
 	m->ops = (struct mod_ops){ real_state, real_lookup, real_insert, m };
 	m->can_insert = r->is_host;
+	for (size_t i = 0; i < ARRAY_SIZE(m->dirfd); i++)
+		m->dirfd[i] = -1;
 	*out = m;
 	return 0;
 }
@@ -190,6 +222,9 @@ void mods_free(struct mods *m)
 		return;
 	if (m->ctx)
 		kmod_unref(m->ctx);
+	for (size_t i = 0; i < ARRAY_SIZE(m->dirfd); i++)
+		if (m->dirfd[i] >= 0)
+			close(m->dirfd[i]);
 	free(m->builtin);
 	free(m);
 }
