@@ -79,13 +79,9 @@ int sysctl_final(const struct root *r, const char *key, char *value, size_t vsiz
  * runs before systemd-sysctl; the initramfs images carry no guard). */
 int sysctl_mask_guard(const struct root *r)
 {
-	_cleanup_(closep) int fd = -1;
 	int rr = root_mkdir_p(r, "run/sysctl.d", 0755);
 
-	if (rr < 0)
-		return rr;
-	fd = root_openat(r, "run/sysctl.d/" SYSCTL_GUARD, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	return fd < 0 ? fd : 0;
+	return rr < 0 ? rr : root_write_atomic(r, "run/sysctl.d/" SYSCTL_GUARD, "", 0, 0644);
 }
 
 /* The guard: the sysctls earlytune sets that systemd-sysctl would reset. */
