@@ -83,7 +83,14 @@ fx_mixed() {
 	FILENAME == ARGV[2] { a[$1] = $2 " " $3; next }
 	{
 		seen[$1] = 1
-		if ($1 == "./run/earlytune/originals") next
+		# Its content may be that of a rewrite between the snapshots:
+		# fx_state_lines judges it; its mode is one of theirs.
+		if ($1 == "./run/earlytune/originals") {
+			split(b[$1], bm, " "); split(a[$1], am, " ")
+			if (!($1 in b && $3 == bm[2]) && !($1 in a && $3 == am[2]))
+				print "mode neither old nor new: " $1
+			next
+		}
 		v = $2 " " $3
 		if (!($1 in b) && !($1 in a)) print "left behind: " $1
 		else if (v != b[$1] && v != a[$1]) print "neither old nor new: " $1
@@ -91,21 +98,28 @@ fx_mixed() {
 	END { for (p in b) if ((p in a) && !(p in seen)) print "gone: " p }' "$@"
 }
 
-# fx_state_lines RUN BEFORE AFTER: the state file of RUN holds only whole
-# lines of five fields that one of the snapshots' state files has.
+# fx_state_lines RUN BEFORE AFTER: the state file of RUN is one that a
+# whole rewrite made (src/state.c: every change is an atomic rewrite): it
+# ends with a newline, holds only lines of six fields (domain, target,
+# setting, path, value, identity) that one of the snapshots' state files
+# has, each path once, and an identity of the form its domain has.
 fx_state_lines() {
 	_s=run/earlytune/originals
 	[ -f "$1/$_s" ] || return 0
 	if [ -n "$(tail -c 1 "$1/$_s")" ]; then
 		echo "torn last line in $_s"
 	fi
-	touch "$WORK/.none"
+	cat "$2/$_s" "$3/$_s" >"$WORK/.ok" 2>/dev/null
 	awk -F'\t' -v s="$_s" '
-	FILENAME != ARGV[ARGC - 1] { ok[$0] = 1; next }
-	NF != 5 { print "malformed line in " s ": " $0; next }
-	!($0 in ok) { print "line of neither snapshot in " s ": " $0 }' \
-		"$([ -f "$2/$_s" ] && echo "$2/$_s" || echo "$WORK/.none")" \
-		"$([ -f "$3/$_s" ] && echo "$3/$_s" || echo "$WORK/.none")" "$1/$_s"
+	FILENAME == ARGV[1] { ok[$0] = 1; next }
+	NF != 6 { print "malformed line in " s ": " $0; next }
+	($1 == "block" && $6 !~ /^(diskseq:[0-9]+|dev:[0-9a-f]+)$/) ||
+	($1 == "net" && $3 == "qdisc" && $6 !~ /^ifindex:[1-9][0-9]*$/) ||
+	($1 != "block" && !($1 == "net" && $3 == "qdisc") && $6 != "") {
+		print "identity of the wrong form in " s ": " $0; next
+	}
+	seen[$4]++ == 1 { print "path recorded twice in " s ": " $4 }
+	!($0 in ok) { print "line of neither snapshot in " s ": " $0 }' "$WORK/.ok" "$1/$_s"
 }
 
 # fx_undone RUN TARGET.lst: property (b) after FX_UNDO ran on RUN.
@@ -114,6 +128,10 @@ fx_undone() {
 	if [ -s "$_s" ]; then
 		echo "records left after the undo: $(head -c 200 "$_s" | tr '\t\n' ' |')"
 	fi
+	# run/earlytune is left holding the lock and at most an empty state
+	# file: a temp file of a killed rewrite, too, is gone.
+	(cd "$1" && find ./run/earlytune ! -type d ! -name lock ! -name originals 2>/dev/null) |
+		sed 's/^/left behind after the undo: /'
 	fx_list "$1" | grep -v '^\./run/earlytune/' >"$WORK/.undone"
 	grep -v '^\./run/earlytune/' "$2" | diff - "$WORK/.undone" | grep '^[<>]' | head -5 |
 		sed 's/^</missing or different (expected):/; s/^>/unexpected (got):/'
