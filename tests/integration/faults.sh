@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Fault injection (issue 8, "Keep it found"): strace fails the N-th open, read,
 # write, rename, fsync, mkdir, unlink (and getdents, readlink) of `apply`,
-# `revert`, a udev-style `--boot apply --device` and `cmdline apply/remove` on
-# every backend that runs without the host's tools (grub, kernel-install, BLS
-# with the stub grubby), for every N. After each run, the properties of
-# tests/lib/faults.sh: files wholly old or new, the undo restores every
-# original, no failure reported as success, no crash. Then: kill -9 at random
-# points of an apply on 500 disks, then revert; /run full; 256 concurrent
-# udev-style runs, then revert. Findings (one line per failed run) go to
+# `revert`, a udev-style `--boot apply --device`, udev's `forget`, `verify`
+# and `cmdline apply/remove` on every backend that runs without the host's
+# tools (grub, kernel-install, BLS with the stub grubby), for every N. After
+# each run, the properties of tests/lib/faults.sh: files wholly old or new
+# (the state file one that a whole atomic rewrite made), no temp file left,
+# the undo restores every original, no failure reported as success, no
+# crash. Then: kill -9 at random points of an apply (and a revert) on 500
+# disks, then revert; /run full; 256 concurrent udev-style runs, then revert.
+# Findings (one line per failed run) go to
 # $FX_FINDINGS when set.
 
 # Every tree lives on a tmpfs in a private mount namespace: copies are cheap
@@ -74,6 +76,12 @@ fx_sweep revert
 FX_BEFORE=$t FX_ARGS="--boot apply --device vda --root" FX_TARGET=before FX_BOOT=1
 fx_sweep "boot apply --device"
 FX_BOOT=0 FX_MAX=0
+# udev's remove: the undo is the same command, which must finish the job.
+FX_BEFORE=$WORK/small.applied FX_ARGS="forget --device vda --root" FX_UNDO="forget --device vda --root" FX_TARGET=after
+fx_sweep "forget --device"
+# verify of what holds (the modules and net domains are unmet in this tree).
+FX_BEFORE=$WORK/small.applied FX_ARGS="verify --only thp,block --root"
+fx_readonly "verify"
 
 mk_ubuntu "$WORK/grub"
 mk_kinstall "$WORK/kinstall"
@@ -177,6 +185,13 @@ eq "the undo check sees a value not restored, a record and a temp file left" \
 left behind after the undo: ./run/earlytune/.originals.0badc0de
 missing or different (expected): ./proc/sys/net/ipv4/tcp_congestion_control v:cubic 644
 unexpected (got): ./proc/sys/net/ipv4/tcp_congestion_control v:bbr 644"
+printf 'verify: 4 hold, 0 drifted, 0 unmet, 2 not applicable\n' >"$WORK/proof.clean"
+printf 'verify: 3 hold, 0 drifted, 0 unmet, 3 not applicable\n' >"$WORK/proof.out"
+eq "the verify check sees an item lost from an exit 0" \
+	"$(fx_same_verdict 0 "$WORK/proof.out" "$WORK/proof.clean" 'read(4, "", 4096) = 0')" \
+	"exit 0, but not the clean run's output: < verify: 4 hold, 0 drifted, 0 unmet, 2 not applicable > verify: 3 hold, 0 drifted, 0 unmet, 3 not applicable "
+eq "the verify check accepts a failure that exits 1" \
+	"$(fx_same_verdict 1 "$WORK/proof.out" "$WORK/proof.clean" 'read(4, "", 4096) = 0')" ""
 eq "a death by a signal is a crash" "$(fx_crashed 139 /dev/null)" "died of signal 11"
 printf 'x\n==1==ERROR: AddressSanitizer: heap-use-after-free\n' >"$WORK/proof.out"
 eq "a sanitizer report is a crash" "$(fx_crashed 1 "$WORK/proof.out")" "==1==ERROR: AddressSanitizer: heap-use-after-free"
@@ -184,6 +199,7 @@ eq "a sanitizer report is a crash" "$(fx_crashed 1 "$WORK/proof.out")" "==1==ERR
 T1=$(date +%s)
 
 # ---- 2. kill -9 at random points of an apply on 500 disks, then revert ------
+# (and of a revert, then revert again)
 
 t=$WORK/big
 mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
@@ -191,53 +207,64 @@ mk_disks "$t" 0 500
 fx_list "$t" >"$WORK/big.before.lst"
 applied "$t" "$WORK/big.after" apply
 fx_list "$WORK/big.after" >"$WORK/big.after.lst"
-# Its state file (the rest goes: 500 disks of files): a killed apply leaves
-# none, or one its atomic rewrites made, of lines the clean run has.
-mkdir -p "$WORK/big.state/run/earlytune"
-cp "$WORK/big.after/run/earlytune/originals" "$WORK/big.state/run/earlytune/"
-rm -rf "$WORK/big.after"
-cp -a "$t" "$WORK/big.count"
-fx_strace -o "$WORK/big.trace" "$ET" apply --root "$WORK/big.count" >/dev/null 2>&1
-rm -rf "$WORK/big.count"
-nw=$(grep -c '^write(' "$WORK/big.trace")
-no=$(grep -c '^openat2(' "$WORK/big.trace")
+# Calls of each command, for random points.
+for cmd in apply revert; do
+	src=$t
+	[ $cmd = revert ] && src=$WORK/big.after
+	cp -a "$src" "$WORK/big.count"
+	fx_strace -o "$WORK/big.trace" "$ET" $cmd --root "$WORK/big.count" >/dev/null 2>&1
+	rm -rf "$WORK/big.count"
+	eval "nw_$cmd=$(grep -c '^write(' "$WORK/big.trace") no_$cmd=$(grep -c '^openat2(' "$WORK/big.trace")"
+done
 seed=${FX_SEED:-$(date +%s)}
 # Random points, and the two of the state's atomic rewrite where a kill
 # leaves its temp file (the one fsync of the file, the one rename): the
 # revert, under the lock, must remove it.
-points="fsync:1 renameat:1 $(awk -v s="$seed" -v w="$nw" -v o="$no" 'BEGIN { srand(s)
-	for (i = 0; i < 5; i++) print "write:" 1 + int(rand() * w)
-	for (i = 0; i < 5; i++) print "openat2:" 1 + int(rand() * o) }')"
-bad=
+points="apply:fsync:1 apply:renameat:1 revert:renameat:1 $(awk -v s="$seed" -v w="$nw_apply" -v o="$no_apply" \
+	-v rw="$nw_revert" -v ro="$no_revert" 'BEGIN { srand(s)
+	for (i = 0; i < 5; i++) print "apply:write:" 1 + int(rand() * w)
+	for (i = 0; i < 5; i++) print "apply:openat2:" 1 + int(rand() * o)
+	print "revert:write:" 1 + int(rand() * rw)
+	print "revert:openat2:" 1 + int(rand() * ro) }')"
+bad= npoints=0
 for p in $points; do
+	cmd=${p%%:*} sc=${p#*:}
+	npoints=$((npoints + 1))
+	# A killed apply is between the clean tree and its result; a killed
+	# revert between the applied tree and the clean one. Then a revert.
+	case $cmd in
+	apply) src=$t old=big.before new=big.after ;;
+	revert) src=$WORK/big.after old=big.after new=big.before ;;
+	esac
 	rm -rf "$WORK/big.run"
-	cp -a "$t" "$WORK/big.run"
-	fx_strace -o /dev/null -e "inject=${p%:*}:signal=SIGKILL:when=${p#*:}" \
-		"$ET" apply --root "$WORK/big.run" >"$WORK/big.out" 2>&1
+	cp -a "$src" "$WORK/big.run"
+	fx_strace -o /dev/null -e "inject=${sc%:*}:signal=SIGKILL:when=${sc#*:}" \
+		"$ET" $cmd --root "$WORK/big.run" >"$WORK/big.out" 2>&1
 	rc=$?
-	fx_kernel_keeps "$WORK/big.run" "$t"
+	fx_kernel_keeps "$WORK/big.run" "$src"
 	fx_list "$WORK/big.run" >"$WORK/big.run.lst"
 	why=$(
 		[ "$rc" = 137 ] || echo "not killed (exit $rc)"
-		fx_mixed "$WORK/big.before.lst" "$WORK/big.after.lst" "$WORK/big.run.lst" |
+		fx_mixed "$WORK/$old.lst" "$WORK/$new.lst" "$WORK/big.run.lst" |
 			grep -v '^left behind: \./run/earlytune/\.originals\.[0-9a-f]\{8\}$' | head -3
-		fx_state_lines "$WORK/big.run" "$t" "$WORK/big.state" | head -3
+		fx_state_lines "$WORK/big.run" "$t" "$WORK/big.after" | head -3
 		"$ET" revert --root "$WORK/big.run" >"$WORK/big.undo" 2>&1 ||
 			echo "revert exits $?: $(grep -m 1 -E 'error|cannot' "$WORK/big.undo")"
 		fx_undone "$WORK/big.run" "$WORK/big.before.lst" | head -3
 	)
 	if [ -n "$why" ]; then
 		bad="$bad $p"
-		printf 'kill -9 of apply (500 disks) at %s: %s\n' "$p" "$(printf '%s\n' "$why" | tr '\n' ' ' | cut -c1-400)" |
+		printf 'kill -9 of %s (500 disks) at %s: %s\n' "$cmd" "$sc" "$(printf '%s\n' "$why" | tr '\n' ' ' | cut -c1-400)" |
 			tee -a "$FX_FINDINGS" >>"$WORK/big.why"
 	fi
 done
+rm -rf "$WORK/big.after" "$WORK/big.run"
 if [ -z "$bad" ]; then
-	pass "kill -9 at 12 points of an apply on 500 disks (seed $seed: $(echo $points)), then revert: all back"
+	pass "kill -9 at $npoints points of an apply or revert on 500 disks (seed $seed: $(echo $points)), then revert: all back"
 else
-	fail "kill -9 at 12 points of an apply on 500 disks (seed $seed), then revert: all back" "$(cat "$WORK/big.why")"
+	fail "kill -9 at $npoints points of an apply or revert on 500 disks (seed $seed), then revert: all back" "$(cat "$WORK/big.why")"
 fi
-FX_RUNS=$((FX_RUNS + 12))
+FX_RUNS=$((FX_RUNS + npoints))
 
 T2=$(date +%s)
 
