@@ -676,8 +676,11 @@ static int list_disks(struct ctx *c, char ***out, size_t *n)
 	return r;
 }
 
-/* A --device that is not a whole disk becomes an error item (exit 1). */
-static const char *device_dir(struct ctx *c, struct plan *p, const char *name, char **dirs, size_t n)
+/* A --device that is not a whole disk becomes an error item (exit 1), and so
+ * does one whose lookup failed (err < 0): an unreadable sys/block entry is
+ * not a missing disk, nor is the disk a partition because its
+ * sys/class/block link reads. */
+static const char *device_dir(struct ctx *c, struct plan *p, const char *name, char **dirs, size_t n, int err)
 {
 	char rel[PATH_MAX], link[PATH_MAX];
 	struct item *it;
@@ -690,6 +693,11 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
 	if (!it)
 		return NULL;
 	it->action = ACT_ERROR;
+	if (err < 0) {
+		item_setf(&it->error, "cannot look up '%s' in %s/sys/block: %s", name,
+			  c->root.is_host ? "" : c->root.dir, strerror(-err));
+		return NULL;
+	}
 	snprintf(rel, sizeof(rel), "sys/class/block/%s", name);
 	if (root_readlink(&c->root, rel, link, sizeof(link)) > 0 && strrchr(link, '/')) {
 		/* Not applicable, not a failure: udev may hand us any block device. */
@@ -712,8 +720,9 @@ static void disk_free(struct disk *d)
 }
 
 /* The disks to plan: each --device (one lookup, not a listing: udev runs
- * this per device), or every whole disk. */
-static int disk_dirs(struct ctx *c, char ***out, size_t *n)
+ * this per device; a lookup that fails leaves its error in errs[i]), or
+ * every whole disk. */
+static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs)
 {
 	char **v = NULL;
 	size_t cnt = 0;
@@ -723,10 +732,14 @@ static int disk_dirs(struct ctx *c, char ***out, size_t *n)
 		return list_disks(c, out, n);
 	for (size_t i = 0; i < c->ndevices && r >= 0; i++) {
 		char rel[PATH_MAX];
+		int rr;
 
 		snprintf(rel, sizeof(rel), "sys/block/%s", c->devices[i]);
-		if (root_exists(&c->root, rel))
+		rr = root_access(&c->root, rel);
+		if (rr > 0)
 			r = add_dir(&v, &cnt, strdup(rel));
+		else if (rr < 0)
+			errs[i] = rr;
 	}
 	*out = v;
 	*n = cnt;
@@ -736,15 +749,19 @@ static int disk_dirs(struct ctx *c, char ***out, size_t *n)
 int block_plan(struct ctx *c, struct plan *p)
 {
 	struct bconf *bc = bconf_new(&c->cfg);
+	int *errs = calloc(c->ndevices + 1, sizeof(*errs));
 	char **dirs = NULL;
 	size_t n = 0;
 	int r;
 
-	if (!bc)
+	if (!bc || !errs) {
+		bconf_free(bc);
+		free(errs);
 		return -ENOMEM;
-	r = disk_dirs(c, &dirs, &n);
+	}
+	r = disk_dirs(c, &dirs, &n, errs);
 	for (size_t i = 0; i < (c->ndevices ? c->ndevices : n); i++) {
-		const char *dir = c->ndevices ? device_dir(c, p, c->devices[i], dirs, n) : dirs[i];
+		const char *dir = c->ndevices ? device_dir(c, p, c->devices[i], dirs, n, errs[i]) : dirs[i];
 		struct disk d = { .dir = dir, .name = dir ? base(dir) : NULL };
 
 		if (!dir)
@@ -757,6 +774,7 @@ int block_plan(struct ctx *c, struct plan *p)
 	for (size_t i = 0; i < n; i++)
 		free(dirs[i]);
 	free(dirs);
+	free(errs);
 	bconf_free(bc);
 	return r;
 }

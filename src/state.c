@@ -11,6 +11,7 @@
  * the new one, never a torn line (appends did: the next append joined it and
  * both records were lost). On tmpfs a rewrite of 3,000 records costs ~1 ms.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
@@ -27,6 +28,35 @@
 #define HASH_EMPTY SIZE_MAX
 #define NFIELDS 6
 #define LOCK_WAIT_MS 10000
+
+/* A rewrite killed between its temporary file and the rename (kill -9, a
+ * power cut on a persistent /run) leaves .originals.XXXXXXXX behind (see
+ * create_temp in root.c), and nothing else would ever remove it. Only the
+ * holder of the lock rewrites the file, so under the lock any such file is
+ * a dead run's. Best effort: litter is no reason to fail a command. */
+static void sweep_temps(const struct root *r)
+{
+	int fd = root_openat(r, STATE_DIR, O_RDONLY | O_DIRECTORY, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char rel[PATH_MAX];
+
+		if (strncmp(de->d_name, ".originals.", 11) || strlen(de->d_name) != 19 ||
+		    strspn(de->d_name + 11, "0123456789abcdef") != 8)
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s", STATE_DIR, de->d_name);
+		if (root_unlink(r, rel, 0) == 0)
+			log_msg(LOG_DEBUG, "removed %s, left by a run that died mid-rewrite", rel);
+	}
+	closedir(d);
+}
 
 int state_lock(struct records *rs, const struct root *r)
 {
@@ -50,6 +80,7 @@ int state_lock(struct records *rs, const struct root *r)
 		nanosleep(&ts, NULL);
 	}
 	rs->lock_fd = fd;
+	sweep_temps(r);
 	return 0;
 }
 

@@ -804,9 +804,18 @@ contains "kernel-install, a file over 1 MiB: says so" "larger than 1 MiB"
 eq "kernel-install, a file over 1 MiB: nothing written" "$(listing "$t")" "$before"
 
 # Issue 8, defect 7: no /etc/kernel/cmdline and /proc/cmdline unreadable: no
-# file without root= (and exit 1).
+# file without root=. Unreadable for good, the setup already fails (exit 2,
+# as every command); a read that fails only in the backend (strace: the
+# setup reads the file twice, the backend next) exits 1 and says what to do.
 t=$WORK/ki-noproc
 mk_cmdroot "$t" 6.12.9-arch1-1 "Amazon EC2" "root=UUID=x ro" nvme
+if command -v strace >/dev/null; then
+	check_rc "kernel-install, no file, /proc/cmdline read fails: apply exits 1" 1 -- \
+		env ASAN_OPTIONS=detect_leaks=0 strace -o /dev/null -P "$t/proc/cmdline" -e trace=read \
+		-e inject=read:error=EIO:when=3 "$ET" cmdline apply --backend kernel-install --root "$t"
+	contains "kernel-install, no file, /proc/cmdline read fails: says what to do" "create /etc/kernel/cmdline"
+	[ ! -e "$t/etc/kernel/cmdline" ]; eq "kernel-install, no file, /proc/cmdline read fails: no file created" $? 0
+fi
 rm "$t/proc/cmdline"
 mkdir "$t/proc/cmdline"
 # The kernel probe reads it first: the whole command stops there (exit 2).

@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Fault injection (issue 8, "Keep it found"): strace fails the N-th open, read,
 # write, rename, fsync, mkdir, unlink (and getdents, readlink) of `apply`,
-# `revert`, a udev-style `--boot apply --device` and `cmdline apply/remove` on
-# every backend that runs without the host's tools (grub, kernel-install, BLS
-# with the stub grubby), for every N. After each run, the properties of
-# tests/lib/faults.sh: files wholly old or new, the undo restores every
-# original, no failure reported as success, no crash. Then: kill -9 at random
-# points of an apply on 500 disks, then revert; /run full; 256 concurrent
-# udev-style runs, then revert. Findings (one line per failed run) go to
+# `revert`, a udev-style `--boot apply --device`, udev's `forget`, `verify`
+# and `cmdline apply/remove` on every backend that runs without the host's
+# tools (grub, kernel-install, BLS with the stub grubby), for every N. After
+# each run, the properties of tests/lib/faults.sh: files wholly old or new
+# (the state file one that a whole atomic rewrite made), no temp file left,
+# the undo restores every original, no failure reported as success, no
+# crash. Then: kill -9 at random points of an apply (and a revert) on 500
+# disks, then revert; /run full; 256 concurrent udev-style runs, then revert.
+# Findings (one line per failed run) go to
 # $FX_FINDINGS when set.
 
 # Every tree lives on a tmpfs in a private mount namespace: copies are cheap
@@ -74,6 +76,12 @@ fx_sweep revert
 FX_BEFORE=$t FX_ARGS="--boot apply --device vda --root" FX_TARGET=before FX_BOOT=1
 fx_sweep "boot apply --device"
 FX_BOOT=0 FX_MAX=0
+# udev's remove: the undo is the same command, which must finish the job.
+FX_BEFORE=$WORK/small.applied FX_ARGS="forget --device vda --root" FX_UNDO="forget --device vda --root" FX_TARGET=after
+fx_sweep "forget --device"
+# verify of what holds (the modules and net domains are unmet in this tree).
+FX_BEFORE=$WORK/small.applied FX_ARGS="verify --only thp,block --root"
+fx_readonly "verify"
 
 mk_ubuntu "$WORK/grub"
 mk_kinstall "$WORK/kinstall"
@@ -119,7 +127,9 @@ done
 eq "apply with earlytune=0: $n runs, a failed read never makes it write" "$bad failures" "0 failures"
 FX_RUNS=$((FX_RUNS + n))
 
-# Proof that the checks can fail: a hand-made torn, mixed and leftover state.
+# Proof that the checks can fail: a hand-made mixed and leftover state, a
+# temp file of the atomic rewrite left behind, and state files no atomic
+# rewrite makes (earlytune cannot produce a torn line any more: planted).
 rm -rf "$WORK/fx.after" "$WORK/proof"
 applied "$WORK/small" "$WORK/fx.after" apply
 cp -a "$WORK/fx.after" "$WORK/proof"
@@ -127,28 +137,61 @@ fx_list "$WORK/small" >"$WORK/fx.before.lst"
 fx_list "$WORK/fx.after" >"$WORK/fx.after.lst"
 printf 'bbr cubic\n' >"$WORK/proof/proc/sys/net/ipv4/tcp_congestion_control"
 : >"$WORK/proof/etc/.x.tmp"
+: >"$WORK/proof/run/earlytune/.originals.Ab3dE6gH"
+chmod 644 "$WORK/proof/run/earlytune/originals"
 rm "$WORK/proof/proc/cpuinfo"
-printf 'thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talw' >>"$WORK/proof/run/earlytune/originals"
 fx_list "$WORK/proof" >"$WORK/proof.lst"
-eq "the checks see a mixed file, a temp file and a lost file" \
+eq "the checks see a mixed file, temp files, a lost file and a state file's mode" \
 	"$(fx_mixed "$WORK/fx.before.lst" "$WORK/fx.after.lst" "$WORK/proof.lst" | sort)" \
 	"gone: ./proc/cpuinfo
 left behind: ./etc/.x.tmp
+left behind: ./run/earlytune/.originals.Ab3dE6gH
+mode neither old nor new: ./run/earlytune/originals
 neither old nor new: ./proc/sys/net/ipv4/tcp_congestion_control"
-eq "the checks see a torn state line" \
-	"$(fx_state_lines "$WORK/proof" "$WORK/small" "$WORK/fx.after" | cut -c1-38)" \
-	"torn last line in run/earlytune/origin
-line of neither snapshot in run/earlyt"
+_o=$WORK/proof/run/earlytune/originals
+# One defect per planted line: a five-field line (the old format), a line
+# no snapshot has, a path twice, a disk without identity, a sysctl with one,
+# and a torn tail.
+{
+	printf 'thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talways\n'
+	printf 'thp\tthp\tdefrag\tsys/kernel/mm/transparent_hugepage/defrag\tnever\t\n'
+	sed -n '3p; 3p' "$WORK/fx.after/run/earlytune/originals"
+	sed -n 4p "$WORK/fx.after/run/earlytune/originals" | cut -f1-5 | tr '\n' '\t'
+	echo
+	printf 'net\tsysctl\tnet.core.default_qdisc\tproc/sys/net/core/default_qdisc\tpfifo_fast\tifindex:2\n'
+	sed -n 5p "$WORK/fx.after/run/earlytune/originals" | cut -c1-40 | tr -d '\n'
+} >"$_o"
+eq "the checks see state lines no atomic rewrite of the snapshots makes" \
+	"$(fx_state_lines "$WORK/proof" "$WORK/small" "$WORK/fx.after" | cut -c1-44)" \
+	"torn last line in run/earlytune/originals
+malformed line in run/earlytune/originals: t
+line of neither snapshot in run/earlytune/or
+path recorded twice in run/earlytune/origina
+identity of the wrong form in run/earlytune/
+identity of the wrong form in run/earlytune/
+malformed line in run/earlytune/originals: b"
+cp "$WORK/fx.after/run/earlytune/originals" "$_o"
+eq "the state check passes the clean run's state file" \
+	"$(fx_state_lines "$WORK/proof" "$WORK/small" "$WORK/fx.after")" ""
 rm -rf "$WORK/proof"
 cp -a "$WORK/small" "$WORK/proof"
 printf 'bbr\n' >"$WORK/proof/proc/sys/net/ipv4/tcp_congestion_control"
 mkdir -p "$WORK/proof/run/earlytune"
-printf 'net\tsysctl\tx\tproc/sys/net/ipv4/tcp_congestion_control\tcubic\n' >"$WORK/proof/run/earlytune/originals"
-eq "the undo check sees a value not restored and a record left" \
+printf 'net\tsysctl\tx\tproc/sys/net/ipv4/tcp_congestion_control\tcubic\t\n' >"$WORK/proof/run/earlytune/originals"
+: >"$WORK/proof/run/earlytune/.originals.0badc0de"
+eq "the undo check sees a value not restored, a record and a temp file left" \
 	"$(fx_undone "$WORK/proof" "$WORK/fx.before.lst" | tr '\t' ' ')" \
-	"records left after the undo: net sysctl x proc/sys/net/ipv4/tcp_congestion_control cubic|
+	"records left after the undo: net sysctl x proc/sys/net/ipv4/tcp_congestion_control cubic |
+left behind after the undo: ./run/earlytune/.originals.0badc0de
 missing or different (expected): ./proc/sys/net/ipv4/tcp_congestion_control v:cubic 644
 unexpected (got): ./proc/sys/net/ipv4/tcp_congestion_control v:bbr 644"
+printf 'verify: 4 hold, 0 drifted, 0 unmet, 2 not applicable\n' >"$WORK/proof.clean"
+printf 'verify: 3 hold, 0 drifted, 0 unmet, 3 not applicable\n' >"$WORK/proof.out"
+eq "the verify check sees an item lost from an exit 0" \
+	"$(fx_same_verdict 0 "$WORK/proof.out" "$WORK/proof.clean" 'read(4, "", 4096) = 0')" \
+	"exit 0, but not the clean run's output: < verify: 4 hold, 0 drifted, 0 unmet, 2 not applicable > verify: 3 hold, 0 drifted, 0 unmet, 3 not applicable "
+eq "the verify check accepts a failure that exits 1" \
+	"$(fx_same_verdict 1 "$WORK/proof.out" "$WORK/proof.clean" 'read(4, "", 4096) = 0')" ""
 eq "a death by a signal is a crash" "$(fx_crashed 139 /dev/null)" "died of signal 11"
 printf 'x\n==1==ERROR: AddressSanitizer: heap-use-after-free\n' >"$WORK/proof.out"
 eq "a sanitizer report is a crash" "$(fx_crashed 1 "$WORK/proof.out")" "==1==ERROR: AddressSanitizer: heap-use-after-free"
@@ -156,6 +199,7 @@ eq "a sanitizer report is a crash" "$(fx_crashed 1 "$WORK/proof.out")" "==1==ERR
 T1=$(date +%s)
 
 # ---- 2. kill -9 at random points of an apply on 500 disks, then revert ------
+# (and of a revert, then revert again)
 
 t=$WORK/big
 mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
@@ -163,45 +207,64 @@ mk_disks "$t" 0 500
 fx_list "$t" >"$WORK/big.before.lst"
 applied "$t" "$WORK/big.after" apply
 fx_list "$WORK/big.after" >"$WORK/big.after.lst"
-rm -rf "$WORK/big.after"
-cp -a "$t" "$WORK/big.count"
-fx_strace -o "$WORK/big.trace" "$ET" apply --root "$WORK/big.count" >/dev/null 2>&1
-rm -rf "$WORK/big.count"
-nw=$(grep -c '^write(' "$WORK/big.trace")
-no=$(grep -c '^openat2(' "$WORK/big.trace")
+# Calls of each command, for random points.
+for cmd in apply revert; do
+	src=$t
+	[ $cmd = revert ] && src=$WORK/big.after
+	cp -a "$src" "$WORK/big.count"
+	fx_strace -o "$WORK/big.trace" "$ET" $cmd --root "$WORK/big.count" >/dev/null 2>&1
+	rm -rf "$WORK/big.count"
+	eval "nw_$cmd=$(grep -c '^write(' "$WORK/big.trace") no_$cmd=$(grep -c '^openat2(' "$WORK/big.trace")"
+done
 seed=${FX_SEED:-$(date +%s)}
-points=$(awk -v s="$seed" -v w="$nw" -v o="$no" 'BEGIN { srand(s)
-	for (i = 0; i < 5; i++) print "write:" 1 + int(rand() * w)
-	for (i = 0; i < 5; i++) print "openat2:" 1 + int(rand() * o) }')
-bad=
+# Random points, and the two of the state's atomic rewrite where a kill
+# leaves its temp file (the one fsync of the file, the one rename): the
+# revert, under the lock, must remove it.
+points="apply:fsync:1 apply:renameat:1 revert:renameat:1 $(awk -v s="$seed" -v w="$nw_apply" -v o="$no_apply" \
+	-v rw="$nw_revert" -v ro="$no_revert" 'BEGIN { srand(s)
+	for (i = 0; i < 5; i++) print "apply:write:" 1 + int(rand() * w)
+	for (i = 0; i < 5; i++) print "apply:openat2:" 1 + int(rand() * o)
+	print "revert:write:" 1 + int(rand() * rw)
+	print "revert:openat2:" 1 + int(rand() * ro) }')"
+bad= npoints=0
 for p in $points; do
+	cmd=${p%%:*} sc=${p#*:}
+	npoints=$((npoints + 1))
+	# A killed apply is between the clean tree and its result; a killed
+	# revert between the applied tree and the clean one. Then a revert.
+	case $cmd in
+	apply) src=$t old=big.before new=big.after ;;
+	revert) src=$WORK/big.after old=big.after new=big.before ;;
+	esac
 	rm -rf "$WORK/big.run"
-	cp -a "$t" "$WORK/big.run"
-	fx_strace -o /dev/null -e "inject=${p%:*}:signal=SIGKILL:when=${p#*:}" \
-		"$ET" apply --root "$WORK/big.run" >"$WORK/big.out" 2>&1
+	cp -a "$src" "$WORK/big.run"
+	fx_strace -o /dev/null -e "inject=${sc%:*}:signal=SIGKILL:when=${sc#*:}" \
+		"$ET" $cmd --root "$WORK/big.run" >"$WORK/big.out" 2>&1
 	rc=$?
-	fx_kernel_keeps "$WORK/big.run" "$t"
+	fx_kernel_keeps "$WORK/big.run" "$src"
 	fx_list "$WORK/big.run" >"$WORK/big.run.lst"
 	why=$(
 		[ "$rc" = 137 ] || echo "not killed (exit $rc)"
-		fx_mixed "$WORK/big.before.lst" "$WORK/big.after.lst" "$WORK/big.run.lst" | head -3
-		fx_state_lines "$WORK/big.run" "$t" "$WORK/big.run" | grep -v 'line of neither' | head -3
+		fx_mixed "$WORK/$old.lst" "$WORK/$new.lst" "$WORK/big.run.lst" |
+			grep -v '^left behind: \./run/earlytune/\.originals\.[0-9a-f]\{8\}$' | head -3
+		fx_state_lines "$WORK/big.run" "$t" "$WORK/big.after" | head -3
 		"$ET" revert --root "$WORK/big.run" >"$WORK/big.undo" 2>&1 ||
 			echo "revert exits $?: $(grep -m 1 -E 'error|cannot' "$WORK/big.undo")"
 		fx_undone "$WORK/big.run" "$WORK/big.before.lst" | head -3
 	)
 	if [ -n "$why" ]; then
 		bad="$bad $p"
-		printf 'kill -9 of apply (500 disks) at %s: %s\n' "$p" "$(printf '%s\n' "$why" | tr '\n' ' ' | cut -c1-400)" |
+		printf 'kill -9 of %s (500 disks) at %s: %s\n' "$cmd" "$sc" "$(printf '%s\n' "$why" | tr '\n' ' ' | cut -c1-400)" |
 			tee -a "$FX_FINDINGS" >>"$WORK/big.why"
 	fi
 done
+rm -rf "$WORK/big.after" "$WORK/big.run"
 if [ -z "$bad" ]; then
-	pass "kill -9 at 10 points of an apply on 500 disks (seed $seed: $(echo $points)), then revert: all back"
+	pass "kill -9 at $npoints points of an apply or revert on 500 disks (seed $seed: $(echo $points)), then revert: all back"
 else
-	fail "kill -9 at 10 points of an apply on 500 disks (seed $seed), then revert: all back" "$(cat "$WORK/big.why")"
+	fail "kill -9 at $npoints points of an apply or revert on 500 disks (seed $seed), then revert: all back" "$(cat "$WORK/big.why")"
 fi
-FX_RUNS=$((FX_RUNS + 10))
+FX_RUNS=$((FX_RUNS + npoints))
 
 T2=$(date +%s)
 
@@ -268,16 +331,28 @@ t=$WORK/udev
 mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
 mk_disks "$t" 0 256
 fx_list "$t" >"$WORK/udev.lst"
+# What one sequential apply of the block domain makes of the same tree: the
+# 256 runs together must leave exactly its tree and its records.
+applied "$t" "$WORK/udev.seq" apply --only block
+fx_list "$WORK/udev.seq" | grep -v '^\./run/earlytune/' >"$WORK/udev.seq.lst"
+sort "$WORK/udev.seq/run/earlytune/originals" >"$WORK/udev.seq.state"
+rm -rf "$WORK/udev.seq"
 i=0
 while [ $i -lt 256 ]; do
 	("$ET" --boot apply --root "$t" --device "vd$i" >"$WORK/udev.out.$i" 2>&1; echo $? >"$WORK/udev.rc.$i") &
 	i=$((i + 1))
 done
 wait
-eq "256 concurrent --boot apply --device: every one exits 0" "$(cat "$WORK"/udev.rc.* | grep -vc '^0$')" 0
-eq "256 concurrent --boot apply --device: 512 originals, well-formed, each once" \
-	"$(wc -l <"$t/run/earlytune/originals") $(awk -F'\t' 'NF != 5' "$t/run/earlytune/originals" | wc -l) $(cut -f4 "$t/run/earlytune/originals" | sort | uniq -d | wc -l)" \
-	"512 0 0"
+# --boot exits 0 whatever happens: another exit is a crash.
+eq "256 concurrent --boot apply --device: none crashes" "$(cat "$WORK"/udev.rc.* | grep -vc '^0$')" 0
+eq "256 concurrent --boot apply --device: each logs its 2 changes and no failure" \
+	"$(cat "$WORK"/udev.out.* | grep -c ': 2 changed, 0 kept, 0 skipped, 0 failed in ')" 256
+eq "256 concurrent --boot apply --device: the tree one apply makes" \
+	"$(fx_list "$t" | grep -v '^\./run/earlytune/' | diff "$WORK/udev.seq.lst" - | grep '^[<>]' | head -3)" ""
+eq "256 concurrent --boot apply --device: its $(wc -l <"$WORK/udev.seq.state") records" \
+	"$(sort "$t/run/earlytune/originals" | diff "$WORK/udev.seq.state" - | grep '^[<>]' | head -3)" ""
+eq "256 concurrent --boot apply --device: a state file a whole rewrite made" \
+	"$(fx_state_lines "$t" "$WORK/udev.none" "$t" | head -3)" ""
 # A udev run that exits 0 (--boot) but left its disk untuned: say why.
 for i in $(seq 0 255); do
 	grep -q "	vd$i	" "$t/run/earlytune/originals" ||

@@ -121,6 +121,18 @@ eq "torn: the file ends with a newline" "$(tail -c1 "$f" | od -An -c | tr -d ' '
 check_rc "torn: revert" 0 -- "$ET" revert --root "$t"
 eq "torn: revert restores both disks" "$(snapshot "$t")" "$before"
 
+# A rewrite killed between its temp file and the rename left
+# .originals.XXXXXXXX for good (faults.sh: kill -9 at the rename): the next
+# run, under the lock, removes it; other files there stay.
+t=$WORK/litter
+mk_kvm "$t"
+check_rc "litter: apply" 0 -- "$ET" apply --root "$t"
+cp "$t/run/earlytune/originals" "$t/run/earlytune/.originals.0badc0de"
+: >"$t/run/earlytune/.originals.keep"
+check_rc "litter: revert" 0 -- "$ET" revert --root "$t"
+eq "litter: a dead run's temp file is removed, nothing else" "$(ls -A "$t/run/earlytune" | tr '\n' ' ')" \
+	".originals.keep lock originals "
+
 # ---- /run full: nothing written, exit 1, the state file unchanged ----------
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	t=$WORK/full
@@ -175,9 +187,10 @@ if command -v strace >/dev/null; then
 		-e trace=read -e inject=read:error=EIO "$ET" revert --root "$t"
 	eq "EIO reading the state: revert wrote nothing" "$(ra "$t" vda)" 4096
 	eq "EIO reading the state: records kept" "$(cat "$t/run/earlytune/originals")" "$(cat "$WORK/orig")"
-	# The read after a scheduler switch (recheck; the plan does not read the
-	# tunable of the scheduler it switches away from) fails: that item fails and
-	# is not written on the strength of a read that did not happen.
+	# The re-read after a scheduler switch (recheck) fails: that item fails and
+	# is not written on the strength of a read that did not happen. The plan
+	# no longer reads iosched/ of a scheduler it switches to (defect 14): the
+	# recheck is the file's first read, the read-back after the write its second.
 	t=$WORK/recheck
 	mk_nothp "$t"
 	printf '[none] mq-deadline\n' >"$t/sys/block/vda/queue/scheduler"

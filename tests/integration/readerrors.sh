@@ -36,3 +36,20 @@ mkdir "$t/sys/devices/virtual/block/sdb/device/model"
 printf '[block "st"]\nmatch.model = ST*\nread_ahead_kb = 4096\n' >"$WORK/match.conf"
 check_rc "unreadable model: plan exits 1" 1 -- "$ET" plan --root "$t" --only block --config "$WORK/match.conf"
 contains "unreadable model: named" "cannot read sys/block/sdb/device/model: Is a directory"
+
+# udev's --device NAME whose sys/block entry cannot be looked up (here a
+# symlink loop: ELOOP; found by faults.sh as EIO) is a failure of that disk,
+# not a missing disk, and not "a partition" because its sys/class/block link
+# reads: that skip exited 0 and the disk stayed untuned.
+t=$WORK/lookup
+mk_kvm "$t"
+before=$(snapshot "$t")
+ln -sfn vda "$t/sys/block/vda"
+check_rc "--device whose lookup fails: apply exits 1" 1 -- "$ET" apply --root "$t" --device vda
+contains "--device whose lookup fails: named" "cannot look up 'vda' in $t/sys/block: Too many levels of symbolic links"
+lacks "--device whose lookup fails: not taken for a partition" "partition"
+: >"$t/dev/kmsg"
+check_rc "--device whose lookup fails: --boot apply exits 0" 0 -- "$ET" --boot apply --root "$t" --device vda
+OUT=$(cat "$t/dev/kmsg")
+contains "--device whose lookup fails: the kernel log counts it failed" "1 failed"
+eq "--device whose lookup fails: nothing written" "$(snapshot "$t")" "$before"

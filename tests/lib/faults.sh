@@ -83,7 +83,14 @@ fx_mixed() {
 	FILENAME == ARGV[2] { a[$1] = $2 " " $3; next }
 	{
 		seen[$1] = 1
-		if ($1 == "./run/earlytune/originals") next
+		# Its content may be that of a rewrite between the snapshots:
+		# fx_state_lines judges it; its mode is one of theirs.
+		if ($1 == "./run/earlytune/originals") {
+			split(b[$1], bm, " "); split(a[$1], am, " ")
+			if (!($1 in b && $3 == bm[2]) && !($1 in a && $3 == am[2]))
+				print "mode neither old nor new: " $1
+			next
+		}
 		v = $2 " " $3
 		if (!($1 in b) && !($1 in a)) print "left behind: " $1
 		else if (v != b[$1] && v != a[$1]) print "neither old nor new: " $1
@@ -91,29 +98,42 @@ fx_mixed() {
 	END { for (p in b) if ((p in a) && !(p in seen)) print "gone: " p }' "$@"
 }
 
-# fx_state_lines RUN BEFORE AFTER: the state file of RUN holds only whole
-# lines of five fields that one of the snapshots' state files has.
+# fx_state_lines RUN BEFORE AFTER: the state file of RUN is one that a
+# whole rewrite made (src/state.c: every change is an atomic rewrite): it
+# ends with a newline, holds only lines of six fields (domain, target,
+# setting, path, value, identity) that one of the snapshots' state files
+# has, each path once, and an identity of the form its domain has.
 fx_state_lines() {
 	_s=run/earlytune/originals
 	[ -f "$1/$_s" ] || return 0
 	if [ -n "$(tail -c 1 "$1/$_s")" ]; then
 		echo "torn last line in $_s"
 	fi
-	touch "$WORK/.none"
+	cat "$2/$_s" "$3/$_s" >"$WORK/.ok" 2>/dev/null
 	awk -F'\t' -v s="$_s" '
-	FILENAME != ARGV[ARGC - 1] { ok[$0] = 1; next }
-	NF != 5 { print "malformed line in " s ": " $0; next }
-	!($0 in ok) { print "line of neither snapshot in " s ": " $0 }' \
-		"$([ -f "$2/$_s" ] && echo "$2/$_s" || echo "$WORK/.none")" \
-		"$([ -f "$3/$_s" ] && echo "$3/$_s" || echo "$WORK/.none")" "$1/$_s"
+	FILENAME == ARGV[1] { ok[$0] = 1; next }
+	NF != 6 { print "malformed line in " s ": " $0; next }
+	($1 == "block" && $6 !~ /^(diskseq:[0-9]+|dev:[0-9a-f]+)$/) ||
+	($1 == "net" && $3 == "qdisc" && $6 !~ /^ifindex:[1-9][0-9]*$/) ||
+	($1 != "block" && !($1 == "net" && $3 == "qdisc") && $6 != "") {
+		print "identity of the wrong form in " s ": " $0; next
+	}
+	seen[$4]++ == 1 { print "path recorded twice in " s ": " $4 }
+	!($0 in ok) { print "line of neither snapshot in " s ": " $0 }' "$WORK/.ok" "$1/$_s"
 }
 
-# fx_undone RUN TARGET.lst: property (b) after FX_UNDO ran on RUN.
+# fx_undone RUN TARGET.lst [TARGET_STATE]: property (b) after FX_UNDO ran on
+# RUN: the records left are those of TARGET_STATE (none when it is absent:
+# a revert or cmdline remove forgets all, a forget those of its device).
 fx_undone() {
 	_s=$1/run/earlytune/originals
-	if [ -s "$_s" ]; then
-		echo "records left after the undo: $(head -c 200 "$_s" | tr '\t\n' ' |')"
+	if ! { cat "$_s" 2>/dev/null; } | cmp -s - "${3:-/dev/null}"; then
+		echo "records left after the undo: $(head -c 200 "$_s" 2>/dev/null | tr '\t\n' ' |')"
 	fi
+	# run/earlytune is left holding the lock and at most an empty state
+	# file: a temp file of a killed rewrite, too, is gone.
+	(cd "$1" && find ./run/earlytune ! -type d ! -name lock ! -name originals 2>/dev/null) |
+		sed 's/^/left behind after the undo: /'
 	fx_list "$1" | grep -v '^\./run/earlytune/' >"$WORK/.undone"
 	grep -v '^\./run/earlytune/' "$2" | diff - "$WORK/.undone" | grep '^[<>]' | head -5 |
 		sed 's/^</missing or different (expected):/; s/^>/unexpected (got):/'
@@ -181,7 +201,7 @@ fx_one() {
 		_urc=$?
 		[ "$_urc" = 0 ] || echo "(b) the clean undo exits $_urc: $(grep -m 2 -iE 'error|cannot|fail' "$WORK/fx.undo.out" | tr '\n' '|')"
 		fx_crashed "$_urc" "$WORK/fx.undo.out" | sed 's/^/(d) undo: /'
-		fx_undone "$_run" "$WORK/fx.target.lst" | sed 's/^/(b) /'
+		fx_undone "$_run" "$WORK/fx.target.lst" "$WORK/fx.target.state" | sed 's/^/(b) /'
 	) >"$WORK/fx.bad"
 	if [ -s "$WORK/fx.bad" ]; then
 		_why=$(grep -v '^    output' "$WORK/fx.bad" | head -1)
@@ -193,9 +213,35 @@ fx_one() {
 	fi
 }
 
+# fx_points: "syscall errno position" of every faulty run of a sweep (after
+# fx_count): every class, EIO (and ENOSPC for write), FX_MAX positions.
+fx_points() {
+	for _sc in $FX_SYSCALLS; do
+		_n=$(awk -v s="$_sc" '$2 == s { print $1 }' "$WORK/fx.counts")
+		[ -n "$_n" ] || continue
+		_first=$(awk -v s="$_sc" '$2 == s { print $3 }' "$WORK/fx.counts")
+		for _e in EIO $([ "$_sc" = write ] && echo ENOSPC); do
+			fx_positions "$_n" "$_first" | sed "s/^/$_sc $_e /"
+		done
+	done
+}
+
+# fx_report NAME RUNS: pass or fail a sweep by the findings in fx.bads.
+fx_report() {
+	_bad=$(grep -c . "$WORK/fx.bads")
+	_classes=$(awk -v l="$FX_SYSCALLS" 'BEGIN { n = split(l, s, " "); for (i = 1; i <= n; i++) w[s[i]] = 1 }
+		$2 in w { printf "%s%s×%s", sep, $2, $1; sep = " " }' "$WORK/fx.counts")
+	if [ "$_bad" = 0 ]; then
+		pass "$1: $2 runs, 0 failures ($_classes)"
+	else
+		fail "$1: $2 runs, $_bad failures ($_classes)" "$(head -12 "$WORK/fx.bads")"
+	fi
+	FX_RUNS=$((${FX_RUNS:-0} + $2))
+}
+
 # fx_sweep NAME: the clean run, then every syscall class at every position.
 fx_sweep() {
-	_fxn=$1 _runs=0 _bad=0
+	_fxn=$1 _runs=0
 	rm -rf "$WORK/fx.after"
 	cp -a "$FX_BEFORE" "$WORK/fx.after"
 	$FX_PRE "$ET" $FX_ARGS "$WORK/fx.after" >"$WORK/fx.out" 2>&1
@@ -208,29 +254,68 @@ fx_sweep() {
 	fi
 	if [ "$FX_TARGET" = before ]; then
 		cp "$WORK/fx.before.lst" "$WORK/fx.target.lst"
+		_ts=$FX_BEFORE/run/earlytune/originals
 	else
 		cp "$WORK/fx.after.lst" "$WORK/fx.target.lst"
+		_ts=$WORK/fx.after/run/earlytune/originals
+	fi
+	cat "$_ts" >"$WORK/fx.target.state" 2>/dev/null || : >"$WORK/fx.target.state"
+	fx_count
+	: >"$WORK/fx.bads"
+	fx_points >"$WORK/fx.points"
+	while read -r _sc _e _i; do
+		_runs=$((_runs + 1))
+		fx_one "$_fxn" "$_sc" "$_e" "$_i" >>"$WORK/fx.bads"
+	done <"$WORK/fx.points"
+	fx_report "$_fxn" "$_runs"
+}
+
+# fx_same_verdict RC OUT CLEAN_OUT CALL: property (c) of a read-only run
+# whose clean run exited 0 (one line when it fails). A failed write of the
+# report itself (CALL a write to stdout or stderr) loses text, not the
+# verdict: only the exit status is judged then.
+fx_same_verdict() {
+	case $4 in write\([12],*) return 0 ;; esac
+	if [ "$1" = 0 ] && ! cmp -s "$2" "$3"; then
+		echo "exit 0, but not the clean run's output: $(diff "$3" "$2" | grep '^[<>]' | head -2 | tr '\n' ' ')"
+	fi
+}
+
+# fx_readonly NAME: a command that writes nothing (verify), whose clean run
+# exits 0: after each faulty run the tree is unchanged, nothing crashed, and
+# an exit 0 comes with the clean run's very output (every item counted as
+# it was: a failed read is never "holds" nor "not applicable").
+fx_readonly() {
+	_fxn=$1 _runs=0
+	$FX_PRE "$ET" $FX_ARGS "$FX_BEFORE" >"$WORK/fx.clean.out" 2>&1
+	_rc=$?
+	fx_list "$FX_BEFORE" >"$WORK/fx.before.lst"
+	if [ "$_rc" != 0 ]; then
+		fail "$_fxn: the clean run exits 0" "exit $_rc" "$(head -5 "$WORK/fx.clean.out")"
+		return
 	fi
 	fx_count
 	: >"$WORK/fx.bads"
-	for _sc in $FX_SYSCALLS; do
-		_n=$(awk -v s="$_sc" '$2 == s { print $1 }' "$WORK/fx.counts")
-		[ -n "$_n" ] || continue
-		_first=$(awk -v s="$_sc" '$2 == s { print $3 }' "$WORK/fx.counts")
-		for _e in EIO $([ "$_sc" = write ] && echo ENOSPC); do
-			for _i in $(fx_positions "$_n" "$_first"); do
-				_runs=$((_runs + 1))
-				fx_one "$_fxn" "$_sc" "$_e" "$_i" >>"$WORK/fx.bads"
-			done
-		done
-	done
-	_bad=$(grep -c . "$WORK/fx.bads")
-	_classes=$(awk -v l="$FX_SYSCALLS" 'BEGIN { n = split(l, s, " "); for (i = 1; i <= n; i++) w[s[i]] = 1 }
-		$2 in w { printf "%s%s×%s", sep, $2, $1; sep = " " }' "$WORK/fx.counts")
-	if [ "$_bad" = 0 ]; then
-		pass "$_fxn: $_runs runs, 0 failures ($_classes)"
-	else
-		fail "$_fxn: $_runs runs, $_bad failures ($_classes)" "$(head -12 "$WORK/fx.bads")"
-	fi
-	FX_RUNS=$((${FX_RUNS:-0} + _runs))
+	fx_points >"$WORK/fx.points"
+	while read -r _sc _e _i; do
+		_runs=$((_runs + 1))
+		rm -rf "$WORK/fx.run"
+		cp -a "$FX_BEFORE" "$WORK/fx.run"
+		fx_strace -o /dev/null -e "inject=$_sc:error=$_e:when=$_i" "$ET" $FX_ARGS "$WORK/fx.run" >"$WORK/fx.out" 2>&1
+		_rc=$?
+		sed -i "s|$WORK/fx.run|$FX_BEFORE|g" "$WORK/fx.out"
+		_why=$(
+			fx_crashed "$_rc" "$WORK/fx.out" | sed 's/^/(d) /'
+			fx_list "$WORK/fx.run" | diff "$WORK/fx.before.lst" - | grep '^[<>]' | head -2 | sed 's/^/(a) wrote: /'
+			fx_same_verdict "$_rc" "$WORK/fx.out" "$WORK/fx.clean.out" \
+				"$(grep "^$_sc(" "$WORK/fx.trace" | sed -n "${_i}p")" | sed 's/^/(c) /'
+		)
+		if [ -n "$_why" ]; then
+			printf '%s: %s N=%s %s [%s]: rc=%s: %s\n' "$_fxn" "$_sc" "$_i" "$_e" \
+				"$(grep "^$_sc(" "$WORK/fx.trace" | sed -n "${_i}p" | cut -c1-110)" "$_rc" \
+				"$(printf '%s\n' "$_why" | tr '\n' ' ' | cut -c1-600)" >>"$FX_FINDINGS"
+			echo "$_sc N=$_i $_e rc=$_rc: $(printf '%s\n' "$_why" | head -1)" >>"$WORK/fx.bads"
+		fi
+	done <"$WORK/fx.points"
+	fx_report "$_fxn" "$_runs"
 }
