@@ -69,12 +69,17 @@ static void read_driver(struct ctx *c, struct disk *d)
 	}
 }
 
-static bool has_attr(struct ctx *c, const struct disk *d, const char *attr)
+/* A lookup that fails for another reason than absence makes the disk an
+ * error, not a disk without that attribute. */
+static bool has_attr(struct ctx *c, struct disk *d, const char *attr)
 {
 	char rel[PATH_MAX];
+	int r;
 
 	snprintf(rel, sizeof(rel), "%s/%s", d->dir, attr);
-	return root_exists(&c->root, rel);
+	r = root_access(&c->root, rel);
+	disk_fail(d, r, rel);
+	return r > 0;
 }
 
 static void classify_scsi(struct ctx *c, struct disk *d)
@@ -629,18 +634,20 @@ static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, si
 			continue;
 		snprintf(child, sizeof(child), "%s/%s", rel, de->d_name);
 		snprintf(probe, sizeof(probe), "%s/queue", child);
-		if (root_exists(&c->root, probe)) {
+		r = root_access(&c->root, probe);
+		if (r > 0) {
 			snprintf(probe, sizeof(probe), "%s/partition", child);
-			if (!root_exists(&c->root, probe))
+			r = root_access(&c->root, probe);
+			if (r == 0)
 				r = add_dir(v, cnt, strdup(child));
-		} else if (depth < 12) {
+		} else if (r == 0 && depth < 12) {
 			r = walk_devices(c, child, depth + 1, v, cnt);
 		}
 	}
 	if (r >= 0 && errno)
 		r = -errno;
 	closedir(dir);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /* The sysfs directory of every whole disk: sys/block/NAME normally. */
@@ -726,10 +733,13 @@ static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs)
 {
 	char **v = NULL;
 	size_t cnt = 0;
-	int r = 0;
+	int r = c->ndevices ? root_access(&c->root, "sys/block") : 0;
 
-	if (!c->ndevices || !root_exists(&c->root, "sys/block"))
+	if (r < 0)
+		return r;
+	if (!r)
 		return list_disks(c, out, n);
+	r = 0;
 	for (size_t i = 0; i < c->ndevices && r >= 0; i++) {
 		char rel[PATH_MAX];
 		int rr;

@@ -69,6 +69,7 @@ static int real_state(void *data, const char *name)
 {
 	struct mods *m = data;
 	char norm[64], rel[128], buf[32];
+	int r;
 
 	normalize(name, norm, sizeof(norm));
 	if (m->kernel->other)
@@ -80,7 +81,8 @@ static int real_state(void *data, const char *name)
 		return MOD_BUILTIN;
 	/* A built-in module with parameters has a directory but no initstate. */
 	snprintf(rel, sizeof(rel), "sys/module/%s", norm);
-	return root_exists(m->root, rel) ? MOD_BUILTIN : MOD_ABSENT;
+	r = root_access(m->root, rel);
+	return r < 0 ? r : r ? MOD_BUILTIN : MOD_ABSENT;
 }
 
 /* libkmod takes paths, not fds. Under --root each directory is opened

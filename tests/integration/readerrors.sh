@@ -53,3 +53,22 @@ check_rc "--device whose lookup fails: --boot apply exits 0" 0 -- "$ET" --boot a
 OUT=$(cat "$t/dev/kmsg")
 contains "--device whose lookup fails: the kernel log counts it failed" "1 failed"
 eq "--device whose lookup fails: nothing written" "$(snapshot "$t")" "$before"
+
+# dm-N whose dm/ cannot be looked up (a symlink loop: ELOOP) is an error of
+# that disk, not a disk of class "other" tuned as such.
+t=$WORK/dmloop
+mk_kvm "$t"
+rm -rf "$t/sys/devices/virtual/block/dm-0/dm"
+ln -s dm "$t/sys/devices/virtual/block/dm-0/dm"
+check_rc "dm-0 whose dm/ cannot be looked up: plan exits 1" 1 -- "$ET" plan --root "$t" --only block
+contains "dm-0 whose dm/ cannot be looked up: named" "cannot read sys/block/dm-0/dm: Too many levels of symbolic links"
+
+# A captured tree without sys/block is searched under sys/devices: a queue
+# that cannot be looked up there is an error, not "no disk here".
+t=$WORK/walk
+mk_kvm "$t"
+rm -rf "$t/sys/block" "$t/sys/class/block"
+mkdir -p "$t/sys/devices/virtual/block/vdz"
+ln -s queue "$t/sys/devices/virtual/block/vdz/queue"
+check_rc "a queue that cannot be looked up under sys/devices: plan exits 1" 1 -- "$ET" plan --root "$t" --only block
+contains "a queue that cannot be looked up: says why" "Too many levels of symbolic links"
