@@ -735,8 +735,13 @@ static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs)
 	size_t cnt = 0;
 	int r = c->ndevices ? root_access(&c->root, "sys/block") : 0;
 
-	if (r < 0)
-		return r;
+	if (r < 0) { /* each disk asked for fails with the reason */
+		for (size_t i = 0; i < c->ndevices; i++)
+			errs[i] = r;
+		*out = NULL;
+		*n = 0;
+		return 0;
+	}
 	if (!r)
 		return list_disks(c, out, n);
 	r = 0;
