@@ -139,7 +139,7 @@ struct kernel {
 	unsigned version; /* KV(major, minor) */
 	char *cmdline;
 	int hypervisor;   /* -1 not probed yet, 0 no, 1 yes, else -errno of the read that failed */
-	char hv_why[96];
+	char hv_why[192];
 	bool modules;     /* CONFIG_MODULES: /proc/modules exists */
 	bool other;       /* --kernel named another release than the running one */
 	const char *unreadable; /* kernel_probe: the file whose read failed (not ENOENT), */

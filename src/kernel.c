@@ -3,6 +3,7 @@
  * command line, whether it has modules, whether it runs under a hypervisor. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,30 +101,54 @@ void kernel_free(struct kernel *k)
 	k->cmdline = NULL;
 }
 
-static const char *const hv_vendors[] = {
-	"QEMU", "KVM", "Xen", "Microsoft Corporation", "VMware, Inc.", "innotek GmbH",
-	"Amazon EC2", "Google", "DigitalOcean", "Hetzner", "OpenStack Foundation",
-	"Parallels", "Bochs", "Scaleway", "Linode", "Vultr", "Oracle Corporation",
+/* DMI strings a hypervisor or a cloud's virtual firmware writes. Bare metal
+ * from the same vendors does not match: Microsoft's Surface laptops say
+ * "Microsoft Corporation" (only Hyper-V says "Virtual Machine"), Chromebooks
+ * say "Google" (only GCE says "Google Compute Engine"), Oracle's servers say
+ * "Oracle Corporation" (only VirtualBox says "VirtualBox"). */
+static const struct dmi_rule {
+	const char *field, *prefix;
+} dmi_rules[] = {
+	{ "sys_vendor", "QEMU" },          { "sys_vendor", "KVM" },
+	{ "sys_vendor", "Xen" },           { "sys_vendor", "VMware" },
+	{ "sys_vendor", "innotek GmbH" },  { "sys_vendor", "Amazon EC2" },
+	{ "sys_vendor", "DigitalOcean" },  { "sys_vendor", "Hetzner" },
+	{ "sys_vendor", "OpenStack" },     { "sys_vendor", "Parallels" },
+	{ "sys_vendor", "Bochs" },         { "sys_vendor", "Scaleway" },
+	{ "sys_vendor", "Linode" },        { "sys_vendor", "Vultr" },
+	{ "product_name", "KVM" },         { "product_name", "VirtualBox" },
+	{ "product_name", "Virtual Machine" }, { "product_name", "HVM domU" },
+	{ "product_name", "Google Compute Engine" }, { "product_name", "OpenStack" },
+	{ "product_name", "vServer" },     { "product_name", "Droplet" },
+	{ "product_name", "BHYVE" },       { "product_name", "VMware" },
+	{ "bios_vendor", "Amazon EC2" },   { "bios_vendor", "Xen" },
+	{ "bios_vendor", "innotek GmbH" }, { "bios_vendor", "Parallels" },
+	{ "bios_vendor", "BHYVE" },        { "chassis_vendor", "QEMU" },
+	{ "chassis_vendor", "Amazon EC2" }, { "chassis_vendor", "Xen" },
+	{ "chassis_vendor", "Bochs" },
 };
 
+static const char *const dmi_fields[] = { "sys_vendor", "product_name", "bios_vendor", "chassis_vendor" };
+
 /* 1 when the first CPU has the hypervisor flag, 0 when not (or no cpuinfo:
- * *has_cpuinfo false), -errno when it cannot be read. */
-static int cpuinfo_flag(const struct root *r, bool *has_cpuinfo)
+ * *x86 false), -errno when it cannot be read. *x86: cpuinfo has x86 "flags",
+ * so the flag (CPUID) decides; arm64, s390x and ppc64le have no such flag. */
+static int cpuinfo_flag(const struct root *r, bool *x86)
 {
 	_cleanup_(freep) char *buf = NULL;
-	char *line;
+	char *line, *end;
 	int rr;
 
-	*has_cpuinfo = false;
+	*x86 = false;
 	rr = root_read_file(r, "proc/cpuinfo", &buf, 1 << 24);
 	if (rr < 0)
 		return rr == -ENOENT ? 0 : rr;
-	*has_cpuinfo = true;
 	/* The flags of the first CPU are enough. */
 	line = strstr(buf, "\nflags");
 	if (!line)
-		return false;
-	char *end = strchr(line + 1, '\n');
+		return 0;
+	*x86 = true;
+	end = strchr(line + 1, '\n');
 	if (end)
 		*end = '\0';
 	return strstr(line, " hypervisor") != NULL;
@@ -136,42 +161,117 @@ static int hv_unreadable(struct kernel *k, int err, const char *rel)
 	return err;
 }
 
+__attribute__((format(printf, 2, 3))) static int hv_yes(struct kernel *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(k->hv_why, sizeof(k->hv_why), fmt, ap);
+	va_end(ap);
+	k->hypervisor = 1;
+	return 1;
+}
+
+/* A missing file is no evidence: 0; a failed read -errno (hv_why names it). */
+static int hv_read(struct kernel *k, const struct root *r, const char *rel, char *buf, size_t size)
+{
+	int rr = root_read(r, rel, buf, size);
+
+	*buf = rr > 0 ? *buf : '\0';
+	if (rr < 0 && rr != -ENOENT)
+		return hv_unreadable(k, rr, rel);
+	return rr < 0 ? 0 : rr;
+}
+
+static int hv_dmi(struct kernel *k, const struct root *r)
+{
+	char val[ARRAY_SIZE(dmi_fields)][128], rel[64];
+	int rr;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dmi_fields); i++) {
+		snprintf(rel, sizeof(rel), "sys/class/dmi/id/%s", dmi_fields[i]);
+		if ((rr = hv_read(k, r, rel, val[i], sizeof(val[i]))) < 0)
+			return rr;
+	}
+	/* EC2 bare-metal instances (m7g.metal) keep the cloud's strings. */
+	if (strlen(val[1]) > 6 && !strcmp(val[1] + strlen(val[1]) - 6, ".metal"))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(dmi_rules); i++)
+		for (size_t f = 0; f < ARRAY_SIZE(dmi_fields); f++)
+			if (!strcmp(dmi_rules[i].field, dmi_fields[f]) &&
+			    !strncmp(val[f], dmi_rules[i].prefix, strlen(dmi_rules[i].prefix)))
+				return hv_yes(k, "DMI %s '%s'", dmi_fields[f], val[f]);
+	return 0;
+}
+
+/* Device-tree platforms (arm64, ppc64le): a hypervisor node (Xen, KVM on
+ * POWER), or QEMU's machine compatible strings. Entries are NUL-separated. */
+static int hv_devicetree(struct kernel *k, const struct root *r)
+{
+	static const char *const virt[] = { "linux,dummy-virt", "qemu,", "xen,", "linux,kvm" };
+	static const char *const files[] = { "proc/device-tree/hypervisor/compatible",
+					     "proc/device-tree/compatible" };
+
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		_cleanup_(freep) char *buf = NULL;
+		int rr = root_read_file(r, files[f], &buf, 1 << 16);
+
+		if (rr < 0 && rr != -ENOENT)
+			return hv_unreadable(k, rr, files[f]);
+		for (int i = 0; i < rr; i += (int)strlen(buf + i) + 1)
+			for (size_t v = 0; v < ARRAY_SIZE(virt); v++)
+				if (f == 0 || !strncmp(buf + i, virt[v], strlen(virt[v])))
+					return hv_yes(k, "device tree /%s '%s'", files[f], buf + i);
+	}
+	return 0;
+}
+
+/* s390x: "VM00 Control Program: KVM/Linux" or "z/VM 7.3.0" under a
+ * hypervisor; an LPAR alone has no such line. */
+static int hv_sysinfo(struct kernel *k, const struct root *r)
+{
+	_cleanup_(freep) char *buf = NULL;
+	int rr = root_read_file(r, "proc/sysinfo", &buf, 1 << 20);
+	char *cp, *end;
+
+	if (rr < 0)
+		return rr == -ENOENT ? 0 : hv_unreadable(k, rr, "proc/sysinfo");
+	cp = strstr(buf, "Control Program:");
+	if (!cp)
+		return 0;
+	end = strchr(cp, '\n');
+	if (end)
+		*end = '\0';
+	while (end && end > cp && end[-1] == ' ')
+		*--end = '\0';
+	return hv_yes(k, "s390 /proc/sysinfo '%s'", cp);
+}
+
 /* Probed lazily: only SCSI/ATA disks need it, and /proc/cpuinfo is not free on
  * large machines. 1 yes, 0 no; -errno (hv_why says which read failed) when a
- * source that would decide cannot be read: never "not a VM" on a guess. */
+ * source that would decide cannot be read: never "not a VM" on a guess.
+ * Evidence in order: sys/hypervisor/type, the x86 CPUID flag (which alone
+ * decides on x86), DMI, the device tree, s390's proc/sysinfo. */
 int kernel_hypervisor(struct kernel *k, const struct root *r)
 {
 	char buf[128];
-	bool has_cpuinfo;
+	bool x86;
 	int rr;
 
 	if (k->hypervisor != -1)
 		return k->hypervisor;
-	k->hypervisor = 1;
-	rr = root_read(r, "sys/hypervisor/type", buf, sizeof(buf));
-	if (rr > 0) {
-		snprintf(k->hv_why, sizeof(k->hv_why), "hypervisor %s (sys/hypervisor/type)", buf);
-		return 1;
-	}
-	if (rr < 0 && rr != -ENOENT)
-		return hv_unreadable(k, rr, "sys/hypervisor/type");
-	rr = cpuinfo_flag(r, &has_cpuinfo);
+	if ((rr = hv_read(k, r, "sys/hypervisor/type", buf, sizeof(buf))) != 0)
+		return rr < 0 ? rr : hv_yes(k, "hypervisor %s (%s)", buf, "sys/hypervisor/type");
+	rr = cpuinfo_flag(r, &x86);
 	if (rr < 0)
 		return hv_unreadable(k, rr, "proc/cpuinfo");
-	if (rr) {
-		snprintf(k->hv_why, sizeof(k->hv_why), "hypervisor flag in /proc/cpuinfo");
-		return 1;
-	}
-	/* DMI only decides when cpuinfo is missing (captured trees): bare-metal
-	 * cloud instances carry their cloud's vendor string too. */
-	rr = has_cpuinfo ? 0 : root_read(r, "sys/class/dmi/id/sys_vendor", buf, sizeof(buf));
-	if (rr < 0 && rr != -ENOENT)
-		return hv_unreadable(k, rr, "sys/class/dmi/id/sys_vendor");
-	for (size_t i = 0; rr > 0 && i < ARRAY_SIZE(hv_vendors); i++)
-		if (!strncmp(buf, hv_vendors[i], strlen(hv_vendors[i]))) {
-			snprintf(k->hv_why, sizeof(k->hv_why), "DMI vendor '%s'", buf);
-			return 1;
-		}
+	if (rr)
+		return hv_yes(k, "hypervisor flag in /proc/cpuinfo");
+	/* Bare-metal cloud instances carry their cloud's DMI strings too: on
+	 * x86 the CPUID flag, which a hypervisor always sets, decides alone. */
+	if (!x86 && ((rr = hv_dmi(k, r)) != 0 || (rr = hv_devicetree(k, r)) != 0 ||
+		     (rr = hv_sysinfo(k, r)) != 0))
+		return rr;
 	k->hypervisor = 0;
 	return 0;
 }

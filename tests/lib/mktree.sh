@@ -143,3 +143,40 @@ mk_nothp() {
 	mk_base "$1" 5.10.0-30-amd64 yes QEMU "root=/dev/vda1"
 	mk_disk "$1" vda virtio_blk "[mq-deadline] none" 256 1 256
 }
+
+# ---- issue 9: platforms without the x86 hypervisor flag ----
+
+_arm64_cpuinfo() { # ROOT
+	printf 'processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid\nCPU implementer\t: 0x41\nCPU architecture: 8\n\n' >"$1/proc/cpuinfo"
+}
+
+# An arm64 KVM guest (Ampere/Hetzner-like): virtio-scsi sda, DMI QEMU, no x86 flags.
+mk_arm64kvm() {
+	mk_base "$1" 6.1.0-28-cloud-arm64 no QEMU "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro"
+	_arm64_cpuinfo "$1"
+	_attr "$1/sys/class/dmi/id/product_name" "KVM Virtual Machine"
+	_attr "$1/sys/class/dmi/id/bios_vendor" "EFI Development Kit II / OVMF"
+	mk_disk "$1" sda sd "[mq-deadline] kyber bfq none" 4096 1 256
+	mk_partition "$1" sda sda1
+	mk_thp "$1"
+}
+
+# An s390x KVM guest: proc/sysinfo names the control program; no DMI.
+mk_s390kvm() {
+	mk_base "$1" 6.1.0-28-s390x no "" "root=/dev/sda1"
+	printf 'vendor_id       : IBM/S390\n# processors    : 2\nfeatures\t: esan3 zarch stfle msa ldisp eimm dfp edat etf3eh highgprs te vx sie\n' >"$1/proc/cpuinfo"
+	printf 'Manufacturer:         IBM\nType:                 8561\nLPAR Number:          5\nLPAR Name:            KVMHOST1\nVM00 Name:            guest01\nVM00 Control Program: KVM/Linux\nVM00 Adjustment:      1000\n' >"$1/proc/sysinfo"
+	mk_disk "$1" sda sd "[mq-deadline] none" 128 1 256
+	mk_thp "$1"
+}
+
+# A Graviton-like arm64 EC2 guest: DMI Amazon EC2, an EBS volume on NVMe.
+mk_graviton() {
+	mk_base "$1" 6.1.0-28-cloud-arm64 no "Amazon EC2" "BOOT_IMAGE=/vmlinuz root=/dev/nvme0n1p1 ro"
+	_arm64_cpuinfo "$1"
+	_attr "$1/sys/class/dmi/id/product_name" "c7g.large"
+	mk_disk "$1" nvme0n1 "" "[none] mq-deadline" 128 0 255
+	_attr "$1/sys/devices/virtual/block/nvme0n1/device/model" "Amazon Elastic Block Store              "
+	mk_partition "$1" nvme0n1 nvme0n1p1
+	mk_thp "$1"
+}

@@ -297,7 +297,7 @@ static void test_hypervisor_sources(void **state)
 	assert_int_equal(root_open(&r, f->dir), 0);
 	kernel_probe(&k, &r);
 	assert_true(kernel_hypervisor(&k, &r));
-	assert_contains(k.hv_why, "DMI vendor 'QEMU'");
+	assert_contains(k.hv_why, "DMI sys_vendor 'QEMU'");
 	kernel_free(&k);
 	tree_write(f->dir, "sys/class/dmi/id/sys_vendor", "Dell Inc.\n");
 	kernel_probe(&k, &r);
@@ -311,6 +311,128 @@ static void test_hypervisor_sources(void **state)
 	assert_contains(k.hv_why, "hypervisor xen");
 	kernel_free(&k);
 	root_close(&r);
+}
+
+#define CPUINFO_ARM64 "processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics\nCPU implementer\t: 0x41\n\n"
+
+/* kernel_hypervisor on a fresh probe of f's tree: 1, 0 or -errno; why gets hv_why. */
+static int hv(struct fx *f, char *why, size_t size)
+{
+	struct kernel k = { 0 };
+	struct root r = { .fd = -1 };
+	int ret;
+
+	assert_int_equal(root_open(&r, f->dir), 0);
+	kernel_probe(&k, &r);
+	ret = kernel_hypervisor(&k, &r);
+	snprintf(why, size, "%s", k.hv_why);
+	kernel_free(&k);
+	root_close(&r);
+	return ret;
+}
+
+/* Issue 9: platform evidence beyond the x86 flag, each named in the reason. */
+static void test_hypervisor_every_arch(void **state)
+{
+	static const struct {
+		const char *file, *value, *why;
+		int vm;
+	} cases[] = {
+		{ "sys/class/dmi/id/sys_vendor", "QEMU\n", "DMI sys_vendor 'QEMU'", 1 },
+		{ "sys/class/dmi/id/sys_vendor", "Amazon EC2\n", "DMI sys_vendor 'Amazon EC2'", 1 },
+		{ "sys/class/dmi/id/product_name", "Virtual Machine\n", "DMI product_name 'Virtual Machine'", 1 },
+		{ "sys/class/dmi/id/product_name", "Google Compute Engine\n", "DMI product_name 'Google Compute Engine'", 1 },
+		{ "sys/class/dmi/id/product_name", "VirtualBox\n", "DMI product_name 'VirtualBox'", 1 },
+		{ "sys/class/dmi/id/bios_vendor", "Xen\n", "DMI bios_vendor 'Xen'", 1 },
+		{ "sys/class/dmi/id/chassis_vendor", "QEMU\n", "DMI chassis_vendor 'QEMU'", 1 },
+		{ "sys/class/dmi/id/sys_vendor", "Hetzner\n", "DMI sys_vendor 'Hetzner'", 1 },
+		{ "sys/class/dmi/id/sys_vendor", "Microsoft Corporation\n", "", 0 }, /* a Surface */
+		{ "sys/class/dmi/id/sys_vendor", "Google\n", "", 0 },                /* a Chromebook */
+		{ "sys/class/dmi/id/sys_vendor", "Oracle Corporation\n", "", 0 },    /* a server */
+		{ "proc/device-tree/compatible", "linux,dummy-virt", "device tree /proc/device-tree/compatible 'linux,dummy-virt'", 1 },
+		{ "proc/device-tree/compatible", "raspberrypi,4-model-b\0brcm,bcm2711", "", 0 },
+		{ "proc/device-tree/hypervisor/compatible", "xen,xen-4.17\0xen,xen", "device tree /proc/device-tree/hypervisor/compatible 'xen,xen-4.17'", 1 },
+		{ "proc/sysinfo", "LPAR Name: LP01\nVM00 Name: GUEST\nVM00 Control Program: KVM/Linux       \nVM00 Adjustment: 1000\n", "s390 /proc/sysinfo 'Control Program: KVM/Linux'", 1 },
+		{ "proc/sysinfo", "VM00 Control Program: z/VM    7.3.0\n", "'Control Program: z/VM    7.3.0'", 1 },
+		{ "proc/sysinfo", "LPAR Number: 1\nLPAR Name: LP01\n", "", 0 }, /* an LPAR alone */
+	};
+	struct fx *f = *state;
+	char why[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'/*", f->dir);
+		assert_int_equal(system(cmd), 0);
+		tree_write(f->dir, "proc/cpuinfo", CPUINFO_ARM64);
+		if (!strcmp(cases[i].file, "proc/device-tree/compatible") && cases[i].value[0] == 'r') {
+			/* NUL-separated entries: none of them QEMU's */
+			tree_write_n(f->dir, cases[i].file, cases[i].value, 35);
+		} else if (!strcmp(cases[i].file, "proc/device-tree/hypervisor/compatible")) {
+			tree_write_n(f->dir, cases[i].file, cases[i].value, 21);
+		} else {
+			tree_write(f->dir, cases[i].file, cases[i].value);
+		}
+		if (hv(f, why, sizeof(why)) != cases[i].vm)
+			fail_msg("%s = '%s': expected %s (why: %s)", cases[i].file, cases[i].value,
+				 cases[i].vm ? "a VM" : "not a VM", why);
+		if (cases[i].vm)
+			assert_contains(why, cases[i].why);
+	}
+}
+
+/* On x86 the CPUID flag decides: DMI of a bare-metal cloud instance does not.
+ * An EC2 .metal instance without x86 flags (Graviton metal) is not a VM either. */
+static void test_hypervisor_x86_and_metal(void **state)
+{
+	struct fx *f = *state;
+	char why[256];
+
+	tree_write(f->dir, "proc/cpuinfo", CPUINFO_METAL);
+	tree_write(f->dir, "sys/class/dmi/id/sys_vendor", "QEMU\n");
+	assert_int_equal(hv(f, why, sizeof(why)), 0);
+	tree_write(f->dir, "proc/cpuinfo", CPUINFO_ARM64);
+	assert_int_equal(hv(f, why, sizeof(why)), 1);
+	tree_write(f->dir, "sys/class/dmi/id/sys_vendor", "Amazon EC2\n");
+	tree_write(f->dir, "sys/class/dmi/id/product_name", "c7g.metal\n");
+	assert_int_equal(hv(f, why, sizeof(why)), 0);
+}
+
+/* Issue 8's rule holds for every new source: a read error is an error. */
+static void test_hypervisor_sources_unreadable(void **state)
+{
+	static const char *const files[] = { "sys/class/dmi/id/product_name", "sys/class/dmi/id/bios_vendor",
+					     "sys/class/dmi/id/chassis_vendor", "proc/device-tree/compatible",
+					     "proc/device-tree/hypervisor/compatible", "proc/sysinfo" };
+	struct fx *f = *state;
+	char why[256], want[128], cmd[PATH_MAX + 16];
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'/*", f->dir);
+		assert_int_equal(system(cmd), 0);
+		tree_write(f->dir, "proc/cpuinfo", CPUINFO_ARM64);
+		tree_mkdir(f->dir, files[i]);
+		assert_int_equal(hv(f, why, sizeof(why)), -EISDIR);
+		snprintf(want, sizeof(want), "cannot read /%s: Is a directory", files[i]);
+		assert_contains(why, want);
+	}
+}
+
+/* Issue 9: an arm64 KVM guest's virtio-scsi sda was hdd with bfq. */
+static void test_arm64_guest_sd_is_virtual(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_write(f->dir, "proc/cpuinfo", CPUINFO_ARM64);
+	tree_write(f->dir, "sys/class/dmi/id/sys_vendor", "QEMU\n");
+	disk(f, "sda", "[mq-deadline] none bfq\n", "4096\n", "1\n", SD);
+	fx_ctx(f, NULL, "vps");
+	plan(f);
+	it = item(f, "sda", "queue/scheduler");
+	expect(it, "mq-deadline", "none", ACT_CHANGE);
+	assert_contains(it->reason, "virtual disk (sd in a VM, DMI sys_vendor 'QEMU')");
+	expect(item(f, "sda", "queue/read_ahead_kb"), "4096", "1024", ACT_CHANGE);
 }
 
 /* One section per class, each setting its own read_ahead_kb: the desired
@@ -899,6 +1021,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_check_numbers),
 	cmocka_unit_test(test_check_read_ahead),
 	cmocka_unit_test(test_check_iosched_match),
+	FX_TEST(test_hypervisor_every_arch),
+	FX_TEST(test_hypervisor_x86_and_metal),
+	FX_TEST(test_hypervisor_sources_unreadable),
+	FX_TEST(test_arm64_guest_sd_is_virtual),
 	FX_TEST(test_virtio_rotational_is_virtual),
 	FX_TEST(test_sd_under_hypervisor),
 	FX_TEST(test_sd_physical),

@@ -74,11 +74,11 @@ static inline void tree_parent(const char *dir, const char *rel)
 	}
 }
 
-/* Writes DIR/REL (creating its parents) with exactly content. */
-static inline void tree_write(const char *dir, const char *rel, const char *content)
+/* Writes DIR/REL (creating its parents) with exactly len bytes of content
+ * (device-tree strings hold NULs). */
+static inline void tree_write_n(const char *dir, const char *rel, const char *content, size_t len)
 {
 	char path[PATH_MAX];
-	size_t len = strlen(content);
 	int fd;
 
 	tree_parent(dir, rel);
@@ -87,6 +87,11 @@ static inline void tree_write(const char *dir, const char *rel, const char *cont
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, content, len), (ssize_t)len);
 	assert_int_equal(close(fd), 0);
+}
+
+static inline void tree_write(const char *dir, const char *rel, const char *content)
+{
+	tree_write_n(dir, rel, content, strlen(content));
 }
 
 static inline void tree_symlink(const char *dir, const char *rel, const char *target)
