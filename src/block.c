@@ -10,6 +10,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "earlytune.h"
@@ -19,8 +20,9 @@ struct disk {
 	const char *name;
 	const char *dir; /* sys/block/NAME, or where a captured tree without sys/block keeps it */
 	const char *cls;
-	char why[128];
+	char why[256];
 	char driver[64];
+	char path[PATH_MAX]; /* where sys/block/NAME points: the device path, "" unknown */
 	char **tags; /* "fstype=ext4", "uuid=…" from libblkid, read on demand */
 	size_t ntags;
 	bool probed;
@@ -45,6 +47,13 @@ static void disk_fail(struct disk *d, int err, const char *what)
 		snprintf(d->err, sizeof(d->err), "cannot read %s: %s", what, strerror(-err));
 }
 
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
 static bool prefix(const char *s, const char *p)
 {
 	return !strncmp(s, p, strlen(p));
@@ -61,7 +70,7 @@ static void read_driver(struct ctx *c, struct disk *d)
 		snprintf(rel, sizeof(rel), "%s/%s", d->dir, tries[i]);
 		r = root_readlink(&c->root, rel, link, sizeof(link));
 		if (r > 0) {
-			snprintf(d->driver, sizeof(d->driver), "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+			snprintf(d->driver, sizeof(d->driver), "%s", base_of(link));
 			return;
 		}
 		if (r != -EINVAL) /* EINVAL: not a link */
@@ -82,25 +91,213 @@ static bool has_attr(struct ctx *c, struct disk *d, const char *attr)
 	return r > 0;
 }
 
+/* An identity attribute (device/model…), "" when absent; trailing blanks
+ * (SCSI pads vendor and model) are gone. */
+static void read_attr(struct ctx *c, struct disk *d, const char *attr, char *out, size_t size)
+{
+	char rel[PATH_MAX];
+	int r;
+
+	*out = '\0';
+	snprintf(rel, sizeof(rel), "%s/%s", d->dir, attr);
+	r = root_read(&c->root, rel, out, size);
+	if (r < 0)
+		*out = '\0';
+	disk_fail(d, r, rel);
+}
+
+/* The component of the device path that starts with p ("virtio2"), or NULL. */
+static const char *path_part(const struct disk *d, const char *p, char *out, size_t size)
+{
+	const char *s = d->path;
+
+	while ((s = strchr(s, '/'))) {
+		s++;
+		if (prefix(s, p)) {
+			snprintf(out, size, "%.*s", (int)strcspn(s, "/"), s);
+			return out;
+		}
+	}
+	return NULL;
+}
+
+/* What a SCSI disk hangs off: its host's driver (sys/class/scsi_host/hostN/
+ * proc_name) and its channel (device → H:C:T:L). */
+struct scsi_id {
+	char vendor[64], model[64], host_driver[64];
+	int channel; /* -1 unknown */
+};
+
+static void read_scsi_id(struct ctx *c, struct disk *d, struct scsi_id *id)
+{
+	char rel[PATH_MAX], host[64], link[PATH_MAX];
+	unsigned h, ch, t, l;
+
+	read_attr(c, d, "device/vendor", id->vendor, sizeof(id->vendor));
+	read_attr(c, d, "device/model", id->model, sizeof(id->model));
+	*id->host_driver = '\0';
+	if (path_part(d, "host", host, sizeof(host))) {
+		snprintf(rel, sizeof(rel), "sys/class/scsi_host/%s/proc_name", host);
+		disk_fail(d, root_read(&c->root, rel, id->host_driver, sizeof(id->host_driver)), rel);
+	}
+	id->channel = -1;
+	snprintf(rel, sizeof(rel), "%s/device", d->dir);
+	if (root_readlink(&c->root, rel, link, sizeof(link)) > 0 &&
+	    sscanf(base_of(link), "%u:%u:%u:%u", &h, &ch, &t, &l) == 4)
+		id->channel = (int)ch;
+}
+
+/* The disk's own bus or model says it is virtual: outranks the platform. */
+static bool scsi_virtual(struct disk *d, const struct scsi_id *id)
+{
+	static const struct {
+		const char *vendor, *model, *what;
+	} models[] = {
+		{ "QEMU", "", "QEMU disk" },         { "", "QEMU HARDDISK", "QEMU disk" },
+		{ "Msft", "Virtual Disk", "Hyper-V disk" }, { "VMware", "", "VMware disk" },
+		{ "", "VMware Virtual S", "VMware disk" }, { "Google", "PersistentDisk", "GCE Persistent Disk" },
+		{ "VBOX", "", "VirtualBox disk" },   { "Xen", "", "Xen disk" },
+	};
+	static const char *const hosts[] = { "virtio_scsi", "storvsc", "vmw_pvscsi", "xen-pvscsi", "xen-scsifront" };
+	char part[64];
+
+	if (path_part(d, "virtio", part, sizeof(part))) {
+		snprintf(d->why, sizeof(d->why), "sd, virtio-scsi: the device path runs through %s", part);
+		return true;
+	}
+	if (path_part(d, "VMBUS", part, sizeof(part)) || path_part(d, "vmbus", part, sizeof(part))) {
+		snprintf(d->why, sizeof(d->why), "sd, Hyper-V storvsc: the device path runs through %s", part);
+		return true;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(hosts); i++)
+		if (!strcmp(id->host_driver, hosts[i])) {
+			snprintf(d->why, sizeof(d->why), "sd, SCSI host driver %s", hosts[i]);
+			return true;
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(models); i++)
+		if (prefix(id->vendor, models[i].vendor) && prefix(id->model, models[i].model) &&
+		    (*models[i].vendor || *models[i].model)) {
+			snprintf(d->why, sizeof(d->why), "sd, %s: vendor '%s', model '%s'", models[i].what, id->vendor,
+				 id->model);
+			return true;
+		}
+	return false;
+}
+
+/* USB mass storage, or a disk the kernel marks removable. */
+static bool scsi_removable(struct ctx *c, struct disk *d, const struct scsi_id *id)
+{
+	char part[64], rm[8];
+
+	if (!strcmp(id->host_driver, "usb-storage") || !strcmp(id->host_driver, "uas")) {
+		snprintf(d->why, sizeof(d->why), "sd, USB mass storage: SCSI host driver %s", id->host_driver);
+		return true;
+	}
+	if (path_part(d, "usb", part, sizeof(part))) {
+		snprintf(d->why, sizeof(d->why), "sd, USB mass storage: the device path runs through %s", part);
+		return true;
+	}
+	read_attr(c, d, "removable", rm, sizeof(rm));
+	if (!strcmp(rm, "1")) {
+		snprintf(d->why, sizeof(d->why), "sd, removable=1");
+		return true;
+	}
+	return false;
+}
+
+/* Hardware RAID volumes, by the SCSI host's driver. Controllers that also
+ * pass physical disks through put volumes on their own channel:
+ * megaraid_sas logical drives on channels 2-3 (physical 0-1), mpt3sas IR
+ * volumes on channel 1, aacraid containers on channel 0; hpsa and smartpqi
+ * name a volume's model "LOGICAL VOLUME". 1 a volume, 0 not a RAID host,
+ * -1 a disk passed through (d->why says so). */
+static int scsi_raid(struct disk *d, const struct scsi_id *id)
+{
+	const char *hd = id->host_driver;
+	bool vol;
+
+	if (!strcmp(hd, "megaraid_sas"))
+		vol = id->channel >= 2;
+	else if (!strcmp(hd, "mpt3sas") || !strcmp(hd, "mpt2sas"))
+		vol = id->channel == 1;
+	else if (!strcmp(hd, "aacraid"))
+		vol = id->channel == 0;
+	else if (!strcmp(hd, "hpsa") || !strcmp(hd, "smartpqi"))
+		vol = !strcasecmp(id->model, "LOGICAL VOLUME");
+	else
+		return 0;
+	if (vol)
+		snprintf(d->why, sizeof(d->why), "sd, hardware RAID volume: SCSI host driver %s, channel %d", hd,
+			 id->channel);
+	else
+		snprintf(d->why, sizeof(d->why), "sd, a physical disk passed through by %s (channel %d)", hd,
+			 id->channel);
+	return vol ? 1 : -1;
+}
+
 static void classify_scsi(struct ctx *c, struct disk *d)
 {
-	char rel[PATH_MAX], rot[8] = "";
-	int hv = kernel_hypervisor(&c->kernel, &c->root);
+	struct scsi_id id;
+	char rel[PATH_MAX], rot[16] = "", what[160] = "physical sd disk";
+	int hv, r;
 
+	read_scsi_id(c, d, &id);
+	if (scsi_virtual(d, &id)) {
+		d->cls = "virtual";
+		return;
+	}
+	if (scsi_removable(c, d, &id)) {
+		d->cls = "removable";
+		return;
+	}
+	r = scsi_raid(d, &id);
+	if (r > 0) {
+		d->cls = "raid";
+		return;
+	}
+	if (r < 0)
+		snprintf(what, sizeof(what), "%s", d->why + 4);
+	hv = kernel_hypervisor(&c->kernel, &c->root);
 	if (hv < 0 && !*d->err) {
 		snprintf(d->err, sizeof(d->err), "cannot tell whether this is a VM: %s", c->kernel.hv_why);
 		return;
 	}
 	if (hv) {
 		d->cls = "virtual";
-		snprintf(d->why, sizeof(d->why), "%s in a VM, %s",
-			 *d->driver ? d->driver : "SCSI/ATA", c->kernel.hv_why);
+		snprintf(d->why, sizeof(d->why), "sd in a VM, %s", c->kernel.hv_why);
 		return;
 	}
 	snprintf(rel, sizeof(rel), "%s/queue/rotational", d->dir);
-	disk_fail(d, root_read(&c->root, rel, rot, sizeof(rot)), rel);
-	d->cls = !strcmp(rot, "1") ? "hdd" : "ssd";
-	snprintf(d->why, sizeof(d->why), "physical %s disk, rotational=%s", *d->driver ? d->driver : "SCSI/ATA", rot);
+	r = root_read(&c->root, rel, rot, sizeof(rot));
+	disk_fail(d, r, rel);
+	d->cls = !strcmp(rot, "1") ? "hdd" : !strcmp(rot, "0") ? "ssd" : "unknown";
+	if (r == -ENOENT)
+		snprintf(d->why, sizeof(d->why), "%s, no queue/rotational: spinning or solid-state is unknown", what);
+	else if (*d->cls == 'u')
+		snprintf(d->why, sizeof(d->why), "%s, queue/rotational reads '%s', neither 0 nor 1", what, rot);
+	else
+		snprintf(d->why, sizeof(d->why), "%s, rotational=%s", what, rot);
+}
+
+/* EBS and GCE Persistent Disk are network volumes behind an NVMe face. */
+static void classify_nvme(struct ctx *c, struct disk *d)
+{
+	static const struct {
+		const char *model, *what;
+	} remote[] = { { "Amazon Elastic Block Store", "EC2 EBS volume" },
+		       { "nvme_card-pd", "GCE Persistent Disk" } };
+	char model[64];
+
+	d->cls = "nvme";
+	read_attr(c, d, "device/model", model, sizeof(model));
+	for (size_t i = 0; i < ARRAY_SIZE(remote); i++)
+		if (!strcmp(model, remote[i].model)) {
+			d->cls = "virtual";
+			snprintf(d->why, sizeof(d->why), "%s: NVMe model '%s'", remote[i].what, model);
+			return;
+		}
+	if (*model)
+		snprintf(d->why, sizeof(d->why), "kernel name %s, model '%s'", d->name, model);
 }
 
 /* rotational alone never decides for a virtual disk: virtio-blk always says 1. */
@@ -109,8 +306,13 @@ static void classify(struct ctx *c, struct disk *d)
 	const char *n = d->name;
 
 	read_driver(c, d);
+	if (root_readlink(&c->root, d->dir, d->path, sizeof(d->path)) <= 0)
+		*d->path = '\0';
 	d->cls = "other";
-	snprintf(d->why, sizeof(d->why), "kernel name %s", n);
+	if (*d->driver)
+		snprintf(d->why, sizeof(d->why), "kernel name %s, driver %s", n, d->driver);
+	else
+		snprintf(d->why, sizeof(d->why), "kernel name %s", n);
 	if ((prefix(n, "dm-") && has_attr(c, d, "dm")) || (prefix(n, "md") && has_attr(c, d, "md")))
 		d->cls = "stacked";
 	else if (prefix(n, "loop"))
@@ -118,17 +320,18 @@ static void classify(struct ctx *c, struct disk *d)
 	else if (prefix(n, "zram"))
 		d->cls = "zram";
 	else if (prefix(n, "nvme"))
-		d->cls = "nvme";
-	else if (prefix(n, "nbd") || prefix(n, "rbd") || !strcmp(d->driver, "virtio_blk") ||
-		 !strcmp(d->driver, "vbd") || ((prefix(n, "vd") || prefix(n, "xvd")) && !*d->driver))
+		classify_nvme(c, d);
+	else if (prefix(n, "mmcblk")) {
+		d->cls = "removable";
+		snprintf(d->why, sizeof(d->why), "SD/MMC card (kernel name %s)", n);
+	} else if (prefix(n, "nbd") || prefix(n, "rbd") || !strcmp(d->driver, "virtio_blk") ||
+		   !strcmp(d->driver, "vbd") || ((prefix(n, "vd") || prefix(n, "xvd")) && !*d->driver)) {
 		d->cls = "virtual";
-	else if (!strcmp(d->driver, "sd") || (prefix(n, "sd") && !*d->driver))
-		classify_scsi(c, d); /* captured trees often lack the driver link */
-	if (*d->driver && strcmp(d->cls, "hdd") && strcmp(d->cls, "ssd") && strcmp(d->cls, "virtual"))
-		snprintf(d->why, sizeof(d->why), "kernel name %s, driver %s", n, d->driver);
-	else if (!strcmp(d->cls, "virtual") && strcmp(d->driver, "sd"))
 		snprintf(d->why, sizeof(d->why), "%s%s", *d->driver ? "driver " : "kernel name ",
 			 *d->driver ? d->driver : n);
+	} else if (!strcmp(d->driver, "sd") || (prefix(n, "sd") && !*d->driver)) {
+		classify_scsi(c, d); /* captured trees often lack the driver link */
+	}
 }
 
 /* ---- matching ------------------------------------------------------------ */
@@ -293,6 +496,7 @@ static struct item *new_item(struct plan *p, const struct disk *d, const char *a
 	if (!it)
 		return NULL;
 	it->rank = block_rank(attr);
+	it->cls = d->cls;
 	if (e)
 		item_from_entry(it, e);
 	if (it->reason)
@@ -554,6 +758,7 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 
 		if (it) {
 			it->action = ACT_ERROR;
+			it->cls = d->cls;
 			item_set(&it->error, d->err);
 		}
 		return;
@@ -586,16 +791,9 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 
 /* ---- discovery ----------------------------------------------------------- */
 
-static const char *base(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 static int cmp_name(const void *a, const void *b)
 {
-	return strverscmp(base(*(char *const *)a), base(*(char *const *)b));
+	return strverscmp(base_of(*(char *const *)a), base_of(*(char *const *)b));
 }
 
 static int add_dir(char ***v, size_t *cnt, char *dir)
@@ -693,7 +891,7 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
 	struct item *it;
 
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(base(dirs[i]), name))
+		if (!strcmp(base_of(dirs[i]), name))
 			return dirs[i];
 	snprintf(rel, sizeof(rel), "sys/block/%s", name);
 	it = plan_add(p, "block", name, "-", rel);
@@ -777,7 +975,7 @@ int block_plan(struct ctx *c, struct plan *p)
 	r = disk_dirs(c, &dirs, &n, errs);
 	for (size_t i = 0; i < (c->ndevices ? c->ndevices : n); i++) {
 		const char *dir = c->ndevices ? device_dir(c, p, c->devices[i], dirs, n, errs[i]) : dirs[i];
-		struct disk d = { .dir = dir, .name = dir ? base(dir) : NULL };
+		struct disk d = { .dir = dir, .name = dir ? base_of(dir) : NULL };
 
 		if (!dir)
 			continue;

@@ -11,7 +11,7 @@
 #include "block.h"
 
 const char *const block_classes[] = { "virtual", "nvme", "ssd", "hdd", "stacked",
-				      "loop", "zram", "other", NULL };
+				      "loop", "zram", "removable", "raid", "unknown", "other", NULL };
 const char *const block_schedulers[] = { "none", "mq-deadline", "kyber", "bfq", NULL };
 static const char *const match_keys[] = { "class", "name", "driver", "vendor", "model",
 					  "serial", "fstype", "uuid", "label", "partuuid", NULL };
@@ -129,7 +129,7 @@ static int check_match(const char *what, const char *value, char *why, size_t si
 		for (const char *const *c = block_classes; *c && !ok; c++)
 			ok = fnmatch(w, *c, 0) == 0;
 		if (!ok) {
-			snprintf(why, size, "match.class '%s' matches no class; classes: virtual nvme ssd hdd stacked loop zram other",
+			snprintf(why, size, "match.class '%s' matches no class; classes: virtual nvme ssd hdd stacked loop zram removable raid unknown other",
 				 w);
 			return -EINVAL;
 		}

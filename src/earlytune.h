@@ -195,6 +195,7 @@ struct item {
 	enum action action;
 	enum result result;
 	int rank;            /* order inside a target */
+	const char *cls;     /* block items: the disk's class (a static string), else NULL */
 	bool selector;       /* value is a bracketed choice list */
 	bool recheck;        /* an earlier write of this target may change current */
 	bool foreign;        /* skipped because another writer owns it: drift for verify */

@@ -64,6 +64,10 @@ static void print_json(const struct ctx *c, const struct plan *p, const char *co
 		sb_json_str(&sb, it->target);
 		sb_printf(&sb, ",\"setting\":");
 		sb_json_str(&sb, it->setting);
+		if (it->cls) {
+			sb_printf(&sb, ",\"class\":");
+			sb_json_str(&sb, it->cls);
+		}
 		sb_printf(&sb, ",\"current\":");
 		sb_json_str(&sb, it->current);
 		sb_printf(&sb, ",\"desired\":");

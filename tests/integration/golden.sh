@@ -3,7 +3,7 @@
 # UPDATE_GOLDEN=1 rewrites the expected files (review the diff before committing).
 . "$(dirname "$0")/../lib/common.sh"
 
-for model in kvm azure metal mthp nothp arm64kvm s390kvm graviton; do
+for model in kvm azure metal mthp nothp arm64kvm s390kvm graviton laptop raidsrv; do
 	t=$WORK/$model
 	"mk_$model" "$t"
 	OUT=$("$ET" plan --root "$t" 2>&1)
@@ -21,6 +21,16 @@ for model in kvm azure metal mthp nothp arm64kvm s390kvm graviton; do
 	fi
 	OUT=$("$ET" plan --json --root "$t" 2>&1)
 	json_ok "$model: plan --json is one valid JSON object"
+	# every block item names its disk's class, as the reason's first word does
+	classes=$(printf '%s' "$OUT" | python3 -c 'import json, sys
+for it in json.load(sys.stdin)["items"]:
+    if it["domain"] != "block":
+        continue
+    if it["class"] not in "virtual nvme ssd hdd stacked loop zram removable raid unknown other".split():
+        print(it["target"], "no class:", it.get("class"))
+    elif it["action"] in ("change", "keep") and it["class"] != it["reason"].split(" ")[0]:
+        print(it["target"], it["class"], it["reason"])')
+	eq "$model: JSON class of each block item agrees with its reason" "$classes" ""
 	contains "$model: JSON carries the kernel release" "\"kernel\":\"$(cat "$t/proc/sys/kernel/osrelease")\""
 	before=$(snapshot "$t")
 	"$ET" plan --root "$t" >/dev/null 2>&1

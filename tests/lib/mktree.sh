@@ -158,6 +158,8 @@ mk_arm64kvm() {
 	_attr "$1/sys/class/dmi/id/bios_vendor" "EFI Development Kit II / OVMF"
 	mk_disk "$1" sda sd "[mq-deadline] kyber bfq none" 4096 1 256
 	mk_partition "$1" sda sda1
+	# a second disk where sysfs really keeps it: its bus says virtio itself
+	mk_scsi "$1" sdb pci0000:00/0000:00:02.0/virtio2 host0 virtio_scsi 0:0:0:1 QEMU "QEMU HARDDISK" "[mq-deadline] kyber bfq none" 4096 1 0
 	mk_thp "$1"
 }
 
@@ -178,5 +180,46 @@ mk_graviton() {
 	mk_disk "$1" nvme0n1 "" "[none] mq-deadline" 128 0 255
 	_attr "$1/sys/devices/virtual/block/nvme0n1/device/model" "Amazon Elastic Block Store              "
 	mk_partition "$1" nvme0n1 nvme0n1p1
+	mk_thp "$1"
+}
+
+# mk_scsi ROOT NAME DEVPATH HOST PROC_NAME H:C:T:L VENDOR MODEL SCHEDULER READ_AHEAD ROTATIONAL REMOVABLE
+# A SCSI disk where sysfs keeps it: under its host and H:C:T:L, the host's
+# driver in sys/class/scsi_host/HOST/proc_name.
+mk_scsi() {
+	_r=$1 _n=$2 _dp=sys/devices/$3/$4/$6
+	_d=$_r/$_dp/block/$_n
+	mkdir -p "$_d/queue" "$_r/sys/block" "$_r/sys/class/block"
+	ln -s "../../$_dp/block/$_n" "$_r/sys/block/$_n"
+	ln -s "../../../$_dp/block/$_n" "$_r/sys/class/block/$_n"
+	ln -s "../../../$6" "$_d/device"
+	ln -s "../../../../../bus/scsi/drivers/sd" "$_r/$_dp/driver"
+	_attr "$_r/sys/class/scsi_host/$4/proc_name" "$5"
+	_attr "$_r/$_dp/vendor" "$7"
+	_attr "$_r/$_dp/model" "$8"
+	_attr "$_d/queue/scheduler" "$9"
+	_attr "$_d/queue/read_ahead_kb" "${10}"
+	_attr "$_d/queue/rotational" "${11}"
+	_attr "$_d/queue/nr_requests" 64
+	_attr "$_d/removable" "${12}"
+}
+
+# A laptop: NVMe system disk, a USB stick (rotational=1, as most report) and
+# an SD card in the reader.
+mk_laptop() {
+	mk_base "$1" 6.8.0-45-generic no LENOVO "BOOT_IMAGE=/vmlinuz root=/dev/nvme0n1p2 ro quiet splash"
+	mk_disk "$1" nvme0n1 "" "[none] mq-deadline" 128 0 1023
+	_attr "$1/sys/devices/virtual/block/nvme0n1/device/model" "SAMSUNG MZVL21T0HCLR-00BL2"
+	mk_scsi "$1" sda pci0000:00/0000:00:14.0/usb3/3-2/3-2:1.0 host0 usb-storage 0:0:0:0 SanDisk "Cruzer Blade" "[mq-deadline] bfq none" 128 1 1
+	mk_disk "$1" mmcblk0 "" "[mq-deadline] bfq none" 128 0 128
+	mk_thp "$1"
+}
+
+# A server with a megaraid_sas RAID-5 volume (channel 2) and a JBOD disk
+# passed through (channel 0).
+mk_raidsrv() {
+	mk_base "$1" 6.1.0-28-amd64 no "Dell Inc." "BOOT_IMAGE=/vmlinuz root=/dev/sda2 ro"
+	mk_scsi "$1" sda pci0000:00/0000:00:03.0/0000:03:00.0 host0 megaraid_sas 0:2:0:0 DELL "PERC H730P Mini" "[mq-deadline] kyber bfq none" 128 1 0
+	mk_scsi "$1" sdb pci0000:00/0000:00:03.0/0000:03:00.0 host0 megaraid_sas 0:0:4:0 ATA "ST4000NM0035-1V4" "[mq-deadline] kyber bfq none" 128 1 0
 	mk_thp "$1"
 }

@@ -435,6 +435,168 @@ static void test_arm64_guest_sd_is_virtual(void **state)
 	expect(item(f, "sda", "queue/read_ahead_kb"), "4096", "1024", ACT_CHANGE);
 }
 
+/* A SCSI disk where sysfs keeps it: sys/block/NAME → ../devices/PATH/H:C:T:L/block/NAME,
+ * device → the H:C:T:L directory, the host's driver in sys/class/scsi_host. */
+struct scsi_fake {
+	const char *name, *path, *host, *proc_name, *hctl, *vendor, *model, *rot, *removable, *cls, *why;
+};
+
+static void scsi_disk(struct fx *f, const struct scsi_fake *s)
+{
+	char rel[PATH_MAX], link[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "sys/devices/%s/%s/%s/block/%s/queue", s->path, s->host, s->hctl, s->name);
+	tree_mkdir(f->dir, rel);
+	snprintf(rel, sizeof(rel), "sys/block/%s", s->name);
+	snprintf(link, sizeof(link), "../devices/%s/%s/%s/block/%s", s->path, s->host, s->hctl, s->name);
+	tree_symlink(f->dir, rel, link);
+	snprintf(rel, sizeof(rel), "sys/block/%s/device", s->name);
+	snprintf(link, sizeof(link), "../../../%s", s->hctl);
+	tree_symlink(f->dir, rel, link);
+	snprintf(rel, sizeof(rel), "sys/devices/%s/%s/%s/driver", s->path, s->host, s->hctl);
+	tree_symlink(f->dir, rel, "../../../../../bus/scsi/drivers/sd");
+	if (s->proc_name) {
+		snprintf(rel, sizeof(rel), "sys/class/scsi_host/%s/proc_name", s->host);
+		tree_write(f->dir, rel, s->proc_name);
+	}
+	attr(f, s->name, "queue/scheduler", "[mq-deadline] bfq none\n");
+	attr(f, s->name, "queue/read_ahead_kb", "128\n");
+	if (s->rot)
+		attr(f, s->name, "queue/rotational", s->rot);
+	if (s->removable)
+		attr(f, s->name, "removable", s->removable);
+	if (s->vendor)
+		attr(f, s->name, "device/vendor", s->vendor);
+	if (s->model)
+		attr(f, s->name, "device/model", s->model);
+}
+
+#define PCI "pci0000:00/0000:00:1f.2"
+static const struct scsi_fake scsi_fakes[] = {
+	/* The disk's own bus outranks the platform (cpuinfo says VM here, the reason names the bus). */
+	{ "sda", "pci0000:00/0000:00:04.0/virtio1", "host0", "virtio_scsi", "0:0:0:0", "QEMU    ", "QEMU HARDDISK   ", "1\n", "0\n",
+	  "virtual", "virtio-scsi: the device path runs through virtio1" },
+	{ "sdb", "LNXSYSTM:00/VMBUS:00/f8b3781b", "host1", "storvsc", "1:0:0:0", "Msft    ", "Virtual Disk    ", "1\n", NULL,
+	  "virtual", "Hyper-V storvsc: the device path runs through VMBUS:00" },
+	{ "sdc", PCI, "host2", "ahci", "2:0:0:0", "Msft    ", "Virtual Disk    ", "1\n", NULL,
+	  "virtual", "Hyper-V disk: vendor 'Msft', model 'Virtual Disk'" },
+	{ "sdd", PCI, "host3", "ahci", "3:0:0:0", "ATA     ", "QEMU HARDDISK   ", "1\n", NULL,
+	  "virtual", "QEMU disk: vendor 'ATA', model 'QEMU HARDDISK'" },
+	{ "sde", PCI, "host4", "mptspi", "4:0:0:0", "VMware  ", "Virtual disk    ", "1\n", NULL,
+	  "virtual", "VMware disk: vendor 'VMware'" },
+	{ "sdf", PCI, "host5", "virtio_scsi", "5:0:0:0", NULL, NULL, "1\n", NULL, "virtual", "SCSI host driver virtio_scsi" },
+	{ "sdg", PCI, "host6", "ahci", "6:0:0:0", "Google  ", "PersistentDisk  ", "1\n", NULL,
+	  "virtual", "GCE Persistent Disk: vendor 'Google', model 'PersistentDisk'" },
+};
+static const struct scsi_fake scsi_metal[] = {
+	{ "sda", "pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0", "host6", "usb-storage", "6:0:0:0", "SanDisk ", "Cruzer Blade", "1\n", "1\n",
+	  "removable", "USB mass storage: SCSI host driver usb-storage" },
+	{ "sdb", "pci0000:00/0000:00:14.0/usb2/2-2/2-2:1.0", "host7", NULL, "7:0:0:0", "Generic", "Flash Disk", "1\n", "0\n",
+	  "removable", "USB mass storage: the device path runs through usb2" },
+	{ "sdc", PCI, "host2", "ahci", "2:0:0:0", "ATA", "Card Reader", "0\n", "1\n", "removable", "sd, removable=1" },
+	{ "sdd", "pci0000:00/0000:03:00.0", "host0", "megaraid_sas", "0:2:0:0", "AVAGO", "MR9361-8i", "1\n", "0\n",
+	  "raid", "hardware RAID volume: SCSI host driver megaraid_sas, channel 2" },
+	{ "sde", "pci0000:00/0000:03:00.0", "host0", "megaraid_sas", "0:0:7:0", "ATA", "ST4000NM0035-1V4", "1\n", "0\n",
+	  "hdd", "a physical disk passed through by megaraid_sas (channel 0), rotational=1" },
+	{ "sdf", "pci0000:00/0000:04:00.0", "host1", "mpt3sas", "1:1:0:0", "LSI", "Logical Volume", "1\n", "0\n",
+	  "raid", "SCSI host driver mpt3sas, channel 1" },
+	{ "sdg", "pci0000:00/0000:04:00.0", "host1", "mpt3sas", "1:0:3:0", "ATA", "SAMSUNG MZ7L3960", "0\n", "0\n",
+	  "ssd", "a physical disk passed through by mpt3sas (channel 0), rotational=0" },
+	{ "sdh", "pci0000:00/0000:05:00.0", "host2", "hpsa", "2:1:0:0", "HP", "LOGICAL VOLUME", "1\n", "0\n",
+	  "raid", "SCSI host driver hpsa" },
+	{ "sdi", "pci0000:00/0000:06:00.0", "host3", "smartpqi", "3:1:0:0", "HPE", "LOGICAL VOLUME", "1\n", "0\n",
+	  "raid", "SCSI host driver smartpqi" },
+	{ "sdj", "pci0000:00/0000:07:00.0", "host4", "aacraid", "4:0:0:0", "Adaptec", "RAID5", "1\n", "0\n",
+	  "raid", "SCSI host driver aacraid, channel 0" },
+	{ "sdk", PCI, "host5", "ahci", "5:0:0:0", "ATA", "WDC WD10EZEX", NULL, NULL,
+	  "unknown", "physical sd disk, no queue/rotational: spinning or solid-state is unknown" },
+	{ "sdl", PCI, "host8", "ahci", "8:0:0:0", "ATA", "WDC WD10EZEX", "2\n", NULL,
+	  "unknown", "queue/rotational reads '2', neither 0 nor 1" },
+};
+
+static void expect_scsi_classes(struct fx *f, const struct scsi_fake *v, size_t n, const char *cpuinfo)
+{
+	tree_write(f->dir, "proc/cpuinfo", cpuinfo);
+	for (size_t i = 0; i < n; i++)
+		scsi_disk(f, &v[i]);
+	fx_ctx(f, "[block]\nread_ahead_kb = 64\n", NULL);
+	plan(f);
+	for (size_t i = 0; i < n; i++) {
+		const struct item *it = item(f, v[i].name, "queue/read_ahead_kb");
+		char want[64];
+
+		snprintf(want, sizeof(want), "%s disk (", v[i].cls);
+		if (strncmp(it->reason, want, strlen(want)) || !strstr(it->reason, v[i].why) ||
+		    !streq_ptr(it->cls, v[i].cls))
+			fail_msg("%s: reason '%s'; expected class %s and '%s'", v[i].name, it->reason, v[i].cls,
+				 v[i].why);
+	}
+}
+
+/* Issue 9: the disk's bus and model outrank the platform. */
+static void test_scsi_bus_outranks_platform(void **state)
+{
+	expect_scsi_classes(*state, scsi_fakes, ARRAY_SIZE(scsi_fakes), CPUINFO_VM);
+}
+
+/* Issue 9: USB sticks and card readers are removable, RAID volumes raid, a
+ * disk without queue/rotational unknown; passthrough disks stay hdd/ssd. */
+static void test_scsi_removable_raid_unknown(void **state)
+{
+	expect_scsi_classes(*state, scsi_metal, ARRAY_SIZE(scsi_metal), CPUINFO_METAL);
+}
+
+/* The vps profile gives neither a USB stick nor a RAID volume bfq (it was hdd). */
+static void test_vps_leaves_removable_and_raid(void **state)
+{
+	struct fx *f = *state;
+
+	tree_write(f->dir, "proc/cpuinfo", CPUINFO_METAL);
+	scsi_disk(f, &scsi_metal[0]);
+	scsi_disk(f, &scsi_metal[3]);
+	scsi_disk(f, &scsi_metal[10]);
+	fx_ctx(f, NULL, "vps");
+	plan(f);
+	assert_int_equal(count_items(&f->p, "sda"), 0);
+	assert_int_equal(count_items(&f->p, "sdd"), 0);
+	assert_int_equal(count_items(&f->p, "sdk"), 0);
+}
+
+/* Issue 9: EBS and GCE Persistent Disk are network volumes, not local NVMe. */
+static void test_nvme_cloud_volumes(void **state)
+{
+	struct fx *f = *state;
+
+	disk(f, "nvme0n1", NULL, "0\n", "0\n", NULL);
+	attr(f, "nvme0n1", "device/model", "Amazon Elastic Block Store              \n");
+	disk(f, "nvme1n1", NULL, "0\n", "0\n", NULL);
+	attr(f, "nvme1n1", "device/model", "nvme_card-pd\n");
+	disk(f, "nvme2n1", NULL, "0\n", "0\n", NULL);
+	attr(f, "nvme2n1", "device/model", "Amazon EC2 NVMe Instance Storage\n");
+	fx_ctx(f, "[block]\nread_ahead_kb = 64\n", NULL);
+	plan(f);
+	assert_contains(item(f, "nvme0n1", "queue/read_ahead_kb")->reason,
+			"virtual disk (EC2 EBS volume: NVMe model 'Amazon Elastic Block Store')");
+	assert_contains(item(f, "nvme1n1", "queue/read_ahead_kb")->reason,
+			"virtual disk (GCE Persistent Disk: NVMe model 'nvme_card-pd')");
+	assert_contains(item(f, "nvme2n1", "queue/read_ahead_kb")->reason,
+			"nvme disk (kernel name nvme2n1, model 'Amazon EC2 NVMe Instance Storage')");
+}
+
+/* An identity attribute that cannot be read makes the disk an error. */
+static void test_scsi_identity_unreadable(void **state)
+{
+	struct fx *f = *state;
+
+	tree_write(f->dir, "proc/cpuinfo", CPUINFO_METAL);
+	scsi_disk(f, &scsi_metal[3]);
+	tree_mkdir(f->dir, "sys/class/scsi_host/host7/proc_name");
+	scsi_disk(f, &scsi_metal[1]);
+	fx_ctx(f, "[block]\nread_ahead_kb = 64\n", NULL);
+	plan(f);
+	assert_contains(item(f, "sdb", "-")->error, "cannot read sys/class/scsi_host/host7/proc_name: Is a directory");
+}
+
 /* One section per class, each setting its own read_ahead_kb: the desired
  * value names the class every disk got. */
 static const char class_conf[] =
@@ -445,7 +607,10 @@ static const char class_conf[] =
 	"[block \"stacked\"]\nmatch.class = stacked\nread_ahead_kb = 5\n"
 	"[block \"loop\"]\nmatch.class = loop\nread_ahead_kb = 6\n"
 	"[block \"zram\"]\nmatch.class = zram\nread_ahead_kb = 7\n"
-	"[block \"other\"]\nmatch.class = other\nread_ahead_kb = 8\n";
+	"[block \"other\"]\nmatch.class = other\nread_ahead_kb = 8\n"
+	"[block \"removable\"]\nmatch.class = removable\nread_ahead_kb = 9\n"
+	"[block \"raid\"]\nmatch.class = raid\nread_ahead_kb = 10\n"
+	"[block \"unknown\"]\nmatch.class = unknown\nread_ahead_kb = 11\n";
 
 static void test_classes(void **state)
 {
@@ -460,7 +625,8 @@ static void test_classes(void **state)
 		{ "loop0", NULL, "0", "loop", "6" },
 		{ "zram0", NULL, "0", "zram", "7" },      { "dm-1", NULL, "0", "other", "8" },
 		{ "sr0", "../../../../../../bus/scsi/drivers/sr", "1", "other", "8" },
-		{ "mmcblk0", "../../../../bus/mmc/drivers/mmcblk", "0", "other", "8" },
+		{ "mmcblk0", "../../../../bus/mmc/drivers/mmcblk", "0", "removable", "9" },
+		{ "sdd", SD, NULL, "unknown", "11" },     { "sde", SD, "", "unknown", "11" },
 	};
 	struct fx *f = *state;
 	char want[64];
@@ -1025,6 +1191,11 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_hypervisor_x86_and_metal),
 	FX_TEST(test_hypervisor_sources_unreadable),
 	FX_TEST(test_arm64_guest_sd_is_virtual),
+	FX_TEST(test_scsi_bus_outranks_platform),
+	FX_TEST(test_scsi_removable_raid_unknown),
+	FX_TEST(test_vps_leaves_removable_and_raid),
+	FX_TEST(test_nvme_cloud_volumes),
+	FX_TEST(test_scsi_identity_unreadable),
 	FX_TEST(test_virtio_rotational_is_virtual),
 	FX_TEST(test_sd_under_hypervisor),
 	FX_TEST(test_sd_physical),

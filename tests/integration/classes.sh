@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Issue 9: the class of each disk of real captured trees (../shared/fixtures/
+# real-sysfs, unpacked at test time), through plan --json's "class" field.
+. "$(dirname "$0")/../lib/common.sh"
+
+fx=$(cd "$TESTS_DIR/../.." && pwd)/shared/fixtures/real-sysfs
+[ -d "$fx" ] || fx=$(cd "$TESTS_DIR/../../.." 2>/dev/null && pwd)/shared/fixtures/real-sysfs
+if [ ! -d "$fx" ]; then
+	echo "# skipped: no shared/fixtures/real-sysfs beside the checkout"
+	exit 0
+fi
+
+# Every disk gets one item from a section that matches every class.
+printf '[block "all"]\nmatch.class = *\nread_ahead_kb = 64\n' >"$WORK/all.conf"
+classes() { # ROOT → "name=class" of every planned disk
+	"$ET" plan --json --only block --profile none --config "$WORK/all.conf" --root "$1" 2>/dev/null |
+		python3 -c 'import json, sys
+for it in json.load(sys.stdin)["items"]:
+    print(it["target"] + "=" + str(it.get("class")))' | sort
+}
+reason_of() { # ROOT DISK
+	"$ET" plan --only block --profile none --config "$WORK/all.conf" --root "$1" 2>/dev/null | awk -v d="$2" '$2 == d'
+}
+
+# systemd's test/sys-script.py: a 2.6-era laptop. sda (a laptop HDD) has no
+# queue/rotational: unknown, never ssd. sdb is a USB flash stick.
+mkdir -p "$WORK/sd"
+tar -C "$WORK/sd" -xf "$fx/systemd-sys-script.tar.xz"
+got=$(classes "$WORK/sd")
+for want in sda=unknown sdb=removable sr0=other md0=stacked loop0=loop; do
+	case "
+$got
+" in *"
+$want
+"*) pass "systemd laptop: $want" ;; *) fail "systemd laptop: $want" "$got" ;; esac
+done
+OUT=$(reason_of "$WORK/sd" sda)
+contains "systemd laptop: sda's reason says what is missing" "no queue/rotational: spinning or solid-state is unknown"
+lacks "systemd laptop: no empty rotational=" "rotational=)"
+OUT=$(reason_of "$WORK/sd" sdb)
+contains "systemd laptop: sdb is USB mass storage by its host's driver" "USB mass storage: SCSI host driver usb-storage"
+OUT=$("$ET" plan --root "$WORK/sd" 2>&1 | awk '$1 == "block" { print $2 }' | sort -u | tr '\n' ' ')
+eq "systemd laptop: the vps profile tunes neither the USB stick nor the unknown disk" "$OUT" ""
+
+# util-linux's Fedora 27 dump: a SATA SSD and an HDD on bare metal.
+tar -C "$WORK" -xf "$fx/lsblk-simple-nvme.tar.xz"
+got=$(classes "$WORK/simple-nvme")
+eq "simple-nvme: classes" "$got" "$(printf 'nvme0n1=nvme\nsda=ssd\nsdb=hdd')"
