@@ -535,10 +535,21 @@ static const char *sched_module(const char *s)
 }
 
 /* The first preference the queue offers, or whose module can be loaded. */
+static bool legacy_list(const char *raw)
+{
+	static const char *const old[] = { "noop", "deadline", "cfq", "anticipatory" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(old); i++)
+		if (selector_offers(raw, old[i]))
+			return true;
+	return false;
+}
+
 static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, const char *pref)
 {
 	char w[WORD_MAX], why[512] = "";
 	const char *p = pref;
+	bool legacy = legacy_list(raw);
 
 	while (next_word(&p, w, sizeof(w))) {
 		const char *mod = sched_module(w);
@@ -548,6 +559,8 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 			item_set(&it->desired, w);
 			return;
 		}
+		if (legacy)
+			continue; /* no module makes a single-queue device offer a blk-mq scheduler */
 		switch (mod ? mods_available(c->mods, mod, one, sizeof(one)) : 0) {
 		case 2:
 			item_set(&it->desired, w);
@@ -563,13 +576,30 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 				 "; %s is loaded but this queue does not offer it", w);
 		}
 	}
-	if (c->kernel.version && c->kernel.version < KV(5, 0))
+	if (legacy && c->kernel.version && c->kernel.version < KV(5, 0))
 		snprintf(why + strlen(why), sizeof(why) - strlen(why),
-			 "; Linux %s has the legacy single-queue block layer (blk-mq schedulers need 5.0+)",
+			 "; Linux %s drives this queue with the legacy single-queue block layer (gone in 5.0): blk-mq schedulers need a blk-mq queue (scsi_mod.use_blk_mq=1 before 5.0)",
 			 c->kernel.release);
+	else if (legacy)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "; these are the legacy single-queue block layer's schedulers (a kernel before 5.0): no blk-mq scheduler can be selected on this queue, whatever modules exist");
 	it->action = ACT_SKIP;
 	it->unmet = true;
 	item_setf(&it->reason, "none of '%s' is available: the queue offers '%s'%s", pref, raw, why);
+}
+
+/* Why a disk has no queue/scheduler file, for what it is. */
+static const char *bio_what(const struct disk *d)
+{
+	if (!strcmp(d->cls, "stacked"))
+		return "a dm/md device is bio-based: no I/O scheduler (the disks beneath it schedule)";
+	if (!strcmp(d->cls, "zram"))
+		return "zram is bio-based: no I/O scheduler";
+	if (strstr(d->path, "nvme-subsystem") || strstr(d->dir, "nvme-subsystem"))
+		return "an NVMe multipath head is bio-based: its path nodes (nvmeXcYnZ) schedule";
+	if (!strcmp(d->cls, "loop"))
+		return "this loop device is bio-based (loop uses blk-mq since Linux 4.4)";
+	return "no such file for this disk (see its class and reason): the kernel exposes no I/O scheduler for it, or the tree lacks the file";
 }
 
 static bool plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const struct cfg_entry *e)
@@ -583,7 +613,8 @@ static bool plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const 
 	it->selector = true;
 	r = root_read(&c->root, it->path, raw, sizeof(raw));
 	if (r == -ENOENT) {
-		item_skip(it, "no queue/scheduler: a bio-based queue (dm, md, zram, NVMe multipath head) has no I/O scheduler");
+		item_skip(it, NULL);
+		item_setf(&it->reason, "no queue/scheduler: %s", bio_what(d));
 		return false;
 	}
 	if (r < 0) {
@@ -881,6 +912,23 @@ static int list_disks(struct ctx *c, char ***out, size_t *n)
 	return r;
 }
 
+/* Captures without sys/class/block: the disk whose name is a prefix of the
+ * partition's and that holds NAME/partition ("sdc1" → sys/block/sdc/sdc1).
+ * out gets "DISK/NAME", as the sys/class/block link would end. */
+static bool partition_of(struct ctx *c, const char *name, char *out, size_t size)
+{
+	char rel[PATH_MAX];
+
+	for (size_t len = *name ? strlen(name) - 1 : 0; len > 0; len--) {
+		snprintf(rel, sizeof(rel), "sys/block/%.*s/%s/partition", (int)len, name, name);
+		if (root_access(&c->root, rel) > 0) {
+			snprintf(out, size, "%.*s/%s", (int)len, name, name);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A --device that is not a whole disk becomes an error item (exit 1), and so
  * does one whose lookup failed (err < 0): an unreadable sys/block entry is
  * not a missing disk, nor is the disk a partition because its
@@ -904,7 +952,8 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
 		return NULL;
 	}
 	snprintf(rel, sizeof(rel), "sys/class/block/%s", name);
-	if (root_readlink(&c->root, rel, link, sizeof(link)) > 0 && strrchr(link, '/')) {
+	if ((root_readlink(&c->root, rel, link, sizeof(link)) > 0 && strrchr(link, '/')) ||
+	    partition_of(c, name, link, sizeof(link))) {
 		/* Not applicable, not a failure: udev may hand us any block device. */
 		*strrchr(link, '/') = '\0';
 		item_skip(it, NULL);
@@ -915,6 +964,31 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
 			  c->root.is_host ? "" : c->root.dir);
 	}
 	return NULL;
+}
+
+/* --device NAME that no section matches: one line saying what it is, not an
+ * empty plan (udev hands earlytune dm, md, sr and zram devices too). */
+static void nothing_applies(struct plan *p, const struct disk *d)
+{
+	const char *what = "";
+	struct item *it = plan_add(p, "block", d->name, "-", d->dir);
+
+	if (!it)
+		return;
+	if (!strcmp(d->cls, "stacked"))
+		what = prefix(d->name, "md") ? "md software RAID, " : "a device-mapper map (LVM, LUKS, multipath), ";
+	else if (prefix(d->name, "dm-"))
+		what = "a device-mapper node without dm/: not set up yet (udev's change event follows), ";
+	else if (!strcmp(d->cls, "zram"))
+		what = "a compressed RAM disk, ";
+	else if (!strcmp(d->cls, "loop"))
+		what = "a loop device, ";
+	else if (prefix(d->name, "sr"))
+		what = "an optical drive, ";
+	it->cls = d->cls;
+	item_skip(it, NULL);
+	item_setf(&it->reason, "%s%s disk (%s): no [block] section matches it, so nothing applies", what, d->cls,
+		  d->why);
 }
 
 static void disk_free(struct disk *d)
@@ -979,9 +1053,13 @@ int block_plan(struct ctx *c, struct plan *p)
 
 		if (!dir)
 			continue;
+		size_t before = p->n;
+
 		classify(c, &d);
 		log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, d.cls, d.why);
 		plan_disk(c, p, &d, bc);
+		if (c->ndevices && p->n == before)
+			nothing_applies(p, &d);
 		disk_free(&d);
 	}
 	for (size_t i = 0; i < n; i++)

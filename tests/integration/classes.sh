@@ -46,3 +46,21 @@ eq "systemd laptop: the vps profile tunes neither the USB stick nor the unknown 
 tar -C "$WORK" -xf "$fx/lsblk-simple-nvme.tar.xz"
 got=$(classes "$WORK/simple-nvme")
 eq "simple-nvme: classes" "$got" "$(printf 'nvme0n1=nvme\nsda=ssd\nsdb=hdd')"
+
+# The legacy single-queue list of 4.16 is the old block layer, not modules.
+OUT=$("$ET" plan --root "$WORK/simple-nvme" --device sda 2>&1 | awk '$3 == "queue/scheduler"')
+contains "simple-nvme: sda's legacy list is the legacy block layer" "legacy single-queue block layer"
+lacks "simple-nvme: and no module is blamed" "not found"
+# No sys/class/block in this dump: the partition still names its disk.
+check_rc "simple-nvme: --device sda1 exits 0" 0 -- "$ET" plan --root "$WORK/simple-nvme" --device sda1
+contains "simple-nvme: sda1 is a partition of sda" "'sda1' is a partition of 'sda'"
+
+# --device on what no section matches: one line saying what it is.
+for pair in "sr0 an optical drive" "md0 md software RAID" "loop0 a loop device"; do
+	set -- $pair
+	dev=$1; shift
+	OUT=$("$ET" plan --root "$WORK/sd" --device "$dev" 2>&1 | awk '$1 == "block"')
+	eq "systemd laptop: --device $dev prints one line" "$(printf '%s\n' "$OUT" | grep -c .)" 1
+	contains "systemd laptop: --device $dev says what it is" "$*"
+	contains "systemd laptop: --device $dev says why nothing applies" "no [block] section matches it"
+done

@@ -1152,6 +1152,101 @@ static void test_devices(void **state)
 	assert_int_equal(count_items(&f->p, "vdb"), 0);
 }
 
+static void plan_devices(struct fx *f, const char *const *devices, size_t n)
+{
+	f->c.devices = (char **)devices;
+	f->c.ndevices = n;
+	plan(f);
+	f->c.devices = NULL;
+	f->c.ndevices = 0;
+}
+
+/* Issue 9: --device on something no section matches prints one line saying
+ * what it is; a partition found without sys/class/block names its disk. */
+static void test_device_nothing_applies(void **state)
+{
+	static const char *const devices[] = { "dm-0", "dm-1", "md0", "sr0", "zram0", "sdc1" };
+	static const struct {
+		const char *name, *what;
+	} want[] = {
+		{ "dm-0", "a device-mapper map (LVM, LUKS, multipath), stacked disk (" },
+		{ "dm-1", "a device-mapper node without dm/: not set up yet" },
+		{ "md0", "md software RAID, stacked disk (" },
+		{ "sr0", "an optical drive, other disk (kernel name sr0, driver sr)" },
+		{ "zram0", "a compressed RAM disk, zram disk (" },
+	};
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_write(f->dir, "proc/cpuinfo", CPUINFO_METAL);
+	disk(f, "dm-0", NULL, "128\n", "0\n", NULL);
+	tree_mkdir(f->dir, "sys/block/dm-0/dm");
+	disk(f, "dm-1", NULL, "128\n", "0\n", NULL);
+	disk(f, "md0", NULL, "128\n", "0\n", NULL);
+	tree_mkdir(f->dir, "sys/block/md0/md");
+	disk(f, "sr0", "[mq-deadline] none\n", "128\n", "1\n", "../../../../../../bus/scsi/drivers/sr");
+	disk(f, "zram0", NULL, "128\n", "0\n", NULL);
+	disk(f, "sdc", "[mq-deadline] none\n", "128\n", "1\n", SD);
+	tree_write(f->dir, "sys/block/sdc/sdc1/partition", "1\n"); /* no sys/class/block */
+	fx_ctx(f, NULL, "vps");
+	plan_devices(f, devices, ARRAY_SIZE(devices));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		it = item(f, want[i].name, "-");
+		assert_int_equal(it->action, ACT_SKIP);
+		assert_false(it->unmet);
+		assert_contains(it->reason, want[i].what);
+		assert_contains(it->reason, "no [block] section matches it, so nothing applies");
+		assert_int_equal(count_items(&f->p, want[i].name), 1);
+	}
+	it = item(f, "sdc1", "-");
+	assert_int_equal(it->action, ACT_SKIP);
+	assert_contains(it->reason, "'sdc1' is a partition of 'sdc'");
+}
+
+/* Issue 9: the reason for a missing scheduler file fits the device. */
+static void test_no_scheduler_reason_per_class(void **state)
+{
+	static const char *const devices[] = { "sda", "vda", "dm-0", "zram0" };
+	struct fx *f = *state;
+
+	tree_write(f->dir, "proc/cpuinfo", CPUINFO_METAL);
+	disk(f, "sda", NULL, "128\n", "1\n", SD);
+	disk(f, "vda", NULL, "128\n", "1\n", VIRTIO);
+	disk(f, "dm-0", NULL, "128\n", "0\n", NULL);
+	tree_mkdir(f->dir, "sys/block/dm-0/dm");
+	disk(f, "zram0", NULL, "128\n", "0\n", NULL);
+	fx_ctx(f, "[block]\nscheduler = none\n", NULL);
+	plan_devices(f, devices, ARRAY_SIZE(devices));
+	for (size_t i = 0; i < 2; i++) {
+		const char *r = item(f, devices[i], "queue/scheduler")->reason;
+
+		assert_contains(r, "no queue/scheduler: no such file for this disk");
+		if (strstr(r, "bio-based"))
+			fail_msg("%s: %s", devices[i], r);
+	}
+	assert_contains(item(f, "dm-0", "queue/scheduler")->reason, "a dm/md device is bio-based");
+	assert_contains(item(f, "zram0", "queue/scheduler")->reason, "zram is bio-based");
+}
+
+/* Issue 9: a legacy single-queue list is the old block layer, not missing
+ * modules: no module advice, whatever the kernel version says. */
+static void test_legacy_list_not_modules(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_write(f->dir, "proc/cpuinfo", CPUINFO_METAL);
+	disk(f, "sda", "noop anticipatory deadline [cfq]\n", "128\n", "1\n", SD);
+	fx_ctx(f, "[block]\nscheduler = bfq mq-deadline\n", NULL);
+	plan(f);
+	it = item(f, "sda", "queue/scheduler");
+	expect(it, "cfq", NULL, ACT_SKIP);
+	assert_contains(it->reason, "the queue offers 'noop anticipatory deadline [cfq]'");
+	assert_contains(it->reason, "legacy single-queue block layer's schedulers");
+	if (strstr(it->reason, "not found") || strstr(it->reason, "is loaded"))
+		fail_msg("blames modules: %s", it->reason);
+}
+
 static void test_no_sys_block(void **state)
 {
 	struct fx *f = *state;
@@ -1196,6 +1291,9 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_vps_leaves_removable_and_raid),
 	FX_TEST(test_nvme_cloud_volumes),
 	FX_TEST(test_scsi_identity_unreadable),
+	FX_TEST(test_device_nothing_applies),
+	FX_TEST(test_no_scheduler_reason_per_class),
+	FX_TEST(test_legacy_list_not_modules),
 	FX_TEST(test_virtio_rotational_is_virtual),
 	FX_TEST(test_sd_under_hypervisor),
 	FX_TEST(test_sd_physical),
