@@ -590,7 +590,7 @@ static void defer_item(struct item *it, const struct disk *d)
 }
 
 /* A stacked device that is not ready yet is tuned on the change event udev
- * sends when it is: what the plan would change waits, and --device says why. */
+ * sends when it is: every item planned for it waits, and --device says why. */
 static void stack_defer(struct ctx *c, struct plan *p, const struct disk *d, size_t first)
 {
 	struct item *it;
@@ -598,7 +598,7 @@ static void stack_defer(struct ctx *c, struct plan *p, const struct disk *d, siz
 	if (!*d->notready)
 		return;
 	for (size_t i = first; i < p->n; i++)
-		if (p->v[i].action == ACT_CHANGE)
+		if (p->v[i].action == ACT_CHANGE || p->v[i].action == ACT_KEEP)
 			defer_item(&p->v[i], d);
 	if (first == p->n && c->ndevices && (it = plan_add(p, "block", d->name, "-", d->dir)))
 		defer_item(it, d);
