@@ -28,6 +28,10 @@ struct disk {
 	bool probed;
 	bool bio; /* no I/O scheduler: blk-mq attributes do not apply to it */
 	char err[320]; /* a read that failed (not ENOENT) while classifying or matching */
+	char **slaves; /* stacked: the whole disks at the bottom, sorted */
+	const char **scls; /* their classes */
+	size_t nslaves;
+	char notready[96]; /* stacked: why it is not ready yet, "" when it is */
 };
 
 /* The scheduler a disk has after the plan: the one iosched.KEY tunes. */
@@ -364,6 +368,66 @@ static void read_ident(struct ctx *c, struct disk *d, const char *what, char *ou
 	disk_fail(d, root_read(&c->root, rel, out, size), rel);
 }
 
+/* ---- stacked devices ---------------------------------------------------- */
+
+/* A stacked disk's bottom disks, their classes, its readiness and its reason:
+ * "dm-0 (vg0-root) on vda (virtual)". */
+static void stack_resolve(struct ctx *c, struct disk *d)
+{
+	char rel[PATH_MAX], dm[128] = "";
+	size_t len;
+	int r;
+
+	if (strcmp(d->cls, "stacked"))
+		return;
+	/* Here even ENOENT is a failure: a slave whose disk cannot be found. */
+	r = block_bottom_disks(&c->root, d->dir, &d->slaves, &d->nslaves);
+	if (r < 0 && !*d->err)
+		snprintf(d->err, sizeof(d->err), "cannot read %s/slaves: %s", d->dir, strerror(-r));
+	d->scls = calloc(d->nslaves + 1, sizeof(*d->scls));
+	if (!d->scls && !*d->err)
+		snprintf(d->err, sizeof(d->err), "cannot classify the slaves: %s", strerror(ENOMEM));
+	snprintf(rel, sizeof(rel), "%s/dm/name", d->dir);
+	disk_fail(d, root_read(&c->root, rel, dm, sizeof(dm)), rel);
+	len = (size_t)snprintf(d->why, sizeof(d->why), "%s%s%s%s %s", d->name, *dm ? " (" : "", dm, *dm ? ")" : "",
+			       d->nslaves ? "on" : "with no slaves");
+	for (size_t i = 0; d->scls && i < d->nslaves; i++) {
+		char dir[PATH_MAX];
+		struct disk s = { .name = d->slaves[i], .dir = dir };
+
+		snprintf(dir, sizeof(dir), "sys/block/%s", s.name);
+		classify(c, &s);
+		d->scls[i] = s.cls;
+		if (*s.err && !*d->err)
+			snprintf(d->err, sizeof(d->err), "slave %s: %s", s.name, s.err);
+		if (len < sizeof(d->why))
+			len += (size_t)snprintf(d->why + len, sizeof(d->why) - len, "%s %s (%s)", i ? "," : "",
+						s.name, s.cls);
+	}
+	r = block_stack_ready(&c->root, d->dir, d->name, d->notready, sizeof(d->notready));
+	disk_fail(d, r, "its size or dm/suspended");
+}
+
+/* Every disk underneath must match one of the patterns: an LV on a virtual
+ * disk and an SSD is on neither, so no section for one class tunes it. */
+static bool match_slaves(const struct disk *d, const char *value)
+{
+	char w[WORD_MAX];
+
+	if (!d->nslaves || !d->scls)
+		return false;
+	for (size_t i = 0; i < d->nslaves; i++) {
+		const char *p = value;
+		bool any = false;
+
+		while (!any && next_word(&p, w, sizeof(w)))
+			any = fnmatch(w, d->scls[i], 0) == 0;
+		if (!any)
+			return false;
+	}
+	return true;
+}
+
 static bool is_blkid_key(const char *what)
 {
 	return !strcmp(what, "fstype") || !strcmp(what, "uuid") || !strcmp(what, "label") ||
@@ -393,6 +457,8 @@ static bool match_one(struct ctx *c, struct disk *d, const char *what, const cha
 {
 	char w[WORD_MAX], ident[256];
 
+	if (!strcmp(what, "slave_class"))
+		return match_slaves(d, value);
 	if (!is_blkid_key(what))
 		read_ident(c, d, what, ident, sizeof(ident));
 	while (next_word(&value, w, sizeof(w)))
@@ -751,6 +817,28 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
 }
 
+static void defer_item(struct item *it, const struct disk *d)
+{
+	it->action = ACT_SKIP;
+	item_setf(&it->reason, "%s disk (%s) is not ready (%s): tuned on the change event when it is", d->cls,
+		  d->why, d->notready);
+}
+
+/* A stacked device that is not ready yet is tuned on the change event udev
+ * sends when it is: every item planned for it waits, and --device says why. */
+static void stack_defer(struct ctx *c, struct plan *p, const struct disk *d, size_t first)
+{
+	struct item *it;
+
+	if (!*d->notready)
+		return;
+	for (size_t i = first; i < p->n; i++)
+		if (p->v[i].action == ACT_CHANGE || p->v[i].action == ACT_KEEP)
+			defer_item(&p->v[i], d);
+	if (first == p->n && c->ndevices && (it = plan_add(p, "block", d->name, "-", d->dir)))
+		defer_item(it, d);
+}
+
 /* No queue/scheduler, or (≤ 6.4) one that reads a bare "none". */
 static bool bio_based(struct ctx *c, const struct disk *d)
 {
@@ -778,6 +866,7 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 	_cleanup_(freep) bool *matched = calloc(bc->ns, sizeof(*matched));
 	struct sched_after sa = { .name = "" };
 	const struct cfg_entry *e;
+	size_t first = p->n;
 
 	if (!matched)
 		return;
@@ -818,6 +907,7 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 		if (e)
 			plan_value(c, p, d, s->attr, e, &sa);
 	}
+	stack_defer(c, p, d, first);
 }
 
 /* ---- discovery ----------------------------------------------------------- */
@@ -996,6 +1086,10 @@ static void disk_free(struct disk *d)
 	for (size_t i = 0; i < d->ntags; i++)
 		free(d->tags[i]);
 	free(d->tags);
+	for (size_t i = 0; i < d->nslaves; i++)
+		free(d->slaves[i]);
+	free(d->slaves);
+	free(d->scls);
 }
 
 /* The disks to plan: each --device (one lookup, not a listing: udev runs
@@ -1056,6 +1150,7 @@ int block_plan(struct ctx *c, struct plan *p)
 		size_t before = p->n;
 
 		classify(c, &d);
+		stack_resolve(c, &d);
 		log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, d.cls, d.why);
 		plan_disk(c, p, &d, bc);
 		if (c->ndevices && p->n == before)

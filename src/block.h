@@ -14,3 +14,7 @@ extern const struct block_setting block_settings[];
 
 const struct block_setting *block_setting_find(const char *key);
 int block_parse_range(const char *value, long long *lo, long long *hi);
+
+struct root;
+int block_bottom_disks(const struct root *r, const char *dir, char ***names, size_t *n);
+int block_stack_ready(const struct root *r, const char *dir, const char *name, char *why, size_t size);

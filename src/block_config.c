@@ -14,7 +14,7 @@ const char *const block_classes[] = { "virtual", "nvme", "ssd", "hdd", "stacked"
 				      "loop", "zram", "removable", "raid", "unknown", "other", NULL };
 const char *const block_schedulers[] = { "none", "mq-deadline", "kyber", "bfq", NULL };
 static const char *const match_keys[] = { "class", "name", "driver", "vendor", "model",
-					  "serial", "fstype", "uuid", "label", "partuuid", NULL };
+					  "serial", "fstype", "uuid", "label", "partuuid", "slave_class", NULL };
 
 const struct block_setting block_settings[] = {
 	{ "scheduler", "queue/scheduler", 0, 0, 0 },
@@ -107,6 +107,16 @@ static int check_number(const struct block_setting *s, const char *value, char *
 	return 0;
 }
 
+static const char *class_list(void)
+{
+	static char list[128];
+
+	if (!*list)
+		for (const char *const *c = block_classes; *c; c++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", *list ? " " : "", *c);
+	return list;
+}
+
 static int check_match(const char *what, const char *value, char *why, size_t size)
 {
 	char w[WORD_MAX];
@@ -116,11 +126,11 @@ static int check_match(const char *what, const char *value, char *why, size_t si
 	if (!in_list(match_keys, what)) {
 		snprintf(why, size, "unknown match key 'match.%s'; allowed: match.class match.name "
 				    "match.driver match.vendor match.model match.serial match.fstype "
-				    "match.uuid match.label match.partuuid", what);
+				    "match.uuid match.label match.partuuid match.slave_class", what);
 		return -EINVAL;
 	}
 	while ((len = next_word(&p, w, sizeof(w)))) {
-		bool ok = strcmp(what, "class") != 0;
+		bool ok = strcmp(what, "class") && strcmp(what, "slave_class");
 
 		if (len >= sizeof(w)) {
 			snprintf(why, size, "match.%s pattern longer than %d bytes", what, WORD_MAX - 1);
@@ -129,8 +139,7 @@ static int check_match(const char *what, const char *value, char *why, size_t si
 		for (const char *const *c = block_classes; *c && !ok; c++)
 			ok = fnmatch(w, *c, 0) == 0;
 		if (!ok) {
-			snprintf(why, size, "match.class '%s' matches no class; classes: virtual nvme ssd hdd stacked loop zram removable raid unknown other",
-				 w);
+			snprintf(why, size, "match.%s '%s' matches no class; classes: %s", what, w, class_list());
 			return -EINVAL;
 		}
 	}

@@ -46,6 +46,27 @@ static const char profile_vps[] =
 	"# seeks dominate on spinning disks: bfq keeps interactive latency fair, mq-deadline is the fallback\n"
 	"scheduler = bfq mq-deadline\n"
 	"# spinning disks pay a seek per request: larger sequential reads, at least 1 MiB\n"
+	"read_ahead_kb = 1024..4096\n"
+	/* The filesystem on an LV, a LUKS map or md reads ahead through that
+	 * device, not the disk: it gets the cap of the disks it sits on. It has
+	 * no scheduler, so none is set. */
+	"[block \"stacked-virtual\"]\n"
+	"match.class = stacked\n"
+	"match.slave_class = virtual nvme\n"
+	"# the filesystem reads ahead through this device, not the disks: the same cap as the virtual or NVMe disks under it\n"
+	"read_ahead_kb = 128..1024\n"
+	/* dm only: md sets its own read-ahead from the stripe width. */
+	"[block \"stacked-ssd\"]\n"
+	"match.class = stacked\n"
+	"match.name = dm-*\n"
+	"match.slave_class = ssd\n"
+	"# the filesystem reads ahead through this map (multipath, LV, LUKS), not the SSD paths: the same cap as they get\n"
+	"read_ahead_kb = 128..1024\n"
+	"[block \"stacked-hdd\"]\n"
+	"match.class = stacked\n"
+	"match.name = dm-*\n"
+	"match.slave_class = hdd\n"
+	"# the filesystem reads ahead through this map (multipath, LV, LUKS), not the spinning paths: at least 1 MiB as they get\n"
 	"read_ahead_kb = 1024..4096\n";
 
 static const struct {
