@@ -47,6 +47,10 @@ static const char profile_vps[] =
 	"scheduler = bfq mq-deadline\n"
 	"# spinning disks pay a seek per request: larger sequential reads, at least 1 MiB\n"
 	"read_ahead_kb = 1024..4096\n"
+	"[block \"raid\"]\n"
+	"match.class = raid\n"
+	"# a hardware RAID volume spans spindles behind the controller's cache and queue: bfq would serialise it; mq-deadline is what the vendors and distributions use\n"
+	"scheduler = mq-deadline none\n"
 	/* The filesystem on an LV, a LUKS map or md reads ahead through that
 	 * device, not the disk: it gets the cap of the disks it sits on. It has
 	 * no scheduler, so none is set. */

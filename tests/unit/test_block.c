@@ -474,9 +474,12 @@ static void test_scsi_removable_raid_unknown(void **state)
 }
 
 /* The vps profile gives neither a USB stick nor a RAID volume bfq (it was hdd). */
+/* A USB stick keeps what the kernel chose; a RAID volume gets mq-deadline,
+ * never the bfq of the hdd section (it serialises a multi-spindle array). */
 static void test_vps_leaves_removable_and_raid(void **state)
 {
 	struct fx *f = *state;
+	const struct item *it;
 
 	tree_write(f->dir, "proc/cpuinfo", CPUINFO_METAL);
 	scsi_disk(f, &scsi_metal[0]);
@@ -485,7 +488,10 @@ static void test_vps_leaves_removable_and_raid(void **state)
 	fx_ctx(f, NULL, "vps");
 	plan(f);
 	assert_int_equal(count_items(&f->p, "sda"), 0);
-	assert_int_equal(count_items(&f->p, "sdd"), 0);
+	assert_int_equal(count_items(&f->p, "sdd"), 1);
+	it = item(f, "sdd", "queue/scheduler");
+	assert_string_equal(it->desired, "mq-deadline");
+	assert_contains(it->reason, "bfq would serialise it");
 	assert_int_equal(count_items(&f->p, "sdk"), 0);
 }
 
