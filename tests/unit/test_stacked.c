@@ -42,7 +42,7 @@ static void test_check_slave_class(void **state)
 	expect_key("match.slave_class", "vda", false, "match.slave_class 'vda' matches no class; classes: virtual");
 	expect_key("match.slave", "virtual", false, "match.slave_class");
 	/* The class list in the message is the real one, stacked included. */
-	expect_key("match.class", "floppy", false, "hdd stacked loop zram other");
+	expect_key("match.class", "floppy", false, "hdd stacked loop zram removable raid unknown other");
 }
 
 /* An LV on vda1 under the vps profile: the disk's cap reaches the LV, and no
