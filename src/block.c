@@ -105,8 +105,6 @@ static void read_attr(struct ctx *c, struct disk *d, const char *attr, char *out
 	*out = '\0';
 	snprintf(rel, sizeof(rel), "%s/%s", d->dir, attr);
 	r = root_read(&c->root, rel, out, size);
-	if (r < 0)
-		*out = '\0';
 	disk_fail(d, r, rel);
 }
 
@@ -262,8 +260,9 @@ static void classify_scsi(struct ctx *c, struct disk *d)
 	if (r < 0)
 		snprintf(what, sizeof(what), "%s", d->why + 4);
 	hv = kernel_hypervisor(&c->kernel, &c->root);
-	if (hv < 0 && !*d->err) {
-		snprintf(d->err, sizeof(d->err), "cannot tell whether this is a VM: %s", c->kernel.hv_why);
+	if (hv < 0) {
+		if (!*d->err)
+			snprintf(d->err, sizeof(d->err), "cannot tell whether this is a VM: %s", c->kernel.hv_why);
 		return;
 	}
 	if (hv) {

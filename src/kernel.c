@@ -19,8 +19,6 @@ static void parse_version(struct kernel *k)
 		k->version = KV(a, b);
 }
 
-/* proc/sys/kernel/osrelease, or the third word of proc/version in captured
- * trees that only kept that file. */
 /* A failed read that is not ENOENT is remembered (the first one, with its
  * file): it is an error of the command, never "absent". */
 static int probe_err(struct kernel *k, int r, const char *rel)
@@ -32,31 +30,25 @@ static int probe_err(struct kernel *k, int r, const char *rel)
 	return r;
 }
 
+/* proc/sys/kernel/osrelease, or the third word of proc/version in captured
+ * trees that only kept that file; a failure counts only when neither gives
+ * the release. */
 static int read_release(struct kernel *k, const struct root *r)
 {
 	char buf[512], rel[128];
+	int rr = root_read(r, "proc/sys/kernel/osrelease", k->release, sizeof(k->release)), rv;
 
-	if (probe_err(k, root_read(r, "proc/sys/kernel/osrelease", k->release, sizeof(k->release)),
-		      "proc/sys/kernel/osrelease") > 0)
+	if (rr > 0)
 		return 0;
-	if (probe_err(k, root_read(r, "proc/version", buf, sizeof(buf)), "proc/version") > 0 &&
-	    sscanf(buf, "Linux version %127s", rel) == 1) {
+	rv = root_read(r, "proc/version", buf, sizeof(buf));
+	if (rv > 0 && sscanf(buf, "Linux version %127s", rel) == 1) {
 		snprintf(k->release, sizeof(k->release), "%s", rel);
 		return 0;
 	}
+	probe_err(k, rr, "proc/sys/kernel/osrelease");
+	probe_err(k, rv, "proc/version");
 	snprintf(k->release, sizeof(k->release), "unknown");
 	return -ENOENT;
-}
-
-/* 1, 0 when rel does not exist, or -errno. */
-static int probe_exists(const struct root *r, const char *rel)
-{
-	int fd = root_openat(r, rel, O_PATH, 0);
-
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
-	close(fd);
-	return 1;
 }
 
 /* Returns the first read that failed for another reason than ENOENT
@@ -72,7 +64,7 @@ int kernel_probe(struct kernel *k, const struct root *r)
 	parse_version(k);
 	if (probe_err(k, root_read_file(r, "proc/cmdline", &cl, 1 << 16), "proc/cmdline") >= 0)
 		k->cmdline = cl;
-	m = probe_err(k, probe_exists(r, "proc/modules"), "proc/modules");
+	m = probe_err(k, root_access(r, "proc/modules"), "proc/modules");
 	k->modules = m > 0;
 	return k->probe_err;
 }

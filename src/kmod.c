@@ -25,6 +25,7 @@ struct mods {
 	bool builtin_read;
 	bool can_insert; /* only into the kernel we run on */
 	int dirfd[4];    /* --root: the directories libkmod reads, opened confined */
+	int ctx_err;     /* why the libkmod context could not be made: not retried */
 };
 
 static void normalize(const char *in, char *out, size_t size)
@@ -105,15 +106,17 @@ static int ctx_get(struct mods *m, struct kmod_ctx **out)
 	size_t n = 0;
 	int r = 0;
 
-	if (m->ctx) {
+	if (m->ctx || m->ctx_err) {
 		*out = m->ctx;
-		return 0;
+		return m->ctx_err;
 	}
 	snprintf(rel, sizeof(rel), "lib/modules/%s", m->kernel->release);
 	if (m->root->is_host) {
 		dir = xasprintf("/%s", rel);
 		for (size_t i = 0; i < ARRAY_SIZE(conf_rel); i++)
-			conf[n++] = xasprintf("/%s", conf_rel[i]);
+			if ((conf[n] = xasprintf("/%s", conf_rel[i])))
+				n++;
+		r = dir && n == ARRAY_SIZE(conf_rel) ? 0 : -ENOMEM;
 	} else {
 		dir = confined_dir(m, 0, rel);
 		for (size_t i = 0; i < ARRAY_SIZE(conf_rel); i++)
@@ -130,6 +133,7 @@ static int ctx_get(struct mods *m, struct kmod_ctx **out)
 	free(dir);
 	for (size_t i = 0; i < n; i++)
 		free(conf[i]);
+	m->ctx_err = r;
 	*out = m->ctx;
 	return r;
 }

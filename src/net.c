@@ -856,16 +856,19 @@ int net_apply_qdiscs(struct ctx *c, struct plan *p)
 	struct netconf nc;
 	struct sender s = { .nl.fd = -1, .b = calloc(1, sizeof(*s.b)) };
 	size_t *first = calloc(p->n + 1, sizeof(*first)), *count = calloc(p->n + 1, sizeof(*count));
-	size_t nreq = load_modules(c, p);
+	size_t nreq = 0;
 	char why[256];
 	int r;
 
 	load_netconf(c, &nc);
 	r = !s.b || !first || !count ? -ENOMEM : check_params(c, &nc, why, sizeof(why));
-	if (r >= 0 && !(s.res = calloc(nreq + 1, sizeof(*s.res))))
-		r = -ENOMEM;
 	if (r >= 0)
 		r = nl_open(&s.nl);
+	/* Modules only once the requests can be sent at all. */
+	if (r >= 0)
+		nreq = load_modules(c, p);
+	if (r >= 0 && !(s.res = calloc(nreq + 1, sizeof(*s.res))))
+		r = -ENOMEM;
 	for (size_t i = 0; r >= 0 && i < p->n; i++) {
 		if (!to_apply(&p->v[i]))
 			continue;
@@ -898,7 +901,8 @@ static int revert_one(struct item *it, const struct qdiscs *qs, const struct lin
 	char cur[128];
 	bool present = false;
 
-	if (sscanf(it->path, "netlink/ifindex/%d", &it->ifindex) != 1 || it->ifindex <= 0) {
+	it->ifindex = record_ifindex(it->setting, it->path);
+	if (!it->ifindex) {
 		item_setf(&it->error, "record '%s' names no interface index", it->path);
 		return -EINVAL;
 	}
