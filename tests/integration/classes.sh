@@ -3,12 +3,7 @@
 # real-sysfs, unpacked at test time), through plan --json's "class" field.
 . "$(dirname "$0")/../lib/common.sh"
 
-fx=$(cd "$TESTS_DIR/../.." && pwd)/shared/fixtures/real-sysfs
-[ -d "$fx" ] || fx=$(cd "$TESTS_DIR/../../.." 2>/dev/null && pwd)/shared/fixtures/real-sysfs
-if [ ! -d "$fx" ]; then
-	echo "# skipped: no shared/fixtures/real-sysfs beside the checkout"
-	exit 0
-fi
+fx=$(real_sysfs_dir) || { echo "# skipped: no shared/fixtures/real-sysfs beside the checkout"; exit 0; }
 
 # Every disk gets one item from a section that matches every class.
 printf '[block "all"]\nmatch.class = *\nread_ahead_kb = 64\n' >"$WORK/all.conf"

@@ -4,12 +4,7 @@
 # around, and what it reads must agree with what lsblk recorded from them.
 . "$(dirname "$0")/../lib/common.sh"
 
-fx=$(cd "$TESTS_DIR/../.." && pwd)/shared/fixtures/real-sysfs
-[ -d "$fx" ] || fx=$(cd "$TESTS_DIR/../../.." 2>/dev/null && pwd)/shared/fixtures/real-sysfs
-if [ ! -d "$fx" ]; then
-	echo "# skipped: no shared/fixtures/real-sysfs beside the checkout"
-	exit 0
-fi
+fx=$(real_sysfs_dir) || { echo "# skipped: no shared/fixtures/real-sysfs beside the checkout"; exit 0; }
 
 # lsblk's recorded column COL for whole disks → "name=value" lines.
 lsblk_col() { # FILE COL

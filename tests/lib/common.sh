@@ -69,3 +69,13 @@ snapshot() {
 json_ok() {
 	if printf '%s' "$OUT" | python3 -m json.tool >/dev/null 2>&1; then pass "$1"; else fail "$1" "not valid JSON" "$OUT"; fi
 }
+
+# The real-sysfs captures of ../shared beside the checkout (or one level
+# further up, for a worktree); fails when there are none.
+real_sysfs_dir() {
+	for _up in ../.. ../../..; do
+		_d=$(cd "$TESTS_DIR/$_up" 2>/dev/null && pwd)/shared/fixtures/real-sysfs
+		[ -d "$_d" ] && { echo "$_d"; return 0; }
+	done
+	return 1
+}
