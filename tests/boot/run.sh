@@ -47,6 +47,18 @@ install -D -m 0755 "$here/ettest-full" "$ROOT/usr/local/sbin/ettest-full"
 install -D -m 0644 "$here/ettest.service" "$ROOT/etc/systemd/system/ettest.service"
 mkdir -p "$ROOT/etc/systemd/system/multi-user.target.wants"
 ln -sf ../ettest.service "$ROOT/etc/systemd/system/multi-user.target.wants/ettest.service"
+# The stacked-device boot: a value for LVs and LUKS maps on virtual disks
+# that neither LVM (auto read-ahead only raises) nor cryptsetup writes, so
+# the value in force is earlytune's; the LUKS keyfile.
+mkdir -p "$ROOT/etc/earlytune.d"
+cat >"$ROOT/etc/earlytune.d/50-ettest-stacked.conf" <<'CONF'
+[block "ettest-stacked"]
+match.class = stacked
+match.slave_class = virtual
+# boot test: a value no other writer sets
+read_ahead_kb = 768
+CONF
+head -c 64 /dev/urandom >"$ROOT/etc/ettest.key" && chmod 0600 "$ROOT/etc/ettest.key"
 echo "/dev/vda / ext4 rw 0 1" >"$ROOT/etc/fstab"
 echo ettest >"$ROOT/etc/hostname"
 # The test NICs need their driver in the image (hostonly images have none).
@@ -183,11 +195,14 @@ full_boot() { # KVER
 	t=$(date +%s%N)
 	rm -f "$sock" "$B/$name.log"
 	mkfs_disk "$B/hot.img" 16M
+	# The initramfs leaves LVM and LUKS to the real root (a LUKS prompt there
+	# would wait for a password): lvm2's autoactivation and crypttab.
 	qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
 		-serial "file:$B/$name.log" -monitor "unix:$sock,server,nowait" \
 		-kernel "$ROOT/boot/vmlinuz-$k" -initrd "$B/et-full-$k.img" \
-		-append "console=ttyS0 panic=-1 root=/dev/vda rw" \
+		-append "console=ttyS0 panic=-1 root=/dev/vda rw rd.lvm=0 rd.luks=0" \
 		-drive file="$B/root.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0,num-queues=1 \
+		-drive file="$B/lvm.img",if=none,id=d1,format=raw -device virtio-blk-pci,drive=d1,num-queues=1 \
 		-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no,queues=2 \
 		-device virtio-net-pci,netdev=n0,mq=on,vectors=6 \
 		-netdev user,id=n1 -device virtio-net-pci,netdev=n1 >/dev/null 2>&1 &
@@ -211,10 +226,30 @@ full_boot() { # KVER
 	assert_tuned "$name"
 	has "$name" "default qdisc still fq after systemd-sysctl" 'ETTEST default_qdisc=fq'
 	has "$name" "NICs are up" 'ETTEST nic=.* up=up'
+	assert_stacked "$name"
 	marker "$name" hotplug || return
-	has "$name" "hot-added disk: scheduler none" 'ETTEST hot=vdb sched=\[none\]'
-	has "$name" "hot-added disk: the udev rule ran earlytune for it" 'ETTEST kmsg .*earlytune: apply vdb: [0-9]+ changed, [0-9]+ kept, 0 skipped, 0 failed'
-	case $k in 6.1.*) has "$name" "hot-added disk: scheduler changed" 'ETTEST kmsg .*earlytune: block vdb queue/scheduler: mq-deadline -> none' ;; esac
+	has "$name" "hot-added disk: scheduler none" 'ETTEST hot=vdc sched=\[none\]'
+	has "$name" "hot-added disk: the udev rule ran earlytune for it" 'ETTEST kmsg .*earlytune: apply vdc: [0-9]+ changed, [0-9]+ kept, 0 skipped, 0 failed'
+	case $k in 6.1.*) has "$name" "hot-added disk: scheduler changed" 'ETTEST kmsg .*earlytune: block vdc queue/scheduler: mq-deadline -> none' ;; esac
+}
+
+# The LV and the LUKS map on vdb: made by the first full boot, brought up by
+# lvm2 and crypttab in the next; either way earlytune's udev rule tunes them
+# on their change event (before it, a dm device has no table).
+assert_stacked() { # NAME
+	marker "$1" stacked || return
+	if grep -q 'ETTEST lvm=created' "$B/$1.log"; then pass "$1: LV and LUKS map made in the guest"
+	elif grep -q 'ETTEST lvm=found' "$B/$1.log"; then pass "$1: LV and LUKS map of the last boot brought up at boot"
+	else fail "$1: LV and LUKS map made or found" "$(grep -E 'ETTEST|lvm|crypt' "$B/$1.log" | tail -20)"; return; fi
+	has "$1" "LV on the virtio disk" 'ETTEST stacked=etvg-data dev=dm-[0-9]+ .* slaves=vdb[[:space:]]*$'
+	has "$1" "LUKS map on the other LV" 'ETTEST stacked=etcrypt dev=dm-[0-9]+ .* slaves=dm-[0-9]+[[:space:]]*$'
+	has "$1" "LV read-ahead set by earlytune" 'ETTEST stacked=etvg-data dev=dm-[0-9]+ ra=768 '
+	has "$1" "LUKS map read-ahead set by earlytune" 'ETTEST stacked=etcrypt dev=dm-[0-9]+ ra=768 '
+	has "$1" "plan: the LV is stacked on vdb (virtual)" 'ETTEST plan etvg-data: .*stacked disk \(dm-[0-9]+ \(etvg-data\) on vdb \(virtual\)\)'
+	has "$1" "plan: the LUKS map sits on vdb through the LV" 'ETTEST plan etcrypt: .*stacked disk \(dm-[0-9]+ \(etcrypt\) on vdb \(virtual\)\)'
+	lacks "$1" "plan: no scheduler for a stacked device" 'ETTEST plan .*queue/scheduler'
+	has "$1" "the udev rule's run logged the LV's change" 'ETTEST kmsg .*earlytune: block dm-[0-9]+ queue/read_ahead_kb: [0-9]+ -> 768'
+	has "$1" "verify --only block holds" 'ETTEST verify-block rc=0'
 }
 
 for k in $kernels; do
@@ -240,6 +275,10 @@ rm -f "$B/root.img"
 t=$(date +%s)
 mkfs.ext4 -q -F -d "$ROOT" "$B/root.img" 3G || fail "make the root image"
 echo "# root image in $(($(date +%s) - t)) s"
+# Blank: the first full boot makes the LV, the next finds it at boot.
+rm -f "$B/lvm.img" && truncate -s 64M "$B/lvm.img"
 for k in $kernels; do
 	full_boot "$k"
 done
+grep -q 'ETTEST lvm=found' "$B"/full-*.log 2>/dev/null && pass "a full boot found the LV of an earlier one" ||
+	fail "a full boot found the LV of an earlier one" "$(grep -h 'ETTEST lvm=' "$B"/full-*.log)"
