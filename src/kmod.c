@@ -284,13 +284,11 @@ int mods_available(struct mods *m, const char *name, char *why, size_t size)
 		return 1;
 	if (!m->kernel->modules)
 		return without_modules(m, name, why, size);
-	if (!strcmp(m->kernel->release, "unknown")) {
-		snprintf(why, size, "%s: the kernel release is unknown (no /proc/sys/kernel/osrelease or /proc/version in this tree): which modules it has is unknown", name);
-		return 3;
-	}
 	if (m->ops.lookup(m->ops.data, name, &info) < 0) {
-		snprintf(why, size, "%s: module not found under /lib/modules/%s", name,
-			 m->kernel->release);
+		if (!strcmp(m->kernel->release, "unknown"))
+			snprintf(why, size, "%s: module not found: the kernel release is unknown (no /proc/sys/kernel/osrelease or /proc/version in this tree)", name);
+		else
+			snprintf(why, size, "%s: module not found under /lib/modules/%s", name, m->kernel->release);
 		return 0;
 	}
 	if (!m->can_insert) {
