@@ -68,6 +68,7 @@ int root_read_file(const struct root *r, const char *rel, char **out, size_t max
 int root_readlink(const struct root *r, const char *rel, char *buf, size_t size);
 bool root_exists(const struct root *r, const char *rel);
 int root_access(const struct root *r, const char *rel); /* 1, 0 (absent) or -errno */
+int root_missing(const struct root *r, const char *rel, char *miss, size_t size);
 int root_match(const struct root *r, const char *dir, const char *pattern,
 	       void (*fn)(const char *rel, void *data), void *data); /* count, or -errno */
 int root_mkdir_p(const struct root *r, const char *rel, int mode);
@@ -141,6 +142,8 @@ struct kernel {
 	int hypervisor;   /* -1 not probed yet, 0 no, 1 yes, else -errno of the read that failed */
 	char hv_why[192];
 	bool modules;     /* CONFIG_MODULES: /proc/modules exists */
+	char no_modules[PATH_MAX + 64]; /* !modules: the evidence, said as such; */
+	bool modules_unknown; /* it is missing from the tree: no fact either way */
 	bool other;       /* --kernel named another release than the running one */
 	const char *unreadable; /* kernel_probe: the file whose read failed (not ENOENT), */
 	int probe_err;          /* and its -errno */

@@ -51,6 +51,19 @@ static int read_release(struct kernel *k, const struct root *r)
 	return -ENOENT;
 }
 
+/* Absent module support is a fact only where the tree has the file's
+ * directory (proc/, lib/modules/RELEASE); without it nothing was read. */
+static void no_modules(struct kernel *k, const struct root *r, const char *rel)
+{
+	char miss[PATH_MAX];
+
+	k->modules_unknown = root_missing(r, rel, miss, sizeof(miss)) == 0 && strcmp(miss, rel);
+	if (k->modules_unknown)
+		snprintf(k->no_modules, sizeof(k->no_modules), "no /%s in this tree", miss);
+	else
+		snprintf(k->no_modules, sizeof(k->no_modules), "no /%s", rel);
+}
+
 /* Returns the first read that failed for another reason than ENOENT
  * (k->unreadable names its file): the command cannot trust what it knows
  * about this kernel — an unread command line may hold earlytune=0. */
@@ -66,6 +79,8 @@ int kernel_probe(struct kernel *k, const struct root *r)
 		k->cmdline = cl;
 	m = probe_err(k, root_access(r, "proc/modules"), "proc/modules");
 	k->modules = m > 0;
+	if (m == 0)
+		no_modules(k, r, "proc/modules");
 	return k->probe_err;
 }
 
@@ -85,6 +100,10 @@ void kernel_target(struct kernel *k, const struct root *r, const char *release)
 	k->modules = root_exists(r, rel);
 	snprintf(rel, sizeof(rel), "lib/modules/%s/modules.dep.bin", release);
 	k->modules = k->modules || root_exists(r, rel);
+	snprintf(rel, sizeof(rel), "lib/modules/%s/modules.dep", release);
+	k->modules_unknown = false;
+	if (!k->modules)
+		no_modules(k, r, rel);
 }
 
 void kernel_free(struct kernel *k)

@@ -252,6 +252,29 @@ int mods_lookup(struct mods *m, const char *name, struct mod_info *info)
 	return m->ops.lookup(m->ops.data, name, info);
 }
 
+/* No module support, or no evidence of it (kernel->no_modules says which):
+ * modules.builtin of the release still tells what is built in. */
+static int without_modules(struct mods *m, const char *name, char *why, size_t size)
+{
+	const struct kernel *k = m->kernel;
+	char list[PATH_MAX + 64];
+
+	in_builtin_list(m, "");
+	snprintf(list, sizeof(list), "/lib/modules/%s/modules.builtin", k->release);
+	if (k->modules_unknown && m->builtin)
+		snprintf(why, size, "%s: not built in (%s does not list it); whether the kernel can load modules is unknown: %s",
+			 name, list, k->no_modules);
+	else if (k->modules_unknown)
+		snprintf(why, size, "%s: built in, loadable or absent is unknown: %s", name, k->no_modules);
+	else if (!m->builtin)
+		snprintf(why, size, "%s: kernel has no module support (%s), and built in or not is unknown: no %s in this tree",
+			 name, k->no_modules, list);
+	else
+		snprintf(why, size, "%s: kernel has no module support (%s) and does not have it built in", name,
+			 k->no_modules);
+	return k->modules_unknown || !m->builtin ? 3 : 0;
+}
+
 int mods_available(struct mods *m, const char *name, char *why, size_t size)
 {
 	struct mod_info info;
@@ -259,18 +282,13 @@ int mods_available(struct mods *m, const char *name, char *why, size_t size)
 
 	if (st == MOD_LIVE || st == MOD_BUILTIN)
 		return 1;
-	if (!m->kernel->modules) {
-		in_builtin_list(m, "");
-		if (!m->builtin) {
-			snprintf(why, size, "%s: kernel without module support and without modules.builtin: built in or not, only the kernel can say", name);
-			return 3;
-		}
-		snprintf(why, size, "%s: kernel has no module support and does not have it built in", name);
-		return 0;
-	}
+	if (!m->kernel->modules)
+		return without_modules(m, name, why, size);
 	if (m->ops.lookup(m->ops.data, name, &info) < 0) {
-		snprintf(why, size, "%s: module not found under /lib/modules/%s", name,
-			 m->kernel->release);
+		if (!strcmp(m->kernel->release, "unknown"))
+			snprintf(why, size, "%s: module not found: the kernel release is unknown (no /proc/sys/kernel/osrelease or /proc/version in this tree)", name);
+		else
+			snprintf(why, size, "%s: module not found under /lib/modules/%s", name, m->kernel->release);
 		return 0;
 	}
 	if (!m->can_insert) {

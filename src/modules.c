@@ -169,13 +169,18 @@ int cmd_modules(struct ctx *c, bool check)
 		const char *state = st == MOD_LIVE ? "live" :
 				    st == MOD_BUILTIN || (!c->kernel.other && builtin_cc(c, v[i].name)) ? "builtin" :
 				    a == 2 || (a == 0 && c->mods && mods_lookup_ok(c, v[i].name)) ? "module" :
-				    a == 3 && !c->kernel.other ? "unknown" : "missing";
+				    a == 3 ? "unknown" : "missing";
 
 		printf("%s\t%s\t[%s] %s = %s (%s)\n", v[i].name, state, v[i].why->section, v[i].why->key,
 		       v[i].why->value, src ? src : "?");
-		if (!strcmp(state, "missing")) {
+		/* Another kernel's hook: what cannot be confirmed is warned about too. */
+		if (!strcmp(state, "missing") || (a == 3 && c->kernel.other)) {
 			missing++;
-			if (check)
+			if (check && a == 3)
+				log_msg(LOG_WARN, "cannot tell whether kernel %s has module %s (%s), needed by [%s] %s = %s (%s)",
+					c->kernel.release, v[i].name, why, v[i].why->section, v[i].why->key,
+					v[i].why->value, src ? src : "?");
+			else if (check)
 				log_msg(LOG_WARN, "kernel %s has no module %s, needed by [%s] %s = %s (%s)",
 					c->kernel.release, v[i].name, v[i].why->section, v[i].why->key,
 					v[i].why->value, src ? src : "?");

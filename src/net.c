@@ -305,6 +305,38 @@ static void warn_override(struct ctx *c, struct item *it, const char *key, const
 		  file, key, value);
 }
 
+/* Why a sysctl file is absent, said from the nearest part of proc/sys the
+ * tree has: a fact of the kernel only where the file's parent is there; a
+ * tree without proc/sys (a capture) leaves it unknown. 0, or -errno when a
+ * lookup fails (an error of the item, not absence). */
+static int sysctl_absent(struct ctx *c, const char *path, char *why, size_t size)
+{
+	static const char net[] = "proc/sys/net";
+	bool qdisc = strstr(path, "default_qdisc") != NULL;
+	const char *what = qdisc ? "net.core.default_qdisc" : "TCP/IP sysctls";
+	char miss[PATH_MAX];
+	int r = root_missing(&c->root, path, miss, sizeof(miss)), ns;
+
+	if (r < 0)
+		return r;
+	if (r > 0 || strncmp(miss, net, strlen(net)))
+		snprintf(why, size, "no /%s in this tree: whether the kernel has %s is unknown", r ? path : miss, what);
+	else if (!strcmp(miss, net))
+		snprintf(why, size, "no /%s here: the kernel has no network sysctls", net);
+	else if (!qdisc)
+		snprintf(why, size, "no /%s here: the kernel has no %s", miss,
+			 strcmp(miss, path) ? "TCP/IP sysctls" : "TCP congestion control sysctl");
+	else if (strcmp(miss, path))
+		snprintf(why, size, "no /%s in this tree: whether the kernel has %s is unknown", miss, what);
+	else if ((ns = root_access(&c->root, "proc/sys/net/core/somaxconn")) < 0)
+		return ns;
+	else if (ns)
+		snprintf(why, size, "no /%s here: it exists only in the initial network namespace", path);
+	else
+		snprintf(why, size, "no /%s nor /proc/sys/net/core/somaxconn in this tree: whether this is another network namespace is unknown", path);
+	return 0;
+}
+
 /* available: 1 the kernel offers the value now, 0 not (yet), -errno when
  * that cannot be read (an error of the item, not "not available"). */
 static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const char *path,
@@ -319,12 +351,10 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 	item_from_entry(it, e);
 	item_set(&it->desired, e->value);
 	r = root_read(&c->root, path, cur, sizeof(cur));
-	if (r == -ENOENT) {
+	if (r == -ENOENT && (r = sysctl_absent(c, path, why, sizeof(why))) == 0) {
 		it->action = ACT_SKIP;
 		it->unmet = !strstr(name, "default_qdisc"); /* another netns: not applicable */
-		item_setf(&it->reason, "no /%s here: %s", path,
-			  strstr(name, "default_qdisc") ? "it exists only in the initial network namespace"
-							: "the kernel has no TCP/IP sysctls");
+		item_set(&it->reason, why);
 		return;
 	}
 	if (r < 0) {

@@ -440,6 +440,26 @@ int root_access(const struct root *r, const char *rel)
 	return fd == -ENOENT || fd == -ENOTDIR ? 0 : fd;
 }
 
+/* For saying what a tree lacks rather than what a kernel lacks: 1 when rel
+ * exists; 0 with `miss` the shortest leading part of rel that does not (its
+ * parent does: the nearest evidence); -errno when a lookup fails otherwise. */
+int root_missing(const struct root *r, const char *rel, char *miss, size_t size)
+{
+	const char *p = rel_path(rel);
+	int a;
+
+	for (const char *end = p;; end++) {
+		if (*end != '/' && *end != '\0')
+			continue;
+		snprintf(miss, size, "%.*s", (int)(end - p), p);
+		a = root_access(r, miss);
+		if (a <= 0)
+			return a;
+		if (!*end)
+			return 1;
+	}
+}
+
 /* Each component created in the directory the previous one resolved to, so
  * an absolute symlink in the image (run -> /run) stays inside the root. */
 int root_mkdir_p(const struct root *r, const char *rel, int mode)

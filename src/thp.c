@@ -111,16 +111,21 @@ static bool is_selector(const char *key)
 	       !strncmp(key, "size.", 5);
 }
 
-/* 0, -ENOENT when the kernel has no THP, or why the directory cannot be
- * looked at (an error of the item, never "no THP"). */
-static int thp_dir_state(struct ctx *c)
+/* 0, -ENOENT when the kernel has no THP (sys/kernel/mm without it), -ENODATA
+ * when the tree lacks sys/kernel/mm too (`miss` names what: unknown, not
+ * "no THP"), or why the directory cannot be looked at (an error of the item). */
+static int thp_dir_state(struct ctx *c, char *miss, size_t size)
 {
-	int fd = root_openat(&c->root, THP_DIR, O_PATH | O_DIRECTORY, 0);
+	int fd = root_openat(&c->root, THP_DIR, O_PATH | O_DIRECTORY, 0), r;
 
-	if (fd < 0)
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (fd != -ENOENT)
 		return fd;
-	close(fd);
-	return 0;
+	r = root_missing(&c->root, THP_DIR, miss, size);
+	return r < 0 ? r : r ? 0 : strcmp(miss, THP_DIR) ? -ENODATA : -ENOENT;
 }
 
 static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
@@ -141,11 +146,14 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 	it->selector = is_selector(e->key);
 	/* A kernel without the knob cannot give what the configuration asks:
 	 * unmet (verify drift). The command line's choice is not: see below. */
-	r = thp_dir_state(c);
-	if (r == -ENOENT) {
+	r = thp_dir_state(c, raw, sizeof(raw));
+	if (r == -ENOENT || r == -ENODATA) {
 		it->action = ACT_SKIP;
 		it->unmet = true;
-		item_set(&it->reason, "kernel has no transparent huge pages (no /" THP_DIR ")");
+		if (r == -ENOENT)
+			item_set(&it->reason, "kernel has no transparent huge pages (no /" THP_DIR ")");
+		else
+			item_setf(&it->reason, "no /%s in this tree: whether the kernel has transparent huge pages is unknown", raw);
 		return;
 	}
 	if (r < 0) {

@@ -138,9 +138,11 @@ mk_net_builtin() { # ROOT
 kernel/net/sched/sch_fq.ko"
 }
 
-# A kernel built without THP.
+# A kernel built without THP: sys/kernel/mm is there (every kernel has it),
+# transparent_hugepage is not.
 mk_nothp() {
 	mk_base "$1" 5.10.0-30-amd64 yes QEMU "root=/dev/vda1"
+	mkdir -p "$1/sys/kernel/mm/ksm"
 	mk_disk "$1" vda virtio_blk "[mq-deadline] none" 256 1 256
 }
 

@@ -3,12 +3,18 @@
  * module loaded before the queue offers it. */
 #include "unit.h"
 
-/* A mods on the fixture's tree with a fake kernel; modules: CONFIG_MODULES. */
+/* A mods on the fixture's tree with a fake kernel; modules: CONFIG_MODULES
+ * (proc/modules, or proc/ without it: a fact, not a tree that lacks proc/). */
 static struct mods *fake(struct fx *f, bool modules)
 {
+	if (modules)
+		tree_write(f->dir, "proc/modules", "");
+	else
+		tree_mkdir(f->dir, "proc");
 	assert_int_equal(root_open(&f->c.root, f->dir), 0);
 	assert_int_equal(kernel_probe(&f->c.kernel, &f->c.root), 0);
-	f->c.kernel.modules = modules;
+	assert_int_equal(f->c.kernel.modules, modules);
+	assert_false(f->c.kernel.modules_unknown);
 	assert_int_equal(mods_new(&f->c.mods, &f->c.root, &f->c.kernel), 0);
 	fake_kmod_install(f->c.mods, &f->fk);
 	return f->c.mods;
@@ -51,7 +57,7 @@ static void test_available_without_modules(void **state)
 	m = fake(f, false);
 	/* No modules.builtin either: nobody but the kernel can tell. */
 	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 3);
-	assert_contains(why, "only the kernel can say");
+	assert_contains(why, "bfq: kernel has no module support (no /proc/modules), and built in or not is unknown: no /lib/modules/unknown/modules.builtin in this tree");
 	assert_int_equal(f->fk.nlookup, 0);
 	/* Built in needs no module support. */
 	assert_int_equal(mods_available(m, "mq-deadline", why, sizeof(why)), 1);
@@ -69,8 +75,38 @@ static void test_absent_without_modules(void **state)
 	tree_write(f->dir, rel, "kernel/block/mq-deadline.ko\n");
 	/* modules.builtin lists what is built in: what it lacks is absent. */
 	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 0);
-	assert_contains(why, "no module support");
+	assert_contains(why, "bfq: kernel has no module support (no /proc/modules) and does not have it built in");
 	assert_int_equal(f->fk.nlookup, 0);
+}
+
+/* Issue 9 (unknown is unknown): a tree without proc/ says nothing of the
+ * kernel's module support; nor, for --kernel, one without lib/modules/VER. */
+static void test_modules_unknown(void **state)
+{
+	struct fx *f = *state;
+	struct kernel *k = &f->c.kernel;
+	char why[256] = "";
+
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+	assert_int_equal(kernel_probe(k, &f->c.root), 0);
+	assert_false(k->modules);
+	assert_true(k->modules_unknown);
+	assert_int_equal(mods_new(&f->c.mods, &f->c.root, k), 0);
+	fake_kmod_install(f->c.mods, &f->fk);
+	assert_int_equal(mods_available(f->c.mods, "bfq", why, sizeof(why)), 3);
+	assert_string_equal(why, "bfq: built in, loadable or absent is unknown: no /proc in this tree");
+	kernel_target(k, &f->c.root, "6.9.0-et");
+	assert_true(k->modules_unknown);
+	assert_string_equal(k->no_modules, "no /lib in this tree");
+	tree_mkdir(f->dir, "lib/modules/6.9.0-et");
+	kernel_target(k, &f->c.root, "6.9.1-et");
+	assert_string_equal(k->no_modules, "no /lib/modules/6.9.1-et in this tree");
+	/* The release's directory without modules.dep: no module support. */
+	kernel_target(k, &f->c.root, "6.9.0-et");
+	assert_false(k->modules_unknown);
+	assert_string_equal(k->no_modules, "no /lib/modules/6.9.0-et/modules.dep");
+	assert_int_equal(mods_available(f->c.mods, "bfq", why, sizeof(why)), 3);
+	assert_string_equal(why, "bfq: kernel has no module support (no /lib/modules/6.9.0-et/modules.dep), and built in or not is unknown: no /lib/modules/6.9.0-et/modules.builtin in this tree");
 }
 
 static void test_available_truncates(void **state)
@@ -289,6 +325,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_available),
 	FX_TEST(test_available_without_modules),
 	FX_TEST(test_absent_without_modules),
+	FX_TEST(test_modules_unknown),
 	FX_TEST(test_available_truncates),
 	FX_TEST(test_load),
 	FX_TEST(test_real_state),

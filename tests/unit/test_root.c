@@ -361,6 +361,23 @@ static void test_access_and_match_errors(void **state)
 	assert_int_equal(root_access(r, "sys/loop"), -ELOOP);
 }
 
+/* Issue 9: what a tree lacks is its shortest missing part. */
+static void test_missing(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+	char miss[64];
+
+	tree_write(f->dir, "proc/sys/x", "");
+	tree_symlink(f->dir, "sys/loop", "loop");
+	assert_int_equal(root_missing(r, "proc/sys/x", miss, sizeof(miss)), 1);
+	assert_int_equal(root_missing(r, "proc/sys/net/ipv4/y", miss, sizeof(miss)), 0);
+	assert_string_equal(miss, "proc/sys/net");
+	assert_int_equal(root_missing(r, "/etc/z", miss, sizeof(miss)), 0);
+	assert_string_equal(miss, "etc");
+	assert_int_equal(root_missing(r, "sys/loop/z", miss, sizeof(miss)), -ELOOP);
+}
+
 static void test_rename_unlink(void **state)
 {
 	struct fx *f = *state;
@@ -390,6 +407,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_write_atomic),
 	FX_TEST(test_write_full_reports_the_error),
 	FX_TEST(test_access_and_match_errors),
+	FX_TEST(test_missing),
 	FX_TEST(test_rename_unlink),
 };
 
