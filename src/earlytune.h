@@ -78,14 +78,15 @@ int root_write_atomic(const struct root *r, const char *rel, const char *data, s
 int write_full(int fd, const void *data, size_t len);
 extern bool root_no_openat2; /* tests: use the resolver of kernels without openat2 */
 
-/* ---- cmdline.c: the kernel command line, split the way the kernel splits it ---- */
-int cmdline_get(const char *cmdline, const char *key, char *val, size_t size);
-bool cmdline_has(const char *cmdline, const char *key);
-int cmdline_each(const char *cmdline, int (*fn)(const char *key, const char *val, void *data), void *data);
-bool cmdline_key_eq(const char *a, const char *b);
-bool cmdline_has_param(const char *cmdline, const char *param);
+/* ---- kparam.c: the kernel command line, split the way the kernel splits it ---- */
+bool kparam_space(char c); /* the kernel's isspace(): with 0xA0 */
+int kparam_get(const char *cmdline, const char *key, char *val, size_t size);
+bool kparam_has(const char *cmdline, const char *key);
+int kparam_each(const char *cmdline, int (*fn)(const char *key, const char *val, void *data), void *data);
+bool kparam_key_eq(const char *a, const char *b);
+bool kparam_has_param(const char *cmdline, const char *param);
 
-bool cmdline_disabled(const char *cmdline);
+bool kparam_disabled(const char *cmdline);
 
 /* ---- selector files: "always [madvise] never" ---- */
 int selector_active(const char *content, char *out, size_t size);
@@ -327,6 +328,5 @@ int kcmd_kept(const char *old, const char *out, const char *params); /* 0, or -E
 int kcmd_base(const char *proc_cmdline, char **out);
 int grub_dropin_body(const char *params, char **out);
 bool kcmd_has(const char *text, const char *word);
-bool kcmd_space(char c);
 const char *kcmd_word(const char **p, size_t *len);
 bool kcmd_needs_quotes(const char *w, size_t n);

@@ -90,7 +90,7 @@ static bool is_security(const char *param)
 	_cleanup_(freep) char *key = strndup(param, strcspn(param, "="));
 
 	for (const char *const *k = security_keys; key && *k; k++)
-		if (cmdline_key_eq(key, *k))
+		if (kparam_key_eq(key, *k))
 			return true;
 	return false;
 }
@@ -339,11 +339,11 @@ static int check_stale(const char *key, const char *val, void *data)
 		s->err = s->err ? s->err : -ENOMEM;
 		return 0;
 	}
-	if (cmdline_key_eq(key, "elevator")) {
+	if (kparam_key_eq(key, "elevator")) {
 		x = add_sugg(s, p, true, "none", NULL);
 		if (x)
 			set_why(x, "no effect since Linux 5.0 (blk-mq; ignored, and warned about since 5.5): earlytune sets the scheduler per disk");
-	} else if (cmdline_key_eq(key, "scsi_mod.use_blk_mq") || cmdline_key_eq(key, "dm_mod.use_blk_mq")) {
+	} else if (kparam_key_eq(key, "scsi_mod.use_blk_mq") || kparam_key_eq(key, "dm_mod.use_blk_mq")) {
 		x = add_sugg(s, p, true, "none", NULL);
 		if (x)
 			set_why(x, "the legacy block layer it chose between was removed in Linux 5.0");
@@ -359,7 +359,7 @@ static void check_thp_param(struct ctx *c, struct suggs *s)
 	_cleanup_(freep) char *val = cl ? malloc(strlen(cl) + 1) : NULL, *p = NULL;
 	struct sugg *x;
 
-	if (!thp || !val || !cmdline_get(cl, "transparent_hugepage", val, strlen(cl) + 1) ||
+	if (!thp || !val || !kparam_get(cl, "transparent_hugepage", val, strlen(cl) + 1) ||
 	    !strcmp(val, thp->value))
 		return;
 	p = xasprintf("transparent_hugepage=%s", val);
@@ -375,11 +375,11 @@ static int collect(struct ctx *c, struct suggs *s)
 	suggest_thp_anon(c, s);
 	suggest_rules(c, s);
 	/* Removals concern the command line this kernel booted with. */
-	cmdline_each(c->kernel.cmdline, check_stale, s);
+	kparam_each(c->kernel.cmdline, check_stale, s);
 	check_thp_param(c, s);
 	/* A suggestion already on the command line is not one. */
 	for (size_t i = 0; i < s->n; i++)
-		if (!s->v[i].remove && cmdline_has_param(c->kernel.cmdline, s->v[i].param))
+		if (!s->v[i].remove && kparam_has_param(c->kernel.cmdline, s->v[i].param))
 			s->v[i].param[0] = '\0';
 	return s->err;
 }
@@ -878,7 +878,7 @@ static void bls_entry(const char *rel, void *data)
 		return;
 	}
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!strncmp(line, "options", 7) && (kcmd_space(line[7]) || !line[7]))
+		if (!strncmp(line, "options", 7) && (kparam_space(line[7]) || !line[7]))
 			sb_printf(&bc->sb, " %s", line + 7);
 }
 
@@ -1361,7 +1361,7 @@ int cmd_cmdline_verify(struct ctx *c)
 	for (const char *p = a.params; (w = kcmd_word(&p, &n));) {
 		_cleanup_(freep) char *word = strndup(w, n);
 
-		if (!word || cmdline_has_param(c->kernel.cmdline, word))
+		if (!word || kparam_has_param(c->kernel.cmdline, word))
 			continue;
 		if (!c->json)
 			printf("pending: %s is in the %s configuration but not in /proc/cmdline: reboot\n", word, a.backend);

@@ -500,7 +500,7 @@ on "root=UUID=x transparent_hugepage=madvise transparent_hugepage=madvise"
 eq "repeated transparent_hugepage=madvise: nothing suggested" "$(suggs)" ""
 on "root=UUID=x transparent_hugepage=never transparent_hugepage=madvise"
 no_sugg "never then madvise: the last wins, madvise is in force" add transparent_hugepage=
-# Regression (fixed): src/kcmdline.c check_stale() (via cmdline_each): every occurrence of
+# Regression (fixed): src/kcmdline.c check_stale() (via kparam_each): every occurrence of
 # transparent_hugepage= is judged, not the last one that wins. Input
 # /proc/cmdline "transparent_hugepage=never transparent_hugepage=madvise" with
 # [thp] enabled = madvise. Expected no suggestion at all; actual "remove
