@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "earlytune.h"
+#include "cmdline/kcmdtext.h"
 
 /* The next word of a parameter list: its start, or NULL at the end. */
 const char *kcmd_word(const char **p, size_t *len)
