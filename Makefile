@@ -41,7 +41,9 @@ CFLAGS   ?= -Os -g
 ALLCFLAGS = -std=gnu11 $(shell pkg-config --cflags blkid libkmod) $(WARN) $(CFLAGS) -D_GNU_SOURCE -DEARLYTUNE_VERSION='"$(VERSION)"' \
             -ffunction-sections -fdata-sections -Isrc
 
-SRCS     := $(wildcard src/*.c)
+# src/cmdline/: `earlytune cmdline` (suggestions, bootloader backends).
+SRCS     := $(wildcard src/*.c src/cmdline/*.c)
+HDRS     := $(wildcard src/*.h src/cmdline/*.h)
 LIBSRCS  := $(filter-out src/main.c,$(SRCS))
 OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 
@@ -71,7 +73,7 @@ SMALL    := -fno-asynchronous-unwind-tables
 $(BUILD)/earlytune: $(OBJS) $(DEPS_A)
 	$(CC) $(LDSTATIC) -Wl,--gc-sections -Wl,-z,noseparate-code -o $@ $(OBJS) $(LINK)
 
-$(BUILD)/obj/%.o: src/%.c src/*.h | $(DEPS_A)
+$(BUILD)/obj/%.o: src/%.c $(HDRS) | $(DEPS_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) $(SMALL) -c -o $@ $<
 
@@ -103,7 +105,7 @@ $(ZSTD_A):
 	ar rcs $@ $(ZSTD_DIR)/obj/*.o
 
 # --- tests --------------------------------------------------------------------
-$(BUILD)/san/%.o: src/%.c src/*.h
+$(BUILD)/san/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -O1 $(SAN) -c -o $@ $<
 
@@ -136,7 +138,7 @@ FUZZ_LDFLAGS_netlink := -Wl,--wrap=send,--wrap=recvmsg
 
 $(FUZZ_BINS): $(FUZZ_OBJS)
 
-$(BUILD)/fuzzobj/%.o: src/%.c src/*.h
+$(BUILD)/fuzzobj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -79,14 +79,15 @@ int root_write_atomic(const struct root *r, const char *rel, const char *data, s
 int write_full(int fd, const void *data, size_t len);
 extern bool root_no_openat2; /* tests: use the resolver of kernels without openat2 */
 
-/* ---- cmdline.c: the kernel command line, split the way the kernel splits it ---- */
-int cmdline_get(const char *cmdline, const char *key, char *val, size_t size);
-bool cmdline_has(const char *cmdline, const char *key);
-int cmdline_each(const char *cmdline, int (*fn)(const char *key, const char *val, void *data), void *data);
-bool cmdline_key_eq(const char *a, const char *b);
-bool cmdline_has_param(const char *cmdline, const char *param);
+/* ---- kparam.c: the kernel command line, split the way the kernel splits it ---- */
+bool kparam_space(char c); /* the kernel's isspace(): with 0xA0 */
+int kparam_get(const char *cmdline, const char *key, char *val, size_t size);
+bool kparam_has(const char *cmdline, const char *key);
+int kparam_each(const char *cmdline, int (*fn)(const char *key, const char *val, void *data), void *data);
+bool kparam_key_eq(const char *a, const char *b);
+bool kparam_has_param(const char *cmdline, const char *param);
 
-bool cmdline_disabled(const char *cmdline);
+bool kparam_disabled(const char *cmdline);
 
 /* ---- selector files: "always [madvise] never" ---- */
 int selector_active(const char *content, char *out, size_t size);
@@ -311,25 +312,9 @@ int cmd_verify(struct ctx *c);
 int cmd_revert(struct ctx *c);
 int cmd_forget(struct ctx *c);
 
-/* ---- kcmdline.c: suggestions and bootloader integration ---- */
-int cmdline_check_key(const char *key, const char *value, char *why, size_t size);
+/* ---- cmdline/: kernel command-line suggestions and bootloader integration ---- */
+int cmdline_check_key(const char *key, const char *value, char *why, size_t size); /* keys.c */
 int cmd_cmdline_suggest(struct ctx *c);
 int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update);
 int cmd_cmdline_remove(struct ctx *c);
 int cmd_cmdline_verify(struct ctx *c);
-
-/* ---- kcmdtext.c: pure edits of command-line text (unit-tested, fuzzed) ----
- * A text is split as the kernel splits its command line (isspace() with
- * 0xA0, double quotes grouping); a params list on the same spaces. Each
- * returns 0 with *out malloc'ed, or -errno. remove(add(old, m), m) == old
- * byte for byte, where m comes from kcmd_missing(old, params). */
-int kcmd_missing(const char *text, const char *params, char **out);
-int kcmd_add(const char *old, const char *params, char **out);    /* -EINVAL: old ends inside a quote */
-int kcmd_remove(const char *old, const char *params, char **out);
-int kcmd_kept(const char *old, const char *out, const char *params); /* 0, or -EPROTO */
-int kcmd_base(const char *proc_cmdline, char **out);
-int grub_dropin_body(const char *params, char **out);
-bool kcmd_has(const char *text, const char *word);
-bool kcmd_space(char c);
-const char *kcmd_word(const char **p, size_t *len);
-bool kcmd_needs_quotes(const char *w, size_t n);

@@ -397,7 +397,7 @@ int cmd_apply(struct ctx *c)
 	struct plan p = { 0 };
 	int r;
 
-	if (cmdline_disabled(c->kernel.cmdline)) {
+	if (kparam_disabled(c->kernel.cmdline)) {
 		r = sysctl_mask_guard(&c->root);
 		log_msg(LOG_NOTICE, "earlytune=0 on the kernel command line: applying nothing%s",
 			r < 0 ? "" : "; sysctl guard masked for this boot");

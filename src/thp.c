@@ -175,7 +175,7 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 	}
 	item_set(&it->current, it->selector ? active : raw);
 	if (!strcmp(e->key, "enabled") && !override &&
-	    cmdline_get(c->kernel.cmdline, "transparent_hugepage", v, sizeof(v))) {
+	    kparam_get(c->kernel.cmdline, "transparent_hugepage", v, sizeof(v))) {
 		/* Neutral: the configuration itself yields to the command line
 		 * unless override_cmdline = yes, so this boot does not ask for it. */
 		it->action = ACT_SKIP;

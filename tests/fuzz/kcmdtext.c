@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The command-line text editors behind GRUB, BLS and kernel-install
- * (src/kcmdtext.c). Input: the parameters to add on the first line, the
+ * (src/cmdline/kcmdtext.c). Input: the parameters to add on the first line, the
  * file's old bytes after it. Properties, with m = kcmd_missing(old, params):
  * kcmd_add keeps every byte and parameter of old and never shortens it; a
  * second add changes nothing; kcmd_remove(kcmd_add(old), m) gives back old
@@ -10,6 +10,7 @@
  * either is built or refused with EINVAL, and quotes what needs quoting.
  */
 #include "fuzz.h"
+#include "cmdline/kcmdtext.h"
 
 static void roundtrip(const char *old, const char *params)
 {

@@ -129,7 +129,7 @@ sed -i "s/\$/ $OURS/" "$t/proc/cmdline"
 printf '[cmdline]\nadd = nowatchdog\n' >"$WORK/nowd.conf"
 check_rc "ubuntu: apply after reboot with a new parameter" 0 -- "$ET" cmdline apply --root "$t" --config "$WORK/nowd.conf"
 final=$(grub_default "$t")
-# Regression (fixed): src/kcmdline.c apply_backend() (grub branch) + wanted_params(): after a
+# Regression (fixed): src/cmdline/kcmdline.c apply_backend() (grub's update) + wanted_params(): after a
 # reboot, parameters already in /proc/cmdline are not "wanted", and the grub
 # branch rewrites the drop-in (and the state, snprintf instead of append) from
 # the new parameters only. Input: apply (THP+NVMe), reboot with them, then
@@ -176,7 +176,7 @@ eq "debian, 6.12, two mTHP sizes: thp_anon= in the drop-in, quoted for GRUB" "$(
 grub_line_safe "console=tty0 quiet"; eq "grub_line_safe accepts a plain line" $? 0
 grub_line_safe 'a "x;y" b\;c'; eq "grub_line_safe accepts quoted and escaped ;" $? 0
 grub_line_safe "a x;y"; eq "grub_line_safe refuses a bare ;" $? 1
-# Regression (fixed): src/kcmdline.c grub_write(): parameters go into
+# Regression (fixed): src/cmdline/grub.c grub_add(): parameters go into
 # GRUB_CMDLINE_LINUX_DEFAULT unquoted, and 10_linux copies that verbatim onto
 # grub.cfg's linux line, where ';' separates commands (GRUB manual, Shell-like
 # scripting). Input: kernel 6.12, [thp] size.64kB.enabled = madvise and
@@ -266,7 +266,7 @@ printf 'root=UUID=x  ro quiet' >"$t/etc/kernel/cmdline"
 orig=$(od -An -c "$t/etc/kernel/cmdline")
 check_rc "kernel-install, hand-written file: apply exits 0" 0 -- "$ET" cmdline apply --root "$t"
 check_rc "kernel-install, hand-written file: remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
-# Regression (fixed): src/kcmdline.c kinstall_edit(): the file is rebuilt word by word (single
+# Regression (fixed): src/cmdline/kinstall.c kinstall_add(): the file is rebuilt word by word (single
 # spaces, a newline added), so remove does not remove "exactly those tokens".
 # Input: /etc/kernel/cmdline "root=UUID=x  ro quiet" (two spaces, no final
 # newline), apply, remove. Expected the original bytes; actual
@@ -312,7 +312,7 @@ check_rc "ostree, two mTHP sizes: apply exits 0" 0 -- "$ET" cmdline apply --root
 cmd=$(printf '%s\n' "$OUT" | sed -n 's/^ *\(rpm-ostree kargs .*\)$/\1/p')
 rm -f "$LOG.rpm-ostree"
 stubs sh -c "$cmd" >/dev/null 2>&1
-# Regression (fixed): src/kcmdline.c apply_backend() (ostree branch): the printed command is
+# Regression (fixed): src/cmdline/ostree.c ostree_add(): the printed command is
 # not shell-quoted. Input: kernel 6.12, [thp] size.64kB.enabled = madvise and
 # size.2048kB.enabled = always. Expected rpm-ostree to get
 # --append-if-missing=thp_anon=64K:madvise;2048K:always as one argument;
@@ -350,7 +350,7 @@ printf '%s\n' 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"' >"$t/etc/default/grub"
 before=$(listing "$t")
 "$ET" cmdline apply --backend kernel-install --root "$t" >/dev/null 2>&1
 rc=$?
-# Regression (fixed): src/kcmdline.c kinstall_edit(): a missing /etc/kernel/cmdline is taken
+# Regression (fixed): src/cmdline/kinstall.c kinstall_add(): a missing /etc/kernel/cmdline is taken
 # as empty. Input: --backend kernel-install, no etc/kernel/cmdline, /proc/cmdline
 # "... root=UUID=x ro quiet". Expected: refuse, or seed the file from
 # /proc/cmdline as kernel-install would (root= kept); actual: exit 0 and a file
@@ -500,7 +500,7 @@ on "root=UUID=x transparent_hugepage=madvise transparent_hugepage=madvise"
 eq "repeated transparent_hugepage=madvise: nothing suggested" "$(suggs)" ""
 on "root=UUID=x transparent_hugepage=never transparent_hugepage=madvise"
 no_sugg "never then madvise: the last wins, madvise is in force" add transparent_hugepage=
-# Regression (fixed): src/kcmdline.c check_stale() (via cmdline_each): every occurrence of
+# Regression (fixed): src/cmdline/suggest.c check_stale() (via kparam_each): every occurrence of
 # transparent_hugepage= is judged, not the last one that wins. Input
 # /proc/cmdline "transparent_hugepage=never transparent_hugepage=madvise" with
 # [thp] enabled = madvise. Expected no suggestion at all; actual "remove

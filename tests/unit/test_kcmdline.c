@@ -8,6 +8,7 @@
  * earlytune did not add.
  */
 #include "unit.h"
+#include "cmdline/kcmdtext.h"
 
 static void expect_add(const char *old, const char *params, const char *want)
 {

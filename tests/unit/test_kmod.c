@@ -273,7 +273,7 @@ static void test_kernel_probe(void **state)
 	assert_int_equal(k->version, KV(6, 8));
 	assert_true(k->version >= KV(5, 0));
 	assert_non_null(k->cmdline);
-	assert_true(cmdline_disabled(k->cmdline));
+	assert_true(kparam_disabled(k->cmdline));
 	assert_false(k->modules);
 	assert_int_equal(k->hypervisor, -1);
 	kernel_free(k);

@@ -16,7 +16,7 @@ struct arg {
 /* The kernel's isspace() (lib/ctype.c): besides \t \n \v \f \r and ' ',
  * its Latin-1 table marks 0xA0 (no-break space) as space; libc's "C"
  * locale does not. */
-static bool kernel_isspace(char ch)
+bool kparam_space(char ch)
 {
 	unsigned char u = (unsigned char)ch;
 
@@ -29,7 +29,7 @@ static const char *next_arg(const char *s, struct arg *a)
 	bool in_quote = false, quoted = false, strip_end;
 	const char *eq = NULL, *p;
 
-	while (kernel_isspace(*s))
+	while (kparam_space(*s))
 		s++;
 	if (!*s)
 		return NULL;
@@ -38,7 +38,7 @@ static const char *next_arg(const char *s, struct arg *a)
 		in_quote = quoted = true;
 	}
 	for (p = s; *p; p++) {
-		if (!in_quote && kernel_isspace(*p))
+		if (!in_quote && kparam_space(*p))
 			break;
 		if (!eq && *p == '=')
 			eq = p;
@@ -83,7 +83,7 @@ static bool key_eq(const char *k, size_t klen, const char *want)
 
 /* 1 when found (the last occurrence wins, as for module parameters), 0 when
  * absent; val gets "" for a bare key. */
-int cmdline_get(const char *cmdline, const char *key, char *val, size_t size)
+int kparam_get(const char *cmdline, const char *key, char *val, size_t size)
 {
 	const char *s = cmdline ? cmdline : "";
 	struct arg a;
@@ -107,7 +107,7 @@ int cmdline_get(const char *cmdline, const char *key, char *val, size_t size)
 
 /* Calls fn for each kernel parameter (up to "--") with its key and value
  * (NULL for a bare key), both without quotes; stops when fn returns < 0. */
-int cmdline_each(const char *cmdline, int (*fn)(const char *key, const char *val, void *data), void *data)
+int kparam_each(const char *cmdline, int (*fn)(const char *key, const char *val, void *data), void *data)
 {
 	const char *s = cmdline ? cmdline : "";
 	char key[256], val[1024];
@@ -127,26 +127,26 @@ int cmdline_each(const char *cmdline, int (*fn)(const char *key, const char *val
 }
 
 /* Kernel parameter keys compare with '-' and '_' alike. */
-bool cmdline_key_eq(const char *a, const char *b)
+bool kparam_key_eq(const char *a, const char *b)
 {
 	return key_eq(a, strlen(a), b);
 }
 
 /* "key" or "key=value" in force: the last occurrence of key carries value. */
-bool cmdline_has_param(const char *cmdline, const char *param)
+bool kparam_has_param(const char *cmdline, const char *param)
 {
 	char key[256], val[1024];
 	const char *eq = strchr(param, '=');
 
 	snprintf(key, sizeof(key), "%.*s", (int)(eq ? (size_t)(eq - param) : strlen(param)), param);
-	if (!cmdline_get(cmdline, key, val, sizeof(val)))
+	if (!kparam_get(cmdline, key, val, sizeof(val)))
 		return false;
 	return !eq || !strcmp(val, eq + 1);
 }
 
-bool cmdline_has(const char *cmdline, const char *key)
+bool kparam_has(const char *cmdline, const char *key)
 {
-	return cmdline_get(cmdline, key, NULL, 0) > 0;
+	return kparam_get(cmdline, key, NULL, 0) > 0;
 }
 
 static bool is_false(const char *v)
@@ -157,11 +157,11 @@ static bool is_false(const char *v)
 
 /* earlytune=0 switches everything off; rd.earlytune=0 as well (the initramfs
  * spelling, honoured in the real root too so one switch covers a boot). */
-bool cmdline_disabled(const char *cmdline)
+bool kparam_disabled(const char *cmdline)
 {
 	char v[32];
 
-	if (cmdline_get(cmdline, "earlytune", v, sizeof(v)) && is_false(v))
+	if (kparam_get(cmdline, "earlytune", v, sizeof(v)) && is_false(v))
 		return true;
-	return cmdline_get(cmdline, "rd.earlytune", v, sizeof(v)) && is_false(v);
+	return kparam_get(cmdline, "rd.earlytune", v, sizeof(v)) && is_false(v);
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The kernel command-line lexer (src/cmdline.c). Properties: outside double
- * quotes, no key or value cmdline_each() yields holds a byte the kernel's
+ * The kernel command-line lexer (src/kparam.c). Properties: outside double
+ * quotes, no key or value kparam_each() yields holds a byte the kernel's
  * isspace() splits on (lib/ctype.c: \t \n \v \f \r, space and 0xA0);
- * cmdline_get() finds every key cmdline_each() yields, with the value of its
- * last occurrence, and cmdline_has_param() agrees; cmdline_disabled() is true
+ * kparam_get() finds every key kparam_each() yields, with the value of its
+ * last occurrence, and kparam_has_param() agrees; kparam_disabled() is true
  * exactly when the last earlytune= or rd.earlytune= is a "false" word.
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "fuzz.h"
 
-#define MAX_CHECKED 8 /* keys checked against cmdline_get(): the check is quadratic */
+#define MAX_CHECKED 8 /* keys checked against kparam_get(): the check is quadratic */
 
 struct args {
 	char **key, **val;
@@ -37,7 +37,7 @@ static int collect(const char *key, const char *val, void *data)
 {
 	struct args *a = data;
 
-	fuzz_assert(key, "cmdline_each gave a NULL key");
+	fuzz_assert(key, "kparam_each gave a NULL key");
 	if (!a->quotes) {
 		fuzz_assert(!has_kernel_space(key), "key '%s' holds kernel white space", key);
 		fuzz_assert(!val || !has_kernel_space(val), "value '%s' holds kernel white space", val);
@@ -70,7 +70,7 @@ static const char *last_value(const struct args *a, size_t i)
 	size_t last = i;
 
 	for (size_t j = i + 1; j < a->n; j++)
-		if (cmdline_key_eq(a->key[j], a->key[i]))
+		if (kparam_key_eq(a->key[j], a->key[i]))
 			last = j;
 	return a->val[last] ? a->val[last] : "";
 }
@@ -81,27 +81,27 @@ static void check_get(const char *cl, const struct args *a, char *buf, size_t si
 		const char *want = last_value(a, i);
 		char *param;
 
-		/* cmdline_each() cuts keys at 255 and values at 1023 bytes. */
+		/* kparam_each() cuts keys at 255 and values at 1023 bytes. */
 		if (strlen(a->key[i]) >= 255 || strlen(want) >= 1023)
 			continue;
-		fuzz_assert(cmdline_get(cl, a->key[i], buf, size) == 1, "key '%s' not found", a->key[i]);
-		fuzz_assert(!strcmp(buf, want), "key '%s': cmdline_get '%s', cmdline_each '%s'",
+		fuzz_assert(kparam_get(cl, a->key[i], buf, size) == 1, "key '%s' not found", a->key[i]);
+		fuzz_assert(!strcmp(buf, want), "key '%s': kparam_get '%s', kparam_each '%s'",
 			    a->key[i], buf, want);
 		param = xasprintf("%s=%s", a->key[i], want);
 		if (!param)
 			abort();
-		fuzz_assert(cmdline_has_param(cl, param), "cmdline_has_param('%s') false", param);
+		fuzz_assert(kparam_has_param(cl, param), "kparam_has_param('%s') false", param);
 		free(param);
 	}
 }
 
 static void check_disabled(const char *cl, char *buf, size_t size)
 {
-	bool off = (cmdline_get(cl, "earlytune", buf, size) && is_false(buf)) ||
-		   (cmdline_get(cl, "rd.earlytune", buf, size) && is_false(buf));
+	bool off = (kparam_get(cl, "earlytune", buf, size) && is_false(buf)) ||
+		   (kparam_get(cl, "rd.earlytune", buf, size) && is_false(buf));
 
-	fuzz_assert(cmdline_disabled(cl) == off, "cmdline_disabled says %d, cmdline_get %d",
-		    cmdline_disabled(cl), off);
+	fuzz_assert(kparam_disabled(cl) == off, "kparam_disabled says %d, kparam_get %d",
+		    kparam_disabled(cl), off);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!buf)
 		abort();
-	fuzz_assert(cmdline_each(cl, collect, &a) == 0, "cmdline_each failed");
+	fuzz_assert(kparam_each(cl, collect, &a) == 0, "kparam_each failed");
 	check_get(cl, &a, buf, size + 1);
 	check_disabled(cl, buf, size + 1);
 	for (size_t i = 0; i < a.n; i++) {

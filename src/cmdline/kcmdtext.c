@@ -16,24 +16,18 @@
 #include <string.h>
 
 #include "earlytune.h"
-
-bool kcmd_space(char ch)
-{
-	unsigned char c = (unsigned char)ch;
-
-	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
-}
+#include "cmdline/kcmdtext.h"
 
 /* The next word of a parameter list: its start, or NULL at the end. */
 const char *kcmd_word(const char **p, size_t *len)
 {
 	const char *s = *p, *e;
 
-	while (*s && kcmd_space(*s))
+	while (*s && kparam_space(*s))
 		s++;
 	if (!*s)
 		return NULL;
-	for (e = s; *e && !kcmd_space(*e); e++)
+	for (e = s; *e && !kparam_space(*e); e++)
 		;
 	*len = (size_t)(e - s);
 	*p = e;
@@ -47,11 +41,11 @@ static const char *next_token(const char **p, size_t *len, bool *open)
 	const char *s = *p, *e;
 	bool q = false;
 
-	while (*s && kcmd_space(*s))
+	while (*s && kparam_space(*s))
 		s++;
 	if (!*s)
 		return NULL;
-	for (e = s; *e && (q || !kcmd_space(*e)); e++)
+	for (e = s; *e && (q || !kparam_space(*e)); e++)
 		if (*e == '"')
 			q = !q;
 	*len = (size_t)(e - s);
@@ -142,7 +136,7 @@ int kcmd_add(const char *old, const char *params, char **out)
 		;
 	if (*add && open)
 		return -EINVAL;
-	while (ins && kcmd_space(old[ins - 1]))
+	while (ins && kparam_space(old[ins - 1]))
 		ins--;
 	sb_printf(&sb, "%.*s", (int)ins, old);
 	for (p = add; (w = kcmd_word(&p, &tlen));) {
@@ -173,7 +167,7 @@ int kcmd_remove(const char *old, const char *params, char **out)
 			continue;
 		if (t > buf)
 			t--;
-		else if (*end && kcmd_space(*end))
+		else if (*end && kparam_space(*end))
 			end++;
 		memmove(t, end, strlen(end) + 1);
 	}

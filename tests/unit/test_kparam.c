@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* cmdline.c: the kernel command line, split the way the kernel splits it. */
+/* kparam.c: the kernel command line, split the way the kernel splits it. */
 #include "unit.h"
 
 /* Asserts key is present with value want (NULL: asserts it is absent). */
 static void expect_get(const char *cmdline, const char *key, const char *want)
 {
 	char val[256] = "untouched";
-	int r = cmdline_get(cmdline, key, val, sizeof(val));
+	int r = kparam_get(cmdline, key, val, sizeof(val));
 
 	if (!want) {
 		if (r != 0)
@@ -33,9 +33,9 @@ static void test_plain_and_bare(void **state)
 	expect_get(cl, "", NULL);
 	expect_get("", "quiet", NULL);
 	expect_get(NULL, "quiet", NULL);
-	assert_true(cmdline_has(cl, "quiet"));
-	assert_true(cmdline_has(cl, "root"));
-	assert_false(cmdline_has(cl, "loud"));
+	assert_true(kparam_has(cl, "quiet"));
+	assert_true(kparam_has(cl, "root"));
+	assert_false(kparam_has(cl, "loud"));
 }
 
 static void test_quotes(void **state)
@@ -57,10 +57,10 @@ static void test_quotes(void **state)
 }
 
 /*
- * Regression (fixed): src/cmdline.c next_arg() strips a trailing '"' from every value, but
+ * Regression (fixed): src/kparam.c next_arg() strips a trailing '"' from every value, but
  * the kernel's next_arg() (lib/cmdline.c) strips it only when the value (or
  * the whole argument) began with a quote. For `foo=a"b c"` the kernel's
- * value is `a"b c"`; cmdline_get() returns `a"b c`.
+ * value is `a"b c"`; kparam_get() returns `a"b c`.
  */
 static void test_quote_mid_value_kept(void **state)
 {
@@ -96,7 +96,7 @@ static void test_double_dash_ends(void **state)
 	expect_get(cl, "earlytune", NULL);
 	expect_get(cl, "single", NULL);
 	expect_get(cl, "--", NULL);
-	assert_false(cmdline_disabled(cl));
+	assert_false(kparam_disabled(cl));
 	/* "--x" or "--=1" is an ordinary argument, not the end marker. */
 	expect_get("--x a=1", "a", "1");
 	expect_get("--=1 a=2", "a", "2");
@@ -104,7 +104,7 @@ static void test_double_dash_ends(void **state)
 
 /* Regression (defect 15 of issue 8): the kernel's isspace() counts 0xA0 as
  * white space (lib/ctype.c); earlytune=0 after one was missed.
- * Also guarded by tests/fuzz/regress/cmdline/nbsp*. */
+ * Also guarded by tests/fuzz/regress/kparam/nbsp*. */
 static void test_nbsp_separates(void **state)
 {
 	expect_get("quiet\xa0" "earlytune=0", "earlytune", "0");
@@ -112,8 +112,8 @@ static void test_nbsp_separates(void **state)
 	expect_get("a=1\xa0\xa0" "b=2\xa0", "a", "1");
 	expect_get("a=1\xa0\xa0" "b=2\xa0", "b", "2");
 	expect_get("a=\"x\xa0y\"", "a", "x\xa0y");
-	assert_true(cmdline_disabled("quiet\xa0" "earlytune=0"));
-	assert_true(cmdline_disabled("\xa0rd.earlytune=0\xa0"));
+	assert_true(kparam_disabled("quiet\xa0" "earlytune=0"));
+	assert_true(kparam_disabled("\xa0rd.earlytune=0\xa0"));
 }
 
 static void test_separators(void **state)
@@ -139,43 +139,43 @@ static void test_long_value_truncated(void **state)
 	memset(cl + 11, 'v', n);
 	strcpy(cl + 11 + n, " after=1");
 	memset(&buf, 'C', sizeof(buf));
-	assert_int_equal(cmdline_get(cl, "long", buf.val, sizeof(buf.val)), 1);
+	assert_int_equal(kparam_get(cl, "long", buf.val, sizeof(buf.val)), 1);
 	assert_int_equal(strlen(buf.val), sizeof(buf.val) - 1);
 	assert_memory_equal(buf.val, "vvvvvvvvvvvvvvv", sizeof(buf.val));
 	for (size_t i = 0; i < sizeof(buf.canary); i++)
 		assert_int_equal(buf.canary[i], 'C');
-	assert_int_equal(cmdline_get(cl, "after", buf.val, sizeof(buf.val)), 1);
+	assert_int_equal(kparam_get(cl, "after", buf.val, sizeof(buf.val)), 1);
 	assert_string_equal(buf.val, "1");
 	/* size 1 leaves room for the terminator only; NULL/0 only tests presence. */
 	memset(buf.val, 'X', sizeof(buf.val));
-	assert_int_equal(cmdline_get(cl, "long", buf.val, 1), 1);
+	assert_int_equal(kparam_get(cl, "long", buf.val, 1), 1);
 	assert_string_equal(buf.val, "");
 	assert_int_equal(buf.val[1], 'X');
-	assert_int_equal(cmdline_get(cl, "long", NULL, 0), 1);
+	assert_int_equal(kparam_get(cl, "long", NULL, 0), 1);
 	free(cl);
 }
 
 static void test_disabled(void **state)
 {
-	assert_true(cmdline_disabled("quiet earlytune=0"));
-	assert_true(cmdline_disabled("rd.earlytune=0 quiet"));
-	assert_true(cmdline_disabled("earlytune=no"));
-	assert_true(cmdline_disabled("earlytune=off"));
-	assert_true(cmdline_disabled("earlytune=false"));
-	assert_true(cmdline_disabled("earlytune=N"));
-	assert_true(cmdline_disabled("rd.earlytune=OFF"));
-	assert_true(cmdline_disabled("earlytune=1 rd.earlytune=0"));
-	assert_true(cmdline_disabled("earlytune=\"0\""));
-	assert_false(cmdline_disabled("earlytune=1"));
-	assert_false(cmdline_disabled("earlytune=yes"));
-	assert_false(cmdline_disabled("earlytune"));
-	assert_false(cmdline_disabled("earlytune=0 earlytune=1"));
-	assert_false(cmdline_disabled("rd.earlytune=1"));
-	assert_false(cmdline_disabled("earlytune_x=0 xearlytune=0 rd.earlytunes=0"));
-	assert_false(cmdline_disabled("earlytune=00"));
-	assert_false(cmdline_disabled(""));
-	assert_false(cmdline_disabled(NULL));
-	assert_true(cmdline_disabled("earlytune=1 earlytune=0\n"));
+	assert_true(kparam_disabled("quiet earlytune=0"));
+	assert_true(kparam_disabled("rd.earlytune=0 quiet"));
+	assert_true(kparam_disabled("earlytune=no"));
+	assert_true(kparam_disabled("earlytune=off"));
+	assert_true(kparam_disabled("earlytune=false"));
+	assert_true(kparam_disabled("earlytune=N"));
+	assert_true(kparam_disabled("rd.earlytune=OFF"));
+	assert_true(kparam_disabled("earlytune=1 rd.earlytune=0"));
+	assert_true(kparam_disabled("earlytune=\"0\""));
+	assert_false(kparam_disabled("earlytune=1"));
+	assert_false(kparam_disabled("earlytune=yes"));
+	assert_false(kparam_disabled("earlytune"));
+	assert_false(kparam_disabled("earlytune=0 earlytune=1"));
+	assert_false(kparam_disabled("rd.earlytune=1"));
+	assert_false(kparam_disabled("earlytune_x=0 xearlytune=0 rd.earlytunes=0"));
+	assert_false(kparam_disabled("earlytune=00"));
+	assert_false(kparam_disabled(""));
+	assert_false(kparam_disabled(NULL));
+	assert_true(kparam_disabled("earlytune=1 earlytune=0\n"));
 }
 
 /* The kernel splits on isspace(): \r, \v and \f separate like a space. */
@@ -192,7 +192,7 @@ static void test_all_white_space(void **state)
  * and no other byte above 0x7f. */
 static void test_kernel_space_a0(void **state)
 {
-	assert_true(cmdline_disabled("quiet\xa0" "earlytune=0"));
+	assert_true(kparam_disabled("quiet\xa0" "earlytune=0"));
 	expect_get("a=1\xa0" "b=2", "a", "1");
 	expect_get("a=1\xa0" "b=2", "b", "2");
 	expect_get("\xa0\xa0" "x=\"1\xa0" "2\"\xa0", "x", "1\xa0" "2");
@@ -216,4 +216,4 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_disabled),
 };
 
-UNIT_MAIN("cmdline", tests)
+UNIT_MAIN("kparam", tests)

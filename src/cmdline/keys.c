@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * [cmdline] keys, checked when the configuration is read: a plain function
+ * of the key and value that calls nothing back in the configuration reader.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "earlytune.h"
+
+static bool param_word(const char *w)
+{
+	if (!*w || *w == '=' || *w == '-')
+		return false;
+	for (; *w; w++)
+		if ((unsigned char)*w <= ' ' || *w == '"' || *w == '\'' || *w == '\\' || *w == '$' || *w == '`')
+			return false;
+	return true;
+}
+
+int cmdline_check_key(const char *key, const char *value, char *why, size_t size)
+{
+	char w[WORD_MAX];
+	size_t len;
+
+	if (!strcmp(key, "match.vendor") || !strcmp(key, "match.product") || !strcmp(key, "match.disk"))
+		return 0;
+	if (strcmp(key, "add")) {
+		snprintf(why, size, "unknown key '%s' in [cmdline]; allowed: add match.vendor match.product match.disk", key);
+		return -EINVAL;
+	}
+	while ((len = next_word(&value, w, sizeof(w))))
+		if (len >= sizeof(w) || !param_word(w)) {
+			snprintf(why, size, "[cmdline] add: '%s' is not a kernel parameter (key or key=value, no quotes, spaces or shell characters)", w);
+			return -EINVAL;
+		}
+	return 0;
+}
