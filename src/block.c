@@ -373,8 +373,9 @@ static void read_ident(struct ctx *c, struct disk *d, const char *what, char *ou
  * "dm-0 (vg0-root) on vda (virtual)". */
 static void stack_resolve(struct ctx *c, struct disk *d)
 {
-	char rel[PATH_MAX], dm[128] = "";
+	char rel[PATH_MAX], dm[128] = "", uuid[160] = "";
 	size_t len;
+	bool mp;
 	int r;
 
 	if (strcmp(d->cls, "stacked"))
@@ -388,8 +389,13 @@ static void stack_resolve(struct ctx *c, struct disk *d)
 		snprintf(d->err, sizeof(d->err), "cannot classify the slaves: %s", strerror(ENOMEM));
 	snprintf(rel, sizeof(rel), "%s/dm/name", d->dir);
 	disk_fail(d, root_read(&c->root, rel, dm, sizeof(dm)), rel);
-	len = (size_t)snprintf(d->why, sizeof(d->why), "%s%s%s%s %s", d->name, *dm ? " (" : "", dm, *dm ? ")" : "",
-			       d->nslaves ? "on" : "with no slaves");
+	/* multipathd names its maps' uuids "mpath-WWID": its slaves are paths to one LUN */
+	snprintf(rel, sizeof(rel), "%s/dm/uuid", d->dir);
+	disk_fail(d, root_read(&c->root, rel, uuid, sizeof(uuid)), rel);
+	mp = prefix(uuid, "mpath-");
+	len = (size_t)snprintf(d->why, sizeof(d->why), "%s%s%s%s%s %s", d->name, *dm ? " (" : "",
+			       mp ? "multipath " : "", dm, *dm ? ")" : "",
+			       !d->nslaves ? "with no slaves" : mp ? "on paths" : "on");
 	for (size_t i = 0; d->scls && i < d->nslaves; i++) {
 		char dir[PATH_MAX];
 		struct disk s = { .name = d->slaves[i], .dir = dir };
@@ -526,24 +532,39 @@ static struct bconf *bconf_new(const struct config *cfg)
 	return bc;
 }
 
-static bool section_matches(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
+/* The first match.KEY of section i that d fails, NULL when d matches it. */
+static const struct cfg_entry *section_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
 {
 	for (size_t k = 0; k < bc->nk; k++) {
 		const struct cfg_entry *e = bc->eff[i * bc->nk + k];
 
 		if (e && !strncmp(e->key, "match.", 6) && !match_one(c, d, e->key + 6, e->value))
-			return false;
+			return e;
 	}
+	return NULL;
+}
+
+/* The unnamed [block] exists only when the configuration sets a key in it. */
+static bool section_empty(const struct bconf *bc, size_t i)
+{
+	for (size_t k = 0; k < bc->nk; k++)
+		if (bc->eff[i * bc->nk + k])
+			return false;
 	return true;
 }
 
+static const char *section_name(const struct bconf *bc, size_t i)
+{
+	return bc->sections[i] ? bc->sections[i] : "[block]";
+}
+
 /* The last matching section that sets key k wins. */
-static const struct cfg_entry *lookup(const struct bconf *bc, const bool *matched, size_t k)
+static const struct cfg_entry *lookup(const struct bconf *bc, const struct cfg_entry *const *miss, size_t k)
 {
 	const struct cfg_entry *best = NULL;
 
 	for (size_t i = 0; k < bc->nk && i < bc->ns; i++)
-		if (matched[i] && bc->eff[i * bc->nk + k])
+		if (!miss[i] && bc->eff[i * bc->nk + k])
 			best = bc->eff[i * bc->nk + k];
 	return best;
 }
@@ -824,18 +845,14 @@ static void defer_item(struct item *it, const struct disk *d)
 }
 
 /* A stacked device that is not ready yet is tuned on the change event udev
- * sends when it is: every item planned for it waits, and --device says why. */
-static void stack_defer(struct ctx *c, struct plan *p, const struct disk *d, size_t first)
+ * sends when it is: every item planned for it waits. */
+static void stack_defer(const struct plan *p, const struct disk *d, size_t first)
 {
-	struct item *it;
-
 	if (!*d->notready)
 		return;
 	for (size_t i = first; i < p->n; i++)
 		if (p->v[i].action == ACT_CHANGE || p->v[i].action == ACT_KEEP)
 			defer_item(&p->v[i], d);
-	if (first == p->n && c->ndevices && (it = plan_add(p, "block", d->name, "-", d->dir)))
-		defer_item(it, d);
 }
 
 /* No queue/scheduler, or (≤ 6.4) one that reads a bare "none". */
@@ -860,18 +877,86 @@ static void active_scheduler(struct ctx *c, const struct disk *d, struct sched_a
 		snprintf(sa->name, sizeof(sa->name), "-");
 }
 
+/* Why no section tunes d: the sections for other classes together, then
+ * each section for its class with the match.KEY that rules d out, or the
+ * sections that match and set nothing. */
+static void no_section_why(const struct bconf *bc, const struct cfg_entry *const *miss, struct strbuf *sb)
+{
+	const char *sep = " (sections for other classes: ";
+	bool any = false;
+
+	for (size_t i = 0; i < bc->ns; i++)
+		if (miss[i] && !strcmp(miss[i]->key, "match.class")) {
+			sb_printf(sb, "%s%s", sep, section_name(bc, i));
+			sep = ", ";
+			any = true;
+		}
+	sep = any ? "; " : " (";
+	for (size_t i = 0; i < bc->ns; i++)
+		if (miss[i] && strcmp(miss[i]->key, "match.class")) {
+			sb_printf(sb, "%s%s needs %s = %s", sep, section_name(bc, i), miss[i]->key, miss[i]->value);
+			sep = "; ";
+			any = true;
+		}
+	for (size_t i = 0; i < bc->ns; i++)
+		if (!miss[i] && !section_empty(bc, i)) {
+			sb_printf(sb, "%s%s matches it but sets nothing", sep, section_name(bc, i));
+			sep = "; ";
+			any = true;
+		}
+	if (any)
+		sb_printf(sb, ")");
+}
+
+/* A disk that no section tunes gets one line saying what it is and why
+ * nothing applies, not silence (udev hands earlytune dm, md, sr and zram
+ * devices too). */
+static void nothing_applies(struct plan *p, const struct disk *d, const struct bconf *bc,
+			    const struct cfg_entry *const *miss)
+{
+	struct strbuf why = { 0 };
+	const char *what = "";
+	struct item *it = plan_add(p, "block", d->name, "-", d->dir);
+
+	if (!it)
+		return;
+	if (!strcmp(d->cls, "stacked"))
+		what = prefix(d->name, "md") ? "md software RAID, " : "a device-mapper map (LVM, LUKS, multipath), ";
+	else if (prefix(d->name, "dm-"))
+		what = "a device-mapper node without dm/: not set up yet (udev's change event follows), ";
+	else if (!strcmp(d->cls, "zram"))
+		what = "a compressed RAM disk, ";
+	else if (!strcmp(d->cls, "loop"))
+		what = "a loop device, ";
+	else if (prefix(d->name, "sr"))
+		what = "an optical drive, ";
+	it->cls = d->cls;
+	item_skip(it, NULL);
+	no_section_why(bc, miss, &why);
+	item_setf(&it->reason, "%s%s disk (%s): no [block] section matches it, so nothing applies%s", what,
+		  d->cls, d->why, why.s ? why.s : "");
+	sb_free(&why);
+}
+
+/* Without any [block] section the block domain is not in use: only a disk
+ * asked for by --device gets a line. */
+static bool block_in_use(const struct ctx *c, const struct bconf *bc)
+{
+	return c->ndevices || bc->ns > 1 || !section_empty(bc, 0);
+}
+
 static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc)
 {
-	_cleanup_(freep) bool *matched = calloc(bc->ns, sizeof(*matched));
+	_cleanup_(freep) const struct cfg_entry **miss = calloc(bc->ns, sizeof(*miss));
 	struct sched_after sa = { .name = "" };
 	const struct cfg_entry *e;
 	size_t first = p->n;
 
-	if (!matched)
+	if (!miss)
 		return;
 
 	for (size_t i = 0; i < bc->ns; i++)
-		matched[i] = section_matches(c, d, bc, i);
+		miss[i] = section_miss(c, d, bc, i);
 	if (*d->err) {
 		struct item *it = plan_add(p, "block", d->name, "-", d->dir);
 
@@ -883,18 +968,18 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 		return;
 	}
 	d->bio = bio_based(c, d);
-	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "scheduler"));
+	e = lookup(bc, miss, index_of(bc->keys, bc->nk, "scheduler"));
 	if (e)
 		plan_sched(c, p, d, e, &sa);
 	else
 		active_scheduler(c, d, &sa);
-	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "nr_requests"));
+	e = lookup(bc, miss, index_of(bc->keys, bc->nk, "nr_requests"));
 	if (e)
 		plan_value(c, p, d, "queue/nr_requests", e, &sa);
 	for (size_t k = 0; k < bc->nk; k++) {
 		char attr[128];
 
-		if (strncmp(bc->keys[k], "iosched.", 8) || !(e = lookup(bc, matched, k)))
+		if (strncmp(bc->keys[k], "iosched.", 8) || !(e = lookup(bc, miss, k)))
 			continue;
 		snprintf(attr, sizeof(attr), "queue/iosched/%s", bc->keys[k] + 8);
 		plan_value(c, p, d, attr, e, &sa);
@@ -902,11 +987,13 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 	for (const struct block_setting *s = block_settings; s->key; s++) {
 		if (s->rank != 3 && s->rank != 4)
 			continue;
-		e = lookup(bc, matched, index_of(bc->keys, bc->nk, s->key));
+		e = lookup(bc, miss, index_of(bc->keys, bc->nk, s->key));
 		if (e)
 			plan_value(c, p, d, s->attr, e, &sa);
 	}
-	stack_defer(c, p, d, first);
+	stack_defer(p, d, first);
+	if (p->n == first && block_in_use(c, bc))
+		nothing_applies(p, d, bc, miss);
 }
 
 /* ---- discovery ----------------------------------------------------------- */
@@ -1055,31 +1142,6 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
 	return NULL;
 }
 
-/* --device NAME that no section matches: one line saying what it is, not an
- * empty plan (udev hands earlytune dm, md, sr and zram devices too). */
-static void nothing_applies(struct plan *p, const struct disk *d)
-{
-	const char *what = "";
-	struct item *it = plan_add(p, "block", d->name, "-", d->dir);
-
-	if (!it)
-		return;
-	if (!strcmp(d->cls, "stacked"))
-		what = prefix(d->name, "md") ? "md software RAID, " : "a device-mapper map (LVM, LUKS, multipath), ";
-	else if (prefix(d->name, "dm-"))
-		what = "a device-mapper node without dm/: not set up yet (udev's change event follows), ";
-	else if (!strcmp(d->cls, "zram"))
-		what = "a compressed RAM disk, ";
-	else if (!strcmp(d->cls, "loop"))
-		what = "a loop device, ";
-	else if (prefix(d->name, "sr"))
-		what = "an optical drive, ";
-	it->cls = d->cls;
-	item_skip(it, NULL);
-	item_setf(&it->reason, "%s%s disk (%s): no [block] section matches it, so nothing applies", what, d->cls,
-		  d->why);
-}
-
 static void disk_free(struct disk *d)
 {
 	for (size_t i = 0; i < d->ntags; i++)
@@ -1146,14 +1208,10 @@ int block_plan(struct ctx *c, struct plan *p)
 
 		if (!dir)
 			continue;
-		size_t before = p->n;
-
 		classify(c, &d);
 		stack_resolve(c, &d);
 		log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, d.cls, d.why);
 		plan_disk(c, p, &d, bc);
-		if (c->ndevices && p->n == before)
-			nothing_applies(p, &d);
 		disk_free(&d);
 	}
 	for (size_t i = 0; i < n; i++)
