@@ -196,6 +196,16 @@ static void test_slave_unresolvable(void **state)
 	it = item(f, "dm-0", "-");
 	assert_int_equal(it->action, ACT_ERROR);
 	assert_contains(it->error, "cannot read sys/block/dm-0/slaves");
+	/* Review, issue 9: with the disk that holds vda1/partition, the slave
+	 * resolves to it, found the way --device vda1 finds it (one helper). */
+	disk(f, "vda", "[none]\n", "128\n", "1\n", VIRTIO);
+	attr(f, "vda", "vda1/partition", "1\n");
+	plan_free(&f->p);
+	memset(&f->p, 0, sizeof(f->p));
+	plan(f);
+	it = item(f, "dm-0", "queue/read_ahead_kb");
+	expect(it, "128", "7", ACT_CHANGE);
+	assert_contains(it->reason, "stacked disk (dm-0 (x) on vda (virtual))");
 }
 
 static const struct CMUnitTest tests[] = {
