@@ -19,20 +19,31 @@
 struct disk {
 	const char *name;
 	const char *dir; /* sys/block/NAME, or where a captured tree without sys/block keeps it */
-	const char *cls;
+	enum block_class cls;
 	char why[256];
 	char driver[64];
-	char path[PATH_MAX]; /* where sys/block/NAME points: the device path, "" unknown */
+	char path[PATH_MAX]; /* the device path: where sys/block/NAME points, dir itself when found under
+			      * sys/devices, "" unknown */
 	char **tags; /* "fstype=ext4", "uuid=…" from libblkid, read on demand */
 	size_t ntags;
 	bool probed;
 	bool bio; /* no I/O scheduler: blk-mq attributes do not apply to it */
 	char err[320]; /* a read that failed (not ENOENT) while classifying or matching */
 	char **slaves; /* stacked: the whole disks at the bottom, sorted */
-	const char **scls; /* their classes */
+	enum block_class *scls; /* their classes */
 	size_t nslaves;
 	char notready[96]; /* stacked: why it is not ready yet, "" when it is */
+	char sched[256]; /* queue/scheduler as read once by plan_disk */
+	int sched_r;     /* that read's result: -ENOENT none, another -errno unreadable */
+	char rot[16];    /* queue/rotational, read once on demand */
+	int rot_r;       /* that read's result, once rot_read */
+	bool rot_read;
 };
+
+static const char *cls_name(const struct disk *d)
+{
+	return block_classes[d->cls];
+}
 
 /* The scheduler a disk has after the plan: the one iosched.KEY tunes. */
 struct sched_after {
@@ -211,9 +222,9 @@ static bool scsi_removable(struct ctx *c, struct disk *d, const struct scsi_id *
  * pass physical disks through put volumes on their own channel:
  * megaraid_sas logical drives on channels 2-3 (physical 0-1), mpt3sas IR
  * volumes on channel 1, aacraid containers on channel 0; hpsa and smartpqi
- * name a volume's model "LOGICAL VOLUME". 1 a volume, 0 not a RAID host,
- * -1 a disk passed through (d->why says so). */
-static int scsi_raid(struct disk *d, const struct scsi_id *id)
+ * name a volume's model "LOGICAL VOLUME". 1 a volume (d->why says so), 0 not
+ * a RAID host, -1 a disk passed through (passed says so). */
+static int scsi_raid(struct disk *d, const struct scsi_id *id, char *passed, size_t size)
 {
 	const char *hd = id->host_driver;
 	bool vol;
@@ -232,33 +243,43 @@ static int scsi_raid(struct disk *d, const struct scsi_id *id)
 		snprintf(d->why, sizeof(d->why), "sd, hardware RAID volume: SCSI host driver %s, channel %d", hd,
 			 id->channel);
 	else
-		snprintf(d->why, sizeof(d->why), "sd, a physical disk passed through by %s (channel %d)", hd,
-			 id->channel);
+		snprintf(passed, size, "a physical disk passed through by %s (channel %d)", hd, id->channel);
 	return vol ? 1 : -1;
+}
+
+/* queue/rotational (its path in rel), read once: classify_scsi and
+ * wbt_default both need it. */
+static int read_rotational(struct ctx *c, struct disk *d, char *rel, size_t size)
+{
+	snprintf(rel, size, "%s/queue/rotational", d->dir);
+	if (d->rot_read)
+		return d->rot_r;
+	d->rot_read = true;
+	d->rot_r = root_read(&c->root, rel, d->rot, sizeof(d->rot));
+	if (d->rot_r < 0)
+		*d->rot = '\0';
+	return d->rot_r;
 }
 
 static void classify_scsi(struct ctx *c, struct disk *d)
 {
 	struct scsi_id id;
-	char rel[PATH_MAX], rot[16] = "", what[160] = "physical sd disk";
+	char rel[PATH_MAX], what[160] = "physical sd disk";
 	int hv, r;
 
 	read_scsi_id(c, d, &id);
 	if (scsi_virtual(d, &id)) {
-		d->cls = "virtual";
+		d->cls = BC_VIRTUAL;
 		return;
 	}
 	if (scsi_removable(c, d, &id)) {
-		d->cls = "removable";
+		d->cls = BC_REMOVABLE;
 		return;
 	}
-	r = scsi_raid(d, &id);
-	if (r > 0) {
-		d->cls = "raid";
+	if (scsi_raid(d, &id, what, sizeof(what)) > 0) {
+		d->cls = BC_RAID;
 		return;
 	}
-	if (r < 0)
-		snprintf(what, sizeof(what), "%s", d->why + 4);
 	hv = kernel_hypervisor(&c->kernel, &c->root);
 	if (hv < 0) {
 		if (!*d->err)
@@ -266,20 +287,19 @@ static void classify_scsi(struct ctx *c, struct disk *d)
 		return;
 	}
 	if (hv) {
-		d->cls = "virtual";
+		d->cls = BC_VIRTUAL;
 		snprintf(d->why, sizeof(d->why), "sd in a VM, %s", c->kernel.hv_why);
 		return;
 	}
-	snprintf(rel, sizeof(rel), "%s/queue/rotational", d->dir);
-	r = root_read(&c->root, rel, rot, sizeof(rot));
+	r = read_rotational(c, d, rel, sizeof(rel));
 	disk_fail(d, r, rel);
-	d->cls = !strcmp(rot, "1") ? "hdd" : !strcmp(rot, "0") ? "ssd" : "unknown";
+	d->cls = !strcmp(d->rot, "1") ? BC_HDD : !strcmp(d->rot, "0") ? BC_SSD : BC_UNKNOWN;
 	if (r == -ENOENT)
 		snprintf(d->why, sizeof(d->why), "%s, no queue/rotational: spinning or solid-state is unknown", what);
-	else if (*d->cls == 'u')
-		snprintf(d->why, sizeof(d->why), "%s, queue/rotational reads '%s', neither 0 nor 1", what, rot);
+	else if (d->cls == BC_UNKNOWN)
+		snprintf(d->why, sizeof(d->why), "%s, queue/rotational reads '%s', neither 0 nor 1", what, d->rot);
 	else
-		snprintf(d->why, sizeof(d->why), "%s, rotational=%s", what, rot);
+		snprintf(d->why, sizeof(d->why), "%s, rotational=%s", what, d->rot);
 }
 
 /* EBS and GCE Persistent Disk are network volumes behind an NVMe face. */
@@ -291,11 +311,11 @@ static void classify_nvme(struct ctx *c, struct disk *d)
 		       { "nvme_card-pd", "GCE Persistent Disk" } };
 	char model[64];
 
-	d->cls = "nvme";
+	d->cls = BC_NVME;
 	read_attr(c, d, "device/model", model, sizeof(model));
 	for (size_t i = 0; i < ARRAY_SIZE(remote); i++)
 		if (!strcmp(model, remote[i].model)) {
-			d->cls = "virtual";
+			d->cls = BC_VIRTUAL;
 			snprintf(d->why, sizeof(d->why), "%s: NVMe model '%s'", remote[i].what, model);
 			return;
 		}
@@ -307,29 +327,33 @@ static void classify_nvme(struct ctx *c, struct disk *d)
 static void classify(struct ctx *c, struct disk *d)
 {
 	const char *n = d->name;
+	int r;
 
 	read_driver(c, d);
-	if (root_readlink(&c->root, d->dir, d->path, sizeof(d->path)) <= 0)
+	r = root_readlink(&c->root, d->dir, d->path, sizeof(d->path));
+	if (r == -EINVAL) /* found under sys/devices: the directory is the device path */
+		snprintf(d->path, sizeof(d->path), "%s", d->dir);
+	else if (r <= 0)
 		*d->path = '\0';
-	d->cls = "other";
+	d->cls = BC_OTHER;
 	if (*d->driver)
 		snprintf(d->why, sizeof(d->why), "kernel name %s, driver %s", n, d->driver);
 	else
 		snprintf(d->why, sizeof(d->why), "kernel name %s", n);
 	if ((prefix(n, "dm-") && has_attr(c, d, "dm")) || (prefix(n, "md") && has_attr(c, d, "md")))
-		d->cls = "stacked";
+		d->cls = BC_STACKED;
 	else if (prefix(n, "loop"))
-		d->cls = "loop";
+		d->cls = BC_LOOP;
 	else if (prefix(n, "zram"))
-		d->cls = "zram";
+		d->cls = BC_ZRAM;
 	else if (prefix(n, "nvme"))
 		classify_nvme(c, d);
 	else if (prefix(n, "mmcblk")) {
-		d->cls = "removable";
+		d->cls = BC_REMOVABLE;
 		snprintf(d->why, sizeof(d->why), "SD/MMC card (kernel name %s)", n);
 	} else if (prefix(n, "nbd") || prefix(n, "rbd") || !strcmp(d->driver, "virtio_blk") ||
 		   !strcmp(d->driver, "vbd") || ((prefix(n, "vd") || prefix(n, "xvd")) && !*d->driver)) {
-		d->cls = "virtual";
+		d->cls = BC_VIRTUAL;
 		snprintf(d->why, sizeof(d->why), "%s%s", *d->driver ? "driver " : "kernel name ",
 			 *d->driver ? d->driver : n);
 	} else if (!strcmp(d->driver, "sd") || (prefix(n, "sd") && !*d->driver)) {
@@ -346,7 +370,7 @@ static void read_ident(struct ctx *c, struct disk *d, const char *what, char *ou
 
 	*out = '\0';
 	if (!strcmp(what, "class")) {
-		snprintf(out, size, "%s", d->cls);
+		snprintf(out, size, "%s", cls_name(d));
 		return;
 	}
 	if (!strcmp(what, "name")) {
@@ -373,11 +397,12 @@ static void read_ident(struct ctx *c, struct disk *d, const char *what, char *ou
  * "dm-0 (vg0-root) on vda (virtual)". */
 static void stack_resolve(struct ctx *c, struct disk *d)
 {
-	char rel[PATH_MAX], dm[128] = "";
+	char rel[PATH_MAX], dm[128] = "", uuid[160] = "";
 	size_t len;
+	bool mp;
 	int r;
 
-	if (strcmp(d->cls, "stacked"))
+	if (d->cls != BC_STACKED)
 		return;
 	/* Here even ENOENT is a failure: a slave whose disk cannot be found. */
 	r = block_bottom_disks(&c->root, d->dir, &d->slaves, &d->nslaves);
@@ -388,8 +413,13 @@ static void stack_resolve(struct ctx *c, struct disk *d)
 		snprintf(d->err, sizeof(d->err), "cannot classify the slaves: %s", strerror(ENOMEM));
 	snprintf(rel, sizeof(rel), "%s/dm/name", d->dir);
 	disk_fail(d, root_read(&c->root, rel, dm, sizeof(dm)), rel);
-	len = (size_t)snprintf(d->why, sizeof(d->why), "%s%s%s%s %s", d->name, *dm ? " (" : "", dm, *dm ? ")" : "",
-			       d->nslaves ? "on" : "with no slaves");
+	/* multipathd names its maps' uuids "mpath-WWID": its slaves are paths to one LUN */
+	snprintf(rel, sizeof(rel), "%s/dm/uuid", d->dir);
+	disk_fail(d, root_read(&c->root, rel, uuid, sizeof(uuid)), rel);
+	mp = prefix(uuid, "mpath-");
+	len = (size_t)snprintf(d->why, sizeof(d->why), "%s%s%s%s%s %s", d->name, *dm ? " (" : "",
+			       mp ? "multipath " : "", dm, *dm ? ")" : "",
+			       !d->nslaves ? "with no slaves" : mp ? "on paths" : "on");
 	for (size_t i = 0; d->scls && i < d->nslaves; i++) {
 		char dir[PATH_MAX];
 		struct disk s = { .name = d->slaves[i], .dir = dir };
@@ -401,7 +431,7 @@ static void stack_resolve(struct ctx *c, struct disk *d)
 			snprintf(d->err, sizeof(d->err), "slave %s: %s", s.name, s.err);
 		if (len < sizeof(d->why))
 			len += (size_t)snprintf(d->why + len, sizeof(d->why) - len, "%s %s (%s)", i ? "," : "",
-						s.name, s.cls);
+						s.name, block_classes[s.cls]);
 	}
 	r = block_stack_ready(&c->root, d->dir, d->name, d->notready, sizeof(d->notready));
 	disk_fail(d, r, "its size or dm/suspended");
@@ -420,7 +450,7 @@ static bool match_slaves(const struct disk *d, const char *value)
 		bool any = false;
 
 		while (!any && next_word(&p, w, sizeof(w)))
-			any = fnmatch(w, d->scls[i], 0) == 0;
+			any = fnmatch(w, block_classes[d->scls[i]], 0) == 0;
 		if (!any)
 			return false;
 	}
@@ -526,24 +556,39 @@ static struct bconf *bconf_new(const struct config *cfg)
 	return bc;
 }
 
-static bool section_matches(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
+/* The first match.KEY of section i that d fails, NULL when d matches it. */
+static const struct cfg_entry *section_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
 {
 	for (size_t k = 0; k < bc->nk; k++) {
 		const struct cfg_entry *e = bc->eff[i * bc->nk + k];
 
 		if (e && !strncmp(e->key, "match.", 6) && !match_one(c, d, e->key + 6, e->value))
-			return false;
+			return e;
 	}
+	return NULL;
+}
+
+/* The unnamed [block] exists only when the configuration sets a key in it. */
+static bool section_empty(const struct bconf *bc, size_t i)
+{
+	for (size_t k = 0; k < bc->nk; k++)
+		if (bc->eff[i * bc->nk + k])
+			return false;
 	return true;
 }
 
+static const char *section_name(const struct bconf *bc, size_t i)
+{
+	return bc->sections[i] ? bc->sections[i] : "[block]";
+}
+
 /* The last matching section that sets key k wins. */
-static const struct cfg_entry *lookup(const struct bconf *bc, const bool *matched, size_t k)
+static const struct cfg_entry *lookup(const struct bconf *bc, const struct cfg_entry *const *miss, size_t k)
 {
 	const struct cfg_entry *best = NULL;
 
 	for (size_t i = 0; k < bc->nk && i < bc->ns; i++)
-		if (matched[i] && bc->eff[i * bc->nk + k])
+		if (!miss[i] && bc->eff[i * bc->nk + k])
 			best = bc->eff[i * bc->nk + k];
 	return best;
 }
@@ -561,13 +606,13 @@ static struct item *new_item(struct plan *p, const struct disk *d, const char *a
 	if (!it)
 		return NULL;
 	it->rank = block_rank(attr);
-	it->cls = d->cls;
+	it->cls = cls_name(d);
 	if (e)
 		item_from_entry(it, e);
 	if (it->reason)
-		item_setf(&it->reason, "%s disk (%s): %s", d->cls, d->why, e->reason);
+		item_setf(&it->reason, "%s disk (%s): %s", cls_name(d), d->why, e->reason);
 	else
-		item_setf(&it->reason, "%s disk (%s)", d->cls, d->why);
+		item_setf(&it->reason, "%s disk (%s)", cls_name(d), d->why);
 	return it;
 }
 
@@ -656,27 +701,26 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 /* Why a disk has no queue/scheduler file, for what it is. */
 static const char *bio_what(const struct disk *d)
 {
-	if (!strcmp(d->cls, "stacked"))
+	if (d->cls == BC_STACKED)
 		return "a dm/md device is bio-based: no I/O scheduler (the disks beneath it schedule)";
-	if (!strcmp(d->cls, "zram"))
+	if (d->cls == BC_ZRAM)
 		return "zram is bio-based: no I/O scheduler";
-	if (strstr(d->path, "nvme-subsystem") || strstr(d->dir, "nvme-subsystem"))
+	if (strstr(d->path, "nvme-subsystem"))
 		return "an NVMe multipath head is bio-based: its path nodes (nvmeXcYnZ) schedule";
-	if (!strcmp(d->cls, "loop"))
+	if (d->cls == BC_LOOP)
 		return "this loop device is bio-based (loop uses blk-mq since Linux 4.4)";
 	return "no such file for this disk (see its class and reason): the kernel exposes no I/O scheduler for it, or the tree lacks the file";
 }
 
-static bool plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const struct cfg_entry *e)
+/* The scheduler item from the queue/scheduler plan_disk read: true when the
+ * plan switches. */
+static bool scheduler_item(struct ctx *c, struct item *it, const struct disk *d, const struct cfg_entry *e)
 {
-	struct item *it = new_item(p, d, "queue/scheduler", e);
-	char raw[256], active[64];
-	int r;
+	const char *raw = d->sched;
+	char active[64];
+	int r = d->sched_r;
 
-	if (!it)
-		return false;
 	it->selector = true;
-	r = root_read(&c->root, it->path, raw, sizeof(raw));
 	if (r == -ENOENT) {
 		item_skip(it, NULL);
 		item_setf(&it->reason, "no queue/scheduler: %s", bio_what(d));
@@ -706,15 +750,14 @@ static bool plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const 
 	return it->action == ACT_CHANGE;
 }
 
-static void plan_sched(struct ctx *c, struct plan *p, struct disk *d, const struct cfg_entry *e,
-		       struct sched_after *sa)
+static void plan_scheduler(struct ctx *c, struct plan *p, const struct disk *d, const struct cfg_entry *e,
+			   struct sched_after *sa)
 {
-	const struct item *it;
+	struct item *it = new_item(p, d, "queue/scheduler", e);
 
-	sa->switching = plan_scheduler(c, p, d, e);
-	it = p->n ? &p->v[p->n - 1] : NULL;
-	if (!it || !it->setting || strcmp(it->setting, "queue/scheduler"))
-		return; /* out of memory */
+	if (!it)
+		return;
+	sa->switching = scheduler_item(c, it, d, e);
 	snprintf(sa->name, sizeof(sa->name), "%s", dash_or(it->desired));
 	sa->missing = it->action == ACT_ERROR || (it->action == ACT_SKIP && it->unmet);
 }
@@ -758,20 +801,18 @@ static void plan_absent(struct item *it, const struct disk *d, const struct sche
  * one (wbt_default_latency_nsec(), unchanged since writeback throttling came
  * in 4.10). Writing that number sets the same latency as writing -1, so the
  * item wants the number: plan, apply and verify compare exactly. */
-static int wbt_default(struct ctx *c, struct item *it, const struct disk *d)
+static int wbt_default(struct ctx *c, struct item *it, struct disk *d)
 {
-	char rel[PATH_MAX], rot[8];
-	int r;
+	char rel[PATH_MAX];
+	int r = read_rotational(c, d, rel, sizeof(rel));
 
-	snprintf(rel, sizeof(rel), "%s/queue/rotational", d->dir);
-	r = root_read(&c->root, rel, rot, sizeof(rot));
 	if (r < 0) {
 		item_error(it, r, rel);
 		return r;
 	}
-	item_set(&it->desired, strcmp(rot, "0") ? "75000" : "2000");
+	item_set(&it->desired, strcmp(d->rot, "0") ? "75000" : "2000");
 	item_setf(&it->reason, "%s [-1: the kernel default for a %srotational queue]", dash_or(it->reason),
-		  strcmp(rot, "0") ? "" : "non-");
+		  strcmp(d->rot, "0") ? "" : "non-");
 	return 0;
 }
 
@@ -819,82 +860,144 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 static void defer_item(struct item *it, const struct disk *d)
 {
 	it->action = ACT_SKIP;
-	item_setf(&it->reason, "%s disk (%s) is not ready (%s): tuned on the change event when it is", d->cls,
+	item_setf(&it->reason, "%s disk (%s) is not ready (%s): tuned on the change event when it is", cls_name(d),
 		  d->why, d->notready);
 }
 
 /* A stacked device that is not ready yet is tuned on the change event udev
- * sends when it is: every item planned for it waits, and --device says why. */
-static void stack_defer(struct ctx *c, struct plan *p, const struct disk *d, size_t first)
+ * sends when it is: every item planned for it waits. */
+static void stack_defer(const struct plan *p, const struct disk *d, size_t first)
 {
-	struct item *it;
-
 	if (!*d->notready)
 		return;
 	for (size_t i = first; i < p->n; i++)
 		if (p->v[i].action == ACT_CHANGE || p->v[i].action == ACT_KEEP)
 			defer_item(&p->v[i], d);
-	if (first == p->n && c->ndevices && (it = plan_add(p, "block", d->name, "-", d->dir)))
-		defer_item(it, d);
 }
 
-/* No queue/scheduler, or (≤ 6.4) one that reads a bare "none". */
-static bool bio_based(struct ctx *c, const struct disk *d)
+/* queue/scheduler, read once per disk: whether the queue is bio-based (no
+ * file, or on ≤ 6.4 a bare "none"), the scheduler item, the active one. */
+static void read_scheduler(struct ctx *c, struct disk *d)
 {
-	char rel[PATH_MAX], raw[256];
-	int r;
+	char rel[PATH_MAX];
 
 	snprintf(rel, sizeof(rel), "%s/queue/scheduler", d->dir);
-	r = root_read(&c->root, rel, raw, sizeof(raw));
-	return r == -ENOENT || (r >= 0 && !strchr(raw, '[') && !strcmp(raw, "none"));
+	d->sched_r = root_read(&c->root, rel, d->sched, sizeof(d->sched));
+	if (d->sched_r < 0)
+		*d->sched = '\0';
+	d->bio = d->sched_r == -ENOENT || (d->sched_r >= 0 && !strchr(d->sched, '[') && !strcmp(d->sched, "none"));
 }
 
 /* No scheduler configured: iosched.KEY tunes whatever is active. */
-static void active_scheduler(struct ctx *c, const struct disk *d, struct sched_after *sa)
+static void active_scheduler(const struct disk *d, struct sched_after *sa)
 {
-	char rel[PATH_MAX], raw[256];
-
-	snprintf(rel, sizeof(rel), "%s/queue/scheduler", d->dir);
-	if (root_read(&c->root, rel, raw, sizeof(raw)) < 0 ||
-	    selector_active(raw, sa->name, sizeof(sa->name)) < 0)
+	if (d->sched_r < 0 || selector_active(d->sched, sa->name, sizeof(sa->name)) < 0)
 		snprintf(sa->name, sizeof(sa->name), "-");
+}
+
+/* Why no section tunes d: the sections for other classes together, then
+ * each section for its class with the match.KEY that rules d out, or the
+ * sections that match and set nothing. */
+static void no_section_why(const struct bconf *bc, const struct cfg_entry *const *miss, struct strbuf *sb)
+{
+	const char *sep = " (sections for other classes: ";
+	bool any = false;
+
+	for (size_t i = 0; i < bc->ns; i++)
+		if (miss[i] && !strcmp(miss[i]->key, "match.class")) {
+			sb_printf(sb, "%s%s", sep, section_name(bc, i));
+			sep = ", ";
+			any = true;
+		}
+	sep = any ? "; " : " (";
+	for (size_t i = 0; i < bc->ns; i++)
+		if (miss[i] && strcmp(miss[i]->key, "match.class")) {
+			sb_printf(sb, "%s%s needs %s = %s", sep, section_name(bc, i), miss[i]->key, miss[i]->value);
+			sep = "; ";
+			any = true;
+		}
+	for (size_t i = 0; i < bc->ns; i++)
+		if (!miss[i] && !section_empty(bc, i)) {
+			sb_printf(sb, "%s%s matches it but sets nothing", sep, section_name(bc, i));
+			sep = "; ";
+			any = true;
+		}
+	if (any)
+		sb_printf(sb, ")");
+}
+
+/* A disk that no section tunes gets one line saying what it is and why
+ * nothing applies, not silence (udev hands earlytune dm, md, sr and zram
+ * devices too). */
+static void nothing_applies(struct plan *p, const struct disk *d, const struct bconf *bc,
+			    const struct cfg_entry *const *miss)
+{
+	struct strbuf why = { 0 };
+	const char *what = "";
+	struct item *it = plan_add(p, "block", d->name, "-", d->dir);
+
+	if (!it)
+		return;
+	if (d->cls == BC_STACKED)
+		what = prefix(d->name, "md") ? "md software RAID, " : "a device-mapper map (LVM, LUKS, multipath), ";
+	else if (prefix(d->name, "dm-"))
+		what = "a device-mapper node without dm/: not set up yet (udev's change event follows), ";
+	else if (d->cls == BC_ZRAM)
+		what = "a compressed RAM disk, ";
+	else if (d->cls == BC_LOOP)
+		what = "a loop device, ";
+	else if (prefix(d->name, "sr"))
+		what = "an optical drive, ";
+	it->cls = cls_name(d);
+	item_skip(it, NULL);
+	no_section_why(bc, miss, &why);
+	item_setf(&it->reason, "%s%s disk (%s): no [block] section matches it, so nothing applies%s", what,
+		  cls_name(d), d->why, why.s ? why.s : "");
+	sb_free(&why);
+}
+
+/* Without any [block] section the block domain is not in use: only a disk
+ * asked for by --device gets a line. */
+static bool block_in_use(const struct ctx *c, const struct bconf *bc)
+{
+	return c->ndevices || bc->ns > 1 || !section_empty(bc, 0);
 }
 
 static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc)
 {
-	_cleanup_(freep) bool *matched = calloc(bc->ns, sizeof(*matched));
+	_cleanup_(freep) const struct cfg_entry **miss = calloc(bc->ns, sizeof(*miss));
 	struct sched_after sa = { .name = "" };
 	const struct cfg_entry *e;
 	size_t first = p->n;
 
-	if (!matched)
+	if (!miss)
 		return;
 
 	for (size_t i = 0; i < bc->ns; i++)
-		matched[i] = section_matches(c, d, bc, i);
+		miss[i] = section_miss(c, d, bc, i);
 	if (*d->err) {
 		struct item *it = plan_add(p, "block", d->name, "-", d->dir);
 
 		if (it) {
 			it->action = ACT_ERROR;
-			it->cls = d->cls;
+			it->cls = cls_name(d);
 			item_set(&it->error, d->err);
 		}
 		return;
 	}
-	d->bio = bio_based(c, d);
-	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "scheduler"));
+	read_scheduler(c, d);
+	e = lookup(bc, miss, index_of(bc->keys, bc->nk, "scheduler"));
 	if (e)
-		plan_sched(c, p, d, e, &sa);
+		plan_scheduler(c, p, d, e, &sa);
 	else
-		active_scheduler(c, d, &sa);
-	e = lookup(bc, matched, index_of(bc->keys, bc->nk, "nr_requests"));
+		active_scheduler(d, &sa);
+	e = lookup(bc, miss, index_of(bc->keys, bc->nk, "nr_requests"));
 	if (e)
 		plan_value(c, p, d, "queue/nr_requests", e, &sa);
 	for (size_t k = 0; k < bc->nk; k++) {
 		char attr[128];
 
-		if (strncmp(bc->keys[k], "iosched.", 8) || !(e = lookup(bc, matched, k)))
+		if (strncmp(bc->keys[k], "iosched.", 8) || !(e = lookup(bc, miss, k)))
 			continue;
 		snprintf(attr, sizeof(attr), "queue/iosched/%s", bc->keys[k] + 8);
 		plan_value(c, p, d, attr, e, &sa);
@@ -902,11 +1005,13 @@ static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struc
 	for (const struct block_setting *s = block_settings; s->key; s++) {
 		if (s->rank != 3 && s->rank != 4)
 			continue;
-		e = lookup(bc, matched, index_of(bc->keys, bc->nk, s->key));
+		e = lookup(bc, miss, index_of(bc->keys, bc->nk, s->key));
 		if (e)
 			plan_value(c, p, d, s->attr, e, &sa);
 	}
-	stack_defer(c, p, d, first);
+	stack_defer(p, d, first);
+	if (p->n == first && block_in_use(c, bc))
+		nothing_applies(p, d, bc, miss);
 }
 
 /* ---- discovery ----------------------------------------------------------- */
@@ -1001,30 +1106,13 @@ static int list_disks(struct ctx *c, char ***out, size_t *n)
 	return r;
 }
 
-/* Captures without sys/class/block: the disk whose name is a prefix of the
- * partition's and that holds NAME/partition ("sdc1" → sys/block/sdc/sdc1).
- * out gets "DISK/NAME", as the sys/class/block link would end. */
-static bool partition_of(struct ctx *c, const char *name, char *out, size_t size)
-{
-	char rel[PATH_MAX];
-
-	for (size_t len = *name ? strlen(name) - 1 : 0; len > 0; len--) {
-		snprintf(rel, sizeof(rel), "sys/block/%.*s/%s/partition", (int)len, name, name);
-		if (root_access(&c->root, rel) > 0) {
-			snprintf(out, size, "%.*s/%s", (int)len, name, name);
-			return true;
-		}
-	}
-	return false;
-}
-
 /* A --device that is not a whole disk becomes an error item (exit 1), and so
  * does one whose lookup failed (err < 0): an unreadable sys/block entry is
  * not a missing disk, nor is the disk a partition because its
  * sys/class/block link reads. */
 static const char *device_dir(struct ctx *c, struct plan *p, const char *name, char **dirs, size_t n, int err)
 {
-	char rel[PATH_MAX], link[PATH_MAX];
+	char rel[PATH_MAX], disk[NAME_MAX + 1];
 	struct item *it;
 
 	for (size_t i = 0; i < n; i++)
@@ -1041,43 +1129,15 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
 		return NULL;
 	}
 	snprintf(rel, sizeof(rel), "sys/class/block/%s", name);
-	if ((root_readlink(&c->root, rel, link, sizeof(link)) > 0 && strrchr(link, '/')) ||
-	    partition_of(c, name, link, sizeof(link))) {
+	if (block_partition_disk(&c->root, rel, disk, sizeof(disk)) == 0) {
 		/* Not applicable, not a failure: udev may hand us any block device. */
-		*strrchr(link, '/') = '\0';
 		item_skip(it, NULL);
-		item_setf(&it->reason, "'%s' is a partition of '%s'; earlytune tunes whole disks only", name,
-			  strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+		item_setf(&it->reason, "'%s' is a partition of '%s'; earlytune tunes whole disks only", name, disk);
 	} else {
 		item_setf(&it->error, "'%s' is not a disk in %s/sys/block", name,
 			  c->root.is_host ? "" : c->root.dir);
 	}
 	return NULL;
-}
-
-/* --device NAME that no section matches: one line saying what it is, not an
- * empty plan (udev hands earlytune dm, md, sr and zram devices too). */
-static void nothing_applies(struct plan *p, const struct disk *d)
-{
-	const char *what = "";
-	struct item *it = plan_add(p, "block", d->name, "-", d->dir);
-
-	if (!it)
-		return;
-	if (!strcmp(d->cls, "stacked"))
-		what = prefix(d->name, "md") ? "md software RAID, " : "a device-mapper map (LVM, LUKS, multipath), ";
-	else if (prefix(d->name, "dm-"))
-		what = "a device-mapper node without dm/: not set up yet (udev's change event follows), ";
-	else if (!strcmp(d->cls, "zram"))
-		what = "a compressed RAM disk, ";
-	else if (!strcmp(d->cls, "loop"))
-		what = "a loop device, ";
-	else if (prefix(d->name, "sr"))
-		what = "an optical drive, ";
-	it->cls = d->cls;
-	item_skip(it, NULL);
-	item_setf(&it->reason, "%s%s disk (%s): no [block] section matches it, so nothing applies", what, d->cls,
-		  d->why);
 }
 
 static void disk_free(struct disk *d)
@@ -1146,14 +1206,10 @@ int block_plan(struct ctx *c, struct plan *p)
 
 		if (!dir)
 			continue;
-		size_t before = p->n;
-
 		classify(c, &d);
 		stack_resolve(c, &d);
-		log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, d.cls, d.why);
+		log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, cls_name(&d), d.why);
 		plan_disk(c, p, &d, bc);
-		if (c->ndevices && p->n == before)
-			nothing_applies(p, &d);
 		disk_free(&d);
 	}
 	for (size_t i = 0; i < n; i++)

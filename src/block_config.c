@@ -12,6 +12,7 @@
 
 const char *const block_classes[] = { "virtual", "nvme", "ssd", "hdd", "stacked",
 				      "loop", "zram", "removable", "raid", "unknown", "other", NULL };
+_Static_assert(ARRAY_SIZE(block_classes) == BC_OTHER + 2, "enum block_class indexes block_classes");
 const char *const block_schedulers[] = { "none", "mq-deadline", "kyber", "bfq", NULL };
 static const char *const match_keys[] = { "class", "name", "driver", "vendor", "model",
 					  "serial", "fstype", "uuid", "label", "partuuid", "slave_class", NULL };

@@ -32,33 +32,58 @@ static int add_name(char ***v, size_t *n, const char *name)
 	return 0;
 }
 
+/* The DISK of a link ending …/DISK/NAME, or false. */
+static bool link_disk(char *link, char *disk, size_t size)
+{
+	char *s = strrchr(link, '/');
+
+	if (!s)
+		return false;
+	*s = '\0';
+	snprintf(disk, size, "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+	return true;
+}
+
+int block_partition_disk(const struct root *r, const char *rel, char *disk, size_t size)
+{
+	const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	char at[PATH_MAX], link[PATH_MAX];
+	int p;
+
+	snprintf(at, sizeof(at), "sys/class/block/%s", name);
+	p = root_readlink(r, rel, link, sizeof(link));
+	if (p == -EINVAL && strcmp(rel, at)) /* a captured tree that copied the link as a directory */
+		p = root_readlink(r, at, link, sizeof(link));
+	if (p > 0 && link_disk(link, disk, size))
+		return 0;
+	if (p < 0 && p != -EINVAL && p != -ENOENT)
+		return p;
+	/* Captures without sys/class/block: the disk whose name is a prefix of
+	 * the partition's and that holds NAME/partition (sdc1 → sys/block/sdc/sdc1). */
+	for (size_t len = *name ? strlen(name) - 1 : 0; len > 0; len--) {
+		snprintf(at, sizeof(at), "sys/block/%.*s/%s/partition", (int)len, name, name);
+		if (root_access(r, at) > 0) {
+			snprintf(disk, size, "%.*s", (int)len, name);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* A slave is a whole disk or a partition (slaves/vda1 → …/block/vda/vda1):
  * a partition is read ahead through its disk, which is what has a class. */
 static int slave_disk(const struct root *r, const char *rel, char *disk, size_t size)
 {
-	const char *slave = strrchr(rel, '/') + 1;
-	char at[PATH_MAX], link[PATH_MAX], *s;
+	char at[PATH_MAX];
 	int p;
 
 	snprintf(at, sizeof(at), "%s/partition", rel);
 	p = root_access(r, at);
 	if (p <= 0) {
-		snprintf(disk, size, "%s", slave);
+		snprintf(disk, size, "%s", strrchr(rel, '/') + 1);
 		return p;
 	}
-	p = root_readlink(r, rel, link, sizeof(link));
-	if (p == -EINVAL) { /* a captured tree that copied the link as a directory */
-		snprintf(at, sizeof(at), "sys/class/block/%s", slave);
-		p = root_readlink(r, at, link, sizeof(link));
-	}
-	if (p < 0)
-		return p;
-	s = strrchr(link, '/');
-	if (!s)
-		return -ENOENT;
-	*s = '\0';
-	snprintf(disk, size, "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
-	return 0;
+	return block_partition_disk(r, rel, disk, size);
 }
 
 struct walk {

@@ -35,12 +35,13 @@ CONF
 check_rc "blkid matches: plan exits 0" 0 -- "$ET" plan --json --profile none --root "$t" --config "$WORK/match.conf"
 printf '%s' "$OUT" | python3 -c 'import json, sys
 for it in json.load(sys.stdin)["items"]:
-    print(it["target"], it["setting"], it["desired"])' >"$WORK/items"
+    print(it["target"], it["setting"], it["desired"], it["action"], it["reason"])' >"$WORK/items"
 OUT=$(cat "$WORK/items")
 contains "match.label on a partition's ext4 label" "vda queue/read_ahead_kb 256"
 contains "match.uuid with a glob" "vda queue/nr_requests 64"
 contains "match.partuuid from the GPT of the whole disk" "vda queue/rq_affinity 2"
 contains "match.fstype, any of two values" "vda queue/add_random 1"
 lacks "a non-matching fstype applies nothing" "wbt_lat_usec"
-lacks "the empty disk vdb matches none" "vdb"
+lacks "the empty disk vdb matches none" "vdb queue/"
+contains "vdb's line says which match rules out each section" "vdb - None skip virtual disk (driver virtio_blk): no [block] section matches it, so nothing applies (pg needs match.label = pg*; by-uuid needs match.uuid = 3b2f6c1a-*; by-part needs match.partuuid = 6f0b1b1e-5d0c-4a4f-9d6e-2a1f0c3b4d5e; by-type needs match.fstype = ext4 xfs; nothing needs match.fstype = btrfs)"
 lacks "the partition is never a target" "vda1 "

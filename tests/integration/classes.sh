@@ -34,8 +34,13 @@ contains "systemd laptop: sda's reason says what is missing" "no queue/rotationa
 lacks "systemd laptop: no empty rotational=" "rotational=)"
 OUT=$(reason_of "$WORK/sd" sdb)
 contains "systemd laptop: sdb is USB mass storage by its host's driver" "USB mass storage: SCSI host driver usb-storage"
-OUT=$("$ET" plan --root "$WORK/sd" 2>&1 | awk '$1 == "block" { print $2 }' | sort -u | tr '\n' ' ')
+OUT=$("$ET" plan --root "$WORK/sd" 2>&1 | awk '$1 == "block" && $6 != "skip" { print $2 }' | sort -u | tr '\n' ' ')
 eq "systemd laptop: the vps profile tunes neither the USB stick nor the unknown disk" "$OUT" ""
+# each disk it leaves alone gets one line saying so, for its class
+OUT=$("$ET" plan --root "$WORK/sd" 2>&1 | awk '$1 == "block" && $3 == "-" && $6 == "skip" { print $2 }' | sort | tr '\n' ' ')
+eq "systemd laptop: one skip line per disk no section matches" "$OUT" "loop0 loop1 loop2 loop3 loop4 loop5 loop6 loop7 md0 sda sdb sr0 "
+OUT=$("$ET" plan --root "$WORK/sd" 2>&1 | awk '$1 == "block" && $2 == "sda"')
+contains "systemd laptop: sda's skip says its class and that no section is for it" "unknown disk (physical sd disk, no queue/rotational: spinning or solid-state is unknown): no [block] section matches it, so nothing applies (sections for other classes: virtual, ssd, hdd, raid, stacked-virtual, stacked-ssd, stacked-hdd)"
 
 # util-linux's Fedora 27 dump: a SATA SSD and an HDD on bare metal.
 tar -C "$WORK" -xf "$fx/lsblk-simple-nvme.tar.xz"

@@ -3,7 +3,7 @@
 # UPDATE_GOLDEN=1 rewrites the expected files (review the diff before committing).
 . "$(dirname "$0")/../lib/common.sh"
 
-for model in kvm azure metal mthp nothp arm64kvm s390kvm graviton laptop raidsrv; do
+for model in kvm azure metal mthp nothp arm64kvm s390kvm graviton laptop raidsrv mpath mdsrv mdvps; do
 	t=$WORK/$model
 	"mk_$model" "$t"
 	OUT=$("$ET" plan --root "$t" 2>&1)

@@ -6,21 +6,6 @@
 # sys/ is the real /sys — set, verified, reverted, torn down even on failure.
 . "$(dirname "$0")/../lib/common.sh"
 
-# mk_dm ROOT NAME DM_NAME READ_AHEAD SLAVE_LINK... (links relative to slaves/)
-mk_dm() {
-	_r=$1 _n=$2 _dm=$3 _ra=$4
-	shift 4
-	mk_disk "$_r" "$_n" "" "" "$_ra" 0
-	rm "$_r/sys/devices/virtual/block/$_n/queue/nr_requests"
-	_d=$_r/sys/devices/virtual/block/$_n
-	_attr "$_d/dm/name" "$_dm"
-	_attr "$_d/dm/uuid" "CRYPT-LUKS2-x-$_dm"
-	_attr "$_d/dm/suspended" 0
-	_attr "$_d/size" 41943040
-	mkdir -p "$_d/slaves"
-	for _s; do ln -s "$_s" "$_d/slaves/$(basename "$_s")"; done
-}
-
 # A VPS image's default layout: vda1 /boot, vda2 the LVM PV (or LUKS).
 mk_vps() { # ROOT
 	mk_kvm "$1"
@@ -31,7 +16,7 @@ mk_vps() { # ROOT
 # ---- a VPS with LVM on vda ----------------------------------------------------
 t=$WORK/lvm
 mk_vps "$t"
-mk_dm "$t" dm-0 vg0-root 8192 ../../vda/vda2
+mk_dm "$t" dm-0 LVM-Xq0aXJ9f0ZbGnR2cLxW6c1dHmWm7uPq8 vg0-root 8192 ../../vda/vda2
 OUT=$("$ET" plan --only block --root "$t" 2>&1 | tr -s ' ')
 contains "lvm: the LV's read-ahead is capped like the disk's" "dm-0 queue/read_ahead_kb 8192 1024 change stacked disk (dm-0 (vg0-root) on vda (virtual))"
 contains "lvm: the reason is the profile's" "the same cap as the virtual or NVMe disks under it"
@@ -48,8 +33,8 @@ eq "lvm: dm-0 read_ahead_kb restored" "$(cat "$t/sys/block/dm-0/queue/read_ahead
 # ---- a VPS with LUKS on vda, and an LV inside it ------------------------------
 t=$WORK/luks
 mk_vps "$t"
-mk_dm "$t" dm-0 luks-0f1e 4096 ../../vda/vda2
-mk_dm "$t" dm-1 vg0-root 8192 ../../dm-0
+mk_dm "$t" dm-0 CRYPT-LUKS2-0f1e2d3c4b5a69788796a5b4c3d2e1f0-luks-0f1e luks-0f1e 4096 ../../vda/vda2
+mk_dm "$t" dm-1 LVM-Xq0aXJ9f0ZbGnR2cLxW6c1dHmWm7uPq8 vg0-root 8192 ../../dm-0
 OUT=$("$ET" plan --only block --root "$t" 2>&1 | tr -s ' ')
 contains "luks: the map is capped" "dm-0 queue/read_ahead_kb 4096 1024 change stacked disk (dm-0 (luks-0f1e) on vda (virtual))"
 contains "luks: the LV inside it is followed to vda" "dm-1 queue/read_ahead_kb 8192 1024 change stacked disk (dm-1 (vg0-root) on vda (virtual))"
@@ -61,6 +46,10 @@ check_rc "not ready: --boot apply exits 0" 0 -- "$ET" --boot apply --device dm-1
 eq "not ready: nothing written" "$(cat "$t/sys/block/dm-1/queue/read_ahead_kb")" 8192
 OUT=$("$ET" plan --device dm-1 --root "$t" 2>&1)
 contains "not ready: the reason says so" "is not ready (dm/suspended=1: its table is not live until it resumes): tuned on the change event when it is"
+# without a section for it, nothing waits for the change event either
+OUT=$("$ET" plan --profile none --device dm-1 --root "$t" 2>&1)
+contains "not ready, no section: says nothing applies" "stacked disk (dm-1 (vg0-root) on vda (virtual)): no [block] section matches it, so nothing applies"
+lacks "not ready, no section: promises no tuning on the change event" "tuned on the change event"
 _attr "$t/sys/devices/virtual/block/dm-1/dm/suspended" 0
 check_rc "change event: --boot apply exits 0" 0 -- "$ET" --boot apply --device dm-1 --root "$t"
 eq "change event: dm-1 read-ahead set" "$(cat "$t/sys/block/dm-1/queue/read_ahead_kb")" 1024
@@ -68,6 +57,45 @@ _attr "$t/sys/devices/virtual/block/dm-1/size" 0
 OUT=$("$ET" plan --device dm-1 --root "$t" 2>&1)
 contains "size 0: skipped with the reason" "is not ready (size 0: no table or array behind it yet)"
 "$ET" revert --root "$t" >/dev/null 2>&1
+
+# ---- a multipath box: maps on spinning and on SSD paths ---------------------
+t=$WORK/mpath
+mk_mpath "$t"
+OUT=$("$ET" plan --only block --root "$t" 2>&1 | tr -s ' ')
+contains "mpath: the map on spinning paths gets their read-ahead floor" "dm-0 queue/read_ahead_kb 128 1024 change stacked disk (dm-0 (multipath mpatha) on paths sda (hdd), sdb (hdd)): the filesystem reads ahead through this map (multipath, LV, LUKS), not the spinning paths"
+contains "mpath: the map on SSD paths gets their cap" "dm-1 queue/read_ahead_kb 4096 1024 change stacked disk (dm-1 (multipath mpathb) on paths sdc (ssd), sdd (ssd)): the filesystem reads ahead through this map (multipath, LV, LUKS), not the SSD paths"
+lacks "mpath: a map gets no scheduler, though request-based dm has the file" "dm-0 queue/scheduler"
+lacks "mpath: nor the SSD map" "dm-1 queue/scheduler"
+contains "mpath: a spinning path is tuned as a disk" "sda queue/scheduler mq-deadline bfq change hdd disk (physical sd disk, rotational=1)"
+contains "mpath: both spinning paths are" "sdb queue/read_ahead_kb 128 1024 change hdd disk (physical sd disk, rotational=1)"
+contains "mpath: an SSD path is tuned as a disk" "sdd queue/read_ahead_kb 4096 1024 change ssd disk (physical sd disk, rotational=0)"
+eq "mpath: every disk is planned" "$(printf '%s\n' "$OUT" | awk '$1 == "block" { print $2 }' | sort -u | tr '\n' ' ')" "dm-0 dm-1 sda sdb sdc sdd "
+
+# ---- md RAID: on SSDs nothing applies (the stacked-ssd section is dm only),
+# an LV on top is followed down to the SSDs; on virtio disks it is capped ----
+t=$WORK/mdsrv
+mk_mdsrv "$t"
+OUT=$("$ET" plan --only block --root "$t" 2>&1 | tr -s ' ')
+md_ssd="md0 - - - skip md software RAID, stacked disk (md0 on sda (ssd), sdb (ssd)): no [block] section matches it, so nothing applies (sections for other classes: virtual, ssd, hdd, raid; stacked-virtual needs match.slave_class = virtual nvme; stacked-ssd needs match.name = dm-*; stacked-hdd needs match.slave_class = hdd)"
+contains "md on SSDs: one line says why nothing applies" "$md_ssd"
+eq "md on SSDs: and only that line" "$(printf '%s\n' "$OUT" | grep -c '^block md0 ')" 1
+contains "md on SSDs: the LV on md0 is followed down to the SSDs" "dm-0 queue/read_ahead_kb 8192 1024 change stacked disk (dm-0 (vg0-root) on sda (ssd), sdb (ssd)): the filesystem reads ahead through this map"
+contains "md on SSDs: the SSDs are tuned" "sda queue/scheduler mq-deadline mq-deadline keep ssd disk (physical sd disk, rotational=0)"
+check_rc "md on SSDs: --device md0 exits 0" 0 -- "$ET" plan --only block --root "$t" --device md0
+OUT=$(printf '%s\n' "$OUT" | tr -s ' ')
+contains "md on SSDs: --device md0 prints the same line" "$md_ssd"
+check_rc "md on SSDs: --boot apply --device md0 exits 0" 0 -- "$ET" --boot apply --root "$t" --device md0
+eq "md on SSDs: nothing written" "$(cat "$t/sys/block/md0/queue/read_ahead_kb")" 128
+
+t=$WORK/mdvps
+mk_mdvps "$t"
+OUT=$("$ET" plan --only block --root "$t" 2>&1 | tr -s ' ')
+contains "md on virtio: capped like its disks" "md0 queue/read_ahead_kb 2048 1024 change stacked disk (md0 on vdb (virtual), vdc (virtual)): the filesystem reads ahead through this device, not the disks: the same cap as the virtual or NVMe disks under it"
+lacks "md on virtio: no scheduler for md" "md0 queue/scheduler"
+check_rc "md on virtio: apply --device md0" 0 -- "$ET" apply --root "$t" --device md0
+eq "md on virtio: md0 read_ahead_kb written" "$(cat "$t/sys/block/md0/queue/read_ahead_kb")" 1024
+check_rc "md on virtio: revert" 0 -- "$ET" revert --root "$t"
+eq "md on virtio: md0 read_ahead_kb restored" "$(cat "$t/sys/block/md0/queue/read_ahead_kb")" 2048
 
 # ---- for real: LVM and LUKS on loop devices -----------------------------------
 real_skip() { echo "# skipped (real dm): $1"; exit 0; }

@@ -225,3 +225,82 @@ mk_raidsrv() {
 	mk_scsi "$1" sdb pci0000:00/0000:00:03.0/0000:03:00.0 host0 megaraid_sas 0:0:4:0 ATA "ST4000NM0035-1V4" "[mq-deadline] kyber bfq none" 128 1 0
 	mk_thp "$1"
 }
+
+# ---- issue 9: stacked devices -------------------------------------------------
+
+# mk_dm ROOT NAME DM_UUID DM_NAME READ_AHEAD SLAVE_LINK... (links relative
+# to slaves/): a live device-mapper map, bio-based (no scheduler file).
+mk_dm() {
+	_r=$1 _n=$2 _uuid=$3 _dm=$4 _ra=$5
+	shift 5
+	mk_disk "$_r" "$_n" "" "" "$_ra" 0
+	rm "$_r/sys/devices/virtual/block/$_n/queue/nr_requests"
+	_d=$_r/sys/devices/virtual/block/$_n
+	_attr "$_d/dm/name" "$_dm"
+	_attr "$_d/dm/uuid" "$_uuid"
+	_attr "$_d/dm/suspended" 0
+	_attr "$_d/size" 41943040
+	mkdir -p "$_d/slaves"
+	for _s; do ln -s "$_s" "$_d/slaves/$(basename "$_s")"; done
+}
+
+# mk_md ROOT NAME LEVEL READ_AHEAD SLAVE_LINK...: a running md array.
+mk_md() {
+	_r=$1 _n=$2 _lvl=$3 _ra=$4
+	shift 4
+	mk_disk "$_r" "$_n" "" "" "$_ra" 0
+	rm "$_r/sys/devices/virtual/block/$_n/queue/nr_requests"
+	_d=$_r/sys/devices/virtual/block/$_n
+	_attr "$_d/md/level" "$_lvl"
+	_attr "$_d/md/raid_disks" $#
+	_attr "$_d/md/array_state" clean
+	_attr "$_d/size" 41943040
+	mkdir -p "$_d/slaves"
+	for _s; do ln -s "$_s" "$_d/slaves/$(basename "$_s")"; done
+}
+
+# A bare-metal server on a SAN: two FC HBAs (qla2xxx), each LUN seen through
+# both. dm-0 (mpatha) is a spinning-disk array's LUN, dm-1 (mpathb) a flash
+# array's. Request-based dm-multipath maps have a scheduler file of their own.
+mk_mpath() {
+	mk_base "$1" 6.1.0-28-amd64 no HPE "BOOT_IMAGE=/vmlinuz root=/dev/mapper/mpatha-part2 ro"
+	_fc=pci0000:00/0000:00:02.0/0000:04:00.0 _fc2=pci0000:00/0000:00:02.0/0000:04:00.1
+	mk_scsi "$1" sda $_fc host1 qla2xxx 1:0:0:1 HITACHI OPEN-V "[mq-deadline] kyber bfq none" 128 1 0
+	mk_scsi "$1" sdb $_fc2 host2 qla2xxx 2:0:0:1 HITACHI OPEN-V "[mq-deadline] kyber bfq none" 128 1 0
+	mk_scsi "$1" sdc $_fc host1 qla2xxx 1:0:0:2 PURE FlashArray "[mq-deadline] kyber bfq none" 4096 0 0
+	mk_scsi "$1" sdd $_fc2 host2 qla2xxx 2:0:0:2 PURE FlashArray "[mq-deadline] kyber bfq none" 4096 0 0
+	mk_dm "$1" dm-0 mpath-360060e8007e2a4000030e2a400001001 mpatha 128 \
+		"../../../../$_fc/host1/1:0:0:1/block/sda" "../../../../$_fc2/host2/2:0:0:1/block/sdb"
+	mk_dm "$1" dm-1 mpath-3624a93704f1b2c3d4e5f6a7b00011234 mpathb 4096 \
+		"../../../../$_fc/host1/1:0:0:2/block/sdc" "../../../../$_fc2/host2/2:0:0:2/block/sdd"
+	for _m in dm-0 dm-1; do
+		_attr "$1/sys/devices/virtual/block/$_m/queue/scheduler" "[mq-deadline] kyber bfq none"
+		_attr "$1/sys/devices/virtual/block/$_m/queue/nr_requests" 256
+	done
+	mk_thp "$1"
+}
+
+# Bare metal with two SATA SSDs mirrored: md0 (raid1) over sda1 and sdb1, an
+# LVM volume dm-0 on md0.
+mk_mdsrv() {
+	mk_base "$1" 6.1.0-28-amd64 no "Supermicro" "BOOT_IMAGE=/vmlinuz root=/dev/mapper/vg0-root ro"
+	for _s in sda sdb; do
+		mk_disk "$1" $_s sd "[mq-deadline] kyber bfq none" 128 0 64
+		mk_partition "$1" $_s ${_s}1
+	done
+	mk_md "$1" md0 raid1 128 ../../sda/sda1 ../../sdb/sdb1
+	mk_dm "$1" dm-0 LVM-k3Xq0aXJ9f0ZbGnR2cLxW6c1dHmWm7uPq8eY0tZ1vS2rN4oB5iA6jD7kE8fG9hI0 vg0-root 8192 ../../md0
+	mk_thp "$1"
+}
+
+# A KVM guest with its data on md0, a raid0 over two virtio disks (md sized
+# the read-ahead to two stripes: 2048 KiB).
+mk_mdvps() {
+	mk_base "$1" 6.1.0-28-cloud-amd64 yes QEMU "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro console=ttyS0"
+	for _v in vda vdb vdc; do
+		mk_disk "$1" $_v virtio_blk "[none] mq-deadline kyber" 128 1 256
+	done
+	mk_partition "$1" vda vda1
+	mk_md "$1" md0 raid0 2048 ../../vdb ../../vdc
+	mk_thp "$1"
+}

@@ -67,6 +67,16 @@ static const struct item *item(struct fx *f, const char *disk, const char *setti
 	return it;
 }
 
+/* A disk no section tunes: exactly one line, a skip saying so. */
+static void expect_untouched(struct fx *f, const char *disk)
+{
+	const struct item *it = item(f, disk, "-");
+
+	assert_int_equal(count_items(&f->p, disk), 1);
+	assert_int_equal(it->action, ACT_SKIP);
+	assert_contains(it->reason, "no [block] section matches it, so nothing applies");
+}
+
 static void expect(const struct item *it, const char *current, const char *desired, enum action a)
 {
 	static const char *const names[] = { "change", "keep", "skip", "error" };
