@@ -62,9 +62,6 @@ void root_close(struct root *r);
  * RESOLVE_IN_ROOT (retried on EAGAIN), or on kernels without it a
  * component-by-component walk with the same rules; never a plain openat. */
 int root_openat(const struct root *r, const char *rel, int flags, int mode);
-int root_read(const struct root *r, const char *rel, char *buf, size_t size);
-int root_write(const struct root *r, const char *rel, const char *value);
-int root_read_file(const struct root *r, const char *rel, char **out, size_t max);
 int root_readlink(const struct root *r, const char *rel, char *buf, size_t size);
 bool root_exists(const struct root *r, const char *rel);
 int root_access(const struct root *r, const char *rel); /* 1, 0 (absent) or -errno */
@@ -75,9 +72,17 @@ int root_mkdir_p(const struct root *r, const char *rel, int mode);
 int root_parent(const struct root *r, const char *rel, char *last, size_t size);
 int root_unlink(const struct root *r, const char *rel, int flags);
 int root_rename(const struct root *r, const char *from, const char *to);
-int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode);
-int write_full(int fd, const void *data, size_t len);
 extern bool root_no_openat2; /* tests: use the resolver of kernels without openat2 */
+
+/* ---- fileio.c: reading and writing through the root ---- */
+int pathf(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4); /* 0 or -ENAMETOOLONG */
+int root_read(const struct root *r, const char *rel, char *buf, size_t size); /* length, trimmed */
+int root_read_u64(const struct root *r, const char *rel, unsigned long long *v);
+int root_read_file(const struct root *r, const char *rel, char **out, size_t max);
+int root_write(const struct root *r, const char *rel, const char *value); /* one write() */
+int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode);
+int root_write_new(const struct root *r, const char *rel, const char *data, size_t len, int mode);
+int write_full(int fd, const void *data, size_t len);
 
 /* ---- kparam.c: the kernel command line, split the way the kernel splits it ---- */
 bool kparam_space(char c); /* the kernel's isspace(): with 0xA0 */

@@ -79,9 +79,7 @@ int sysctl_final(const struct root *r, const char *key, char *value, size_t vsiz
  * runs before systemd-sysctl; the initramfs images carry no guard). */
 int sysctl_mask_guard(const struct root *r)
 {
-	int rr = root_mkdir_p(r, "run/sysctl.d", 0755);
-
-	return rr < 0 ? rr : root_write_atomic(r, "run/sysctl.d/" SYSCTL_GUARD, "", 0, 0644);
+	return root_write_new(r, "run/sysctl.d/" SYSCTL_GUARD, "", 0, 0644);
 }
 
 /* The guard: the sysctls earlytune sets that systemd-sysctl would reset. */

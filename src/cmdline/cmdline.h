@@ -20,7 +20,6 @@ struct first_err {
 };
 void first_err_set(struct first_err *f, const char *rel, int r);
 int bl_read(const struct root *r, const char *rel, char **out);
-int bl_write(const struct root *r, const char *rel, const char *content);
 bool bl_still(const struct root *r, const char *rel, const char *old);
 int bl_read_error(const struct ctx *c, const char *rel, int r);
 int bl_change_error(const char *what, const char *rel, int r);

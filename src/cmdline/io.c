@@ -30,19 +30,6 @@ void first_err_set(struct first_err *f, const char *rel, int r)
 	f->path = rel ? strdup(rel) : NULL;
 }
 
-/* root_write_atomic, after creating the parent directories. */
-int bl_write(const struct root *r, const char *rel, const char *content)
-{
-	_cleanup_(freep) char *dir = strdup(rel);
-	int rr;
-
-	if (!dir)
-		return -ENOMEM;
-	*strrchr(dir, '/') = '\0';
-	rr = root_mkdir_p(r, dir, 0755);
-	return rr < 0 ? rr : root_write_atomic(r, rel, content, strlen(content), 0644);
-}
-
 /* A whole text file: 0 with *out, -ENOENT when absent, else -errno (EFBIG
  * beyond FILE_MAX, EILSEQ for a NUL byte, which no editor here may cut at). */
 int bl_read(const struct root *r, const char *rel, char **out)

@@ -103,7 +103,7 @@ static int kinstall_remove(struct ctx *c, const struct added *a, bool *changed)
 	if (r < 0 || !strcmp(old, new))
 		return r;
 	*changed = true;
-	r = bl_write(&c->root, KINSTALL, new);
+	r = root_write_new(&c->root, KINSTALL, new, strlen(new), 0644);
 	return r < 0 ? bl_change_error("write", KINSTALL, r) : 0;
 }
 

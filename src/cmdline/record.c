@@ -121,7 +121,7 @@ int added_save(const struct root *r, const struct added *a)
 		return -ENOMEM;
 	line = xasprintf("%s\t%s%s%s%s\n", a->backend, a->params, a->created ? "\tcreated" : "",
 			 hex ? ":" : "", hex ? hex : "");
-	return line ? bl_write(r, CMDLINE_STATE, line) : -ENOMEM;
+	return line ? root_write_new(r, CMDLINE_STATE, line, strlen(line), 0644) : -ENOMEM;
 }
 
 /* State before the bootloader: what apply is about to add is recorded
@@ -158,7 +158,7 @@ int added_write(struct apply *ap, const char *rel, const char *body, const char 
 
 	if (r < 0)
 		return r;
-	r = bl_write(&ap->c->root, rel, body);
+	r = root_write_new(&ap->c->root, rel, body, strlen(body), 0644);
 	if (r < 0) {
 		log_msg(LOG_ERR, "cannot write /%s: %s", rel, strerror(-r));
 		added_undo(ap->c, ap->prev, bl_still(&ap->c->root, rel, old));

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * File I/O over the confined root (root.c resolves, this reads and writes):
+ * attributes in one read() or write() as sysfs wants them, whole files,
+ * typed values, paths whose truncation is an error, and the one atomic way
+ * earlytune replaces a file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "earlytune.h"
+
+/* snprintf that says when the path did not fit: a truncated path names
+ * another file, which is worse than no file. */
+int pathf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	return (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+/* Reads one attribute: at most size-1 bytes, trailing white space removed. */
+int root_read(const struct root *r, const char *rel, char *buf, size_t size)
+{
+	_cleanup_(closep) int fd = root_openat(r, rel, O_RDONLY, 0);
+	ssize_t n;
+	size_t len;
+
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	/* Captured trees pad attributes with NULs: the value ends at the first. */
+	len = strnlen(buf, (size_t)n);
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+		len--;
+	buf[len] = '\0';
+	return (int)len;
+}
+
+/* Writes one attribute in a single write(), as sysfs wants. O_TRUNC makes the
+ * same call work on the regular files of a fake tree; no O_CREAT, so a
+ * missing attribute stays missing. */
+int root_write(const struct root *r, const char *rel, const char *value)
+{
+	_cleanup_(closep) int fd = root_openat(r, rel, O_WRONLY | O_TRUNC, 0);
+	_cleanup_(freep) char *line = xasprintf("%s\n", value);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	if (!line)
+		return -ENOMEM;
+	n = write(fd, line, strlen(line));
+	if (n < 0)
+		return -errno;
+	return (size_t)n == strlen(line) ? 0 : -EIO;
+}
+
+int root_read_file(const struct root *r, const char *rel, char **out, size_t max)
+{
+	_cleanup_(closep) int fd = root_openat(r, rel, O_RDONLY, 0);
+	size_t len = 0, cap = 4096;
+	char *buf = NULL, *nbuf;
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		nbuf = realloc(buf, cap + 1);
+		if (!nbuf) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nbuf;
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len >= max) {
+			free(buf);
+			return -EFBIG;
+		}
+		if (len == cap)
+			cap *= 2;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return (int)len;
+}
+
+/* An unsigned decimal attribute: 0, -EINVAL when it is not one, or the
+ * read's -errno. */
+int root_read_u64(const struct root *r, const char *rel, unsigned long long *v)
+{
+	char buf[32];
+	int n = root_read(r, rel, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	return parse_u64(buf, v) < 0 ? -EINVAL : 0;
+}
+
+/* A file in a directory that may not exist yet (run/…, etc/…): the
+ * directories first, then the atomic replace. */
+int root_write_new(const struct root *r, const char *rel, const char *data, size_t len, int mode)
+{
+	const char *slash = strrchr(rel, '/');
+	char dir[PATH_MAX];
+	int rr;
+
+	if (slash) {
+		if ((size_t)(slash - rel) >= sizeof(dir))
+			return -ENAMETOOLONG;
+		memcpy(dir, rel, (size_t)(slash - rel));
+		dir[slash - rel] = '\0';
+		rr = root_mkdir_p(r, dir, 0755);
+		if (rr < 0)
+			return rr;
+	}
+	return root_write_atomic(r, rel, data, len, mode);
+}
+
+/* write(2) until done: a short write is retried, so the error reported is
+ * the one that stopped it (ENOSPC), never a stale errno. */
+int write_full(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A new temporary file beside the target, created exclusively: a stale one
+ * of a crashed run, or another writer's, is never reused. */
+static int create_temp(int dfd, const char *last, mode_t mode, char *tmp, size_t size)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (unsigned i = 0; i < 100; i++) {
+		unsigned x = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 12) ^ (i * 2654435761u);
+		int fd;
+
+		snprintf(tmp, size, ".%.200s.%08x", last, x);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* The one way earlytune replaces a file: an exclusive temporary file with
+ * the target's mode and owner (mode for a new one), written, fsynced,
+ * renamed over the target, then the directory fsynced. Readers and a crash
+ * at any point see the whole old file or the whole new one. A target that is
+ * a symlink or not a regular file is refused, not replaced. */
+int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode)
+{
+	char last[NAME_MAX + 1], tmp[NAME_MAX + 1];
+	_cleanup_(closep) int dfd = root_parent(r, rel, last, sizeof(last));
+	struct stat st;
+	bool exists;
+	int fd, rr;
+
+	if (dfd < 0)
+		return dfd;
+	exists = fstatat(dfd, last, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!exists && errno != ENOENT)
+		return -errno;
+	if (exists && !S_ISREG(st.st_mode))
+		return S_ISLNK(st.st_mode) ? -ELOOP : -EISDIR;
+	mode = exists ? (int)(st.st_mode & 07777) : mode;
+	fd = create_temp(dfd, last, (mode_t)mode, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	rr = fchmod(fd, (mode_t)mode) < 0 ? -errno : 0; /* past the umask */
+	if (!rr && exists && fchown(fd, st.st_uid, st.st_gid) < 0)
+		rr = -errno;
+	if (!rr)
+		rr = write_full(fd, data, len);
+	if (!rr && fsync(fd) < 0)
+		rr = -errno;
+	if (close(fd) < 0 && !rr)
+		rr = -errno;
+	if (!rr && renameat(dfd, tmp, dfd, last) < 0)
+		rr = -errno;
+	if (rr < 0) {
+		unlinkat(dfd, tmp, 0);
+		return rr;
+	}
+	return fsync(dfd) < 0 && errno != EINVAL ? -errno : 0;
+}
