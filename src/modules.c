@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "earlytune.h"
+#include "block.h"
 
 static const char *const state_names[] = { "absent", "live", "builtin", "coming" };
 
@@ -115,12 +116,6 @@ static size_t add_need(struct need *v, size_t n, size_t max, const char *name, c
 	return n + 1;
 }
 
-static const char *iosched_module(const char *s)
-{
-	return !strcmp(s, "mq-deadline") ? "mq-deadline" : !strcmp(s, "kyber") ? "kyber-iosched" :
-	       !strcmp(s, "bfq") ? "bfq" : NULL;
-}
-
 static size_t collect_needs(struct ctx *c, struct need *v, size_t max)
 {
 	const struct cfg_entry *e;
@@ -145,8 +140,8 @@ static size_t collect_needs(struct ctx *c, struct need *v, size_t max)
 		    config_get(&c->cfg, "block", e->name, "scheduler") != e)
 			continue;
 		for (s = e->value; next_word(&s, w, sizeof(w));)
-			if (iosched_module(w))
-				n = add_need(v, n, max, iosched_module(w), e);
+			if (block_sched_module(w))
+				n = add_need(v, n, max, block_sched_module(w), e);
 	}
 	return n;
 }
