@@ -285,8 +285,8 @@ static void classify(struct ctx *c, struct disk *d)
 	read_driver(c, d);
 	r = root_readlink(&c->root, d->dir, d->path, sizeof(d->path));
 	if (r == -EINVAL) /* found under sys/devices: the directory is the device path */
-		snprintf(d->path, sizeof(d->path), "%s", d->dir);
-	else if (r <= 0)
+		r = pathf(d->path, sizeof(d->path), "%s", d->dir) == 0 ? 1 : r;
+	if (r <= 0)
 		*d->path = '\0';
 	d->cls = BC_OTHER;
 	if (*d->driver)

@@ -105,8 +105,7 @@ bool bconf_in_use(const struct ctx *c, const struct bconf *bc);
 /* block_sched.c */
 void disk_read_scheduler(struct ctx *c, struct disk *d);
 void disk_active_scheduler(const struct disk *d, struct sched_after *sa);
-void block_plan_scheduler(struct ctx *c, struct plan *p, const struct disk *d, const struct cfg_entry *e,
-			  struct sched_after *sa);
+bool block_sched_item(struct ctx *c, struct item *it, const struct disk *d, const struct cfg_entry *e);
 bool block_plan_iosched(struct item *it, const struct disk *d, const struct sched_after *sa);
 
 /* block_plan.c */

@@ -39,6 +39,18 @@ struct item *block_item(struct plan *p, const struct disk *d, const char *attr, 
 	return it;
 }
 
+static void plan_scheduler(struct ctx *c, struct plan *p, const struct disk *d, const struct cfg_entry *e,
+			   struct sched_after *sa)
+{
+	struct item *it = block_item(p, d, "queue/scheduler", e);
+
+	if (!it)
+		return;
+	sa->switching = block_sched_item(c, it, d, e);
+	snprintf(sa->name, sizeof(sa->name), "%s", dash_or(it->desired));
+	sa->missing = it->action == ACT_ERROR || (it->action == ACT_SKIP && it->unmet);
+}
+
 static void plan_absent(struct item *it, const struct disk *d, const struct sched_after *sa)
 {
 	it->action = ACT_SKIP;
@@ -196,7 +208,7 @@ void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct
 	disk_read_scheduler(c, d);
 	e = bconf_lookup(bc, miss, bconf_key(bc, "scheduler"));
 	if (e)
-		block_plan_scheduler(c, p, d, e, &sa);
+		plan_scheduler(c, p, d, e, &sa);
 	else
 		disk_active_scheduler(d, &sa);
 	e = bconf_lookup(bc, miss, bconf_key(bc, "nr_requests"));

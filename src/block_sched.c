@@ -91,9 +91,9 @@ static const char *bio_what(const struct disk *d)
 	return "no such file for this disk (see its class and reason): the kernel exposes no I/O scheduler for it, or the tree lacks the file";
 }
 
-/* The scheduler item from the queue/scheduler plan_disk read: true when the
+/* The scheduler item from the queue/scheduler block_plan_disk read: true when the
  * plan switches. */
-static bool scheduler_item(struct ctx *c, struct item *it, const struct disk *d, const struct cfg_entry *e)
+bool block_sched_item(struct ctx *c, struct item *it, const struct disk *d, const struct cfg_entry *e)
 {
 	const char *raw = d->sched;
 	char active[64];
@@ -129,17 +129,6 @@ static bool scheduler_item(struct ctx *c, struct item *it, const struct disk *d,
 	return it->action == ACT_CHANGE;
 }
 
-void block_plan_scheduler(struct ctx *c, struct plan *p, const struct disk *d, const struct cfg_entry *e,
-			  struct sched_after *sa)
-{
-	struct item *it = block_item(p, d, "queue/scheduler", e);
-
-	if (!it)
-		return;
-	sa->switching = scheduler_item(c, it, d, e);
-	snprintf(sa->name, sizeof(sa->name), "%s", dash_or(it->desired));
-	sa->missing = it->action == ACT_ERROR || (it->action == ACT_SKIP && it->unmet);
-}
 
 /* iosched.KEY tunes the scheduler active after the plan, never the one the
  * plan switches away from: true when that decides the item. */

@@ -23,12 +23,17 @@ static void plan_module(struct ctx *c, struct plan *p, const char *name, const s
 	const struct cfg_entry *opt;
 	struct mod_info info;
 	struct item *it;
-	int st;
+	int st, r;
 
-	snprintf(path, sizeof(path), "sys/module/%s", name);
-	it = plan_add(p, "modules", name, "state", path);
+	r = pathf(path, sizeof(path), "sys/module/%s", name);
+	it = plan_add(p, "modules", name, "state", r < 0 ? "sys/module" : path);
 	if (!it)
 		return;
+	if (r < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "sys/module/%s: %s", name, strerror(-r));
+		return;
+	}
 	it->kind = ITEM_MODULE;
 	item_from_entry(it, e);
 	item_set(&it->desired, "live");

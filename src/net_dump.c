@@ -12,6 +12,18 @@
 #include "netlink.h"
 #include "net_qdisc.h"
 
+/* Kinds every kernel has (sch_generic, sch_fifo, sch_mq are not modules). */
+static const char *const core_kinds[] = { "pfifo", "bfifo", "pfifo_head_drop", "pfifo_fast",
+					  "mq", "noqueue", NULL };
+
+bool qdisc_is_core(const char *kind)
+{
+	for (const char *const *k = core_kinds; *k; k++)
+		if (!strcmp(*k, kind))
+			return true;
+	return false;
+}
+
 static int grow(void **v, size_t *cap, size_t n, size_t size)
 {
 	void *nv;

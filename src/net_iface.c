@@ -21,9 +21,6 @@
 #include "netlink.h"
 #include "net_qdisc.h"
 
-/* Kinds every kernel has (sch_generic, sch_fifo, sch_mq are not modules). */
-static const char *const core_kinds[] = { "pfifo", "bfifo", "pfifo_head_drop", "pfifo_fast",
-					  "mq", "noqueue", NULL };
 
 
 int net_rank(const char *setting)
@@ -31,13 +28,6 @@ int net_rank(const char *setting)
 	return !strcmp(setting, "qdisc") ? 1 : 0;
 }
 
-bool qdisc_is_core(const char *kind)
-{
-	for (const char *const *k = core_kinds; *k; k++)
-		if (!strcmp(*k, kind))
-			return true;
-	return false;
-}
 
 /* ---- configuration --------------------------------------------------------- */
 
