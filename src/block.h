@@ -38,3 +38,6 @@ int block_bottom_disks(const struct root *r, const char *dir, char ***names, siz
  * prefixes NAME and that holds NAME/partition. 0, -ENOENT, or -errno. */
 int block_partition_disk(const struct root *r, const char *rel, char *disk, size_t size);
 int block_stack_ready(const struct root *r, const char *dir, const char *name, char *why, size_t size);
+
+/* The module that provides a blk-mq scheduler, or NULL (none is built in). */
+const char *block_sched_module(const char *sched);

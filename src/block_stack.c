@@ -50,7 +50,8 @@ int block_partition_disk(const struct root *r, const char *rel, char *disk, size
 	char at[PATH_MAX], link[PATH_MAX];
 	int p;
 
-	snprintf(at, sizeof(at), "sys/class/block/%s", name);
+	if (pathf(at, sizeof(at), "sys/class/block/%s", name) < 0)
+		return -ENAMETOOLONG;
 	p = root_readlink(r, rel, link, sizeof(link));
 	if (p == -EINVAL && strcmp(rel, at)) /* a captured tree that copied the link as a directory */
 		p = root_readlink(r, at, link, sizeof(link));
@@ -61,7 +62,8 @@ int block_partition_disk(const struct root *r, const char *rel, char *disk, size
 	/* Captures without sys/class/block: the disk whose name is a prefix of
 	 * the partition's and that holds NAME/partition (sdc1 → sys/block/sdc/sdc1). */
 	for (size_t len = *name ? strlen(name) - 1 : 0; len > 0; len--) {
-		snprintf(at, sizeof(at), "sys/block/%.*s/%s/partition", (int)len, name, name);
+		if (pathf(at, sizeof(at), "sys/block/%.*s/%s/partition", (int)len, name, name) < 0)
+			return -ENAMETOOLONG;
 		if (root_access(r, at) > 0) {
 			snprintf(disk, size, "%.*s", (int)len, name);
 			return 0;
@@ -77,8 +79,9 @@ static int slave_disk(const struct root *r, const char *rel, char *disk, size_t 
 	char at[PATH_MAX];
 	int p;
 
-	snprintf(at, sizeof(at), "%s/partition", rel);
-	p = root_access(r, at);
+	p = pathf(at, sizeof(at), "%s/partition", rel);
+	if (p == 0)
+		p = root_access(r, at);
 	if (p <= 0) {
 		snprintf(disk, size, "%s", strrchr(rel, '/') + 1);
 		return p;
@@ -106,8 +109,9 @@ static void walk_slave(const char *rel, void *data)
 	if (w->err < 0)
 		return;
 	r = slave_disk(w->r, rel, disk, sizeof(disk));
+	if (r >= 0)
+		r = pathf(sub, sizeof(sub), "sys/block/%s", disk);
 	if (r >= 0) {
-		snprintf(sub, sizeof(sub), "sys/block/%s", disk);
 		r = w->depth < STACK_DEPTH ? walk(w, sub) : 0;
 		if (r == 0)
 			r = add_name(&w->v, &w->n, disk);
@@ -122,7 +126,8 @@ static int walk(struct walk *w, const char *dir)
 	char rel[PATH_MAX];
 	int n;
 
-	snprintf(rel, sizeof(rel), "%s/slaves", dir);
+	if (pathf(rel, sizeof(rel), "%s/slaves", dir) < 0)
+		return -ENAMETOOLONG;
 	w->depth++;
 	n = root_match(w->r, rel, "*", walk_slave, w);
 	w->depth--;
@@ -155,8 +160,9 @@ int block_stack_ready(const struct root *r, const char *dir, const char *name, c
 	int ret;
 
 	*why = '\0';
-	snprintf(rel, sizeof(rel), "%s/size", dir);
-	ret = root_read(r, rel, v, sizeof(v));
+	ret = pathf(rel, sizeof(rel), "%s/size", dir);
+	if (ret == 0)
+		ret = root_read(r, rel, v, sizeof(v));
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
 	if (ret >= 0 && !strcmp(v, "0")) {
@@ -165,9 +171,10 @@ int block_stack_ready(const struct root *r, const char *dir, const char *name, c
 	}
 	if (strncmp(name, "dm-", 3))
 		return 1;
-	snprintf(rel, sizeof(rel), "%s/dm/suspended", dir);
 	*v = '\0';
-	ret = root_read(r, rel, v, sizeof(v));
+	ret = pathf(rel, sizeof(rel), "%s/dm/suspended", dir);
+	if (ret == 0)
+		ret = root_read(r, rel, v, sizeof(v));
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
 	if (!strcmp(v, "1")) {

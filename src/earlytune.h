@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -25,6 +26,9 @@ char *xasprintf(const char *fmt, ...) _printf_(1, 2);
 void freep(void *p);
 void closep(int *fd);
 void fclosep(FILE **f);
+#define FNV_OFFSET 14695981039346656037ULL
+#define FNV_PRIME 1099511628211ULL
+uint64_t fnv1a(uint64_t h, const char *s, size_t len);
 
 /* A growable string; printing into it never fails silently: on ENOMEM the
  * buffer is marked and callers check sb->oom once at the end. */
@@ -145,14 +149,14 @@ struct kernel {
 	char release[128];
 	unsigned version; /* KV(major, minor) */
 	char *cmdline;
-	int hypervisor;   /* -1 not probed yet, 0 no, 1 yes, else -errno of the read that failed */
+	bool hv_probed;   /* kernel_hypervisor asked once: hypervisor holds the answer */
+	int hypervisor;   /* once probed: 0 no, 1 yes, else -errno of the read that failed */
 	char hv_why[192];
 	bool modules;     /* CONFIG_MODULES: /proc/modules exists */
 	char no_modules[PATH_MAX + 64]; /* !modules: the evidence, said as such; */
 	bool modules_unknown; /* it is missing from the tree: no fact either way */
 	bool other;       /* --kernel named another release than the running one */
-	const char *unreadable; /* kernel_probe: the file whose read failed (not ENOENT), */
-	int probe_err;          /* and its -errno */
+	const char *unreadable; /* kernel_probe: the file whose read failed (not ENOENT) */
 };
 #define KV(a, b) ((unsigned)(a) << 8 | (unsigned)(b))
 int kernel_probe(struct kernel *k, const struct root *r);
@@ -257,6 +261,7 @@ void modules_apply(struct ctx *c, struct item *it);
 int net_plan(struct ctx *c, struct plan *p);
 bool qdisc_is_core(const char *kind);
 bool net_cc_available(struct ctx *c, const char *name);
+int net_ifindex_of(const struct root *r, const char *name); /* sys/class/net/NAME/ifindex: > 0, 0 none, -errno */
 int cmd_modules(struct ctx *c, bool check);
 int net_rank(const char *setting);
 struct records;

@@ -19,13 +19,14 @@ static void parse_version(struct kernel *k)
 		k->version = KV(a, b);
 }
 
-/* A failed read that is not ENOENT is remembered (the first one, with its
- * file): it is an error of the command, never "absent". */
-static int probe_err(struct kernel *k, int r, const char *rel)
+/* A failed read that is not ENOENT is remembered (the first one, its file
+ * in k->unreadable, its -errno in *err): it is an error of the command,
+ * never "absent". Returns r. */
+static int probe_err(struct kernel *k, int *err, int r, const char *rel)
 {
-	if (r < 0 && r != -ENOENT && !k->unreadable) {
+	if (r < 0 && r != -ENOENT && !*err) {
 		k->unreadable = rel;
-		k->probe_err = r;
+		*err = r;
 	}
 	return r;
 }
@@ -33,22 +34,21 @@ static int probe_err(struct kernel *k, int r, const char *rel)
 /* proc/sys/kernel/osrelease, or the third word of proc/version in captured
  * trees that only kept that file; a failure counts only when neither gives
  * the release. */
-static int read_release(struct kernel *k, const struct root *r)
+static void read_release(struct kernel *k, const struct root *r, int *err)
 {
 	char buf[512], rel[128];
 	int rr = root_read(r, "proc/sys/kernel/osrelease", k->release, sizeof(k->release)), rv;
 
 	if (rr > 0)
-		return 0;
+		return;
 	rv = root_read(r, "proc/version", buf, sizeof(buf));
 	if (rv > 0 && sscanf(buf, "Linux version %127s", rel) == 1) {
 		snprintf(k->release, sizeof(k->release), "%s", rel);
-		return 0;
+		return;
 	}
-	probe_err(k, rr, "proc/sys/kernel/osrelease");
-	probe_err(k, rv, "proc/version");
+	probe_err(k, err, rr, "proc/sys/kernel/osrelease");
+	probe_err(k, err, rv, "proc/version");
 	snprintf(k->release, sizeof(k->release), "unknown");
-	return -ENOENT;
 }
 
 /* Absent module support is a fact only where the tree has the file's
@@ -70,25 +70,26 @@ static void no_modules(struct kernel *k, const struct root *r, const char *rel)
 int kernel_probe(struct kernel *k, const struct root *r)
 {
 	char *cl = NULL;
-	int m;
+	int m, err = 0;
 
-	k->hypervisor = -1;
-	read_release(k, r);
+	k->hv_probed = false;
+	k->unreadable = NULL;
+	read_release(k, r, &err);
 	parse_version(k);
-	if (probe_err(k, root_read_file(r, "proc/cmdline", &cl, 1 << 16), "proc/cmdline") >= 0)
+	if (probe_err(k, &err, root_read_file(r, "proc/cmdline", &cl, 1 << 16), "proc/cmdline") >= 0)
 		k->cmdline = cl;
-	m = probe_err(k, root_access(r, "proc/modules"), "proc/modules");
+	m = probe_err(k, &err, root_access(r, "proc/modules"), "proc/modules");
 	k->modules = m > 0;
 	if (m == 0)
 		no_modules(k, r, "proc/modules");
-	return k->probe_err;
+	return err;
 }
 
 /* --kernel VERSION: module questions are about that release's tree, not the
  * running kernel's /sys/module. */
 void kernel_target(struct kernel *k, const struct root *r, const char *release)
 {
-	char rel[PATH_MAX];
+	char rel[PATH_MAX], bin[PATH_MAX];
 
 	if (!strcmp(release, k->release))
 		return;
@@ -96,12 +97,14 @@ void kernel_target(struct kernel *k, const struct root *r, const char *release)
 	k->version = 0;
 	parse_version(k);
 	k->other = true;
-	snprintf(rel, sizeof(rel), "lib/modules/%s/modules.dep", release);
-	k->modules = root_exists(r, rel);
-	snprintf(rel, sizeof(rel), "lib/modules/%s/modules.dep.bin", release);
-	k->modules = k->modules || root_exists(r, rel);
-	snprintf(rel, sizeof(rel), "lib/modules/%s/modules.dep", release);
 	k->modules_unknown = false;
+	if (pathf(rel, sizeof(rel), "lib/modules/%s/modules.dep", release) < 0 ||
+	    pathf(bin, sizeof(bin), "lib/modules/%s/modules.dep.bin", release) < 0) {
+		k->modules = false;
+		snprintf(k->no_modules, sizeof(k->no_modules), "no module tree: %s", strerror(ENAMETOOLONG));
+		return;
+	}
+	k->modules = root_exists(r, rel) || root_exists(r, bin);
 	if (!k->modules)
 		no_modules(k, r, rel);
 }
@@ -167,6 +170,7 @@ static int cpuinfo_flag(const struct root *r, bool *x86)
 
 static int hv_unreadable(struct kernel *k, int err, const char *rel)
 {
+	k->hv_probed = true;
 	k->hypervisor = err;
 	snprintf(k->hv_why, sizeof(k->hv_why), "cannot read /%s: %s", rel, strerror(-err));
 	return err;
@@ -179,6 +183,7 @@ __attribute__((format(printf, 2, 3))) static int hv_yes(struct kernel *k, const 
 	va_start(ap, fmt);
 	vsnprintf(k->hv_why, sizeof(k->hv_why), fmt, ap);
 	va_end(ap);
+	k->hv_probed = true;
 	k->hypervisor = 1;
 	return 1;
 }
@@ -200,8 +205,8 @@ static int hv_dmi(struct kernel *k, const struct root *r)
 	int rr;
 
 	for (size_t i = 0; i < ARRAY_SIZE(dmi_fields); i++) {
-		snprintf(rel, sizeof(rel), "sys/class/dmi/id/%s", dmi_fields[i]);
-		if ((rr = hv_read(k, r, rel, val[i], sizeof(val[i]))) < 0)
+		if ((rr = pathf(rel, sizeof(rel), "sys/class/dmi/id/%s", dmi_fields[i])) < 0 ||
+		    (rr = hv_read(k, r, rel, val[i], sizeof(val[i]))) < 0)
 			return rr;
 	}
 	/* EC2 bare-metal instances (m7g.metal) keep the cloud's strings. */
@@ -269,7 +274,7 @@ int kernel_hypervisor(struct kernel *k, const struct root *r)
 	bool x86;
 	int rr;
 
-	if (k->hypervisor != -1)
+	if (k->hv_probed)
 		return k->hypervisor;
 	if ((rr = hv_read(k, r, "sys/hypervisor/type", buf, sizeof(buf))) != 0)
 		return rr < 0 ? rr : hv_yes(k, "hypervisor %s (%s)", buf, "sys/hypervisor/type");
@@ -283,6 +288,7 @@ int kernel_hypervisor(struct kernel *k, const struct root *r)
 	if (!x86 && ((rr = hv_dmi(k, r)) != 0 || (rr = hv_devicetree(k, r)) != 0 ||
 		     (rr = hv_sysinfo(k, r)) != 0))
 		return rr;
+	k->hv_probed = true;
 	k->hypervisor = 0;
 	return 0;
 }

@@ -44,8 +44,8 @@ static bool in_builtin_list(struct mods *m, const char *norm)
 
 	if (!m->builtin_read) {
 		m->builtin_read = true;
-		snprintf(rel, sizeof(rel), "lib/modules/%s/modules.builtin", m->kernel->release);
-		if (root_read_file(m->root, rel, &m->builtin, 1 << 22) < 0)
+		if (pathf(rel, sizeof(rel), "lib/modules/%s/modules.builtin", m->kernel->release) < 0 ||
+		    root_read_file(m->root, rel, &m->builtin, 1 << 22) < 0)
 			m->builtin = NULL;
 	}
 	for (p = m->builtin; p && *p;) {
@@ -75,14 +75,16 @@ static int real_state(void *data, const char *name)
 	normalize(name, norm, sizeof(norm));
 	if (m->kernel->other)
 		return in_builtin_list(m, norm) ? MOD_BUILTIN : MOD_ABSENT;
-	snprintf(rel, sizeof(rel), "sys/module/%s/initstate", norm);
+	if (pathf(rel, sizeof(rel), "sys/module/%s/initstate", norm) < 0)
+		return -ENAMETOOLONG;
 	if (root_read(m->root, rel, buf, sizeof(buf)) > 0)
 		return !strcmp(buf, "live") ? MOD_LIVE : MOD_COMING;
 	if (in_builtin_list(m, norm))
 		return MOD_BUILTIN;
 	/* A built-in module with parameters has a directory but no initstate. */
-	snprintf(rel, sizeof(rel), "sys/module/%s", norm);
-	r = root_access(m->root, rel);
+	r = pathf(rel, sizeof(rel), "sys/module/%s", norm);
+	if (r == 0)
+		r = root_access(m->root, rel);
 	return r < 0 ? r : r ? MOD_BUILTIN : MOD_ABSENT;
 }
 
@@ -110,7 +112,12 @@ static int ctx_get(struct mods *m, struct kmod_ctx **out)
 		*out = m->ctx;
 		return m->ctx_err;
 	}
-	snprintf(rel, sizeof(rel), "lib/modules/%s", m->kernel->release);
+	r = pathf(rel, sizeof(rel), "lib/modules/%s", m->kernel->release);
+	if (r < 0) {
+		m->ctx_err = r;
+		*out = NULL;
+		return r;
+	}
 	if (m->root->is_host) {
 		dir = xasprintf("/%s", rel);
 		for (size_t i = 0; i < ARRAY_SIZE(conf_rel); i++)

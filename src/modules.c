@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "earlytune.h"
+#include "block.h"
 
 static const char *const state_names[] = { "absent", "live", "builtin", "coming" };
 
@@ -22,12 +23,17 @@ static void plan_module(struct ctx *c, struct plan *p, const char *name, const s
 	const struct cfg_entry *opt;
 	struct mod_info info;
 	struct item *it;
-	int st;
+	int st, r;
 
-	snprintf(path, sizeof(path), "sys/module/%s", name);
-	it = plan_add(p, "modules", name, "state", path);
+	r = pathf(path, sizeof(path), "sys/module/%s", name);
+	it = plan_add(p, "modules", name, "state", r < 0 ? "sys/module" : path);
 	if (!it)
 		return;
+	if (r < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "sys/module/%s: %s", name, strerror(-r));
+		return;
+	}
 	it->kind = ITEM_MODULE;
 	item_from_entry(it, e);
 	item_set(&it->desired, "live");
@@ -115,12 +121,6 @@ static size_t add_need(struct need *v, size_t n, size_t max, const char *name, c
 	return n + 1;
 }
 
-static const char *iosched_module(const char *s)
-{
-	return !strcmp(s, "mq-deadline") ? "mq-deadline" : !strcmp(s, "kyber") ? "kyber-iosched" :
-	       !strcmp(s, "bfq") ? "bfq" : NULL;
-}
-
 static size_t collect_needs(struct ctx *c, struct need *v, size_t max)
 {
 	const struct cfg_entry *e;
@@ -145,8 +145,8 @@ static size_t collect_needs(struct ctx *c, struct need *v, size_t max)
 		    config_get(&c->cfg, "block", e->name, "scheduler") != e)
 			continue;
 		for (s = e->value; next_word(&s, w, sizeof(w));)
-			if (iosched_module(w))
-				n = add_need(v, n, max, iosched_module(w), e);
+			if (block_sched_module(w))
+				n = add_need(v, n, max, block_sched_module(w), e);
 	}
 	return n;
 }

@@ -39,7 +39,7 @@ int nl_open(struct nl *nl)
 	if (ops) {
 		nl->fd = -1;
 		nl->pid = NL_FAKE_PID;
-		return 0;
+		return ops->open ? ops->open(ops->data) : 0;
 	}
 	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (nl->fd < 0)
@@ -434,6 +434,14 @@ int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, vo
 }
 
 /* One sendmsg for the whole batch; then exactly one ACK per request. */
+void nl_batch_fail(struct nl_batch *b, struct nl_result *res, int err)
+{
+	for (unsigned i = 0; i < b->count; i++)
+		res[i] = (struct nl_result){ .err = err };
+	b->len = 0;
+	b->count = 0;
+}
+
 int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res)
 {
 	static char buf[NL_RECV_BUF];

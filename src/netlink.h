@@ -64,6 +64,7 @@ struct nl_ops {
 	int (*send)(void *data, const void *buf, size_t len);
 	int (*recv)(void *data, void *buf, size_t size, uint32_t *from);
 	void *data;
+	int (*open)(void *data); /* optional: what nl_open returns (0 or -errno) */
 };
 
 int nl_open(struct nl *nl);
@@ -110,6 +111,8 @@ int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, vo
  * a request without its ACK keeps the transport's error. The batch is
  * emptied, whatever happened. */
 int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res);
+/* A batch that cannot be sent: every request gets err, and it is emptied. */
+void nl_batch_fail(struct nl_batch *b, struct nl_result *res, int err);
 
 /* net.c's "mq pfifo" text of an interface's qdiscs; v sorted by ifindex. */
 void net_describe(const struct nl_qdisc *v, size_t n, int ifindex, char *out, size_t size);

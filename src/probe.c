@@ -35,7 +35,8 @@ static int open_dev(const struct root *r, const char *name)
 {
 	char rel[PATH_MAX];
 
-	snprintf(rel, sizeof(rel), "dev/%s", name);
+	if (pathf(rel, sizeof(rel), "dev/%s", name) < 0)
+		return -ENAMETOOLONG;
 	return root_openat(r, rel, O_RDONLY | O_NONBLOCK, 0);
 }
 
@@ -103,8 +104,8 @@ int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, 
 
 		if (strncmp(de->d_name, disk, strlen(disk)))
 			continue;
-		snprintf(part, sizeof(part), "%s/%s/partition", rel, de->d_name);
-		if (root_exists(r, part) && probe_one(r, de->d_name, false, &t) == 0)
+		if (pathf(part, sizeof(part), "%s/%s/partition", rel, de->d_name) == 0 && root_exists(r, part) &&
+		    probe_one(r, de->d_name, false, &t) == 0)
 			rr = 0;
 	}
 	if (dir)

@@ -31,9 +31,11 @@
 
 /* A rewrite killed between its temporary file and the rename (kill -9, a
  * power cut on a persistent /run) leaves .originals.XXXXXXXX behind (see
- * create_temp in root.c), and nothing else would ever remove it. Only the
+ * create_temp in fileio.c), and nothing else would ever remove it. Only the
  * holder of the lock rewrites the file, so under the lock any such file is
- * a dead run's. Best effort: litter is no reason to fail a command. */
+ * a dead run's; the next rewrite removes it (a command that writes nothing,
+ * udev's forget of a device without records, does not read the directory).
+ * Best effort: litter is no reason to fail a command. */
 static void sweep_temps(const struct root *r)
 {
 	int fd = root_openat(r, STATE_DIR, O_RDONLY | O_DIRECTORY, 0);
@@ -51,8 +53,7 @@ static void sweep_temps(const struct root *r)
 		if (strncmp(de->d_name, ".originals.", 11) || strlen(de->d_name) != 19 ||
 		    strspn(de->d_name + 11, "0123456789abcdef") != 8)
 			continue;
-		snprintf(rel, sizeof(rel), "%s/%s", STATE_DIR, de->d_name);
-		if (root_unlink(r, rel, 0) == 0)
+		if (pathf(rel, sizeof(rel), "%s/%s", STATE_DIR, de->d_name) == 0 && root_unlink(r, rel, 0) == 0)
 			log_msg(LOG_DEBUG, "removed %s, left by a run that died mid-rewrite", rel);
 	}
 	closedir(d);
@@ -80,23 +81,12 @@ int state_lock(struct records *rs, const struct root *r)
 		nanosleep(&ts, NULL);
 	}
 	rs->lock_fd = fd;
-	sweep_temps(r);
 	return 0;
-}
-
-#define FNV_OFFSET 14695981039346656037ULL
-#define FNV_PRIME 1099511628211ULL
-
-static uint64_t fnv(uint64_t h, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * FNV_PRIME;
-	return h;
 }
 
 static size_t hash_path(const char *s)
 {
-	return (size_t)fnv(FNV_OFFSET, s, strlen(s));
+	return (size_t)fnv1a(FNV_OFFSET, s, strlen(s));
 }
 
 static void hash_insert(struct records *rs, size_t i)
@@ -243,6 +233,8 @@ int state_save(struct records *rs, const struct root *r)
 	size_t len = 0;
 	int rr;
 
+	if (rs->lock_fd >= 0)
+		sweep_temps(r);
 	for (size_t i = 0; i < rs->n; i++) {
 		fields(&rs->v[i], f);
 		for (int k = 0; k < NFIELDS; k++)
@@ -325,177 +317,6 @@ void state_forget(struct records *rs, const bool *drop)
 		rs->slots[k] = HASH_EMPTY;
 	for (size_t k = 0; k < rs->n; k++)
 		hash_insert(rs, k);
-}
-
-/* ---- identities ------------------------------------------------------------ */
-
-/* The ifindex of a net record about one interface (its path is
- * netlink/ifindex/N), or 0 for a global one (a sysctl). */
-int record_ifindex(const char *setting, const char *path)
-{
-	unsigned long long v;
-
-	if (strcmp(setting, "qdisc") || strncmp(path, "netlink/ifindex/", 16) ||
-	    parse_u64(path + 16, &v) < 0 || v == 0 || v > INT_MAX)
-		return 0;
-	return (int)v;
-}
-
-/* The disk directory of a block item: its path without "/SETTING". */
-static int disk_dir(const char *path, const char *setting, char *dir, size_t size)
-{
-	size_t lp = strlen(path), ls = strlen(setting);
-
-	if (lp <= ls + 1 || strcmp(path + lp - ls, setting) || path[lp - ls - 1] != '/' || lp - ls > size)
-		return -EINVAL;
-	memcpy(dir, path, lp - ls - 1);
-	dir[lp - ls - 1] = '\0';
-	return 0;
-}
-
-/* What identifies a disk. diskseq (Linux 5.15+) is exact: the kernel never
- * hands the same number out twice in a boot and takes a new one whenever a
- * loop device gets another file or a disk another medium. Without it nothing
- * is exact; a hash of what tells two disks of one name apart comes closest:
- * MAJ:MIN, the place in sys/devices the name links to (a new sdX on another
- * port or LUN lives elsewhere) and whatever identifiers the device has (wwid,
- * serial, dm uuid, a loop device's backing file: a re-attached cloud volume
- * or a loop device bound to another file differ there). The identifiers are
- * optional: a read that fails counts as absent, because some exist and fail
- * for every read on devices without that data (SCSI wwid without VPD page
- * 0x83: EINVAL), so the same device hashes the same each time. A disk with
- * none of them that comes back at the same place and number passes for the
- * same one. */
-static int disk_identity(const struct root *r, const char *dir, char *out, size_t size)
-{
-	static const char *const ids[] = { "dev", "wwid", "serial", "device/wwid", "device/serial",
-					   "dm/uuid", "loop/backing_file" };
-	char rel[PATH_MAX], buf[PATH_MAX];
-	unsigned long long seq;
-	uint64_t h = FNV_OFFSET;
-	int rr;
-
-	snprintf(rel, sizeof(rel), "%s/diskseq", dir);
-	rr = root_read(r, rel, buf, sizeof(buf));
-	if (rr >= 0) {
-		if (parse_u64(buf, &seq) < 0)
-			return -EINVAL;
-		snprintf(out, size, "diskseq:%llu", seq);
-		return 0;
-	}
-	if (rr != -ENOENT)
-		return rr;
-	rr = root_readlink(r, dir, buf, sizeof(buf)); /* -ENOENT: gone */
-	if (rr == -EINVAL) /* a directory of a captured tree: its path is its place */
-		rr = snprintf(buf, sizeof(buf), "%s", dir);
-	if (rr < 0)
-		return rr;
-	h = fnv(h, buf, (size_t)rr + 1);
-	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
-		char *deleted;
-
-		snprintf(rel, sizeof(rel), "%s/%s", dir, ids[i]);
-		rr = root_read(r, rel, buf, sizeof(buf));
-		if (rr < 0)
-			continue;
-		/* The backing file deleted since: still the same binding. */
-		deleted = strstr(buf, " (deleted)");
-		if (deleted && !deleted[10])
-			*deleted = '\0';
-		h = fnv(fnv(h, ids[i], strlen(ids[i]) + 1), buf, strlen(buf) + 1);
-	}
-	snprintf(out, size, "dev:%016llx", (unsigned long long)h);
-	return 0;
-}
-
-/* The identity of the device an item or record describes, in out: "" for a
- * global one (THP, a sysctl: nothing to check). -ENOENT: the disk is gone. */
-int state_identity(const struct root *r, const char *domain, const char *setting, const char *path,
-		   char *out, size_t size)
-{
-	char dir[PATH_MAX];
-	int ifindex;
-
-	*out = '\0';
-	if (!strcmp(domain, "block"))
-		return disk_dir(path, setting, dir, sizeof(dir)) < 0 ? -EINVAL : disk_identity(r, dir, out, size);
-	ifindex = !strcmp(domain, "net") ? record_ifindex(setting, path) : 0;
-	if (ifindex)
-		snprintf(out, size, "ifindex:%d", ifindex);
-	return 0;
-}
-
-struct ifindex_seen {
-	const struct root *r;
-	int ifindex, err;
-	bool found;
-};
-
-static void seen_ifindex(const char *rel, void *data)
-{
-	struct ifindex_seen *s = data;
-	char path[PATH_MAX], buf[32];
-	unsigned long long v;
-	int rr;
-
-	snprintf(path, sizeof(path), "%s/ifindex", rel);
-	rr = root_read(s->r, path, buf, sizeof(buf));
-	if (rr >= 0 && parse_u64(buf, &v) == 0 && v == (unsigned long long)s->ifindex)
-		s->found = true;
-	else if (rr < 0 && rr != -ENOENT && !s->err)
-		s->err = rr;
-}
-
-/* state_identity, asked once per disk and command: the records and items of
- * one disk come together, and the identity of a disk does not change while
- * its queue attributes are written. */
-int state_identity_cached(struct records *rs, const struct root *r, const char *domain,
-			  const char *target, const char *setting, const char *path, char *out,
-			  size_t size)
-{
-	struct idcache *ic = &rs->idcache;
-
-	if (strcmp(domain, "block"))
-		return state_identity(r, domain, setting, path, out, size);
-	if (!ic->valid || strcmp(ic->target, target)) {
-		ic->valid = strlen(target) < sizeof(ic->target);
-		snprintf(ic->target, sizeof(ic->target), "%s", target);
-		ic->r = state_identity(r, domain, setting, path, ic->id, sizeof(ic->id));
-	}
-	snprintf(out, size, "%s", ic->r < 0 ? "" : ic->id);
-	return ic->r;
-}
-
-/* 1 when record x is stale: its device is gone, or another one carries its
- * name now (why says which); 0 when it is still that device's, or nothing can
- * tell (no identity recorded); -errno when the check itself failed.
- * Interfaces are looked up by index, through every name (they are renamed). */
-int state_stale(struct records *rs, const struct root *r, const struct record *x, char *why, size_t size)
-{
-	char now[64];
-	struct ifindex_seen s = { r, 0, 0, false };
-	int rr;
-
-	if (!*x->identity)
-		return 0;
-	if (!strncmp(x->identity, "ifindex:", 8)) {
-		s.ifindex = record_ifindex(x->setting, x->path);
-		rr = root_match(r, "sys/class/net", "*", seen_ifindex, &s);
-		if (rr < 0 || (!s.found && s.err))
-			return rr < 0 ? rr : s.err;
-		snprintf(why, size, "no interface has ifindex %d any more", s.ifindex);
-		return !s.found;
-	}
-	rr = state_identity_cached(rs, r, x->domain, x->target, x->setting, x->path, now, sizeof(now));
-	if (rr == -ENOENT) {
-		snprintf(why, size, "%s is gone", x->target);
-		return 1;
-	}
-	if (rr < 0)
-		return rr;
-	snprintf(why, size, "%s is another device now (%s; the original is of %s)", x->target, now,
-		 x->identity);
-	return strcmp(now, x->identity) != 0;
 }
 
 void state_free(struct records *rs)

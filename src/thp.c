@@ -93,16 +93,28 @@ int thp_check_key(const char *key, const char *value, char *why, size_t size)
 }
 
 /* Config key → attribute below THP_DIR. */
-static void key_attr(const char *key, char *attr, size_t size)
+/* The attribute of e's key under THP_DIR, and its path: 0, or
+ * -ENAMETOOLONG with an error item in p. */
+static int key_path(struct plan *p, const struct cfg_entry *e, char *attr, size_t asize, char *path,
+		    size_t psize)
 {
 	unsigned long long kb;
+	struct item *it;
+	int r;
 
-	if (parse_size_key(key, &kb) == 0)
-		snprintf(attr, size, "hugepages-%llukB/enabled", kb);
-	else if (!strncmp(key, "khugepaged.", 11))
-		snprintf(attr, size, "khugepaged/%s", key + 11);
+	if (parse_size_key(e->key, &kb) == 0)
+		r = pathf(attr, asize, "hugepages-%llukB/enabled", kb);
+	else if (!strncmp(e->key, "khugepaged.", 11))
+		r = pathf(attr, asize, "khugepaged/%s", e->key + 11);
 	else
-		snprintf(attr, size, "%s", key);
+		r = pathf(attr, asize, "%s", e->key);
+	if (r == 0)
+		r = pathf(path, psize, THP_DIR "/%s", attr);
+	if (r < 0 && (it = plan_add(p, "thp", "thp", e->key, THP_DIR))) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "%s: %s", e->key, strerror(-r));
+	}
+	return r;
 }
 
 static bool is_selector(const char *key)
@@ -136,8 +148,8 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 	struct item *it;
 	int r;
 
-	key_attr(e->key, attr, sizeof(attr));
-	snprintf(path, sizeof(path), THP_DIR "/%s", attr);
+	if (key_path(p, e, attr, sizeof(attr), path, sizeof(path)) < 0)
+		return;
 	it = plan_add(p, "thp", "thp", attr, path);
 	if (!it)
 		return;

@@ -2,11 +2,20 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "earlytune.h"
+
+/* FNV-1a: the record index's hash, and a disk's identity without diskseq. */
+uint64_t fnv1a(uint64_t h, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * FNV_PRIME;
+	return h;
+}
 
 char *strip(char *s)
 {

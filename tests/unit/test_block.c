@@ -155,6 +155,29 @@ static void test_hypervisor_unreadable(void **state)
 	assert_int_equal(f->c.kernel.hypervisor, -EISDIR);
 }
 
+/* Issue 10: "not probed" was hypervisor == -1, which is -EPERM too: an
+ * answer of EPERM was asked again at every disk, and a later read could
+ * answer otherwise. An answer, whatever it is, stands for the command. */
+static void test_hypervisor_answer_stands(void **state)
+{
+	struct fx *f = *state;
+	struct kernel k = { 0 };
+	struct root r = { .fd = -1 };
+
+	assert_int_equal(root_open(&r, f->dir), 0);
+	kernel_probe(&k, &r);
+	assert_false(k.hv_probed);
+	assert_int_equal(kernel_hypervisor(&k, &r), 0);
+	assert_true(k.hv_probed);
+	k.hypervisor = -EPERM; /* what a read refused with EPERM leaves */
+	tree_write(f->dir, "sys/hypervisor/type", "xen\n");
+	assert_int_equal(kernel_hypervisor(&k, &r), -EPERM);
+	kernel_probe(&k, &r); /* a new probe asks again */
+	assert_int_equal(kernel_hypervisor(&k, &r), 1);
+	kernel_free(&k);
+	root_close(&r);
+}
+
 static void test_dmi_unreadable(void **state)
 {
 	struct fx *f = *state;
@@ -1274,6 +1297,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_matching),
 	FX_TEST(test_hypervisor_unreadable),
 	FX_TEST(test_dmi_unreadable),
+	FX_TEST(test_hypervisor_answer_stands),
 	FX_TEST(test_match_unreadable),
 	FX_TEST(test_match_blkid),
 	FX_TEST(test_match_long_list),

@@ -1987,6 +1987,8 @@ struct fkern {
 	unsigned lose;             /* this round's ACKs are lost: recv says ENOBUFS */
 	int dump_error;            /* every dump ends with it */
 	uint32_t next_handle;
+	unsigned opens, fail_open; /* nl_open calls; this one fails (EMFILE) */
+	bool closed;               /* no socket since then: sending is EBADF */
 };
 
 static void fk_queue(struct fkern *k, const unsigned char *data, size_t len)
@@ -2118,14 +2120,25 @@ static void fk_dump(struct fkern *k, uint32_t seq, bool links)
 	free(r);
 }
 
+static int fk_open(void *data)
+{
+	struct fkern *k = data;
+
+	k->closed = ++k->opens == k->fail_open;
+	return k->closed ? -EMFILE : 0;
+}
+
 static int fk_send(void *data, const void *buf, size_t len)
 {
 	struct fkern *k = data;
-	struct rb *acks = calloc(1, sizeof(*acks));
+	struct rb *acks;
 	const struct nlmsghdr *h;
 	unsigned reqs = 0;
 	size_t off = 0;
 
+	if (k->closed)
+		return -EBADF;
+	acks = calloc(1, sizeof(*acks));
 	assert_non_null(acks);
 	while ((h = nl_next_msg(buf, len, &off))) {
 		if (h->nlmsg_type == RTM_GETLINK || h->nlmsg_type == RTM_GETQDISC) {
@@ -2181,7 +2194,7 @@ static int kfx_setup(void **state)
 	x->f.rs.lock_fd = -1;
 	tree_new(x->f.dir, sizeof(x->f.dir));
 	x->k.next_handle = 0x8000;
-	x->ops = (struct nl_ops){ fk_send, fk_recv, &x->k };
+	x->ops = (struct nl_ops){ fk_send, fk_recv, &x->k, fk_open };
 	nl_set_ops(&x->ops);
 	*state = x;
 	return 0;
@@ -2289,6 +2302,33 @@ static void test_bug_failing_iface_stops_no_other(void **state)
 	/* a9 stopped at its lost round: the rest of its children were not sent. */
 	assert_int_equal(x->k.rounds, 3);
 	assert_true(x->k.max_reqs <= NL_BATCH_REQS);
+}
+
+/* Issue 10: a lost round reopens the socket. When that failed, the later
+ * batches went out on no socket and their items said "Bad file
+ * descriptor"; now they carry the reopen's error and nothing more is sent. */
+static void test_bug_reopen_fails(void **state)
+{
+	struct kfx *x = *state;
+	const struct item *it;
+
+	four_ifaces(x);
+	x->k.lose = 2;      /* a9's second hundred */
+	x->k.fail_open = 2; /* the reopen after that round */
+	net_apply_qdiscs(&x->f.c, &x->f.p);
+	for (size_t i = 0; i < x->f.p.n; i++) {
+		it = &x->f.p.v[i];
+		assert_int_equal(it->result, RES_FAILED);
+		assert_not_contains(it->error, "Bad file descriptor");
+	}
+	assert_contains(find_item(&x->f.p, "a9", "qdisc")->error, "No buffer space");
+	assert_contains(find_item(&x->f.p, "a1", "qdisc")->error, "RTM_NEWQDISC: Too many open files");
+	assert_contains(find_item(&x->f.p, "a3", "qdisc")->error, "RTM_NEWQDISC: Too many open files");
+	/* Applied, but not read back: the dump needs the socket too. */
+	assert_contains(find_item(&x->f.p, "a0", "qdisc")->error,
+			"cannot read the qdiscs back over rtnetlink: Too many open files");
+	assert_int_equal(x->k.rounds, 2);
+	assert_int_equal(x->k.opens, 2);
 }
 
 /* A qdisc dump the kernel gave up on after apply fails the items: it
@@ -2546,6 +2586,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_bug_cc_list_unreadable),
 	FX_TEST(test_bug_tree_iface_unreadable),
 	KFX_TEST(test_bug_records_unreadable),
+	KFX_TEST(test_bug_reopen_fails),
 	KFX_TEST(test_foreign_root_skipped),
 	NFX_TEST(test_ack_malformed_counts),
 };

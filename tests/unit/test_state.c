@@ -324,6 +324,46 @@ static void test_stale_iface(void **state)
 	x.identity = (char *)"ifindex:8";
 	assert_int_equal(stale(f, &x, why, sizeof(why)), 1);
 	assert_contains(why, "no interface has ifindex 8");
+	/* Its name taken by another interface, its index under a new name. */
+	tree_write(f->dir, "sys/class/net/eth0/ifindex", "9\n");
+	x.path = (char *)"netlink/ifindex/7";
+	x.identity = (char *)"ifindex:7";
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
+	/* Found under its own name; an unreadable index of another interface
+	 * matters only when no interface has the record's. */
+	tree_write(f->dir, "sys/class/net/eth0/ifindex", "7\n");
+	tree_mkdir(f->dir, "sys/class/net/broken/ifindex");
+	assert_int_equal(stale(f, &x, why, sizeof(why)), 0);
+	x.path = (char *)"netlink/ifindex/8";
+	x.identity = (char *)"ifindex:8";
+	assert_int_equal(stale(f, &x, why, sizeof(why)), -EISDIR);
+}
+
+/* Issue 10: a dead run's temporary files were swept on every lock, udev's
+ * forget of a device without records included. The rewrite sweeps: it
+ * alone needs the lock's "no live writer", and holds it. */
+static void test_sweep_on_save(void **state)
+{
+	struct fx *f = *state;
+	char dead[PATH_MAX], keep[PATH_MAX];
+
+	tree_write(f->dir, "run/earlytune/.originals.0badc0de", "x\n");
+	tree_write(f->dir, "run/earlytune/.originals.keep", "x\n");
+	tree_path(dead, sizeof(dead), f->dir, "run/earlytune/.originals.0badc0de");
+	tree_path(keep, sizeof(keep), f->dir, "run/earlytune/.originals.keep");
+	open_root(f);
+	/* Without the lock a temporary file may be a live writer's. */
+	assert_int_equal(add(&f->rs, "vda", "queue/scheduler", "none"), 0);
+	assert_int_equal(state_save(&f->rs, &f->c.root), 0);
+	assert_int_equal(access(dead, F_OK), 0);
+	state_free(&f->rs);
+	assert_int_equal(state_lock(&f->rs, &f->c.root), 0);
+	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
+	assert_int_equal(state_commit(&f->rs, &f->c.root), 0); /* nothing to write */
+	assert_int_equal(access(dead, F_OK), 0);
+	assert_int_equal(state_save(&f->rs, &f->c.root), 0);
+	assert_int_equal(access(dead, F_OK), -1);
+	assert_int_equal(access(keep, F_OK), 0);
 }
 
 static void test_forget(void **state)
@@ -403,6 +443,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_load_errors),
 	FX_TEST(test_identity),
 	FX_TEST(test_stale_iface),
+	FX_TEST(test_sweep_on_save),
 	FX_TEST(test_forget),
 	FX_TEST(test_many_records),
 	FX_TEST(test_lock),

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * What the kernel has: its links and qdiscs dumped over rtnetlink (sorted by
+ * interface, so each costs a binary search), described as "mq fq", and
+ * whether they hold what [net] asks for; an interface's index from sysfs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "earlytune.h"
+#include "netlink.h"
+#include "net_qdisc.h"
+
+/* Kinds every kernel has (sch_generic, sch_fifo, sch_mq are not modules). */
+static const char *const core_kinds[] = { "pfifo", "bfifo", "pfifo_head_drop", "pfifo_fast",
+					  "mq", "noqueue", NULL };
+
+bool qdisc_is_core(const char *kind)
+{
+	for (const char *const *k = core_kinds; *k; k++)
+		if (!strcmp(*k, kind))
+			return true;
+	return false;
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, (*cap ? *cap * 2 : 64) * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = *cap ? *cap * 2 : 64;
+	return 0;
+}
+
+/* A message the parser refuses fails the dump: what it held is unknown,
+ * and an interface or qdisc missing from the list would read as absent. */
+static int add_qdisc(const struct nlmsghdr *h, void *data)
+{
+	struct qdiscs *qs = data;
+	int r;
+
+	if (grow((void **)&qs->v, &qs->cap, qs->n, sizeof(*qs->v)) < 0)
+		return -ENOMEM;
+	r = nl_parse_qdisc(h, &qs->v[qs->n]);
+	if (r >= 0)
+		qs->n++;
+	return r;
+}
+
+static int add_link(const struct nlmsghdr *h, void *data)
+{
+	struct links *ls = data;
+	int r;
+
+	if (grow((void **)&ls->v, &ls->cap, ls->n, sizeof(*ls->v)) < 0)
+		return -ENOMEM;
+	r = nl_parse_link(h, &ls->v[ls->n]);
+	if (r >= 0)
+		ls->n++;
+	return r;
+}
+
+static int cmp_ifindex(const void *a, const void *b)
+{
+	const struct nl_qdisc *x = a, *y = b;
+
+	return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+}
+
+/* Sorted by interface once, so each interface costs a binary search. */
+static void index_qdiscs(struct qdiscs *qs)
+{
+	if (qs->n)
+		qsort(qs->v, qs->n, sizeof(*qs->v), cmp_ifindex);
+}
+
+/* The qdiscs of one interface: [*lo, *hi). */
+static void qrange(const struct qdiscs *qs, int ifindex, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = qs->n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (qs->v[m].ifindex < ifindex)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	for (b = a; b < qs->n && qs->v[b].ifindex == ifindex; b++)
+		;
+	*hi = b;
+}
+
+const struct nl_qdisc *net_root_of(const struct qdiscs *qs, int ifindex)
+{
+	size_t lo, hi;
+
+	qrange(qs, ifindex, &lo, &hi);
+	for (size_t i = lo; i < hi; i++)
+		if (qs->v[i].parent == TC_H_ROOT)
+			return &qs->v[i];
+	return NULL;
+}
+
+/* Is kind one of the comma-separated words of list? */
+static bool comma_listed(const char *list, const char *kind)
+{
+	size_t n = strlen(kind);
+
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, kind, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* "fq", "mq fq", "mq fq,pfifo_fast", or "noop" for a device never brought up.
+ * The children's list is only what this call wrote: out may hold anything. */
+void net_describe(const struct nl_qdisc *v, size_t n, int ifindex, char *out, size_t size)
+{
+	const struct qdiscs qs = { (struct nl_qdisc *)v, n, n };
+	const struct nl_qdisc *root = net_root_of(&qs, ifindex);
+	size_t len, lo, hi, start;
+
+	if (!size)
+		return;
+	snprintf(out, size, "%s", root ? root->kind : "noop");
+	if (!root || strcmp(root->kind, "mq"))
+		return;
+	len = strlen(out);
+	start = len + 1;
+	qrange(&qs, ifindex, &lo, &hi);
+	for (size_t i = lo; i < hi && len + 1 < size; i++) {
+		const struct nl_qdisc *q = &v[i];
+
+		if (q->parent == TC_H_ROOT || (uint32_t)TC_H_MAJ(q->parent) != root->handle ||
+		    (len > start && comma_listed(out + start, q->kind)))
+			continue;
+		snprintf(out + len, size - len, "%s%s", len > start ? "," : " ", q->kind);
+		len += strlen(out + len);
+	}
+}
+
+void net_describe_qs(const struct qdiscs *qs, int ifindex, char *out, size_t size)
+{
+	net_describe(qs->v, qs->n, ifindex, out, size);
+}
+
+static bool params_hold(const struct netconf *nc, const struct nl_qdisc *q)
+{
+	for (size_t i = 0; i < nc->nparams; i++) {
+		unsigned long long v;
+
+		if (qparam_get(q->kind, q->opts, q->optlen, nc->params[i].name, &v) < 0 ||
+		    v != qparam_stored(q->kind, nc->params[i].name, nc->params[i].value))
+			return false;
+	}
+	return true;
+}
+
+/* Does the interface have what the configuration asks for? */
+bool net_holds(const struct netconf *nc, const struct qdiscs *qs, int ifindex, unsigned ntx)
+{
+	const struct nl_qdisc *root = net_root_of(qs, ifindex);
+	unsigned children = 0;
+	size_t lo, hi;
+
+	if (!root)
+		return false;
+	if (ntx <= 1)
+		return !strcmp(root->kind, nc->kind) && params_hold(nc, root);
+	if (strcmp(root->kind, "mq"))
+		return false;
+	qrange(qs, ifindex, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
+		const struct nl_qdisc *q = &qs->v[i];
+
+		if (q->parent == TC_H_ROOT || (uint32_t)TC_H_MAJ(q->parent) != root->handle)
+			continue;
+		if (strcmp(q->kind, nc->kind) || !params_hold(nc, q))
+			return false;
+		children++;
+	}
+	return children == ntx;
+}
+
+/* The index of interface name, from sysfs: > 0; 0 when it has none (no
+ * such interface, or the file holds no index); -errno when it cannot be read. */
+int net_ifindex_of(const struct root *r, const char *name)
+{
+	char rel[PATH_MAX];
+	unsigned long long v;
+	int rr = pathf(rel, sizeof(rel), "sys/class/net/%s/ifindex", name);
+
+	if (rr == 0)
+		rr = root_read_u64(r, rel, &v);
+	if (rr == -ENOENT || rr == -EINVAL || (rr == 0 && v > INT_MAX))
+		return 0;
+	return rr < 0 ? rr : (int)v;
+}
+
+/* A dump the kernel marks interrupted (the set changed meanwhile) is
+ * taken again, a few times: a partial list would read as absent. */
+#define DUMP_TRIES 3
+
+static int dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, void *data),
+		void *data, size_t *n)
+{
+	int r = -EINTR;
+
+	for (int t = 0; t < DUMP_TRIES && r == -EINTR; t++) {
+		*n = 0;
+		r = nl_dump(nl, type, fn, data);
+	}
+	return r;
+}
+
+int net_dump_qdiscs(struct nl *nl, struct qdiscs *qs)
+{
+	int r = dump(nl, RTM_GETQDISC, add_qdisc, qs, &qs->n);
+
+	if (r >= 0)
+		index_qdiscs(qs);
+	return r;
+}
+
+int net_dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs)
+{
+	int r = nl_open(nl);
+
+	if (r >= 0)
+		r = dump(nl, RTM_GETLINK, add_link, ls, &ls->n);
+	if (r >= 0)
+		r = net_dump_qdiscs(nl, qs);
+	return r;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The net domain's own: the handles of earlytune's roots, the kernel's
+ * links and qdiscs as dumped, and [net] as read once; shared by
+ * net_dump.c, net_sysctl.c, net_iface.c and net_apply.c. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "earlytune.h"
+#include "netlink.h"
+
+/* Roots earlytune creates carry these handles, so it knows its own without
+ * a record: e7e7: for mq, e7e8:/e7e9: alternately for a single root (a new
+ * handle makes the kernel create and graft, whatever the kind before). */
+#define MQ_HANDLE 0xe7e70000u
+#define ROOT_A 0xe7e80000u
+#define ROOT_B 0xe7e90000u
+
+static inline bool own_handle(uint32_t h)
+{
+	return h == MQ_HANDLE || h == ROOT_A || h == ROOT_B;
+}
+#define MAX_PARAMS 16
+#define CC_AVAILABLE "proc/sys/net/ipv4/tcp_available_congestion_control"
+
+struct qdiscs {
+	struct nl_qdisc *v;
+	size_t n, cap;
+};
+
+struct links {
+	struct nl_link *v;
+	size_t n, cap;
+};
+
+struct netconf {
+	const char *kind;
+	struct qparam params[MAX_PARAMS];
+	size_t nparams;
+	const struct cfg_entry *qdisc_entry, *interfaces;
+	bool force;
+	bool positive_globs; /* interfaces = names some: the default selection is unused */
+};
+
+/* net_dump.c */
+const struct nl_qdisc *net_root_of(const struct qdiscs *qs, int ifindex);
+void net_describe_qs(const struct qdiscs *qs, int ifindex, char *out, size_t size);
+bool net_holds(const struct netconf *nc, const struct qdiscs *qs, int ifindex, unsigned ntx);
+int net_dump_qdiscs(struct nl *nl, struct qdiscs *qs);
+int net_dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs);
+
+/* net_iface.c */
+void net_load_conf(struct ctx *c, struct netconf *nc);
+int net_check_params(struct ctx *c, struct netconf *nc, char *why, size_t size);
+
+/* net_sysctl.c */
+void net_plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc);
