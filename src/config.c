@@ -27,7 +27,8 @@ struct parser {
 	struct config *c;
 	const char *source;
 	int line;
-	char *section, *name;
+	const struct cfg_section *section;
+	char *name;
 	struct strbuf reason;
 };
 
@@ -53,80 +54,132 @@ static bool valid_ident(const char *s, const char *extra)
 	return true;
 }
 
+/* [main]: the reader's own section. */
+static int check_main(const char *key, const char *value, char *why, size_t size)
+{
+	if (strcmp(key, "profile")) {
+		snprintf(why, size, "unknown key '%s' in [main]; allowed: profile", key);
+		return -EINVAL;
+	}
+	if (*value && !profile_text(value)) {
+		snprintf(why, size, "unknown profile '%s'; built-in profiles: %s", value, profile_names());
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct cfg_section main_section = { "main", false, check_main };
+static const struct cfg_section *const *sections; /* the domains', from config_register */
+static size_t nsections;
+
+void config_register(const struct cfg_section *const *v, size_t n)
+{
+	sections = v;
+	nsections = n;
+}
+
+static const struct cfg_section *section_find(const char *name)
+{
+	if (!strcmp(name, main_section.name))
+		return &main_section;
+	for (size_t i = 0; i < nsections; i++)
+		if (!strcmp(sections[i]->name, name))
+			return sections[i];
+	return NULL;
+}
+
+/* "[main] [block] [block "NAME"] …", or with named only the sections that
+ * take a name: "[block "NAME"] and [cmdline "NAME"]". */
+static void list_sections(char *buf, size_t size, bool named, size_t *count)
+{
+	size_t len = 0, n = 0, total = 0;
+
+	for (size_t i = 0; i < nsections; i++)
+		total += sections[i]->named;
+	if (!named)
+		len += (size_t)snprintf(buf, size, "[%s]", main_section.name);
+	for (size_t i = 0; i < nsections && len < size; i++) {
+		const struct cfg_section *s = sections[i];
+
+		if (!named)
+			len += (size_t)snprintf(buf + len, size - len, " [%s]", s->name);
+		if (s->named && len < size) {
+			const char *sep = !named ? " " : !n ? "" : n + 1 == total ? " and " : ", ";
+
+			len += (size_t)snprintf(buf + len, size - len, "%s[%s \"NAME\"]", sep, s->name);
+			n++;
+		}
+	}
+	*count = n;
+}
+
+static bool header_name(struct parser *ps, char *s, char **name)
+{
+	char *q = strchr(s, '"'), *q2;
+
+	*name = NULL;
+	if (!q)
+		return true;
+	q2 = strrchr(q, '"');
+	if (q2 == q || q2[1] || q2 == q + 1 || memchr(q + 1, '"', (size_t)(q2 - q - 1))) {
+		parse_error(ps, "malformed section name in '[%s]'; expected [section \"name\"]", s);
+		return false;
+	}
+	*q2 = '\0';
+	*name = q + 1;
+	*q = '\0';
+	return true;
+}
+
 /* "[section]" or [section "name"]; the section stays unset on error so the
  * keys under a bad header are not attributed to the previous section. */
 static void parse_header(struct parser *ps, char *s)
 {
-	char *end = strrchr(s, ']'), *q, *name = NULL;
+	char *end = strrchr(s, ']'), *name, list[512];
+	const struct cfg_section *sec;
+	size_t n;
 
-	free(ps->section);
 	free(ps->name);
-	ps->section = ps->name = NULL;
+	ps->section = NULL;
+	ps->name = NULL;
 	if (!end || end[1]) {
 		parse_error(ps, "malformed section header '%s'; expected [section] or [section \"name\"]", s);
 		return;
 	}
 	*end = '\0';
 	s = strip(s + 1);
-	q = strchr(s, '"');
-	if (q) {
-		char *q2 = strrchr(q, '"');
-
-		if (q2 == q || q2[1] || q2 == q + 1 || memchr(q + 1, '"', (size_t)(q2 - q - 1))) {
-			parse_error(ps, "malformed section name in '[%s]'; expected [section \"name\"]", s);
-			return;
-		}
-		*q2 = '\0';
-		name = q + 1;
-		*q = '\0';
-		s = strip(s);
-	}
+	if (!header_name(ps, s, &name))
+		return;
+	s = strip(s);
 	if (!valid_ident(s, "-_")) {
 		parse_error(ps, "malformed section header '[%s]'", s);
 		return;
 	}
-	if (strcmp(s, "main") && strcmp(s, "block") && strcmp(s, "thp") &&
-	    strcmp(s, "modules") && strcmp(s, "net") && strcmp(s, "cmdline")) {
-		parse_error(ps, "unknown section [%s]; allowed: [main] [block] [block \"NAME\"] [thp] [modules] [net] [cmdline] [cmdline \"NAME\"]", s);
+	sec = section_find(s);
+	if (!sec) {
+		list_sections(list, sizeof(list), false, &n);
+		parse_error(ps, "unknown section [%s]; allowed: %s", s, list);
 		return;
 	}
-	if (name && strcmp(s, "block") && strcmp(s, "cmdline")) {
-		parse_error(ps, "section [%s] takes no name (only [block \"NAME\"] and [cmdline \"NAME\"] do), got \"%s\"", s, name);
+	if (name && !sec->named) {
+		list_sections(list, sizeof(list), true, &n);
+		parse_error(ps, "section [%s] takes no name (only %s do%s), got \"%s\"", s, list,
+			    n == 1 ? "es" : "", name);
 		return;
 	}
 	if (name && !valid_name(name)) {
 		parse_error(ps, "section name \"%s\" must be printable and contain no '/'", name);
 		return;
 	}
-	ps->section = strdup(s);
+	ps->section = sec;
 	ps->name = name ? strdup(name) : NULL;
 }
 
 static int check_key(struct parser *ps, const char *key, const char *value)
 {
 	char why[384] = "";
-	int r;
+	int r = ps->section->check_key(key, value, why, sizeof(why));
 
-	if (!strcmp(ps->section, "main")) {
-		if (strcmp(key, "profile")) {
-			snprintf(why, sizeof(why), "unknown key '%s' in [main]; allowed: profile", key);
-			r = -EINVAL;
-		} else if (*value && !profile_text(value)) {
-			snprintf(why, sizeof(why), "unknown profile '%s'; built-in profiles: %s", value,
-				 profile_names());
-			r = -EINVAL;
-		} else {
-			r = 0;
-		}
-	} else if (!strcmp(ps->section, "block")) {
-		r = block_check_key(key, value, why, sizeof(why));
-	} else if (!strcmp(ps->section, "thp")) {
-		r = thp_check_key(key, value, why, sizeof(why));
-	} else if (!strcmp(ps->section, "cmdline")) {
-		r = cmdline_check_key(key, value, why, sizeof(why));
-	} else {
-		r = net_check_key(ps->section, key, value, why, sizeof(why));
-	}
 	if (r < 0)
 		parse_error(ps, "%s", why);
 	return r;
@@ -148,7 +201,7 @@ static int add_entry(struct parser *ps, const char *key, const char *value)
 	}
 	e = &c->v[c->n];
 	*e = (struct cfg_entry){
-		.section = strdup(ps->section),
+		.section = strdup(ps->section->name),
 		.name = ps->name ? strdup(ps->name) : NULL,
 		.key = strdup(key),
 		.value = strdup(value),
@@ -247,7 +300,6 @@ int config_parse_text(struct config *c, const char *text, const char *source)
 			ps.reason.s[0] = '\0';
 	}
 	sb_free(&ps.reason);
-	free(ps.section);
 	free(ps.name);
 	free(copy);
 	return r;

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "earlytune.h"
+#include "domain.h"
 
 enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
 
@@ -89,18 +89,16 @@ static int parse_only(const char *s, unsigned *out)
 		return -ENOMEM;
 	*out = 0;
 	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(w, "block"))
-			*out |= DOM_BLOCK;
-		else if (!strcmp(w, "thp"))
-			*out |= DOM_THP;
-		else if (!strcmp(w, "modules"))
-			*out |= DOM_MODULES;
-		else if (!strcmp(w, "net"))
-			*out |= DOM_NET;
-		else {
-			log_msg(LOG_ERR, "--only: unknown domain '%s'; domains: modules thp net block", w);
+		const struct domain *d = domain_find(w);
+		char names[128] = "";
+
+		if (!d) {
+			for (size_t i = 0; i < ndomains; i++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), " %s", domains[i].name);
+			log_msg(LOG_ERR, "--only: unknown domain '%s'; domains:%s", w, names);
 			return -EINVAL;
 		}
+		*out |= d->bit;
 	}
 	return *out ? 0 : -EINVAL;
 }
@@ -304,7 +302,7 @@ static int run(struct ctx *c, const struct args *a)
 int main(int argc, char **argv)
 {
 	struct ctx c = { .root.fd = -1 };
-	struct args a = { .root = "/", .command = "plan", .only = DOM_ALL };
+	struct args a = { .root = "/", .command = "plan", .only = 0 };
 	struct timespec ts;
 	int r;
 
@@ -315,7 +313,7 @@ int main(int argc, char **argv)
 		free(c.devices);
 		return r > 0 ? EXIT_OK : (c.boot ? EXIT_OK : EXIT_USAGE);
 	}
-	c.only = a.only_set ? a.only : c.ndevices ? DOM_BLOCK : (c.ifindex || c.iface) ? DOM_NET : DOM_ALL;
+	c.only = a.only_set ? a.only : c.ndevices ? DOM_BLOCK : (c.ifindex || c.iface) ? DOM_NET : domains_all();
 	log_set_verbose(c.verbose);
 	r = setup(&c, &a);
 	if (r == EXIT_OK)
