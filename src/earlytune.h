@@ -72,6 +72,8 @@ int root_access(const struct root *r, const char *rel); /* 1, 0 (absent) or -err
 int root_missing(const struct root *r, const char *rel, char *miss, size_t size);
 int root_match(const struct root *r, const char *dir, const char *pattern,
 	       void (*fn)(const char *rel, void *data), void *data); /* count, or -errno */
+int root_list(const struct root *r, const char *dir, const char *pattern,
+	      void (*fn)(const char *rel, void *data), void *data); /* root_match; absent: -ENOENT */
 int root_mkdir_p(const struct root *r, const char *rel, int mode);
 int root_parent(const struct root *r, const char *rel, char *last, size_t size);
 int root_unlink(const struct root *r, const char *rel, int flags);
