@@ -135,71 +135,53 @@ static int parse_ifindex(const char *s, int *out)
 static const char *const commands[] = { "plan", "apply", "verify", "revert", "config", "modules",
 					"sysctl-conf", "cmdline", "forget" };
 
-static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
+/* One option: 0, -EINVAL (said why), or 1 when it was answered (--help). */
+static int parse_option(int ch, struct ctx *c, struct args *a)
 {
-	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },    { "config", required_argument, NULL, 'c' },
-		{ "profile", required_argument, NULL, 'p' }, { "only", required_argument, NULL, 'o' },
-		{ "device", required_argument, NULL, 'd' },  { "json", no_argument, NULL, 'j' },
-		{ "boot", no_argument, NULL, 'b' },          { "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },       { "help", no_argument, NULL, 'h' },
-		{ "ifindex", required_argument, NULL, 'i' }, { "iface", required_argument, NULL, 'I' },
-		{ "kernel", required_argument, NULL, 'k' },  { "check", no_argument, NULL, 'C' },
-		{ "backend", required_argument, NULL, 'B' }, { "update", no_argument, NULL, 'U' },
-		{ "diskseq", required_argument, NULL, 'S' },
-		{ 0 },
-	};
-	int ch;
-
-	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:i:I:k:jbvVh", opts, NULL)) >= 0) {
-		switch (ch) {
-		case 'r': a->root = optarg; break;
-		case 'c': a->config = optarg; break;
-		case 'p': a->profile = optarg; break;
-		case 'o':
-			if (parse_only(optarg, &a->only) < 0)
-				return -EINVAL;
-			a->only_set = true;
-			break;
-		case 'd':
-			if (add_device(c, optarg) < 0)
-				return -EINVAL;
-			break;
-		case 'i':
-			if (parse_ifindex(optarg, &c->ifindex) < 0)
-				return -EINVAL;
-			break;
-		case 'I':
-			if (!valid_name(optarg) || strlen(optarg) >= 16) {
-				log_msg(LOG_ERR, "--iface: invalid interface name");
-				return -EINVAL;
-			}
-			c->iface = optarg;
-			break;
-		case 'k':
-			if (!valid_name(optarg)) {
-				log_msg(LOG_ERR, "--kernel: invalid kernel release");
-				return -EINVAL;
-			}
-			a->kernel = optarg;
-			break;
-		case 'C': a->check = true; break;
-		case 'B': a->backend = optarg; break;
-		case 'U': a->update = true; break;
-		case 'S':
-			if (parse_u64(optarg, &c->diskseq) < 0 || !c->diskseq) {
-				log_msg(LOG_ERR, "--diskseq: '%s' is not a disk sequence number", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'j': c->json = true; break;
-		case 'b': c->boot = true; break;
-		case 'v': c->verbose = true; break;
-		case 'V': printf("earlytune %s\n", EARLYTUNE_VERSION); return 1;
-		case 'h': help(); return 1;
-		default: return -EINVAL;
+	switch (ch) {
+	case 'r': a->root = optarg; return 0;
+	case 'c': a->config = optarg; return 0;
+	case 'p': a->profile = optarg; return 0;
+	case 'o':
+		a->only_set = true;
+		return parse_only(optarg, &a->only) < 0 ? -EINVAL : 0;
+	case 'd': return add_device(c, optarg) < 0 ? -EINVAL : 0;
+	case 'i': return parse_ifindex(optarg, &c->ifindex) < 0 ? -EINVAL : 0;
+	case 'I':
+		if (!valid_name(optarg) || strlen(optarg) >= 16) {
+			log_msg(LOG_ERR, "--iface: invalid interface name");
+			return -EINVAL;
 		}
+		c->iface = optarg;
+		return 0;
+	case 'k':
+		if (!valid_name(optarg)) {
+			log_msg(LOG_ERR, "--kernel: invalid kernel release");
+			return -EINVAL;
+		}
+		a->kernel = optarg;
+		return 0;
+	case 'C': a->check = true; return 0;
+	case 'B': a->backend = optarg; return 0;
+	case 'U': a->update = true; return 0;
+	case 'S':
+		if (parse_u64(optarg, &c->diskseq) < 0 || !c->diskseq) {
+			log_msg(LOG_ERR, "--diskseq: '%s' is not a disk sequence number", optarg);
+			return -EINVAL;
+		}
+		return 0;
+	case 'j': c->json = true; return 0;
+	case 'b': c->boot = true; return 0;
+	case 'v': c->verbose = true; return 0;
+	case 'V': printf("earlytune %s\n", EARLYTUNE_VERSION); return 1;
+	case 'h': help(); return 1;
+	default: return -EINVAL;
 	}
+}
+
+/* The command (and cmdline's subcommand) after the options. */
+static int parse_command(int argc, char **argv, struct args *a)
+{
 	if (optind < argc)
 		a->command = argv[optind++];
 	if (optind < argc && !strcmp(a->command, "cmdline")) {
@@ -219,6 +201,28 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config modules sysctl-conf cmdline forget",
 		a->command);
 	return -EINVAL;
+}
+
+static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },    { "config", required_argument, NULL, 'c' },
+		{ "profile", required_argument, NULL, 'p' }, { "only", required_argument, NULL, 'o' },
+		{ "device", required_argument, NULL, 'd' },  { "json", no_argument, NULL, 'j' },
+		{ "boot", no_argument, NULL, 'b' },          { "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },       { "help", no_argument, NULL, 'h' },
+		{ "ifindex", required_argument, NULL, 'i' }, { "iface", required_argument, NULL, 'I' },
+		{ "kernel", required_argument, NULL, 'k' },  { "check", no_argument, NULL, 'C' },
+		{ "backend", required_argument, NULL, 'B' }, { "update", no_argument, NULL, 'U' },
+		{ "diskseq", required_argument, NULL, 'S' },
+		{ 0 },
+	};
+	int ch, r;
+
+	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:i:I:k:jbvVh", opts, NULL)) >= 0)
+		if ((r = parse_option(ch, c, a)) != 0)
+			return r;
+	return parse_command(argc, argv, a);
 }
 
 static int setup(struct ctx *c, const struct args *a)
