@@ -12,6 +12,40 @@
 
 enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
 
+static void help_options(void)
+{
+	printf("Options (before or after the command):\n"
+	       "  -r, --root DIR       read and write below DIR instead of / (sys, proc, etc, run,\n"
+	       "                       dev, lib/modules); kernel release and command line come from it\n"
+	       "  -c, --config FILE    read only the built-in profile and FILE\n"
+	       "  -p, --profile NAME   built-in profile: vps (default) or none\n"
+	       "  -o, --only DOMAINS   comma list of domains: ");
+	for (size_t i = 0; i < ndomains; i++)
+		printf("%s%s", i ? "," : "", domains[i].name);
+	printf("\n"
+	       "  -d, --device NAME    one disk by kernel name (repeatable); implies --only block\n"
+	       "  -i, --ifindex N      one network interface by index (udev's IFINDEX: stable\n"
+	       "                       across renames); implies --only net\n"
+	       "  -I, --iface NAME     one network interface by name; implies --only net\n"
+	       "  -k, --kernel VER     ask about kernel release VER (modules), not the running one\n"
+	       "      --check          modules: warn about each missing module and exit 1\n"
+	       "      --backend B      cmdline apply: the bootloader integration to use\n"
+	       "      --update         cmdline apply: also run update-grub\n"
+	       "  -j, --json           print one JSON object\n"
+	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
+	       "                       and unreadable config files, apply the rest, exit 0\n"
+	       "  -v, --verbose        more messages\n"
+	       "  -V, --version        print the version\n"
+	       "  -h, --help           this text\n"
+	       "\n"
+	       "Configuration: /etc/earlytune.conf, then *.conf in /usr/lib/earlytune.d,\n"
+	       "/run/earlytune.d and /etc/earlytune.d. The kernel parameter earlytune=0 (or\n"
+	       "rd.earlytune=0) makes apply write nothing.\n"
+	       "\n"
+	       "Exit status: 0 success, 1 a failed item (verify: drifted or unmet), 2 usage or\n"
+	       "configuration error (a bad line or an unreadable file: named, nothing written).\n");
+}
+
 static void help(void)
 {
 	printf("Usage: earlytune [COMMAND] [OPTIONS]\n"
@@ -44,34 +78,8 @@ static void help(void)
 	       "  cmdline verify   exit 1 when a reboot is pending or a parameter is missing\n"
 	       "  forget    drop the records of a disk or interface that left (udev's remove;\n"
 	       "            --device NAME [--diskseq N], --ifindex N or --iface NAME)\n"
-	       "\n"
-	       "Options (before or after the command):\n"
-	       "  -r, --root DIR       read and write below DIR instead of / (sys, proc, etc, run,\n"
-	       "                       dev, lib/modules); kernel release and command line come from it\n"
-	       "  -c, --config FILE    read only the built-in profile and FILE\n"
-	       "  -p, --profile NAME   built-in profile: vps (default) or none\n"
-	       "  -o, --only DOMAINS   comma list of domains: modules,thp,net,block\n"
-	       "  -d, --device NAME    one disk by kernel name (repeatable); implies --only block\n"
-	       "  -i, --ifindex N      one network interface by index (udev's IFINDEX: stable\n"
-	       "                       across renames); implies --only net\n"
-	       "  -I, --iface NAME     one network interface by name; implies --only net\n"
-	       "  -k, --kernel VER     ask about kernel release VER (modules), not the running one\n"
-	       "      --check          modules: warn about each missing module and exit 1\n"
-	       "      --backend B      cmdline apply: the bootloader integration to use\n"
-	       "      --update         cmdline apply: also run update-grub\n"
-	       "  -j, --json           print one JSON object\n"
-	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
-	       "                       and unreadable config files, apply the rest, exit 0\n"
-	       "  -v, --verbose        more messages\n"
-	       "  -V, --version        print the version\n"
-	       "  -h, --help           this text\n"
-	       "\n"
-	       "Configuration: /etc/earlytune.conf, then *.conf in /usr/lib/earlytune.d,\n"
-	       "/run/earlytune.d and /etc/earlytune.d. The kernel parameter earlytune=0 (or\n"
-	       "rd.earlytune=0) makes apply write nothing.\n"
-	       "\n"
-	       "Exit status: 0 success, 1 a failed item (verify: drifted or unmet), 2 usage or\n"
-	       "configuration error (a bad line or an unreadable file: named, nothing written).\n");
+	       "\n");
+	help_options();
 }
 
 struct args {
