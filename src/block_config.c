@@ -203,3 +203,10 @@ int block_rank(const char *setting)
 			return s->rank;
 	return 3;
 }
+
+/* Revert: an iosched/ tunable left with the scheduler that had it. */
+const char *block_gone(const char *setting)
+{
+	return !strncmp(setting, "queue/iosched/", 14) ? "tunable went away with the scheduler that had it"
+						       : NULL;
+}

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * earlytune's private header: the types every domain shares.
- * Functions return 0 (or a count) on success and -errno on failure; only the
- * command layer (main.c, plan.c) turns an error into a log line.
+ * Functions return 0 (or a count) on success and -errno on failure, and an
+ * error becomes a log line once, where it is handled: in the commands (main.c,
+ * the engine's cmd_* in plan.c, apply.c and revert.c, cmd_modules, cmdline/'s
+ * commands), and in the configuration reader, which names each bad line and
+ * unreadable file where it finds it. Elsewhere only debug lines (what was
+ * chosen, what was cleaned up).
  */
 #pragma once
 
@@ -72,6 +76,8 @@ int root_access(const struct root *r, const char *rel); /* 1, 0 (absent) or -err
 int root_missing(const struct root *r, const char *rel, char *miss, size_t size);
 int root_match(const struct root *r, const char *dir, const char *pattern,
 	       void (*fn)(const char *rel, void *data), void *data); /* count, or -errno */
+int root_list(const struct root *r, const char *dir, const char *pattern,
+	      void (*fn)(const char *rel, void *data), void *data); /* root_match; absent: -ENOENT */
 int root_mkdir_p(const struct root *r, const char *rel, int mode);
 int root_parent(const struct root *r, const char *rel, char *last, size_t size);
 int root_unlink(const struct root *r, const char *rel, int flags);
@@ -123,6 +129,17 @@ struct config {
 	int skipped; /* files (or drop-in directories) that could not be read */
 };
 
+/* A section of the configuration: its name, whether it also comes as
+ * [name "NAME"], and the check of its keys, owned by the domain that reads
+ * them (0, or -EINVAL with why set). The reader knows [main]; domains.c
+ * registers the others. */
+struct cfg_section {
+	const char *name;
+	bool named;
+	int (*check_key)(const char *key, const char *value, char *why, size_t size);
+};
+void config_register(const struct cfg_section *const *v, size_t n);
+
 int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n);
 bool conf_masked(const struct root *r, const char *rel);
 int config_load(struct config *c, const struct root *r, const char *file,
@@ -136,13 +153,6 @@ void config_print(const struct config *c, FILE *out);
 char *config_source(const struct cfg_entry *e);
 const char *profile_text(const char *name);
 const char *profile_names(void);
-
-/* Key validation, owned by the domain that uses the key. Returns 0 when valid,
- * else -EINVAL with *why set to a message (static or allocated in *buf). */
-int block_check_key(const char *key, const char *value, char *why, size_t size);
-int thp_check_key(const char *key, const char *value, char *why, size_t size);
-int net_check_key(const char *section, const char *key, const char *value,
-		  char *why, size_t size);
 
 /* ---- the kernel we are looking at ---- */
 struct kernel {
@@ -188,7 +198,7 @@ int mods_state(struct mods *m, const char *name);
 int mods_lookup(struct mods *m, const char *name, struct mod_info *info);
 int mods_load(struct mods *m, const char *name, const char *options);
 
-/* ---- plan items ---- */
+/* ---- item.c: plan items ---- */
 enum action { ACT_CHANGE, ACT_KEEP, ACT_SKIP, ACT_ERROR };
 /* How an item is written: an attribute file, a module insert, a qdisc. */
 enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC };
@@ -244,31 +254,44 @@ struct ctx {
 	long long t0_ns; /* start, for the --boot summary */
 };
 
+/* A domain's bit in ctx.only (its row in domains.c names it). */
 enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3 };
-#define DOM_ALL (DOM_BLOCK | DOM_THP | DOM_MODULES | DOM_NET)
 
 struct item *plan_add(struct plan *p, const char *domain, const char *target,
 		      const char *setting, const char *path);
 void item_set(char **field, const char *value);
 void item_setf(char **field, const char *fmt, ...) _printf_(2, 3);
+void item_fail(struct item *it, int err, const char *fmt, ...) _printf_(3, 4);
 void item_from_entry(struct item *it, const struct cfg_entry *e);
 void plan_free(struct plan *p);
 int item_compare_value(const struct item *it, const char *current);
 
+/* ---- the domains' entry points: domains.c puts them in its table ---- */
+/* Config key checks: 0 when valid, else -EINVAL with why set. */
+int block_check_key(const char *key, const char *value, char *why, size_t size);
+int thp_check_key(const char *key, const char *value, char *why, size_t size);
+int net_check_key(const char *key, const char *value, char *why, size_t size);
+int modules_check_key(const char *key, const char *value, char *why, size_t size);
+bool module_name_valid(const char *w);
+
 int block_plan(struct ctx *c, struct plan *p);
+int block_rank(const char *setting);
+const char *block_gone(const char *setting);
+int thp_plan(struct ctx *c, struct plan *p);
 int modules_plan(struct ctx *c, struct plan *p);
 void modules_apply(struct ctx *c, struct item *it);
+int cmd_modules(struct ctx *c, bool check);
 int net_plan(struct ctx *c, struct plan *p);
+int net_rank(const char *setting);
 bool qdisc_is_core(const char *kind);
 bool net_cc_available(struct ctx *c, const char *name);
 int net_ifindex_of(const struct root *r, const char *name); /* sys/class/net/NAME/ifindex: > 0, 0 none, -errno */
-int cmd_modules(struct ctx *c, bool check);
-int net_rank(const char *setting);
 struct records;
 int net_apply_qdiscs(struct ctx *c, struct plan *p);
 int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, size_t n);
-int block_rank(const char *setting);
-int thp_plan(struct ctx *c, struct plan *p);
+bool net_batched(const char *setting);
+int net_revert_batch(struct ctx *c, struct item **items, const char **values, size_t n);
+int net_iface_index(const struct root *r, const char *name);
 
 /* ---- state.c: originals recorded before the first change ---- */
 struct record {
@@ -315,7 +338,7 @@ int sysctl_mask_guard(const struct root *r);
 /* ---- probe.c: libblkid tags of a disk and its partitions ---- */
 int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, char ***tags, size_t *n);
 
-/* ---- run.c: the commands ---- */
+/* ---- the engine's commands: plan.c, apply.c, revert.c ---- */
 int cmd_plan(struct ctx *c);
 int cmd_apply(struct ctx *c);
 int cmd_verify(struct ctx *c);

@@ -8,9 +8,43 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "earlytune.h"
+#include "domain.h"
 
 enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
+
+static void help_options(void)
+{
+	printf("Options (before or after the command):\n"
+	       "  -r, --root DIR       read and write below DIR instead of / (sys, proc, etc, run,\n"
+	       "                       dev, lib/modules); kernel release and command line come from it\n"
+	       "  -c, --config FILE    read only the built-in profile and FILE\n"
+	       "  -p, --profile NAME   built-in profile: vps (default) or none\n"
+	       "  -o, --only DOMAINS   comma list of domains: ");
+	for (size_t i = 0; i < ndomains; i++)
+		printf("%s%s", i ? "," : "", domains[i].name);
+	printf("\n"
+	       "  -d, --device NAME    one disk by kernel name (repeatable); implies --only block\n"
+	       "  -i, --ifindex N      one network interface by index (udev's IFINDEX: stable\n"
+	       "                       across renames); implies --only net\n"
+	       "  -I, --iface NAME     one network interface by name; implies --only net\n"
+	       "  -k, --kernel VER     ask about kernel release VER (modules), not the running one\n"
+	       "      --check          modules: warn about each missing module and exit 1\n"
+	       "      --backend B      cmdline apply: the bootloader integration to use\n"
+	       "      --update         cmdline apply: also run update-grub\n"
+	       "  -j, --json           print one JSON object\n"
+	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
+	       "                       and unreadable config files, apply the rest, exit 0\n"
+	       "  -v, --verbose        more messages\n"
+	       "  -V, --version        print the version\n"
+	       "  -h, --help           this text\n"
+	       "\n"
+	       "Configuration: /etc/earlytune.conf, then *.conf in /usr/lib/earlytune.d,\n"
+	       "/run/earlytune.d and /etc/earlytune.d. The kernel parameter earlytune=0 (or\n"
+	       "rd.earlytune=0) makes apply write nothing.\n"
+	       "\n"
+	       "Exit status: 0 success, 1 a failed item (verify: drifted or unmet), 2 usage or\n"
+	       "configuration error (a bad line or an unreadable file: named, nothing written).\n");
+}
 
 static void help(void)
 {
@@ -44,34 +78,8 @@ static void help(void)
 	       "  cmdline verify   exit 1 when a reboot is pending or a parameter is missing\n"
 	       "  forget    drop the records of a disk or interface that left (udev's remove;\n"
 	       "            --device NAME [--diskseq N], --ifindex N or --iface NAME)\n"
-	       "\n"
-	       "Options (before or after the command):\n"
-	       "  -r, --root DIR       read and write below DIR instead of / (sys, proc, etc, run,\n"
-	       "                       dev, lib/modules); kernel release and command line come from it\n"
-	       "  -c, --config FILE    read only the built-in profile and FILE\n"
-	       "  -p, --profile NAME   built-in profile: vps (default) or none\n"
-	       "  -o, --only DOMAINS   comma list of domains: modules,thp,net,block\n"
-	       "  -d, --device NAME    one disk by kernel name (repeatable); implies --only block\n"
-	       "  -i, --ifindex N      one network interface by index (udev's IFINDEX: stable\n"
-	       "                       across renames); implies --only net\n"
-	       "  -I, --iface NAME     one network interface by name; implies --only net\n"
-	       "  -k, --kernel VER     ask about kernel release VER (modules), not the running one\n"
-	       "      --check          modules: warn about each missing module and exit 1\n"
-	       "      --backend B      cmdline apply: the bootloader integration to use\n"
-	       "      --update         cmdline apply: also run update-grub\n"
-	       "  -j, --json           print one JSON object\n"
-	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
-	       "                       and unreadable config files, apply the rest, exit 0\n"
-	       "  -v, --verbose        more messages\n"
-	       "  -V, --version        print the version\n"
-	       "  -h, --help           this text\n"
-	       "\n"
-	       "Configuration: /etc/earlytune.conf, then *.conf in /usr/lib/earlytune.d,\n"
-	       "/run/earlytune.d and /etc/earlytune.d. The kernel parameter earlytune=0 (or\n"
-	       "rd.earlytune=0) makes apply write nothing.\n"
-	       "\n"
-	       "Exit status: 0 success, 1 a failed item (verify: drifted or unmet), 2 usage or\n"
-	       "configuration error (a bad line or an unreadable file: named, nothing written).\n");
+	       "\n");
+	help_options();
 }
 
 struct args {
@@ -89,18 +97,16 @@ static int parse_only(const char *s, unsigned *out)
 		return -ENOMEM;
 	*out = 0;
 	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(w, "block"))
-			*out |= DOM_BLOCK;
-		else if (!strcmp(w, "thp"))
-			*out |= DOM_THP;
-		else if (!strcmp(w, "modules"))
-			*out |= DOM_MODULES;
-		else if (!strcmp(w, "net"))
-			*out |= DOM_NET;
-		else {
-			log_msg(LOG_ERR, "--only: unknown domain '%s'; domains: modules thp net block", w);
+		const struct domain *d = domain_find(w);
+		char names[128] = "";
+
+		if (!d) {
+			for (size_t i = 0; i < ndomains; i++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), " %s", domains[i].name);
+			log_msg(LOG_ERR, "--only: unknown domain '%s'; domains:%s", w, names);
 			return -EINVAL;
 		}
+		*out |= d->bit;
 	}
 	return *out ? 0 : -EINVAL;
 }
@@ -137,71 +143,53 @@ static int parse_ifindex(const char *s, int *out)
 static const char *const commands[] = { "plan", "apply", "verify", "revert", "config", "modules",
 					"sysctl-conf", "cmdline", "forget" };
 
-static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
+/* One option: 0, -EINVAL (said why), or 1 when it was answered (--help). */
+static int parse_option(int ch, struct ctx *c, struct args *a)
 {
-	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },    { "config", required_argument, NULL, 'c' },
-		{ "profile", required_argument, NULL, 'p' }, { "only", required_argument, NULL, 'o' },
-		{ "device", required_argument, NULL, 'd' },  { "json", no_argument, NULL, 'j' },
-		{ "boot", no_argument, NULL, 'b' },          { "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },       { "help", no_argument, NULL, 'h' },
-		{ "ifindex", required_argument, NULL, 'i' }, { "iface", required_argument, NULL, 'I' },
-		{ "kernel", required_argument, NULL, 'k' },  { "check", no_argument, NULL, 'C' },
-		{ "backend", required_argument, NULL, 'B' }, { "update", no_argument, NULL, 'U' },
-		{ "diskseq", required_argument, NULL, 'S' },
-		{ 0 },
-	};
-	int ch;
-
-	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:i:I:k:jbvVh", opts, NULL)) >= 0) {
-		switch (ch) {
-		case 'r': a->root = optarg; break;
-		case 'c': a->config = optarg; break;
-		case 'p': a->profile = optarg; break;
-		case 'o':
-			if (parse_only(optarg, &a->only) < 0)
-				return -EINVAL;
-			a->only_set = true;
-			break;
-		case 'd':
-			if (add_device(c, optarg) < 0)
-				return -EINVAL;
-			break;
-		case 'i':
-			if (parse_ifindex(optarg, &c->ifindex) < 0)
-				return -EINVAL;
-			break;
-		case 'I':
-			if (!valid_name(optarg) || strlen(optarg) >= 16) {
-				log_msg(LOG_ERR, "--iface: invalid interface name");
-				return -EINVAL;
-			}
-			c->iface = optarg;
-			break;
-		case 'k':
-			if (!valid_name(optarg)) {
-				log_msg(LOG_ERR, "--kernel: invalid kernel release");
-				return -EINVAL;
-			}
-			a->kernel = optarg;
-			break;
-		case 'C': a->check = true; break;
-		case 'B': a->backend = optarg; break;
-		case 'U': a->update = true; break;
-		case 'S':
-			if (parse_u64(optarg, &c->diskseq) < 0 || !c->diskseq) {
-				log_msg(LOG_ERR, "--diskseq: '%s' is not a disk sequence number", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'j': c->json = true; break;
-		case 'b': c->boot = true; break;
-		case 'v': c->verbose = true; break;
-		case 'V': printf("earlytune %s\n", EARLYTUNE_VERSION); return 1;
-		case 'h': help(); return 1;
-		default: return -EINVAL;
+	switch (ch) {
+	case 'r': a->root = optarg; return 0;
+	case 'c': a->config = optarg; return 0;
+	case 'p': a->profile = optarg; return 0;
+	case 'o':
+		a->only_set = true;
+		return parse_only(optarg, &a->only) < 0 ? -EINVAL : 0;
+	case 'd': return add_device(c, optarg) < 0 ? -EINVAL : 0;
+	case 'i': return parse_ifindex(optarg, &c->ifindex) < 0 ? -EINVAL : 0;
+	case 'I':
+		if (!valid_name(optarg) || strlen(optarg) >= 16) {
+			log_msg(LOG_ERR, "--iface: invalid interface name");
+			return -EINVAL;
 		}
+		c->iface = optarg;
+		return 0;
+	case 'k':
+		if (!valid_name(optarg)) {
+			log_msg(LOG_ERR, "--kernel: invalid kernel release");
+			return -EINVAL;
+		}
+		a->kernel = optarg;
+		return 0;
+	case 'C': a->check = true; return 0;
+	case 'B': a->backend = optarg; return 0;
+	case 'U': a->update = true; return 0;
+	case 'S':
+		if (parse_u64(optarg, &c->diskseq) < 0 || !c->diskseq) {
+			log_msg(LOG_ERR, "--diskseq: '%s' is not a disk sequence number", optarg);
+			return -EINVAL;
+		}
+		return 0;
+	case 'j': c->json = true; return 0;
+	case 'b': c->boot = true; return 0;
+	case 'v': c->verbose = true; return 0;
+	case 'V': printf("earlytune %s\n", EARLYTUNE_VERSION); return 1;
+	case 'h': help(); return 1;
+	default: return -EINVAL;
 	}
+}
+
+/* The command (and cmdline's subcommand) after the options. */
+static int parse_command(int argc, char **argv, struct args *a)
+{
 	if (optind < argc)
 		a->command = argv[optind++];
 	if (optind < argc && !strcmp(a->command, "cmdline")) {
@@ -221,6 +209,28 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config modules sysctl-conf cmdline forget",
 		a->command);
 	return -EINVAL;
+}
+
+static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },    { "config", required_argument, NULL, 'c' },
+		{ "profile", required_argument, NULL, 'p' }, { "only", required_argument, NULL, 'o' },
+		{ "device", required_argument, NULL, 'd' },  { "json", no_argument, NULL, 'j' },
+		{ "boot", no_argument, NULL, 'b' },          { "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },       { "help", no_argument, NULL, 'h' },
+		{ "ifindex", required_argument, NULL, 'i' }, { "iface", required_argument, NULL, 'I' },
+		{ "kernel", required_argument, NULL, 'k' },  { "check", no_argument, NULL, 'C' },
+		{ "backend", required_argument, NULL, 'B' }, { "update", no_argument, NULL, 'U' },
+		{ "diskseq", required_argument, NULL, 'S' },
+		{ 0 },
+	};
+	int ch, r;
+
+	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:i:I:k:jbvVh", opts, NULL)) >= 0)
+		if ((r = parse_option(ch, c, a)) != 0)
+			return r;
+	return parse_command(argc, argv, a);
 }
 
 static int setup(struct ctx *c, const struct args *a)
@@ -304,7 +314,7 @@ static int run(struct ctx *c, const struct args *a)
 int main(int argc, char **argv)
 {
 	struct ctx c = { .root.fd = -1 };
-	struct args a = { .root = "/", .command = "plan", .only = DOM_ALL };
+	struct args a = { .root = "/", .command = "plan", .only = 0 };
 	struct timespec ts;
 	int r;
 
@@ -315,7 +325,7 @@ int main(int argc, char **argv)
 		free(c.devices);
 		return r > 0 ? EXIT_OK : (c.boot ? EXIT_OK : EXIT_USAGE);
 	}
-	c.only = a.only_set ? a.only : c.ndevices ? DOM_BLOCK : (c.ifindex || c.iface) ? DOM_NET : DOM_ALL;
+	c.only = a.only_set ? a.only : c.ndevices ? DOM_BLOCK : (c.ifindex || c.iface) ? DOM_NET : domains_all();
 	log_set_verbose(c.verbose);
 	r = setup(&c, &a);
 	if (r == EXIT_OK)

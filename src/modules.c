@@ -10,6 +10,42 @@
 
 static const char *const state_names[] = { "absent", "live", "builtin", "coming" };
 
+/* A module name as modprobe takes it: lower-case letters, digits, '_', '-'. */
+bool module_name_valid(const char *w)
+{
+	if (!*w)
+		return false;
+	for (; *w; w++)
+		if (!((*w >= 'a' && *w <= 'z') || (*w >= '0' && *w <= '9') || *w == '_' || *w == '-'))
+			return false;
+	return true;
+}
+
+static bool all_words(const char *value, bool (*ok)(const char *))
+{
+	char w[WORD_MAX];
+	size_t len;
+
+	while ((len = next_word(&value, w, sizeof(w))))
+		if (len >= sizeof(w) || !ok(w))
+			return false;
+	return true;
+}
+
+int modules_check_key(const char *key, const char *value, char *why, size_t size)
+{
+	if (!strcmp(key, "load")) {
+		if (all_words(value, module_name_valid))
+			return 0;
+		snprintf(why, size, "[modules] load = '%s': module names are letters, digits, '_' and '-'", value);
+		return -EINVAL;
+	}
+	if (!strncmp(key, "options.", 8) && module_name_valid(key + 8))
+		return 0;
+	snprintf(why, size, "unknown key '%s' in [modules]; allowed: load options.MODULE", key);
+	return -EINVAL;
+}
+
 /* tcp_bbr built in without parameters has no /sys/module entry; the list of
  * available congestion controls says it is there. */
 static bool builtin_cc(struct ctx *c, const char *name)

@@ -1,57 +1,22 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Validation of [modules] and [net] keys, so a bad line is reported with the
- * rest of the configuration, before anything is written. */
+/* The net domain's row: the check of [net] keys (a bad line is reported
+ * with the rest of the configuration, before anything is written), and what
+ * revert and the records need to know of interfaces and qdiscs. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "earlytune.h"
 #include "netlink.h"
 
-static bool module_word(const char *w)
-{
-	if (!*w)
-		return false;
-	for (; *w; w++)
-		if (!((*w >= 'a' && *w <= 'z') || (*w >= '0' && *w <= '9') || *w == '_' || *w == '-'))
-			return false;
-	return true;
-}
-
-static bool all_words(const char *value, bool (*ok)(const char *))
-{
-	char w[WORD_MAX];
-	size_t len;
-
-	while ((len = next_word(&value, w, sizeof(w))))
-		if (len >= sizeof(w) || !ok(w))
-			return false;
-	return true;
-}
-
 static bool one_word(const char *value)
 {
-	return !strchr(value, ' ') && module_word(value);
+	return !strchr(value, ' ') && module_name_valid(value);
 }
 
-static int check_modules(const char *key, const char *value, char *why, size_t size)
+int net_check_key(const char *key, const char *value, char *why, size_t size)
 {
-	if (!strcmp(key, "load")) {
-		if (all_words(value, module_word))
-			return 0;
-		snprintf(why, size, "[modules] load = '%s': module names are letters, digits, '_' and '-'", value);
-		return -EINVAL;
-	}
-	if (!strncmp(key, "options.", 8) && module_word(key + 8))
-		return 0;
-	snprintf(why, size, "unknown key '%s' in [modules]; allowed: load options.MODULE", key);
-	return -EINVAL;
-}
-
-int net_check_key(const char *section, const char *key, const char *value, char *why, size_t size)
-{
-	if (!strcmp(section, "modules"))
-		return check_modules(key, value, why, size);
 	if (!strcmp(key, "congestion_control") || !strcmp(key, "qdisc")) {
 		if (!*value || one_word(value))
 			return 0;
@@ -73,4 +38,32 @@ int net_check_key(const char *section, const char *key, const char *value, char 
 	}
 	snprintf(why, size, "unknown key '%s' in [net]; allowed: congestion_control qdisc qdisc.PARAM interfaces force", key);
 	return -EINVAL;
+}
+
+/* Revert: the qdisc records go back to the kernel in one batch. */
+bool net_batched(const char *setting)
+{
+	return !strcmp(setting, "qdisc");
+}
+
+int net_revert_batch(struct ctx *c, struct item **items, const char **values, size_t n)
+{
+	int r = net_revert_qdiscs(c, items, values, n);
+
+	if (r != -EXDEV)
+		return r;
+	for (size_t k = 0; k < n; k++) {
+		item_setf(&items[k]->error, "netlink reaches only the running kernel, not --root %s", c->root.dir);
+		items[k]->result = RES_FAILED;
+	}
+	return 0;
+}
+
+/* The index interface name has now, or 0 (none by that name, or unreadable:
+ * revert then matches no record by index). */
+int net_iface_index(const struct root *r, const char *name)
+{
+	int i = net_ifindex_of(r, name);
+
+	return i > 0 ? i : 0;
 }

@@ -1,102 +1,84 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Plan items: what one setting is, should be, and what happened to it. */
-#include <errno.h>
-#include <stdarg.h>
-#include <stdlib.h>
+/* The plan, from the table of domains: what `plan` shows and `verify` checks. */
 #include <string.h>
 
-#include "earlytune.h"
+#include "engine.h"
 
-struct item *plan_add(struct plan *p, const char *domain, const char *target,
-		      const char *setting, const char *path)
+/* Every selected domain in the table's order, while none fails. */
+int build_plan(struct ctx *c, struct plan *p)
 {
-	struct item *it;
+	int r = 0;
 
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct item *v = realloc(p->v, cap * sizeof(*v));
+	for (size_t i = 0; i < ndomains && r >= 0; i++)
+		if (c->only & domains[i].bit)
+			r = domains[i].plan(c, p);
+	return r;
+}
 
-		if (!v)
-			return NULL;
-		p->v = v;
-		p->cap = cap;
+int cmd_plan(struct ctx *c)
+{
+	struct plan p = { 0 };
+	int r = build_plan(c, &p);
+
+	if (r < 0)
+		log_msg(LOG_ERR, "cannot list devices: %s", strerror(-r));
+	report(c, &p, "plan", false);
+	r = r < 0 ? 1 : exit_code(&p);
+	plan_free(&p);
+	return r;
+}
+
+/* What verify makes of an item: in force, not, or not applicable here. */
+enum verdict { V_HOLDS, V_DRIFTED, V_UNMET, V_NA };
+
+static enum verdict verdict(const struct item *it)
+{
+	if (it->action == ACT_CHANGE || it->action == ACT_ERROR || it->foreign)
+		return V_DRIFTED;
+	if (it->action == ACT_SKIP)
+		return it->unmet ? V_UNMET : V_NA;
+	return V_HOLDS;
+}
+
+static void log_drift(const struct item *it, enum verdict v)
+{
+	if (it->error)
+		log_msg(LOG_ERR, "drift: %s %s %s: %s", it->domain, it->target, it->setting, it->error);
+	else if (v == V_UNMET)
+		log_msg(LOG_WARN, "unmet: %s %s %s: not possible here: %s [%s]", it->domain, it->target,
+			it->setting, dash(it->reason), dash(it->source));
+	else if (it->foreign)
+		log_msg(LOG_WARN, "drift: %s %s %s is '%s', want '%s': %s", it->domain, it->target,
+			it->setting, dash(it->current), dash(it->desired), dash(it->reason));
+	else
+		log_msg(LOG_WARN, "drift: %s %s %s is '%s', want '%s' [%s]", it->domain, it->target,
+			it->setting, dash(it->current), dash(it->desired), dash(it->source));
+}
+
+/* Exit 1 unless every item the configuration asks for is in force: changed
+ * by someone (drifted) and impossible on this kernel (unmet) both count;
+ * what does not apply here (a partition, a bio-based queue, another network
+ * namespace) does not. */
+int cmd_verify(struct ctx *c)
+{
+	struct plan p = { 0 };
+	unsigned n[4] = { 0 };
+	int r = build_plan(c, &p);
+
+	if (r < 0)
+		log_msg(LOG_ERR, "verify: cannot list devices: %s", strerror(-r));
+	for (size_t i = 0; i < p.n; i++) {
+		enum verdict v = verdict(&p.v[i]);
+
+		n[v]++;
+		if (!c->json && (v == V_DRIFTED || v == V_UNMET))
+			log_drift(&p.v[i], v);
 	}
-	it = &p->v[p->n];
-	*it = (struct item){ .domain = domain, .action = ACT_KEEP };
-	it->target = strdup(target);
-	it->setting = strdup(setting);
-	it->path = strdup(path);
-	p->n++;
-	if (!it->target || !it->setting || !it->path)
-		return NULL;
-	return it;
-}
-
-void item_set(char **field, const char *value)
-{
-	char *copy = value ? strdup(value) : NULL;
-
-	free(*field);
-	*field = copy;
-}
-
-void item_setf(char **field, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	free(*field);
-	*field = s;
-}
-
-void item_from_entry(struct item *it, const struct cfg_entry *e)
-{
-	item_set(&it->reason, e->reason);
-	free(it->source);
-	it->source = config_source(e);
-}
-
-static void item_free(struct item *it)
-{
-	free(it->target);
-	free(it->setting);
-	free(it->path);
-	free(it->current);
-	free(it->desired);
-	free(it->module);
-	free(it->error);
-	free(it->reason);
-	free(it->source);
-	free(it->options);
-}
-
-void plan_free(struct plan *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		item_free(&p->v[i]);
-	free(p->v);
-	*p = (struct plan){ 0 };
-}
-
-/* 0 when an attribute's content means the item's desired value: selector
- * files compare their active choice, numbers compare as numbers. */
-int item_compare_value(const struct item *it, const char *current)
-{
-	char active[128];
-	long long a, b;
-
-	if (!current || !it->desired)
-		return -1;
-	if (it->selector) {
-		if (selector_active(current, active, sizeof(active)) < 0)
-			return -1;
-		return strcmp(active, it->desired);
-	}
-	if (parse_s64(current, &a) == 0 && parse_s64(it->desired, &b) == 0)
-		return a == b ? 0 : 1;
-	return strcmp(current, it->desired);
+	if (c->json)
+		print_json(c, &p, "verify");
+	else if (!c->boot)
+		printf("verify: %u hold, %u drifted, %u unmet, %u not applicable\n", n[V_HOLDS], n[V_DRIFTED],
+		       n[V_UNMET], n[V_NA]);
+	plan_free(&p);
+	return r < 0 || n[V_DRIFTED] || n[V_UNMET] ? 1 : 0;
 }

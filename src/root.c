@@ -312,13 +312,21 @@ int root_readlink(const struct root *r, const char *rel, char *buf, size_t size)
 int root_match(const struct root *r, const char *dir, const char *pattern,
 	       void (*fn)(const char *rel, void *data), void *data)
 {
+	int n = root_list(r, dir, pattern, fn, data);
+
+	/* No such directory: nothing matches. Any other failure is not "none". */
+	return n == -ENOENT || n == -ENOTDIR ? 0 : n;
+}
+
+/* root_match, for callers to whom a directory that is absent (-ENOENT) or
+ * not a directory (-ENOTDIR) is not the same thing. */
+int root_list(const struct root *r, const char *dir, const char *pattern,
+	      void (*fn)(const char *rel, void *data), void *data)
+{
 	int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0), n = 0;
 	DIR *d;
 	struct dirent *de;
 
-	/* No such directory: nothing matches. Any other failure is not "none". */
-	if (fd == -ENOENT || fd == -ENOTDIR)
-		return 0;
 	if (fd < 0)
 		return fd;
 	d = fdopendir(fd);

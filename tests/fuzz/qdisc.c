@@ -58,7 +58,7 @@ static void check_parse(const char *kind, const char *name, const char *value)
 			check_roundtrip(kind, name, v);
 	}
 	if (!kind && *value)
-		fuzz_assert((net_check_key("net", key, value, why, sizeof(why)) == 0) == (r == 0),
+		fuzz_assert((net_check_key(key, value, why, sizeof(why)) == 0) == (r == 0),
 			    "net_check_key and qparam_parse disagree on %s = %s", key, value);
 	free(key);
 }

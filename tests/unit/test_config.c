@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* config.c and profiles.c: the parser, reasons, errors, drop-ins, profiles. */
 #include "unit.h"
+#include "domain.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -224,6 +225,26 @@ static void test_unset_and_override(void **state)
 	assert_string_equal(e->value, "64");
 	assert_string_equal(e->file, "later.conf");
 	assert_int_equal(e->line, 2);
+}
+
+/* The reader knows every domain's section from the table (issue 10: it kept
+ * its own list, which a new domain had to be added to), and says them all
+ * when a section is unknown. */
+static void test_domain_sections(void **state)
+{
+	struct fx *f = *state;
+	char text[64], want[64];
+
+	for (size_t i = 0; i < ndomains; i++) {
+		snprintf(text, sizeof(text), "[%s]\n", domains[i].name);
+		parse(f, text);
+		assert_int_equal(f->cfg.errors, 0);
+		parse(f, "[bogus]\n");
+		snprintf(want, sizeof(want), " [%s]", domains[i].name);
+		assert_contains(f->text, want);
+	}
+	assert_contains(parse(f, "[bogus]\n"), "allowed: [main] ");
+	assert_contains(parse(f, "[thp \"x\"]\n"), "(only [block \"NAME\"] and [cmdline \"NAME\"] do)");
 }
 
 static void test_bad_sections(void **state)
@@ -755,6 +776,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_values_folded),
 	FX_TEST(test_unset_and_override),
 	FX_TEST(test_bad_sections),
+	FX_TEST(test_domain_sections),
 	FX_TEST(test_bad_keys),
 	FX_TEST(test_legacy_schedulers),
 	FX_TEST(test_out_of_range),
