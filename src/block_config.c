@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "earlytune.h"
+#include "domain.h"
 #include "block.h"
 
 const char *const block_classes[] = { "virtual", "nvme", "ssd", "hdd", "stacked",

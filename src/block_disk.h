@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "earlytune.h"
+#include "domain.h"
 #include "block.h"
 
 struct disk {

@@ -36,6 +36,31 @@ struct domain {
 	int (*iface_index)(const struct root *r, const char *name); /* --iface's index now, or 0 */
 };
 
+/* ---- the domains' entry points: domains.c puts them in its table ---- */
+/* Config key checks: 0 when valid, else -EINVAL with why set. */
+int block_check_key(const char *key, const char *value, char *why, size_t size);
+int thp_check_key(const char *key, const char *value, char *why, size_t size);
+int net_check_key(const char *key, const char *value, char *why, size_t size);
+int modules_check_key(const char *key, const char *value, char *why, size_t size);
+bool module_name_valid(const char *w);
+
+int block_plan(struct ctx *c, struct plan *p);
+int block_rank(const char *setting);
+const char *block_gone(const char *setting);
+int thp_plan(struct ctx *c, struct plan *p);
+int modules_plan(struct ctx *c, struct plan *p);
+void modules_apply(struct ctx *c, struct item *it);
+int net_plan(struct ctx *c, struct plan *p);
+int net_rank(const char *setting);
+bool qdisc_is_core(const char *kind);
+bool net_cc_available(struct ctx *c, const char *name);
+int net_ifindex_of(const struct root *r, const char *name); /* sys/class/net/NAME/ifindex: > 0, 0 none, -errno */
+int net_apply_qdiscs(struct ctx *c, struct plan *p);
+int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, size_t n);
+bool net_batched(const char *setting);
+int net_revert_batch(struct ctx *c, struct item **items, const char **values, size_t n);
+int net_iface_index(const struct root *r, const char *name);
+
 extern const struct domain domains[];
 extern const size_t ndomains;
 const struct domain *domain_find(const char *name); /* NULL: no such domain */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "earlytune.h"
+#include "domain.h"
 #include "block.h"
 
 static const char *const state_names[] = { "absent", "live", "builtin", "coming" };

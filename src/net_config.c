@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "earlytune.h"
+#include "domain.h"
 #include "netlink.h"
 
 static bool one_word(const char *value)

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "earlytune.h"
+#include "domain.h"
 #include "netlink.h"
 
 /* Roots earlytune creates carry these handles, so it knows its own without

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "earlytune.h"
+#include "domain.h"
 
 /* The ifindex of a net record about one interface (its path is
  * netlink/ifindex/N), or 0 for a global one (a sysctl). */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "earlytune.h"
+#include "domain.h"
 
 #define THP_DIR "sys/kernel/mm/transparent_hugepage"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "earlytune.h"
+#include "domain.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

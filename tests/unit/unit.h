@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "earlytune.h"
+#include "domain.h"
 
 /* ---- temporary trees ------------------------------------------------------ */
 
