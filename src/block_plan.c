@@ -78,8 +78,7 @@ static int wbt_default(struct ctx *c, struct item *it, struct disk *d)
 		return r;
 	}
 	item_set(&it->desired, strcmp(d->rot, "0") ? "75000" : "2000");
-	item_setf(&it->reason, "%s [-1: the kernel default for a %srotational queue]", dash_or(it->reason),
-		  strcmp(d->rot, "0") ? "" : "non-");
+	item_add_reason(it, "[-1: the kernel default for a %srotational queue]", strcmp(d->rot, "0") ? "" : "non-");
 	return 0;
 }
 
@@ -118,8 +117,7 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	}
 	if (!strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0) {
 		item_setf(&it->desired, "%lld", v < lo ? lo : v > hi ? hi : v);
-		item_setf(&it->reason, "%s [range %s: raise below %lld, cap above %lld]",
-			  it->reason ? it->reason : "", e->value, lo, hi);
+		item_add_reason(it, "[range %s: raise below %lld, cap above %lld]", e->value, lo, hi);
 	}
 	it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
 }

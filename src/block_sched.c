@@ -148,7 +148,7 @@ bool block_plan_iosched(struct item *it, const struct disk *d, const struct sche
 	/* The file there now is the old scheduler's: the value that counts
 	 * (and the original to record) is read after the switch. */
 	it->action = ACT_CHANGE;
-	item_setf(&it->reason, "%s [a tunable of %s, read after the switch]", dash_or(it->reason), sa->name);
+	item_add_reason(it, "[a tunable of %s, read after the switch]", sa->name);
 	return true;
 }
 

@@ -56,6 +56,8 @@ struct root;
 void log_setup_boot(const struct root *r);
 void log_set_verbose(bool verbose);
 bool log_boot_mode(void);
+void log_capture_errors(bool on);
+size_t log_captured(size_t i, const char **msg); /* the count; *msg the i-th error line */
 void log_msg(int prio, const char *fmt, ...) _printf_(2, 3);
 
 /* ---- root.c: every path below /sys /proc /etc /run /dev /lib goes through here ---- */
@@ -251,16 +253,26 @@ struct ctx {
 	const char *iface;   /* --iface, or NULL */
 	unsigned long long diskseq; /* forget --diskseq: only records of that disk, or 0 */
 	bool boot, json, verbose;
+	int columns;         /* the table's width; 0: --wide, full lines */
 	long long t0_ns; /* start, for the --boot summary */
 };
 
 /* A domain's bit in ctx.only (its row in domains.c names it). */
 enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3 };
 
+/* ---- output.c: every command's JSON object starts with json_head and
+ * goes out through json_emit (main prints an error object otherwise) ---- */
+void json_head(struct strbuf *sb, const struct ctx *c, const char *command);
+void json_field(struct strbuf *sb, const char *name, const char *value);
+void json_words(struct strbuf *sb, const char *name, const char *list); /* jsoncmd.c */
+void json_emit(struct strbuf *sb);
+bool json_emitted(void);
+
 struct item *plan_add(struct plan *p, const char *domain, const char *target,
 		      const char *setting, const char *path);
 void item_set(char **field, const char *value);
 void item_setf(char **field, const char *fmt, ...) _printf_(2, 3);
+void item_add_reason(struct item *it, const char *fmt, ...) _printf_(2, 3);
 void item_fail(struct item *it, int err, const char *fmt, ...) _printf_(3, 4);
 void item_from_entry(struct item *it, const struct cfg_entry *e);
 void plan_free(struct plan *p);

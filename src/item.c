@@ -40,17 +40,42 @@ void item_set(char **field, const char *value)
 	*field = copy;
 }
 
+/* vasprintf, NULL when out of memory. */
+_printf_(1, 0) static char *vformat(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
 void item_setf(char **field, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
+	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = vformat(fmt, ap);
 	va_end(ap);
 	free(*field);
 	*field = s;
+}
+
+/* Adds a clause to the reason, after a space only when there is one: a
+ * reason never starts with a space or reads "-". */
+void item_add_reason(struct item *it, const char *fmt, ...)
+{
+	_cleanup_(freep) char *more = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	more = vformat(fmt, ap);
+	va_end(ap);
+	if (!more)
+		return;
+	if (it->reason && *it->reason)
+		item_setf(&it->reason, "%s %s", it->reason, more);
+	else
+		item_set(&it->reason, more);
 }
 
 /* The item failed: its error is the message, then the errno text. */
@@ -60,8 +85,7 @@ void item_fail(struct item *it, int err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = vformat(fmt, ap);
 	va_end(ap);
 	it->result = RES_FAILED;
 	item_setf(&it->error, "%s: %s", msg ? msg : "failed", strerror(-err));

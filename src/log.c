@@ -22,6 +22,13 @@ static int kmsg_fd = -1;
 static unsigned kmsg_lines;
 static bool verbose;
 
+/* --json: the error lines, for the object main prints when a command fails
+ * before it could print its own. */
+#define CAPTURE_MAX 16
+static char captured[CAPTURE_MAX][512];
+static size_t ncaptured;
+static bool capture;
+
 static int kmsg_open(void)
 {
 	return root_openat(kmsg_root, "dev/kmsg", O_WRONLY | O_APPEND | O_NOCTTY, 0);
@@ -37,6 +44,18 @@ void log_setup_boot(const struct root *r)
 void log_set_verbose(bool v)
 {
 	verbose = v;
+}
+
+void log_capture_errors(bool on)
+{
+	capture = on;
+}
+
+size_t log_captured(size_t i, const char **msg)
+{
+	if (i < ncaptured && i < CAPTURE_MAX)
+		*msg = captured[i];
+	return ncaptured < CAPTURE_MAX ? ncaptured : CAPTURE_MAX;
 }
 
 bool log_boot_mode(void)
@@ -75,6 +94,8 @@ void log_msg(int prio, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
+	if (capture && prio <= LOG_ERR && ncaptured < CAPTURE_MAX)
+		snprintf(captured[ncaptured++], sizeof(captured[0]), "%s", line + off);
 	n = (int)strlen(line);
 	line[n++] = '\n';
 	/* /dev/kmsg takes one record per write(); a failed log write must not

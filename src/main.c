@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "domain.h"
+#include "engine.h"
 
 enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
 
@@ -31,7 +31,9 @@ static void help_options(void)
 	       "      --check          modules: warn about each missing module and exit 1\n"
 	       "      --backend B      cmdline apply: the bootloader integration to use\n"
 	       "      --update         cmdline apply: also run update-grub\n"
-	       "  -j, --json           print one JSON object\n"
+	       "  -j, --json           print one JSON object (every command; a failure prints\n"
+	       "                       {\"errors\":[{file, line, message}], \"exit\":N} on stdout)\n"
+	       "      --wide           the item table with one full line per item, reason included\n"
 	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
 	       "                       and unreadable config files, apply the rest, exit 0\n"
 	       "  -v, --verbose        more messages\n"
@@ -41,6 +43,10 @@ static void help_options(void)
 	       "Configuration: /etc/earlytune.conf, then *.conf in /usr/lib/earlytune.d,\n"
 	       "/run/earlytune.d and /etc/earlytune.d. The kernel parameter earlytune=0 (or\n"
 	       "rd.earlytune=0) makes apply write nothing.\n"
+	       "\n"
+	       "The item table (plan, apply, verify, revert) fits COLUMNS, else the terminal's\n"
+	       "width, else 80 columns: a row per item, its reason, error and [source] on\n"
+	       "indented lines below; a cell cut to fit ends in '~'. --wide cuts nothing.\n"
 	       "\n"
 	       "Exit status: 0 success, 1 a failed item (verify: drifted or unmet), 2 usage or\n"
 	       "configuration error (a bad line or an unreadable file: named, nothing written).\n");
@@ -85,7 +91,7 @@ static void help(void)
 struct args {
 	const char *root, *config, *profile, *command, *sub, *kernel, *backend;
 	unsigned only;
-	bool only_set, check, update;
+	bool only_set, check, update, wide;
 };
 
 static int parse_only(const char *s, unsigned *out)
@@ -172,6 +178,7 @@ static int parse_option(int ch, struct ctx *c, struct args *a)
 	case 'C': a->check = true; return 0;
 	case 'B': a->backend = optarg; return 0;
 	case 'U': a->update = true; return 0;
+	case 'W': a->wide = true; return 0;
 	case 'S':
 		if (parse_u64(optarg, &c->diskseq) < 0 || !c->diskseq) {
 			log_msg(LOG_ERR, "--diskseq: '%s' is not a disk sequence number", optarg);
@@ -222,7 +229,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "ifindex", required_argument, NULL, 'i' }, { "iface", required_argument, NULL, 'I' },
 		{ "kernel", required_argument, NULL, 'k' },  { "check", no_argument, NULL, 'C' },
 		{ "backend", required_argument, NULL, 'B' }, { "update", no_argument, NULL, 'U' },
-		{ "diskseq", required_argument, NULL, 'S' },
+		{ "diskseq", required_argument, NULL, 'S' }, { "wide", no_argument, NULL, 'W' },
 		{ 0 },
 	};
 	int ch, r;
@@ -231,6 +238,15 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		if ((r = parse_option(ch, c, a)) != 0)
 			return r;
 	return parse_command(argc, argv, a);
+}
+
+/* --json before the options are parsed: a bad option gets its error object too. */
+static bool json_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			return true;
+	return false;
 }
 
 static int setup(struct ctx *c, const struct args *a)
@@ -283,8 +299,14 @@ static int run(struct ctx *c, const struct args *a)
 {
 	const char *command = a->command;
 
-	if (!strcmp(command, "config")) {
+	if (!strcmp(command, "config") && c->json)
+		config_json(c);
+	else if (!strcmp(command, "config"))
 		config_print(&c->cfg, stdout);
+	if (!strcmp(command, "config"))
+		return EXIT_OK;
+	if (!strcmp(command, "sysctl-conf") && c->json) {
+		sysctl_conf_json(c);
 		return EXIT_OK;
 	}
 	if (!strcmp(command, "sysctl-conf"))
@@ -320,16 +342,26 @@ int main(int argc, char **argv)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	c.t0_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	log_capture_errors(json_wanted(argc, argv));
 	r = parse_args(argc, argv, &c, &a);
 	if (r != 0) {
+		if (r < 0 && json_wanted(argc, argv))
+			print_json_error(&c, a.command, c.boot ? EXIT_OK : EXIT_USAGE);
 		free(c.devices);
 		return r > 0 ? EXIT_OK : (c.boot ? EXIT_OK : EXIT_USAGE);
 	}
+	c.columns = a.wide ? 0 : table_columns();
 	c.only = a.only_set ? a.only : c.ndevices ? DOM_BLOCK : (c.ifindex || c.iface) ? DOM_NET : domains_all();
 	log_set_verbose(c.verbose);
 	r = setup(&c, &a);
 	if (r == EXIT_OK)
 		r = run(&c, &a);
+	if (c.json && r != EXIT_OK && !json_emitted()) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s%s%s", a.command, a.sub ? " " : "", a.sub ? a.sub : "");
+		print_json_error(&c, name, c.boot ? EXIT_OK : r);
+	}
 	fflush(stdout);
 	mods_free(c.mods);
 	config_free(&c.cfg);

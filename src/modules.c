@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "domain.h"
+#include "engine.h"
 #include "block.h"
 
 static const char *const state_names[] = { "absent", "live", "builtin", "coming" };
@@ -90,8 +90,7 @@ static void plan_module(struct ctx *c, struct plan *p, const char *name, const s
 	it->action = ACT_CHANGE;
 	item_set(&it->module, name);
 	if (mods_lookup(c->mods, name, &info) == 0 && info.install_cmd)
-		item_setf(&it->reason, "%s (the modprobe.d install command for %s is not run; the module is inserted)",
-			  it->reason ? it->reason : "", name);
+		item_add_reason(it, "(the modprobe.d install command for %s is not run; the module is inserted)", name);
 	snprintf(path, sizeof(path), "options.%s", name);
 	opt = config_get(&c->cfg, "modules", NULL, path);
 	if (opt)
@@ -195,6 +194,7 @@ int cmd_modules(struct ctx *c, bool check)
 {
 	struct need v[64];
 	size_t n = collect_needs(c, v, ARRAY_SIZE(v));
+	struct strbuf js = { 0 };
 	int missing = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -207,8 +207,11 @@ int cmd_modules(struct ctx *c, bool check)
 				    a == 2 || (a == 0 && c->mods && mods_lookup_ok(c, v[i].name)) ? "module" :
 				    a == 3 ? "unknown" : "missing";
 
-		printf("%s\t%s\t[%s] %s = %s (%s)\n", v[i].name, state, v[i].why->section, v[i].why->key,
-		       v[i].why->value, src ? src : "?");
+		if (c->json)
+			modules_json_add(&js, v[i].name, state, v[i].why, src);
+		else
+			printf("%s\t%s\t[%s] %s = %s (%s)\n", v[i].name, state, v[i].why->section,
+			       v[i].why->key, v[i].why->value, src ? src : "?");
 		/* Another kernel's hook: what cannot be confirmed is warned about too. */
 		if (!strcmp(state, "missing") || (a == 3 && c->kernel.other)) {
 			missing++;
@@ -222,5 +225,7 @@ int cmd_modules(struct ctx *c, bool check)
 					v[i].why->value, src ? src : "?");
 		}
 	}
+	if (c->json)
+		modules_json_end(c, &js, (unsigned)missing);
 	return check && missing ? 1 : 0;
 }

@@ -149,7 +149,7 @@ static void apply_results(struct ctx *c, struct plan *p, const struct netconf *n
 	for (size_t i = 0; i < p->n; i++) {
 		struct item *it = &p->v[i];
 		const struct nl_result *e;
-		char now[128];
+		char now[512];
 
 		if (!to_apply(it))
 			continue;
@@ -159,6 +159,7 @@ static void apply_results(struct ctx *c, struct plan *p, const struct netconf *n
 			item_setf(&it->error, "cannot read the qdiscs back over rtnetlink: %s", strerror(-d));
 		if (!it->error) {
 			net_describe_qs(&qs, it->ifindex, now, sizeof(now));
+			net_describe_params(nc, &qs, it->ifindex, now, sizeof(now));
 			if (!net_holds(nc, &qs, it->ifindex, it->ntx))
 				item_setf(&it->error, "the kernel did not keep it: reads back '%s'", now);
 		}

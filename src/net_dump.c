@@ -153,6 +153,31 @@ void net_describe_qs(const struct qdiscs *qs, int ifindex, char *out, size_t siz
 	net_describe(qs->v, qs->n, ifindex, out, size);
 }
 
+/* " flow_limit=200 maxrate=1gbit": the configured parameters as the
+ * interface's first qdisc of the configured kind has them (appended to out);
+ * one it does not report is left out. */
+void net_describe_params(const struct netconf *nc, const struct qdiscs *qs, int ifindex, char *out, size_t size)
+{
+	const struct nl_qdisc *root = net_root_of(qs, ifindex), *q = NULL;
+	size_t lo, hi, len = strlen(out);
+
+	qrange(qs, ifindex, &lo, &hi);
+	for (size_t i = lo; i < hi && !q; i++)
+		if (!strcmp(qs->v[i].kind, nc->kind) &&
+		    (qs->v[i].parent == TC_H_ROOT || (root && (uint32_t)TC_H_MAJ(qs->v[i].parent) == root->handle)))
+			q = &qs->v[i];
+	for (size_t i = 0; q && i < nc->nparams && len + 1 < size; i++) {
+		unsigned long long v;
+		char val[64];
+
+		if (qparam_get(q->kind, q->opts, q->optlen, nc->params[i].name, &v) < 0)
+			continue;
+		qparam_format(q->kind, nc->params[i].name, v, val, sizeof(val));
+		snprintf(out + len, size - len, " %s=%s", nc->params[i].name, val);
+		len += strlen(out + len);
+	}
+}
+
 static bool params_hold(const struct netconf *nc, const struct nl_qdisc *q)
 {
 	for (size_t i = 0; i < nc->nparams; i++) {

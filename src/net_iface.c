@@ -77,6 +77,30 @@ int net_check_params(struct ctx *c, struct netconf *nc, char *why, size_t size)
 	return 0;
 }
 
+/* "mq fq flow_limit=200 maxrate=1gbit": the kind (under mq on a multiqueue
+ * device) and each configured parameter, in the form net_describe_params
+ * gives the kernel's; a value that does not parse as written. */
+void net_desired(struct ctx *c, struct item *it, const struct netconf *nc, bool mq)
+{
+	char d[512], key[64], val[64], why[256];
+	size_t len = (size_t)snprintf(d, sizeof(d), mq ? "mq %s" : "%s", nc->kind);
+
+	for (size_t i = 0; i < nc->nparams && len + 1 < sizeof(d); i++) {
+		const struct cfg_entry *e;
+		unsigned long long v;
+
+		snprintf(key, sizeof(key), "qdisc.%s", nc->params[i].name);
+		e = config_get(&c->cfg, "net", NULL, key);
+		if (qparam_parse(nc->kind, nc->params[i].name, e->value, &v, why, sizeof(why)) == 0)
+			qparam_format(nc->kind, nc->params[i].name, v, val, sizeof(val));
+		else
+			snprintf(val, sizeof(val), "%s", e->value);
+		snprintf(d + len, sizeof(d) - len, " %s=%s", nc->params[i].name, val);
+		len += strlen(d + len);
+	}
+	item_set(&it->desired, d);
+}
+
 /* ---- interfaces -------------------------------------------------------------- */
 
 static bool glob_selected(const char *globs, const char *name, bool dflt)
@@ -149,7 +173,7 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 		       const struct qdiscs *qs, const char *param_error, const struct records *rs, int rs_err)
 {
 	const struct nl_qdisc *root = net_root_of(qs, l->ifindex);
-	char cur[128], why[256];
+	char cur[512], why[256];
 	struct item *it;
 	bool dflt;
 
@@ -171,8 +195,9 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 	log_msg(LOG_DEBUG, "%s: selected (ifindex %d, %u TX queues)", l->name, l->ifindex, l->num_tx);
 	it->ntx = l->num_tx;
 	net_describe_qs(qs, l->ifindex, cur, sizeof(cur));
+	net_describe_params(nc, qs, l->ifindex, cur, sizeof(cur));
 	item_set(&it->current, cur);
-	item_setf(&it->desired, l->num_tx > 1 ? "mq %s" : "%s", nc->kind);
+	net_desired(c, it, nc, l->num_tx > 1);
 	if (param_error) {
 		it->action = ACT_ERROR;
 		item_set(&it->error, param_error);
@@ -266,7 +291,7 @@ static void tree_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 	it = iface_item(p, name, ifindex, nc);
 	if (!it)
 		return;
-	item_set(&it->desired, nc->kind);
+	net_desired(c, it, nc, false);
 	if (rt < 0 || ri < 0) {
 		/* Unreadable is not "not Ethernet": whether it is selected is unknown. */
 		it->action = ACT_ERROR;

@@ -47,6 +47,7 @@ struct netconf {
 /* net_dump.c */
 const struct nl_qdisc *net_root_of(const struct qdiscs *qs, int ifindex);
 void net_describe_qs(const struct qdiscs *qs, int ifindex, char *out, size_t size);
+void net_describe_params(const struct netconf *nc, const struct qdiscs *qs, int ifindex, char *out, size_t size);
 bool net_holds(const struct netconf *nc, const struct qdiscs *qs, int ifindex, unsigned ntx);
 int net_dump_qdiscs(struct nl *nl, struct qdiscs *qs);
 int net_dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs);
@@ -54,6 +55,7 @@ int net_dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs);
 /* net_iface.c */
 void net_load_conf(struct ctx *c, struct netconf *nc);
 int net_check_params(struct ctx *c, struct netconf *nc, char *why, size_t size);
+void net_desired(struct ctx *c, struct item *it, const struct netconf *nc, bool mq);
 
 /* net_sysctl.c */
 void net_plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc);

@@ -105,7 +105,7 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 		if (a == 2)
 			item_set(&it->module, module);
 		if (a == 3)
-			item_setf(&it->reason, "%s [%s]", it->reason ? it->reason : "", why);
+			item_add_reason(it, "[%s]", why);
 	}
 	it->action = ACT_CHANGE;
 }

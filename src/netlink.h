@@ -104,6 +104,7 @@ int qparam_get(const char *kind, const unsigned char *opts, size_t len, const ch
 bool qparam_known(const char *kind, const char *name);
 unsigned long long qparam_stored(const char *kind, const char *name, unsigned long long v);
 const char *qparam_names(const char *kind);
+void qparam_format(const char *kind, const char *name, unsigned long long v, char *out, size_t size);
 
 /* I/O: a dump calls fn for every message of the given type. */
 int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, void *data), void *data);

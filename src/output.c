@@ -10,18 +10,55 @@
 static const char *const action_names[] = { "change", "keep", "skip", "error" };
 static const char *const result_names[] = { NULL, "applied", "failed" };
 
+static const char *const verdict_names[] = { "holds", "drifted", "unmet", "not_applicable" };
+static bool json_done;
+
 const char *dash(const char *s)
 {
 	return s && *s ? s : "-";
 }
 
-static void json_field(struct strbuf *sb, const char *name, const char *value)
+const char *action_name(enum action a)
+{
+	return action_names[a];
+}
+
+const char *result_name(enum result r)
+{
+	return result_names[r];
+}
+
+/* Every JSON object goes out through here: main then knows whether the
+ * command said its piece or an error object is due. */
+void json_emit(struct strbuf *sb)
+{
+	if (!sb->oom)
+		fputs(sb->s, stdout);
+	json_done = true;
+	sb_free(sb);
+}
+
+bool json_emitted(void)
+{
+	return json_done;
+}
+
+void json_field(struct strbuf *sb, const char *name, const char *value)
 {
 	sb_printf(sb, ",\"%s\":", name);
 	sb_json_str(sb, value);
 }
 
-static void json_item(struct strbuf *sb, const struct item *it)
+/* The start of every command's object: {"version":1,"command":…,"kernel":…
+ * (null when the kernel was not read). */
+void json_head(struct strbuf *sb, const struct ctx *c, const char *command)
+{
+	sb_printf(sb, "{\"version\":1");
+	json_field(sb, "command", command);
+	json_field(sb, "kernel", *c->kernel.release ? c->kernel.release : NULL);
+}
+
+static void json_item(struct strbuf *sb, const struct item *it, bool verify)
 {
 	sb_printf(sb, "{\"domain\":");
 	sb_json_str(sb, it->domain);
@@ -34,66 +71,43 @@ static void json_item(struct strbuf *sb, const struct item *it)
 	sb_printf(sb, ",\"action\":\"%s\"", action_names[it->action]);
 	json_field(sb, "result", result_names[it->result]);
 	json_field(sb, "error", it->error);
-	json_field(sb, "reason", it->reason);
+	json_field(sb, "reason", it->reason && *it->reason ? it->reason : NULL);
 	json_field(sb, "source", it->source);
-	sb_printf(sb, ",\"unmet\":%s}", it->unmet ? "true" : "false");
+	sb_printf(sb, ",\"unmet\":%s", it->unmet ? "true" : "false");
+	if (verify)
+		sb_printf(sb, ",\"verdict\":\"%s\",\"holds\":%s", verdict_names[item_verdict(it)],
+			  item_verdict(it) == V_HOLDS ? "true" : "false");
+	sb_printf(sb, "}");
 }
 
-void print_json(const struct ctx *c, const struct plan *p, const char *command)
+/* verify's summary: the counts its text line gives. */
+static void json_summary(struct strbuf *sb, const struct plan *p)
+{
+	unsigned n[4] = { 0 };
+
+	for (size_t i = 0; i < p->n; i++)
+		n[item_verdict(&p->v[i])]++;
+	sb_printf(sb, ",\"summary\":{\"hold\":%u,\"drifted\":%u,\"unmet\":%u,\"not_applicable\":%u,\"in_force\":%s}",
+		  n[V_HOLDS], n[V_DRIFTED], n[V_UNMET], n[V_NA], n[V_DRIFTED] || n[V_UNMET] ? "false" : "true");
+}
+
+/* verify: each item's verdict and holds, and the summary. */
+void print_json(const struct ctx *c, const struct plan *p, const char *command, bool verify)
 {
 	struct strbuf sb = { 0 };
 
-	sb_printf(&sb, "{\"version\":1");
-	json_field(&sb, "command", command);
-	json_field(&sb, "kernel", c->kernel.release);
+	json_head(&sb, c, command);
 	json_field(&sb, "root", c->root.dir);
 	json_field(&sb, "profile", c->cfg.profile);
+	if (verify)
+		json_summary(&sb, p);
 	sb_printf(&sb, ",\"items\":[");
 	for (size_t i = 0; i < p->n; i++) {
 		sb_printf(&sb, "%s\n", i ? "," : "");
-		json_item(&sb, &p->v[i]);
+		json_item(&sb, &p->v[i], verify);
 	}
 	sb_printf(&sb, "]}\n");
-	if (!sb.oom)
-		fputs(sb.s, stdout);
-	sb_free(&sb);
-}
-
-static void widen(int *w, const char *s)
-{
-	int n = (int)strlen(dash(s));
-
-	if (n > *w)
-		*w = n;
-}
-
-static void print_table(const struct plan *p, bool results)
-{
-	int w[5] = { 6, 6, 7, 7, 7 };
-
-	for (size_t i = 0; i < p->n; i++) {
-		widen(&w[0], p->v[i].domain);
-		widen(&w[1], p->v[i].target);
-		widen(&w[2], p->v[i].setting);
-		widen(&w[3], p->v[i].current);
-		widen(&w[4], p->v[i].desired);
-	}
-	printf("%-*s %-*s %-*s %-*s %-*s %-6s %s%s\n", w[0], "DOMAIN", w[1], "TARGET", w[2], "SETTING",
-	       w[3], "CURRENT", w[4], "DESIRED", "ACTION", results ? "RESULT  " : "", "REASON");
-	for (size_t i = 0; i < p->n; i++) {
-		const struct item *it = &p->v[i];
-
-		printf("%-*s %-*s %-*s %-*s %-*s %-6s ", w[0], it->domain, w[1], it->target, w[2],
-		       it->setting, w[3], dash(it->current), w[4], dash(it->desired),
-		       action_names[it->action]);
-		if (results)
-			printf("%-7s ", dash(result_names[it->result]));
-		if (it->error)
-			printf("error: %s", it->error);
-		else
-			printf("%s", dash(it->reason));
-		printf(it->source ? " [%s]\n" : "\n", it->source);
-	}
+	json_emit(&sb);
 }
 
 struct counts {
@@ -146,7 +160,37 @@ static double elapsed_ms(long long t0_ns)
 	return (double)(ts.tv_sec * 1000000000LL + ts.tv_nsec - t0_ns) / 1e6;
 }
 
-/* --boot: a line per change or failure in the kernel log, then the summary. */
+/* " [source]", or nothing for an item without one. */
+static const char *from(const struct item *it, char *buf, size_t size)
+{
+	if (!it->source)
+		return "";
+	snprintf(buf, size, " [%s]", it->source);
+	return buf;
+}
+
+/* One kernel-log line for an item, unless it is kept: a change, a failure,
+ * a skip (a warning when the kernel cannot give what is asked for, a notice
+ * when someone else owns it, else information) with its reason. */
+static void log_item(const struct item *it)
+{
+	char src[512];
+	const char *reason = it->reason && *it->reason ? it->reason : "no reason recorded";
+
+	if (it->result == RES_APPLIED)
+		log_msg(LOG_NOTICE, "%s %s %s: %s -> %s%s", it->domain, it->target, it->setting, dash(it->current),
+			it->desired, from(it, src, sizeof(src)));
+	else if (it->error)
+		log_msg(LOG_ERR, "%s %s %s: %s", it->domain, it->target, it->setting, it->error);
+	else if (it->action == ACT_SKIP && it->unmet)
+		log_msg(LOG_WARN, "%s %s %s: not applied: %s%s", it->domain, it->target, it->setting, reason,
+			from(it, src, sizeof(src)));
+	else if (it->action == ACT_SKIP)
+		log_msg(it->foreign ? LOG_NOTICE : LOG_INFO, "%s %s %s: skipped: %s%s", it->domain, it->target,
+			it->setting, reason, from(it, src, sizeof(src)));
+}
+
+/* --boot: a line per item that was not kept, then the summary. */
 static void log_boot(const struct ctx *c, const struct plan *p, const char *command)
 {
 	struct counts n = count(p);
@@ -154,18 +198,8 @@ static void log_boot(const struct ctx *c, const struct plan *p, const char *comm
 	/* udev runs one per device: the summary names it (and a tree not "/"). */
 	const char *what = scope_name(c, c->ndevices == 1, buf, sizeof(buf));
 
-	for (size_t i = 0; i < p->n; i++) {
-		const struct item *it = &p->v[i];
-
-		if (it->result == RES_APPLIED)
-			log_msg(LOG_NOTICE, "%s %s %s: %s -> %s [%s]", it->domain, it->target, it->setting,
-				dash(it->current), it->desired, dash(it->source));
-		else if (it->error)
-			log_msg(LOG_ERR, "%s %s %s: %s", it->domain, it->target, it->setting, it->error);
-		else if (it->action == ACT_SKIP && it->unmet)
-			log_msg(LOG_WARN, "%s %s %s: not applied: %s [%s]", it->domain, it->target,
-				it->setting, dash(it->reason), dash(it->source));
-	}
+	for (size_t i = 0; i < p->n; i++)
+		log_item(&p->v[i]);
 	log_msg(LOG_NOTICE, "%s%s%s%s%s: %u changed, %u kept, %u skipped, %u failed in %.1f ms", command,
 		what ? " " : "", what ? what : "", c->root.is_host ? "" : " --root ",
 		c->root.is_host ? "" : c->root.dir, n.changed, n.kept, n.skipped, n.failed,
@@ -175,9 +209,9 @@ static void log_boot(const struct ctx *c, const struct plan *p, const char *comm
 void report(const struct ctx *c, const struct plan *p, const char *command, bool results)
 {
 	if (c->json)
-		print_json(c, p, command);
+		print_json(c, p, command, false);
 	else if (c->boot)
 		log_boot(c, p, command);
 	else
-		print_table(p, results);
+		print_table(p, results, c->columns);
 }

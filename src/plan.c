@@ -28,10 +28,7 @@ int cmd_plan(struct ctx *c)
 	return r;
 }
 
-/* What verify makes of an item: in force, not, or not applicable here. */
-enum verdict { V_HOLDS, V_DRIFTED, V_UNMET, V_NA };
-
-static enum verdict verdict(const struct item *it)
+enum verdict item_verdict(const struct item *it)
 {
 	if (it->action == ACT_CHANGE || it->action == ACT_ERROR || it->foreign)
 		return V_DRIFTED;
@@ -68,14 +65,14 @@ int cmd_verify(struct ctx *c)
 	if (r < 0)
 		log_msg(LOG_ERR, "verify: cannot list devices: %s", strerror(-r));
 	for (size_t i = 0; i < p.n; i++) {
-		enum verdict v = verdict(&p.v[i]);
+		enum verdict v = item_verdict(&p.v[i]);
 
 		n[v]++;
 		if (!c->json && (v == V_DRIFTED || v == V_UNMET))
 			log_drift(&p.v[i], v);
 	}
 	if (c->json)
-		print_json(c, &p, "verify");
+		print_json(c, &p, "verify", true);
 	else if (!c->boot)
 		printf("verify: %u hold, %u drifted, %u unmet, %u not applicable\n", n[V_HOLDS], n[V_DRIFTED],
 		       n[V_UNMET], n[V_NA]);

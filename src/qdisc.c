@@ -258,3 +258,39 @@ int qparam_get(const char *kind, const unsigned char *opts, size_t len, const ch
 	}
 	return -ENOENT;
 }
+
+/* A value as the configuration can write it, in the largest unit that keeps
+ * it exact: "1gbit", "5ms", "yes", "200". */
+void qparam_format(const char *kind, const char *name, unsigned long long v, char *out, size_t size)
+{
+	static const char *const rate_n[] = { "gbit", "mbit", "kbit" };
+	static const unsigned long long rate_m[] = { 1000000000ULL, 1000000, 1000 };
+	static const char *const time_n[] = { "s", "ms" };
+	static const unsigned long long time_m[] = { 1000000, 1000 };
+	const struct pdef *d = find(kind, name);
+	const char *unit = d && d->unit == U_RATE ? "bit" : d && (d->unit == U_USEC || d->unit == U_NSEC) ? "us" : "";
+
+	if (d && d->unit == U_BOOL) {
+		snprintf(out, size, "%s", v ? "yes" : "no");
+		return;
+	}
+	if (d && d->unit == U_RATE)
+		v = v <= ULLONG_MAX / 8 ? v * 8 : v;
+	if (d && d->unit == U_NSEC && v % 1000) {
+		snprintf(out, size, "%lluns", v);
+		return;
+	}
+	if (d && d->unit == U_NSEC)
+		v /= 1000;
+	for (size_t i = 0; d && d->unit == U_RATE && i < ARRAY_SIZE(rate_n); i++)
+		if (v && v % rate_m[i] == 0) {
+			snprintf(out, size, "%llu%s", v / rate_m[i], rate_n[i]);
+			return;
+		}
+	for (size_t i = 0; *unit == 'u' && i < ARRAY_SIZE(time_n); i++)
+		if (v && v % time_m[i] == 0) {
+			snprintf(out, size, "%llu%s", v / time_m[i], time_n[i]);
+			return;
+		}
+	snprintf(out, size, "%llu%s", v, unit);
+}

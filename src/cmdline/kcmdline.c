@@ -25,25 +25,22 @@ int cmd_cmdline_suggest(struct ctx *c)
 	return r < 0 ? 1 : 0;
 }
 
-static void json_result(const struct ctx *c, const char *command, const char *backend, const char *key,
-			const char *params, const char *hint)
+/* The parameters as arrays: wanted (apply; NULL for remove), and what this
+ * run added or removed (key), none when nothing changed. */
+static void json_result(const struct ctx *c, const char *command, const char *backend, const char *wanted,
+			const char *key, const char *done, const char *hint)
 {
 	struct strbuf sb = { 0 };
 
-	sb_printf(&sb, "{\"version\":1,\"command\":");
-	sb_json_str(&sb, command);
-	sb_printf(&sb, ",\"kernel\":");
-	sb_json_str(&sb, c->kernel.release);
-	sb_printf(&sb, ",\"backend\":");
-	sb_json_str(&sb, backend);
-	sb_printf(&sb, ",\"%s\":", key);
-	sb_json_str(&sb, params);
-	sb_printf(&sb, ",\"next\":");
-	sb_json_str(&sb, hint);
+	json_head(&sb, c, command);
+	json_field(&sb, "backend", backend);
+	if (wanted)
+		json_words(&sb, "wanted", wanted);
+	json_words(&sb, key, done);
+	sb_printf(&sb, ",\"changed\":%s", done && *done ? "true" : "false");
+	json_field(&sb, "next", hint);
 	sb_printf(&sb, "}\n");
-	if (!sb.oom)
-		fputs(sb.s, stdout);
-	sb_free(&sb);
+	json_emit(&sb);
 }
 
 /* The parameters to add, space-separated, into *out. */
@@ -136,6 +133,17 @@ static int choose_backend(struct ctx *c, const char *name, const struct backend 
 	return 0;
 }
 
+/* What this run added: the record grew by exactly that (nothing when the
+ * backend changed nothing, or records nothing and only said what to run). */
+static void json_added(const struct ctx *c, const struct apply *ap, const char *next)
+{
+	_cleanup_(freep) char *added = NULL;
+
+	if (ap->changed && ap->next.params && kcmd_missing(ap->prev->params, ap->next.params, &added) < 0)
+		added = NULL;
+	json_result(c, "cmdline apply", ap->be->name, ap->params, "added", added ? added : "", next);
+}
+
 int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update)
 {
 	_cleanup_(freep) char *params = NULL;
@@ -162,7 +170,7 @@ int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update)
 	if (!*params) {
 		bl_say(c, "nothing to add for kernel %s\n", c->kernel.release);
 		if (c->json)
-			json_result(c, "cmdline apply", b->name, "added", "", NULL);
+			json_result(c, "cmdline apply", b->name, "", "added", "", NULL);
 		added_free(&a);
 		return 0;
 	}
@@ -171,7 +179,7 @@ int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update)
 	if (r == -ENOMEM)
 		log_msg(LOG_ERR, "cmdline apply: %s; nothing changed", strerror(-r));
 	if (c->json && r >= 0)
-		json_result(c, "cmdline apply", b->name, "added", params, next.s);
+		json_added(c, &ap, next.s);
 	sb_free(&next);
 	added_free(&ap.next);
 	added_free(&a);
@@ -192,7 +200,7 @@ int cmd_cmdline_remove(struct ctx *c)
 	if (!r || !*a.params) {
 		bl_say(c, "nothing earlytune added is recorded\n");
 		if (c->json)
-			json_result(c, "cmdline remove", NULL, "removed", "", NULL);
+			json_result(c, "cmdline remove", NULL, NULL, "removed", "", NULL);
 		added_free(&a);
 		return 0;
 	}
@@ -206,7 +214,7 @@ int cmd_cmdline_remove(struct ctx *c)
 	if (b->update && changed)
 		bl_say(c, "run %s to regenerate %s\n", b->update, b->updates);
 	if (c->json)
-		json_result(c, "cmdline remove", a.backend, "removed", a.params, b->update ? b->update : "reboot");
+		json_result(c, "cmdline remove", a.backend, NULL, "removed", a.params, b->update ? b->update : "reboot");
 	r = added_save(&c->root, &none);
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot clear /%s: %s", CMDLINE_STATE, strerror(-r));
@@ -232,10 +240,8 @@ int cmd_cmdline_verify(struct ctx *c)
 		added_free(&a);
 		return 1;
 	}
-	sb_printf(&js, "{\"version\":1,\"command\":\"cmdline verify\",\"kernel\":");
-	sb_json_str(&js, c->kernel.release);
-	sb_printf(&js, ",\"backend\":");
-	sb_json_str(&js, *a.backend ? a.backend : NULL);
+	json_head(&js, c, "cmdline verify");
+	json_field(&js, "backend", *a.backend ? a.backend : NULL);
 	sb_printf(&js, ",\"pending\":[");
 	for (const char *p = a.params; (w = kcmd_word(&p, &n));) {
 		_cleanup_(freep) char *word = strndup(w, n);
@@ -261,9 +267,9 @@ int cmd_cmdline_verify(struct ctx *c)
 		bad++;
 	}
 	sb_printf(&js, "],\"in_force\":%s}\n", bad ? "false" : "true");
-	if (c->json && !js.oom)
-		fputs(js.s, stdout);
-	else if (!c->json)
+	if (c->json)
+		json_emit(&js);
+	else
 		printf("cmdline: %s\n", bad ? "reboot pending or parameters missing" : "in force");
 	sb_free(&js);
 	added_free(&a);

@@ -356,8 +356,7 @@ void suggest_print(struct ctx *c, const struct suggs *s)
 		}
 		return;
 	}
-	sb_printf(&sb, "{\"version\":1,\"command\":\"cmdline\",\"kernel\":");
-	sb_json_str(&sb, c->kernel.release);
+	json_head(&sb, c, "cmdline");
 	sb_printf(&sb, ",\"suggestions\":[");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sugg *x = &s->v[i];
@@ -369,14 +368,12 @@ void suggest_print(struct ctx *c, const struct suggs *s)
 		sb_printf(&sb, ",\"risk\":");
 		sb_json_str(&sb, x->risk);
 		sb_printf(&sb, ",\"reason\":");
-		sb_json_str(&sb, x->why ? x->why : "");
+		sb_json_str(&sb, x->why && *x->why ? x->why : NULL);
 		sb_printf(&sb, ",\"source\":");
 		sb_json_str(&sb, x->source);
 		sb_printf(&sb, ",\"security\":%s}", x->security ? "true" : "false");
 		first = false;
 	}
 	sb_printf(&sb, "]}\n");
-	if (!sb.oom)
-		fputs(sb.s, stdout);
-	sb_free(&sb);
+	json_emit(&sb);
 }

@@ -49,10 +49,10 @@ for name in simple-nvme simple-lvm multi-devs-bcachefs; do
 done
 
 t=$WORK/simple-nvme
-OUT=$("$ET" plan --root "$t" 2>&1)
+OUT=$("$ET" plan --wide --root "$t" 2>&1)
 contains "4.16 legacy queue: skip names what it offers" "the queue offers 'noop deadline [cfq]'"
 contains "4.16 legacy queue: explains the kernel is too old" "legacy single-queue block layer"
-OUT=$("$ET" plan --root "$WORK/multi-devs-bcachefs" 2>&1)
+OUT=$("$ET" plan --wide --root "$WORK/multi-devs-bcachefs" 2>&1)
 contains "6.17 HDD with 8192 KiB read-ahead is capped to 4096" "8192    4096"
 OUT=$("$ET" plan --json --root "$WORK/simple-lvm" 2>&1 | python3 -c 'import json, sys
 for it in json.load(sys.stdin)["items"]:

@@ -4,6 +4,8 @@
 
 set -u
 export LC_ALL=C
+# The item table's width: 80 (stdout is not a terminal) unless a test sets it.
+unset COLUMNS
 TESTS_DIR=$(cd "$(dirname "$0")/.." && pwd)
 . "$TESTS_DIR/lib/mktree.sh"
 
