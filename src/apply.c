@@ -188,6 +188,8 @@ int cmd_apply(struct ctx *c)
 		r = sysctl_mask_guard(&c->root);
 		log_msg(LOG_NOTICE, "earlytune=0 on the kernel command line: applying nothing%s",
 			r < 0 ? "" : "; sysctl guard masked for this boot");
+		if (c->json)
+			print_json(c, &p, "apply", false);
 		return 0;
 	}
 	r = apply_plan(c, &p);

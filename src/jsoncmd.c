@@ -118,6 +118,17 @@ void modules_json_end(const struct ctx *c, struct strbuf *mods, unsigned missing
 	json_emit(&sb);
 }
 
+/* `forget --json`: the disk or interface and how many records were dropped. */
+void forget_json(const struct ctx *c, const char *what, size_t dropped)
+{
+	struct strbuf sb = { 0 };
+
+	json_head(&sb, c, "forget");
+	json_field(&sb, "target", what);
+	sb_printf(&sb, ",\"dropped\":%zu}\n", dropped);
+	json_emit(&sb);
+}
+
 /* "FILE:LINE: message" as the configuration reader words it: file and line
  * apart; any other message has neither. */
 static void json_error(struct strbuf *sb, const char *msg, bool first)

@@ -280,6 +280,8 @@ int cmd_forget(struct ctx *c)
 			strerror(-r));
 	else if (n || !c->boot)
 		log_msg(LOG_NOTICE, "forget %s: %zu record%s dropped", what, n, n == 1 ? "" : "s");
+	if (r >= 0 && c->json)
+		forget_json(c, what, n);
 	free(drop);
 	state_free(&rs);
 	return r < 0 ? 1 : 0;

@@ -639,11 +639,20 @@ t=$WORK/json-apply
 mk_debian "$t"
 check_rc "apply --json exits 0" 0 -- "$ET" cmdline apply --json --root "$t"
 json_ok "apply --json is valid JSON"
-contains "apply --json names what it added" '"added":"transparent_hugepage=madvise'
+contains "apply --json names what it added, as an array" '"added":["transparent_hugepage=madvise",'
+contains "apply --json says it changed something" '"changed":true'
 contains "apply --json says what comes next" '"next":"update-grub"'
+# issue 11 defect 3: a second apply added nothing, and its JSON says so
+# (it said "added" with every parameter while the text said "already in place")
+check_rc "second apply --json exits 0" 0 -- "$ET" cmdline apply --json --root "$t"
+contains "second apply --json: nothing added" '"added":[]'
+contains "second apply --json: nothing changed" '"changed":false'
+contains "second apply --json: what it wants is still listed" '"wanted":["transparent_hugepage=madvise",'
+check_rc "second apply: the text says already in place" 0 -- "$ET" cmdline apply --root "$t"
+contains "second apply: already in place" "already in place"
 check_rc "remove --json exits 0" 0 -- "$ET" cmdline remove --json --root "$t"
 json_ok "remove --json is valid JSON"
-contains "remove --json names what it removed" '"removed":"transparent_hugepage=madvise'
+contains "remove --json names what it removed, as an array" '"removed":["transparent_hugepage=madvise",'
 
 # ---- 12. issue 8: nothing escapes the image, nothing lost, no failure as success ----
 
@@ -812,7 +821,7 @@ mk_cmdroot "$t" 6.12.9-arch1-1 "Amazon EC2" "root=UUID=x ro" nvme
 if command -v strace >/dev/null; then
 	check_rc "kernel-install, no file, /proc/cmdline read fails: apply exits 1" 1 -- \
 		env ASAN_OPTIONS=detect_leaks=0 strace -o /dev/null -P "$t/proc/cmdline" -e trace=read \
-		-e inject=read:error=EIO:when=3 "$ET" cmdline apply --backend kernel-install --root "$t"
+		-e inject=read:error=EIO:when=3 "$ET_BIN" cmdline apply --backend kernel-install --root "$t"
 	contains "kernel-install, no file, /proc/cmdline read fails: says what to do" "create /etc/kernel/cmdline"
 	[ ! -e "$t/etc/kernel/cmdline" ]; eq "kernel-install, no file, /proc/cmdline read fails: no file created" $? 0
 fi
@@ -884,9 +893,9 @@ faults() { # BACKEND SETUP FILE PHASE(apply|remove) SYSCALL MAX
 		fi_s0=$(sums "$fi_d" etc)
 		if [ "$4" = remove ]; then
 			"$ET" cmdline apply --root "$fi_d" >/dev/null 2>&1
-			inject "$5" "$fi_n" "$ET" cmdline remove --root "$fi_d"
+			inject "$5" "$fi_n" "$ET_BIN" cmdline remove --root "$fi_d"
 		else
-			inject "$5" "$fi_n" "$ET" cmdline apply --root "$fi_d"
+			inject "$5" "$fi_n" "$ET_BIN" cmdline apply --root "$fi_d"
 			fi_rc=$?
 			[ "$fi_rc" = 0 ] && ! grep -q "$NVME" "$fi_d/$3" && fi_bad="$fi_bad $fi_n:exit-0-without-parameters"
 		fi
@@ -915,7 +924,7 @@ if strace -f -o /dev/null -e inject=read:error=EIO:when=1000 true 2>/dev/null; t
 	want=$("$ET" cmdline --root "$t" 2>&1)
 	bad=
 	for n in $(seq 4 20); do
-		got=$(strace -f -o /dev/null -e inject=read:error=EIO:when="$n" "$ET" cmdline --root "$t" 2>&1)
+		got=$(strace -f -o /dev/null -e inject=read:error=EIO:when="$n" "$ET_BIN" cmdline --root "$t" 2>&1)
 		rc=$?
 		[ "$rc" = 0 ] && [ "$got" != "$want" ] && bad="$bad $n"
 	done

@@ -5,6 +5,7 @@
 # without openat2 get (ENOSYS injected by strace), and with openat2 failing
 # EAGAIN on every other call (a rename racing a ".." lookup).
 . "$(dirname "$0")/../lib/common.sh"
+ET=$ET_BIN # strace counts the calls of the binary itself (no --json here)
 
 command -v strace >/dev/null || { fail "strace is installed (.ci/bootstrap)"; exit 0; }
 

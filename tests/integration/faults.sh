@@ -21,6 +21,7 @@ fi
 if [ "${FX_NS:-}" = 1 ] && mount -t tmpfs -o size=1g tmpfs "$WORK"; then
 	trap 'umount "$WORK"; rm -rf "$WORK"' EXIT
 fi
+ET=$ET_BIN # strace follows the binary itself; the tmpfs hid the JSON check's wrapper
 . "$TESTS_DIR/lib/cmdroot.sh"
 . "$TESTS_DIR/lib/faults.sh"
 

@@ -195,7 +195,7 @@ if command -v strace >/dev/null; then
 	cp "$t/run/earlytune/originals" "$WORK/orig"
 	printf '4096\n' >"$t/$RA"
 	check_rc "EIO reading the state: apply fails" 1 -- strace -f -o /dev/null -P "$t/run/earlytune/originals" \
-		-e trace=read -e inject=read:error=EIO "$ET" apply --root "$t"
+		-e trace=read -e inject=read:error=EIO "$ET_BIN" apply --root "$t"
 	contains "EIO reading the state: says why" "Input/output error"
 	eq "EIO reading the state: nothing written" "$(ra "$t" vda)" 4096
 	check_rc "EIO reading the state: revert fails" 1 -- strace -f -o /dev/null -P "$t/run/earlytune/originals" \

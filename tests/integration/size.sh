@@ -3,8 +3,8 @@
 # (a libc function can drag hundreds of KB in: glob(3) once did).
 . "$(dirname "$0")/../lib/common.sh"
 
-OUT=$(file "$ET")
+OUT=$(file "$ET_BIN")
 contains "the binary is statically linked" "statically linked"
-strip -o "$WORK/et" "$ET"
+strip -o "$WORK/et" "$ET_BIN"
 size=$(stat -c %s "$WORK/et")
 [ "$size" -le 1572864 ]; eq "stripped size $size bytes ≤ 1.5 MiB" $? 0

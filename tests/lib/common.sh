@@ -11,7 +11,39 @@ TESTS_DIR=$(cd "$(dirname "$0")/.." && pwd)
 
 _name=$(basename "$0" .sh)
 WORK=$(mktemp -d "/tmp/et-$_name.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap 'schema_report; rm -rf "$WORK"' EXIT
+
+# Every JSON the suite produces is checked against tests/schema (issue 11):
+# ET becomes a wrapper that, when --json is among the arguments, passes the
+# run's stdout through tests/tools/json-schema-check; schema_report (at exit)
+# turns what it found into one pass or fail. ET_BIN stays the binary itself,
+# for what needs the file (size, strace). Tools by absolute path: tests run
+# earlytune with a PATH of stubs.
+ET_BIN=${ET_BIN:-$ET}
+{
+	echo '#!/bin/sh'
+	echo "case \" \$* \" in *\" --json \"*|*\" -j \"*) ;; *) exec '$ET_BIN' \"\$@\" ;; esac"
+	echo "_o='$WORK/.json.'\$\$"
+	echo "'$ET_BIN' \"\$@\" >\"\$_o\""
+	echo "_rc=\$?"
+	echo "'$(command -v cat)' \"\$_o\""
+	echo "echo checked >>'$WORK/.schema-checked'"
+	echo "'$(command -v python3)' '$TESTS_DIR/tools/json-schema-check' \"\$_o\" \"\$@\" >>'$WORK/.schema-failures' 2>&1"
+	echo "'$(command -v rm)' -f \"\$_o\""
+	echo "exit \$_rc"
+} >"$WORK/.et"
+chmod +x "$WORK/.et"
+ET=$WORK/.et
+
+schema_report() {
+	[ -s "$WORK/.schema-checked" ] || return 0
+	_n=$(wc -l <"$WORK/.schema-checked")
+	if [ -s "$WORK/.schema-failures" ]; then
+		fail "every --json output matches its schema in tests/schema ($_n checked)" "$(head -20 "$WORK/.schema-failures")"
+	else
+		pass "every --json output matches its schema in tests/schema ($_n checked)"
+	fi
+}
 
 pass() { echo "ok - $_name: $1"; echo pass >>"$RESULTS"; }
 fail() { echo "not ok - $_name: $1"; shift; for l in "$@"; do echo "    $l"; done; echo fail >>"$RESULTS"; }

@@ -162,7 +162,7 @@ fx_positions() {
 fx_count() {
 	rm -rf "$WORK/fx.count"
 	cp -a "$FX_BEFORE" "$WORK/fx.count"
-	fx_strace -s 256 -o "$WORK/fx.trace" "$ET" $FX_ARGS "$WORK/fx.count" >/dev/null 2>&1
+	fx_strace -s 256 -o "$WORK/fx.trace" "$ET_BIN" $FX_ARGS "$WORK/fx.count" >/dev/null 2>&1
 	awk -v root="openat(AT_FDCWD, \"$WORK/fx.count\"," '
 	!started && index($0, root) == 1 { started = 1 }
 	{ sc = $0; sub(/\(.*/, "", sc); if (sc !~ /^[a-z0-9_]+$/) next }
@@ -177,7 +177,7 @@ fx_one() {
 	_run=$WORK/fx.run
 	rm -rf "$_run"
 	cp -a "$FX_BEFORE" "$_run"
-	fx_strace -o /dev/null -e "inject=$2:error=$3:when=$4" "$ET" $FX_ARGS "$_run" >"$WORK/fx.out" 2>&1
+	fx_strace -o /dev/null -e "inject=$2:error=$3:when=$4" "$ET_BIN" $FX_ARGS "$_run" >"$WORK/fx.out" 2>&1
 	_rc=$?
 	fx_kernel_keeps "$_run" "$FX_BEFORE"
 	fx_list "$_run" >"$WORK/fx.run.lst"
@@ -197,7 +197,7 @@ fx_one() {
 		# Left as the undo would leave it: nothing to undo (a run failing
 		# early, or an undo command that completed).
 		cmp -s "$WORK/fx.run.lst" "$WORK/fx.target.lst" && exit 0
-		$FX_PRE "$ET" $FX_UNDO "$_run" >"$WORK/fx.undo.out" 2>&1
+		$FX_PRE "$ET_BIN" $FX_UNDO "$_run" >"$WORK/fx.undo.out" 2>&1
 		_urc=$?
 		[ "$_urc" = 0 ] || echo "(b) the clean undo exits $_urc: $(grep -m 2 -iE 'error|cannot|fail' "$WORK/fx.undo.out" | tr '\n' '|')"
 		fx_crashed "$_urc" "$WORK/fx.undo.out" | sed 's/^/(d) undo: /'
@@ -244,7 +244,7 @@ fx_sweep() {
 	_fxn=$1 _runs=0
 	rm -rf "$WORK/fx.after"
 	cp -a "$FX_BEFORE" "$WORK/fx.after"
-	$FX_PRE "$ET" $FX_ARGS "$WORK/fx.after" >"$WORK/fx.out" 2>&1
+	$FX_PRE "$ET_BIN" $FX_ARGS "$WORK/fx.after" >"$WORK/fx.out" 2>&1
 	_rc=$?
 	fx_list "$FX_BEFORE" >"$WORK/fx.before.lst"
 	fx_list "$WORK/fx.after" >"$WORK/fx.after.lst"
@@ -287,7 +287,7 @@ fx_same_verdict() {
 # it was: a failed read is never "holds" nor "not applicable").
 fx_readonly() {
 	_fxn=$1 _runs=0
-	$FX_PRE "$ET" $FX_ARGS "$FX_BEFORE" >"$WORK/fx.clean.out" 2>&1
+	$FX_PRE "$ET_BIN" $FX_ARGS "$FX_BEFORE" >"$WORK/fx.clean.out" 2>&1
 	_rc=$?
 	fx_list "$FX_BEFORE" >"$WORK/fx.before.lst"
 	if [ "$_rc" != 0 ]; then
@@ -301,7 +301,7 @@ fx_readonly() {
 		_runs=$((_runs + 1))
 		rm -rf "$WORK/fx.run"
 		cp -a "$FX_BEFORE" "$WORK/fx.run"
-		fx_strace -o /dev/null -e "inject=$_sc:error=$_e:when=$_i" "$ET" $FX_ARGS "$WORK/fx.run" >"$WORK/fx.out" 2>&1
+		fx_strace -o /dev/null -e "inject=$_sc:error=$_e:when=$_i" "$ET_BIN" $FX_ARGS "$WORK/fx.run" >"$WORK/fx.out" 2>&1
 		_rc=$?
 		sed -i "s|$WORK/fx.run|$FX_BEFORE|g" "$WORK/fx.out"
 		_why=$(
