@@ -33,7 +33,7 @@ static void help_options(void)
 	       "      --update         cmdline apply: also run update-grub\n"
 	       "  -j, --json           print one JSON object (every command; a failure prints\n"
 	       "                       {\"errors\":[{file, line, message}], \"exit\":N} on stdout)\n"
-	       "      --wide           the item table with one full line per item, reason included\n"
+	       "      --wide           the item table: one full line per item, nothing cut\n"
 	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
 	       "                       and unreadable config files, apply the rest, exit 0\n"
 	       "  -v, --verbose        more messages\n"

@@ -16,7 +16,7 @@ ip netns add "$ns" || { fail "create a network namespace"; exit 0; }
 trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$WORK"' EXIT
 nsx() { ip netns exec "$ns" "$@"; }
 # et ARGS…: earlytune in the namespace, net domain only, our records.
-et() { ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$ET" "$@" --only net --profile none; }
+et() { ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$ET" "$@" --only net --profile none --wide; }
 qd() { nsx tc qdisc show dev "$1" | sed 's/ refcnt [0-9]*//; s/ dev [^ ]*//; s/ *$//'; }
 
 # veth allocates a TX queue per CPU by default: a single queue is asked for.
@@ -61,6 +61,9 @@ eq "a3: the root survives ip link set up" "$(qd a3)" "qdisc pfifo e7e8: root lim
 check_rc "second apply" 0 -- et apply --json --config "$WORK/net.conf"
 lacks "second apply changes nothing" '"result":"applied"'
 check_rc "verify holds" 0 -- et verify --config "$WORK/net.conf"
+# issue 11 defect 2: the qdisc's parameters, as the kernel has them and as wanted
+check_rc "plan after apply" 0 -- et plan --config "$WORK/net.conf"
+contains "plan: current and desired carry the qdisc's parameters" "mq pfifo limit=321 mq pfifo limit=321 keep"
 
 nsx tc qdisc change dev a0 root pfifo limit 5
 check_rc "verify after a manual tc change" 1 -- et verify --config "$WORK/net.conf"
