@@ -18,7 +18,7 @@ for kind in diskseq nodiskseq; do
 	printf '7:16\n' >"$d/dev"
 	printf 'volume-a\n' >"$d/serial"
 	[ $kind = diskseq ] && printf '5\n' >"$d/diskseq"
-	check_rc "$kind: apply --device vda" 0 -- "$ET" apply --root "$t" --device vda
+	check_rc "$kind: apply --device vda" 0 -- "$ET" apply --wide --root "$t" --device vda
 	case $kind in
 	diskseq) eq "$kind: the record carries the diskseq" "$(rec "$t" $RA)" "8192|diskseq:5" ;;
 	*) case $(rec "$t" $RA) in 8192\|dev:????????????????) pass "$kind: the record carries a hash identity" ;;
@@ -28,18 +28,18 @@ for kind in diskseq nodiskseq; do
 	printf 'volume-b\n' >"$d/serial"
 	[ $kind = diskseq ] && printf '9\n' >"$d/diskseq"
 	printf '4096\n' >"$t/$RA"
-	check_rc "$kind: apply on the new disk of the same name" 0 -- "$ET" apply --root "$t" --device vda
+	check_rc "$kind: apply on the new disk of the same name" 0 -- "$ET" apply --wide --root "$t" --device vda
 	eq "$kind: the new disk's original replaces the departed one's" "$(rec "$t" $RA | cut -d'|' -f1)" 4096
 	eq "$kind: one record per attribute" "$(grep -c "	$RA	" "$t/run/earlytune/originals")" 1
-	check_rc "$kind: revert" 0 -- "$ET" revert --root "$t"
+	check_rc "$kind: revert" 0 -- "$ET" revert --wide --root "$t"
 	eq "$kind: revert gives the new disk its own original" "$(ra "$t" vda)" 4096
 
 	# Replaced between apply and revert: revert drops the record, says so, writes nothing.
-	check_rc "$kind: apply again" 0 -- "$ET" apply --root "$t" --device vda
+	check_rc "$kind: apply again" 0 -- "$ET" apply --wide --root "$t" --device vda
 	printf 'volume-c\n' >"$d/serial"
 	[ $kind = diskseq ] && printf '12\n' >"$d/diskseq"
 	printf '2048\n' >"$t/$RA"
-	check_rc "$kind: revert after the disk was replaced exits 0" 0 -- "$ET" revert --root "$t"
+	check_rc "$kind: revert after the disk was replaced exits 0" 0 -- "$ET" revert --wide --root "$t"
 	contains "$kind: revert says the record was dropped" "record dropped, not written: vda is another device now"
 	eq "$kind: the departed disk's value is not written to the new one" "$(ra "$t" vda)" 2048
 	eq "$kind: the stale records are forgotten" "$(cat "$t/run/earlytune/originals")" ""
@@ -48,9 +48,9 @@ done
 # A disk that is gone: dropped by revert, not a failure.
 t=$WORK/gone
 mk_kvm "$t"
-check_rc "gone: apply" 0 -- "$ET" apply --root "$t"
+check_rc "gone: apply" 0 -- "$ET" apply --wide --root "$t"
 rm "$t/sys/block/vda"
-check_rc "gone: revert exits 0" 0 -- "$ET" revert --root "$t"
+check_rc "gone: revert exits 0" 0 -- "$ET" revert --wide --root "$t"
 contains "gone: revert says vda is gone" "record dropped, not written: vda is gone"
 eq "gone: the other records were restored and all forgotten" "$(cat "$t/run/earlytune/originals")" ""
 eq "gone: THP restored" "$(active "$t/sys/kernel/mm/transparent_hugepage/enabled")" always
@@ -60,7 +60,7 @@ t=$WORK/old
 mk_kvm "$t"
 mkdir -p "$t/run/earlytune"
 printf 'block\tvda\tqueue/read_ahead_kb\t%s\t2222\n' $RA >"$t/run/earlytune/originals"
-check_rc "old format: revert" 0 -- "$ET" revert --root "$t"
+check_rc "old format: revert" 0 -- "$ET" revert --wide --root "$t"
 eq "old format: a record without identity is restored" "$(ra "$t" vda)" 2222
 
 # A record of a domain this earlytune does not know (issue 10, defect: revert
@@ -71,18 +71,18 @@ t=$WORK/unknown-domain
 mk_kvm "$t"
 mkdir -p "$t/run/earlytune"
 printf 'sched\tcpu0\tgovernor\tsys/devices/system/cpu/cpu0/cpufreq/scaling_governor\tpowersave\t\nblock\tvda\tqueue/read_ahead_kb\t%s\t2222\t\n' $RA >"$t/run/earlytune/originals"
-check_rc "unknown domain: revert fails" 1 -- "$ET" revert --root "$t"
+check_rc "unknown domain: revert fails" 1 -- "$ET" revert --wide --root "$t"
 contains "unknown domain: revert names the domain it does not know" "recorded under domain 'sched', which this earlytune does not know: kept, not written"
 eq "unknown domain: the known record is restored" "$(ra "$t" vda)" 2222
 eq "unknown domain: its record is kept, the restored one forgotten" "$(cut -f1 "$t/run/earlytune/originals")" sched
-check_rc "unknown domain: revert --only block leaves it alone" 0 -- "$ET" revert --root "$t" --only block
+check_rc "unknown domain: revert --only block leaves it alone" 0 -- "$ET" revert --wide --root "$t" --only block
 lacks "unknown domain: --only block does not mention it" "sched"
 
 # ---- udev's remove: forget ------------------------------------------------
 t=$WORK/forget
 mk_kvm "$t"
 printf '5\n' >"$t/sys/devices/virtual/block/vda/diskseq"
-check_rc "forget: apply" 0 -- "$ET" apply --root "$t"
+check_rc "forget: apply" 0 -- "$ET" apply --wide --root "$t"
 n=$(wc -l <"$t/run/earlytune/originals")
 check_rc "forget: another disk's diskseq forgets nothing" 0 -- "$ET" forget --root "$t" --device vda --diskseq 4
 eq "forget: records kept" "$(wc -l <"$t/run/earlytune/originals")" "$n"
@@ -93,7 +93,7 @@ eq "forget: the others kept" "$(wc -l <"$t/run/earlytune/originals")" $((n - 2))
 check_rc "forget without a device: usage" 2 -- "$ET" forget --root "$t"
 # The rule's own command line, as udev expands it on remove.
 rules=$TESTS_DIR/../udev/70-earlytune.rules
-check_rc "apply again" 0 -- "$ET" apply --root "$t" --device vda
+check_rc "apply again" 0 -- "$ET" apply --wide --root "$t" --device vda
 run=$(grep 'ACTION=="remove", ENV{DISKSEQ}=="?\*"' "$rules" | sed 's/.*RUN+="\([^"]*\)".*/\1/; s|%k|vda|; s|$env{DISKSEQ}|5|')
 case $run in /usr/sbin/earlytune\ --boot\ forget\ *) pass "udev: remove runs earlytune --boot forget" ;; *) fail "udev: remove runs earlytune --boot forget" "$run" ;; esac
 check_rc "udev: the remove command line runs" 0 -- "$ET" ${run#/usr/sbin/earlytune } --root "$t"
@@ -124,16 +124,16 @@ mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
 mk_disk "$t" vda virtio_blk "[mq-deadline] kyber none" 8192 1 256
 mk_disk "$t" vdb virtio_blk "[mq-deadline] kyber none" 4096 1 256
 before=$(snapshot "$t")
-check_rc "torn: apply --device vda" 0 -- "$ET" apply --root "$t" --device vda
+check_rc "torn: apply --device vda" 0 -- "$ET" apply --wide --root "$t" --device vda
 printf 'block\tvdc\tqueue/read_ahe' >>"$t/run/earlytune/originals"
-check_rc "torn: apply --device vdb after a torn tail" 0 -- "$ET" apply --root "$t" --device vdb
+check_rc "torn: apply --device vdb after a torn tail" 0 -- "$ET" apply --wide --root "$t" --device vdb
 contains "torn: vdb changed" "applied"
 f=$t/run/earlytune/originals
 eq "torn: vda's and vdb's records all complete" "$(cut -f2 "$f" | sort | uniq -c | tr -s ' ')" " 2 vda
  2 vdb"
 eq "torn: the torn fragment is gone" "$(grep -c 'read_ahe	\|read_ahe$' "$f")" 0
 eq "torn: the file ends with a newline" "$(tail -c1 "$f" | od -An -c | tr -d ' ')" '\n'
-check_rc "torn: revert" 0 -- "$ET" revert --root "$t"
+check_rc "torn: revert" 0 -- "$ET" revert --wide --root "$t"
 eq "torn: revert restores both disks" "$(snapshot "$t")" "$before"
 
 # A rewrite killed between its temp file and the rename left
@@ -141,10 +141,10 @@ eq "torn: revert restores both disks" "$(snapshot "$t")" "$before"
 # run, under the lock, removes it; other files there stay.
 t=$WORK/litter
 mk_kvm "$t"
-check_rc "litter: apply" 0 -- "$ET" apply --root "$t"
+check_rc "litter: apply" 0 -- "$ET" apply --wide --root "$t"
 cp "$t/run/earlytune/originals" "$t/run/earlytune/.originals.0badc0de"
 : >"$t/run/earlytune/.originals.keep"
-check_rc "litter: revert" 0 -- "$ET" revert --root "$t"
+check_rc "litter: revert" 0 -- "$ET" revert --wide --root "$t"
 eq "litter: a dead run's temp file is removed, nothing else" "$(ls -A "$t/run/earlytune" | tr '\n' ' ')" \
 	".originals.keep lock originals "
 
@@ -165,7 +165,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		mount -t tmpfs -o size=16k tmpfs "$t/run" || exit 99
 		mkdir -p "$t/run/earlytune" && : >"$t/run/earlytune/lock" && cp "$3" "$t/run/earlytune/originals"
 		dd if=/dev/zero of="$t/run/fill" bs=1k count=64 2>/dev/null
-		"$ET" apply --root "$t" --device vda; echo "rc=$?"
+		"$ET" apply --wide --root "$t" --device vda; echo "rc=$?"
 		cmp "$3" "$t/run/earlytune/originals" && echo unchanged
 		ls "$t/run/earlytune"' sh "$t" "$ET" "$WORK/state" 2>&1)
 	contains "full /run: apply exits 1" "rc=1"
@@ -182,15 +182,15 @@ t=$WORK/unreadable
 mk_kvm "$t"
 before=$(snapshot "$t")
 mkdir -p "$t/run/earlytune/originals"
-check_rc "state is a directory: apply fails" 1 -- "$ET" apply --root "$t"
+check_rc "state is a directory: apply fails" 1 -- "$ET" apply --wide --root "$t"
 contains "state is a directory: says why" "Is a directory"
 eq "state is a directory: nothing written" "$(snapshot "$t")" "$before"
-check_rc "state is a directory: revert fails" 1 -- "$ET" revert --root "$t"
+check_rc "state is a directory: revert fails" 1 -- "$ET" revert --wide --root "$t"
 rmdir "$t/run/earlytune/originals"
 if command -v strace >/dev/null; then
 	# LeakSanitizer cannot run under ptrace: no leak check under strace.
 	strace() { ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 command strace "$@"; }
-	check_rc "apply" 0 -- "$ET" apply --root "$t"
+	check_rc "apply" 0 -- "$ET" apply --wide --root "$t"
 	after=$(snapshot "$t")
 	cp "$t/run/earlytune/originals" "$WORK/orig"
 	printf '4096\n' >"$t/$RA"
@@ -199,7 +199,7 @@ if command -v strace >/dev/null; then
 	contains "EIO reading the state: says why" "Input/output error"
 	eq "EIO reading the state: nothing written" "$(ra "$t" vda)" 4096
 	check_rc "EIO reading the state: revert fails" 1 -- strace -f -o /dev/null -P "$t/run/earlytune/originals" \
-		-e trace=read -e inject=read:error=EIO "$ET" revert --root "$t"
+		-e trace=read -e inject=read:error=EIO "$ET" revert --wide --root "$t"
 	eq "EIO reading the state: revert wrote nothing" "$(ra "$t" vda)" 4096
 	eq "EIO reading the state: records kept" "$(cat "$t/run/earlytune/originals")" "$(cat "$WORK/orig")"
 	# The re-read after a scheduler switch (recheck) fails: that item fails and
@@ -213,10 +213,10 @@ if command -v strace >/dev/null; then
 	printf '[block "virtual"]\nscheduler = mq-deadline\niosched.read_expire = 250\n' >"$WORK/switch.conf"
 	check_rc "EIO on the re-read after a scheduler switch: apply fails" 1 -- strace -f -o /dev/null \
 		-P "$t/sys/devices/virtual/block/vda/queue/iosched/read_expire" -e trace=read -e inject=read:error=EIO:when=1 \
-		"$ET" apply --root "$t" --config "$WORK/switch.conf" --device vda
+		"$ET" apply --wide --root "$t" --config "$WORK/switch.conf" --device vda
 	contains "recheck EIO: says why" "cannot read queue/iosched/read_expire after the scheduler switch: Input/output error"
 	eq "recheck EIO: the tunable is not written" "$(cat "$t/sys/block/vda/queue/iosched/read_expire")" 500
-	check_rc "recheck EIO: revert" 0 -- "$ET" revert --root "$t"
+	check_rc "recheck EIO: revert" 0 -- "$ET" revert --wide --root "$t"
 	eq "recheck EIO: the scheduler is back" "$(active "$t/sys/block/vda/queue/scheduler")" none
 else
 	echo "# skipped EIO injection: no strace"
@@ -226,19 +226,19 @@ fi
 t=$WORK/scope
 mk_kvm "$t"
 printf '[net]\ncongestion_control = reno\n' >"$WORK/reno.conf"
-check_rc "scope: apply" 0 -- "$ET" apply --root "$t" --config "$WORK/reno.conf"
+check_rc "scope: apply" 0 -- "$ET" apply --wide --root "$t" --config "$WORK/reno.conf"
 cc=$t/proc/sys/net/ipv4/tcp_congestion_control
 eq "scope: congestion control set" "$(cat "$cc")" reno
 for sel in "--iface eth0" "--ifindex 2"; do
-	check_rc "scope: revert $sel" 0 -- "$ET" revert --root "$t" $sel
+	check_rc "scope: revert $sel" 0 -- "$ET" revert --wide --root "$t" $sel
 	eq "scope: revert $sel leaves the global sysctl alone" "$(cat "$cc")" reno
 	eq "scope: revert $sel keeps its record" "$(grep -c tcp_congestion_control "$t/run/earlytune/originals")" 1
 done
-check_rc "scope: revert --device vda" 0 -- "$ET" revert --root "$t" --device vda
+check_rc "scope: revert --device vda" 0 -- "$ET" revert --wide --root "$t" --device vda
 eq "scope: --device vda restores vda" "$(ra "$t" vda)" 8192
 eq "scope: --device vda leaves THP alone" "$(active "$t/sys/kernel/mm/transparent_hugepage/enabled")" madvise
 eq "scope: --device vda leaves the sysctl alone" "$(cat "$cc")" reno
-check_rc "scope: revert everything" 0 -- "$ET" revert --root "$t"
+check_rc "scope: revert everything" 0 -- "$ET" revert --wide --root "$t"
 eq "scope: now the sysctl is back" "$(cat "$cc")" cubic
 
 # The qdisc half: netlink reaches only the running kernel, so a network

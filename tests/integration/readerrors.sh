@@ -10,7 +10,7 @@ mk_kvm "$t"
 before=$(snapshot "$t")
 rm "$t/proc/cmdline"
 mkdir "$t/proc/cmdline"
-check_rc "unreadable /proc/cmdline: apply exits 2" 2 -- "$ET" apply --root "$t"
+check_rc "unreadable /proc/cmdline: apply exits 2" 2 -- "$ET" apply --wide --root "$t"
 contains "unreadable /proc/cmdline: named" "cannot read $t/proc/cmdline: Is a directory; nothing was done"
 : >"$t/dev/kmsg"
 check_rc "unreadable /proc/cmdline: --boot apply exits 0" 0 -- "$ET" --boot apply --root "$t"
@@ -24,7 +24,7 @@ t=$WORK/dmi
 mk_metal "$t"
 rm "$t/proc/cpuinfo" "$t/sys/class/dmi/id/sys_vendor"
 mkdir "$t/sys/class/dmi/id/sys_vendor"
-check_rc "unreadable DMI vendor: plan exits 1" 1 -- "$ET" plan --root "$t" --only block
+check_rc "unreadable DMI vendor: plan exits 1" 1 -- "$ET" plan --wide --root "$t" --only block
 contains "unreadable DMI vendor: the disk says why" "cannot tell whether this is a VM: cannot read /sys/class/dmi/id/sys_vendor: Is a directory"
 lacks "unreadable DMI vendor: no guess at the class" "physical"
 
@@ -34,7 +34,7 @@ mk_metal "$t"
 rm -f "$t/sys/devices/virtual/block/sdb/device/model"
 mkdir "$t/sys/devices/virtual/block/sdb/device/model"
 printf '[block "st"]\nmatch.model = ST*\nread_ahead_kb = 4096\n' >"$WORK/match.conf"
-check_rc "unreadable model: plan exits 1" 1 -- "$ET" plan --root "$t" --only block --config "$WORK/match.conf"
+check_rc "unreadable model: plan exits 1" 1 -- "$ET" plan --wide --root "$t" --only block --config "$WORK/match.conf"
 contains "unreadable model: named" "cannot read sys/block/sdb/device/model: Is a directory"
 
 # udev's --device NAME whose sys/block entry cannot be looked up (here a
@@ -45,7 +45,7 @@ t=$WORK/lookup
 mk_kvm "$t"
 before=$(snapshot "$t")
 ln -sfn vda "$t/sys/block/vda"
-check_rc "--device whose lookup fails: apply exits 1" 1 -- "$ET" apply --root "$t" --device vda
+check_rc "--device whose lookup fails: apply exits 1" 1 -- "$ET" apply --wide --root "$t" --device vda
 contains "--device whose lookup fails: named" "cannot look up 'vda' in $t/sys/block: Too many levels of symbolic links"
 lacks "--device whose lookup fails: not taken for a partition" "partition"
 : >"$t/dev/kmsg"
@@ -60,7 +60,7 @@ t=$WORK/dmloop
 mk_kvm "$t"
 rm -rf "$t/sys/devices/virtual/block/dm-0/dm"
 ln -s dm "$t/sys/devices/virtual/block/dm-0/dm"
-check_rc "dm-0 whose dm/ cannot be looked up: plan exits 1" 1 -- "$ET" plan --root "$t" --only block
+check_rc "dm-0 whose dm/ cannot be looked up: plan exits 1" 1 -- "$ET" plan --wide --root "$t" --only block
 contains "dm-0 whose dm/ cannot be looked up: named" "cannot read sys/block/dm-0/dm: Too many levels of symbolic links"
 
 # A captured tree without sys/block is searched under sys/devices: a queue
@@ -70,5 +70,5 @@ mk_kvm "$t"
 rm -rf "$t/sys/block" "$t/sys/class/block"
 mkdir -p "$t/sys/devices/virtual/block/vdz"
 ln -s queue "$t/sys/devices/virtual/block/vdz/queue"
-check_rc "a queue that cannot be looked up under sys/devices: plan exits 1" 1 -- "$ET" plan --root "$t" --only block
+check_rc "a queue that cannot be looked up under sys/devices: plan exits 1" 1 -- "$ET" plan --wide --root "$t" --only block
 contains "a queue that cannot be looked up: says why" "Too many levels of symbolic links"

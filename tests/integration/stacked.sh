@@ -17,17 +17,17 @@ mk_vps() { # ROOT
 t=$WORK/lvm
 mk_vps "$t"
 mk_dm "$t" dm-0 LVM-Xq0aXJ9f0ZbGnR2cLxW6c1dHmWm7uPq8 vg0-root 8192 ../../vda/vda2
-OUT=$("$ET" plan --only block --root "$t" 2>&1 | tr -s ' ')
+OUT=$("$ET" plan --wide --only block --root "$t" 2>&1 | tr -s ' ')
 contains "lvm: the LV's read-ahead is capped like the disk's" "dm-0 queue/read_ahead_kb 8192 1024 change stacked disk (dm-0 (vg0-root) on vda (virtual))"
 contains "lvm: the reason is the profile's" "the same cap as the virtual or NVMe disks under it"
 lacks "lvm: no scheduler for the LV" "dm-0 queue/scheduler"
 contains "lvm: the disk is still capped" "vda queue/read_ahead_kb 8192 1024 change"
-OUT=$("$ET" plan --json --only block --root "$t" 2>&1)
+OUT=$("$ET" plan --wide --json --only block --root "$t" 2>&1)
 json_ok "lvm: JSON plan"
-check_rc "lvm: apply" 0 -- "$ET" apply --only block --root "$t"
+check_rc "lvm: apply" 0 -- "$ET" apply --wide --only block --root "$t"
 eq "lvm: dm-0 read_ahead_kb written" "$(cat "$t/sys/block/dm-0/queue/read_ahead_kb")" 1024
-check_rc "lvm: verify holds" 0 -- "$ET" verify --only block --root "$t"
-check_rc "lvm: revert" 0 -- "$ET" revert --root "$t"
+check_rc "lvm: verify holds" 0 -- "$ET" verify --wide --only block --root "$t"
+check_rc "lvm: revert" 0 -- "$ET" revert --wide --root "$t"
 eq "lvm: dm-0 read_ahead_kb restored" "$(cat "$t/sys/block/dm-0/queue/read_ahead_kb")" 8192
 
 # ---- a VPS with LUKS on vda, and an LV inside it ------------------------------
@@ -35,7 +35,7 @@ t=$WORK/luks
 mk_vps "$t"
 mk_dm "$t" dm-0 CRYPT-LUKS2-0f1e2d3c4b5a69788796a5b4c3d2e1f0-luks-0f1e luks-0f1e 4096 ../../vda/vda2
 mk_dm "$t" dm-1 LVM-Xq0aXJ9f0ZbGnR2cLxW6c1dHmWm7uPq8 vg0-root 8192 ../../dm-0
-OUT=$("$ET" plan --only block --root "$t" 2>&1 | tr -s ' ')
+OUT=$("$ET" plan --wide --only block --root "$t" 2>&1 | tr -s ' ')
 contains "luks: the map is capped" "dm-0 queue/read_ahead_kb 4096 1024 change stacked disk (dm-0 (luks-0f1e) on vda (virtual))"
 contains "luks: the LV inside it is followed to vda" "dm-1 queue/read_ahead_kb 8192 1024 change stacked disk (dm-1 (vg0-root) on vda (virtual))"
 eq "luks: no scheduler item for dm-0 or dm-1" "$(printf '%s\n' "$OUT" | grep -c 'dm-[01] .*queue/scheduler')" 0
@@ -44,24 +44,24 @@ eq "luks: no scheduler item for dm-0 or dm-1" "$(printf '%s\n' "$OUT" | grep -c 
 _attr "$t/sys/devices/virtual/block/dm-1/dm/suspended" 1
 check_rc "not ready: --boot apply exits 0" 0 -- "$ET" --boot apply --device dm-1 --root "$t"
 eq "not ready: nothing written" "$(cat "$t/sys/block/dm-1/queue/read_ahead_kb")" 8192
-OUT=$("$ET" plan --device dm-1 --root "$t" 2>&1)
+OUT=$("$ET" plan --wide --device dm-1 --root "$t" 2>&1)
 contains "not ready: the reason says so" "is not ready (dm/suspended=1: its table is not live until it resumes): tuned on the change event when it is"
 # without a section for it, nothing waits for the change event either
-OUT=$("$ET" plan --profile none --device dm-1 --root "$t" 2>&1)
+OUT=$("$ET" plan --wide --profile none --device dm-1 --root "$t" 2>&1)
 contains "not ready, no section: says nothing applies" "stacked disk (dm-1 (vg0-root) on vda (virtual)): no [block] section matches it, so nothing applies"
 lacks "not ready, no section: promises no tuning on the change event" "tuned on the change event"
 _attr "$t/sys/devices/virtual/block/dm-1/dm/suspended" 0
 check_rc "change event: --boot apply exits 0" 0 -- "$ET" --boot apply --device dm-1 --root "$t"
 eq "change event: dm-1 read-ahead set" "$(cat "$t/sys/block/dm-1/queue/read_ahead_kb")" 1024
 _attr "$t/sys/devices/virtual/block/dm-1/size" 0
-OUT=$("$ET" plan --device dm-1 --root "$t" 2>&1)
+OUT=$("$ET" plan --wide --device dm-1 --root "$t" 2>&1)
 contains "size 0: skipped with the reason" "is not ready (size 0: no table or array behind it yet)"
-"$ET" revert --root "$t" >/dev/null 2>&1
+"$ET" revert --wide --root "$t" >/dev/null 2>&1
 
 # ---- a multipath box: maps on spinning and on SSD paths ---------------------
 t=$WORK/mpath
 mk_mpath "$t"
-OUT=$("$ET" plan --only block --root "$t" 2>&1 | tr -s ' ')
+OUT=$("$ET" plan --wide --only block --root "$t" 2>&1 | tr -s ' ')
 contains "mpath: the map on spinning paths gets their read-ahead floor" "dm-0 queue/read_ahead_kb 128 1024 change stacked disk (dm-0 (multipath mpatha) on paths sda (hdd), sdb (hdd)): the filesystem reads ahead through this map (multipath, LV, LUKS), not the spinning paths"
 contains "mpath: the map on SSD paths gets their cap" "dm-1 queue/read_ahead_kb 4096 1024 change stacked disk (dm-1 (multipath mpathb) on paths sdc (ssd), sdd (ssd)): the filesystem reads ahead through this map (multipath, LV, LUKS), not the SSD paths"
 lacks "mpath: a map gets no scheduler, though request-based dm has the file" "dm-0 queue/scheduler"
@@ -75,13 +75,13 @@ eq "mpath: every disk is planned" "$(printf '%s\n' "$OUT" | awk '$1 == "block" {
 # an LV on top is followed down to the SSDs; on virtio disks it is capped ----
 t=$WORK/mdsrv
 mk_mdsrv "$t"
-OUT=$("$ET" plan --only block --root "$t" 2>&1 | tr -s ' ')
+OUT=$("$ET" plan --wide --only block --root "$t" 2>&1 | tr -s ' ')
 md_ssd="md0 - - - skip md software RAID, stacked disk (md0 on sda (ssd), sdb (ssd)): no [block] section matches it, so nothing applies (sections for other classes: virtual, ssd, hdd, raid; stacked-virtual needs match.slave_class = virtual nvme; stacked-ssd needs match.name = dm-*; stacked-hdd needs match.slave_class = hdd)"
 contains "md on SSDs: one line says why nothing applies" "$md_ssd"
 eq "md on SSDs: and only that line" "$(printf '%s\n' "$OUT" | grep -c '^block md0 ')" 1
 contains "md on SSDs: the LV on md0 is followed down to the SSDs" "dm-0 queue/read_ahead_kb 8192 1024 change stacked disk (dm-0 (vg0-root) on sda (ssd), sdb (ssd)): the filesystem reads ahead through this map"
 contains "md on SSDs: the SSDs are tuned" "sda queue/scheduler mq-deadline mq-deadline keep ssd disk (physical sd disk, rotational=0)"
-check_rc "md on SSDs: --device md0 exits 0" 0 -- "$ET" plan --only block --root "$t" --device md0
+check_rc "md on SSDs: --device md0 exits 0" 0 -- "$ET" plan --wide --only block --root "$t" --device md0
 OUT=$(printf '%s\n' "$OUT" | tr -s ' ')
 contains "md on SSDs: --device md0 prints the same line" "$md_ssd"
 check_rc "md on SSDs: --boot apply --device md0 exits 0" 0 -- "$ET" --boot apply --root "$t" --device md0
@@ -89,12 +89,12 @@ eq "md on SSDs: nothing written" "$(cat "$t/sys/block/md0/queue/read_ahead_kb")"
 
 t=$WORK/mdvps
 mk_mdvps "$t"
-OUT=$("$ET" plan --only block --root "$t" 2>&1 | tr -s ' ')
+OUT=$("$ET" plan --wide --only block --root "$t" 2>&1 | tr -s ' ')
 contains "md on virtio: capped like its disks" "md0 queue/read_ahead_kb 2048 1024 change stacked disk (md0 on vdb (virtual), vdc (virtual)): the filesystem reads ahead through this device, not the disks: the same cap as the virtual or NVMe disks under it"
 lacks "md on virtio: no scheduler for md" "md0 queue/scheduler"
-check_rc "md on virtio: apply --device md0" 0 -- "$ET" apply --root "$t" --device md0
+check_rc "md on virtio: apply --device md0" 0 -- "$ET" apply --wide --root "$t" --device md0
 eq "md on virtio: md0 read_ahead_kb written" "$(cat "$t/sys/block/md0/queue/read_ahead_kb")" 1024
-check_rc "md on virtio: revert" 0 -- "$ET" revert --root "$t"
+check_rc "md on virtio: revert" 0 -- "$ET" revert --wide --root "$t"
 eq "md on virtio: md0 read_ahead_kb restored" "$(cat "$t/sys/block/md0/queue/read_ahead_kb")" 2048
 
 # ---- for real: LVM and LUKS on loop devices -----------------------------------
@@ -152,7 +152,7 @@ CONF
 before1=$(cat "/sys/block/$D1/queue/read_ahead_kb")
 before2=$(cat "/sys/block/$D2/queue/read_ahead_kb")
 inroot() { unshare -m sh -c "mount --bind /sys '$r/sys' && mount --bind /proc '$r/proc' && $*"; }
-run() { inroot "'$ET' $* --profile none --config '$WORK/stacked.conf' --root '$r' --device $D1 --device $D2"; }
+run() { inroot "'$ET' $* --wide --profile none --config '$WORK/stacked.conf' --root '$r' --device $D1 --device $D2"; }
 
 OUT=$(run plan 2>&1)
 contains "real: the LV is stacked on its loop device" "stacked disk ($D1 ($VG-lv) on ${L1#/dev/} (loop))"

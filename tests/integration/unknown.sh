@@ -10,7 +10,7 @@ rel=6.1.0-28-cloud-amd64
 
 # reason TREE SETTING: the JSON reason of the item whose setting is SETTING.
 reason() {
-	"$ET" plan --json --root "$1" --only modules,thp,net 2>/dev/null | python3 -c 'import json, sys
+	"$ET" plan --wide --json --root "$1" --only modules,thp,net 2>/dev/null | python3 -c 'import json, sys
 for it in json.load(sys.stdin)["items"]:
     if it["setting"] == sys.argv[1] or (it["domain"] == "modules" and it["target"] == sys.argv[1]):
         print(it["reason"])' "$2"
@@ -18,7 +18,7 @@ for it in json.load(sys.stdin)["items"]:
 
 # says DESC TREE SETTING REASON: plan's text and its JSON give REASON exactly.
 says() {
-	check_rc "$1: plan exits 0" 0 -- "$ET" plan --root "$2" --only modules,thp,net
+	check_rc "$1: plan exits 0" 0 -- "$ET" plan --wide --root "$2" --only modules,thp,net
 	contains "$1: plan says so" " $4 [profile vps]"
 	eq "$1: plan --json says so" "$(reason "$2" "$3")" "$4"
 }
@@ -81,7 +81,7 @@ rm "$t/proc/modules"
 says "no proc/modules, no lib/modules" "$t" tcp_bbr "tcp_bbr: kernel has no module support (no /proc/modules), and built in or not is unknown: no /lib/modules/$rel/modules.builtin in this tree"
 _attr "$t/lib/modules/$rel/modules.builtin" "kernel/net/ipv4/tcp_bbr.ko"
 says "no proc/modules, modules.builtin without sch_fq" "$t" sch_fq "sch_fq: kernel has no module support (no /proc/modules) and does not have it built in"
-got=$("$ET" plan --json --root "$t" --only modules 2>/dev/null | python3 -c 'import json, sys
+got=$("$ET" plan --wide --json --root "$t" --only modules 2>/dev/null | python3 -c 'import json, sys
 print(*[it["current"] + " " + it["action"] for it in json.load(sys.stdin)["items"] if it["target"] == "tcp_bbr"])')
 eq "no proc/modules, modules.builtin listing tcp_bbr: built in, kept" "$got" "builtin keep"
 
@@ -108,6 +108,6 @@ t=$WORK/loop
 mk_kvm "$t"
 rm -rf "$t/sys/kernel/mm"
 ln -s mm "$t/sys/kernel/mm"
-check_rc "sys/kernel/mm that cannot be looked up: plan exits 1" 1 -- "$ET" plan --root "$t" --only thp
+check_rc "sys/kernel/mm that cannot be looked up: plan exits 1" 1 -- "$ET" plan --wide --root "$t" --only thp
 contains "sys/kernel/mm that cannot be looked up: named" "Too many levels of symbolic links"
 lacks "sys/kernel/mm that cannot be looked up: no fact, no unknown" "transparent huge pages"
