@@ -42,7 +42,10 @@ int modules_check_key(const char *key, const char *value, char *why, size_t size
 	}
 	if (!strncmp(key, "options.", 8) && module_name_valid(key + 8))
 		return 0;
-	snprintf(why, size, "unknown key '%s' in [modules]; allowed: load options.MODULE", key);
+	char buf[96];
+
+	snprintf(why, size, "unknown key '%s' in [modules]%sallowed: load options.MODULE", key,
+		 did_you_mean(key, "load", buf, sizeof(buf)));
 	return -EINVAL;
 }
 
