@@ -72,6 +72,22 @@ static int check_globs(const char *value, char *why, size_t size)
 	return 0;
 }
 
+/* A value some kind with that parameter takes; net_check_conf checks it
+ * against the kind in force, and says a name no kind has with the kind. */
+static int check_param(const char *name, const char *value, char *why, size_t size)
+{
+	static const char *const kinds[] = { "fq", "fq_codel", "pfifo", "bfifo", "pfifo_head_drop" };
+	unsigned long long v;
+	int r = 0;
+
+	if (!*value || !qparam_known(NULL, name))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (qparam_known(kinds[i], name) && (r = qparam_parse(kinds[i], name, value, &v, why, size)) == 0)
+			return 0;
+	return r;
+}
+
 int net_check_key(const char *key, const char *value, char *why, size_t size)
 {
 	char buf[96];
@@ -91,11 +107,8 @@ int net_check_key(const char *key, const char *value, char *why, size_t size)
 	}
 	if (!strcmp(key, "interfaces"))
 		return check_globs(value, why, size);
-	if (!strncmp(key, "qdisc.", 6)) {
-		unsigned long long v;
-
-		return !*value ? 0 : qparam_parse(NULL, key + 6, value, &v, why, size);
-	}
+	if (!strncmp(key, "qdisc.", 6))
+		return check_param(key + 6, value, why, size);
 	return net_known_key(key, why, size);
 }
 
