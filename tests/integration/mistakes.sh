@@ -132,3 +132,23 @@ for f in "$WORK"/readme-*.conf; do
 	check_rc "README block $(basename "$f"): parses" 0 -- "$ET" config --root "$t" --config "$f"
 done
 if grep -n '−' "$readme" >/dev/null; then fail "README has no U+2212 minus" "$(grep -n '−' "$readme")"; else pass "README has no U+2212 minus"; fi
+
+# ---- the sysctl.d file that wins, and the fix that works (issue 11) ----------------
+t=$WORK/sysctl
+mk_kvm "$t"
+mkdir -p "$t/etc/sysctl.d"
+# The kernel holds fq now; a later sysctl.d file would set fq_codel again.
+echo fq >"$t/proc/sys/net/core/default_qdisc"
+cur=fq_codel
+printf 'net.core.default_qdisc = %s\n' "$cur" >"$t/etc/sysctl.d/99-custom.conf"
+printf '[net]\nqdisc = fq\n' >"$WORK/fq.conf"
+OUT=$("$ET" plan --root "$t" --config "$WORK/fq.conf" 2>&1)
+contains "99-custom wins: named as the winner" "/etc/sysctl.d/99-custom.conf sets net.core.default_qdisc = $cur and wins: it sorts after earlytune's guard 60-earlytune.conf"
+contains "99-custom wins: the fix is to edit or mask it" "mask it (ln -s /dev/null /etc/sysctl.d/99-custom.conf)"
+lacks "99-custom wins: no 60- guard advised" "install the guard (earlytune sysctl-conf"
+OUT=$("$ET" verify --root "$t" --config "$WORK/fq.conf" 2>&1)
+lacks "verify: no 'is fq, want fq'" "is 'fq', want 'fq'"
+contains "verify: says it holds now but will not stay" "is 'fq' now, but will not stay: "
+mv "$t/etc/sysctl.d/99-custom.conf" "$t/etc/sysctl.d/40-custom.conf"
+OUT=$("$ET" plan --root "$t" --config "$WORK/fq.conf" 2>&1)
+contains "40-custom: the guard is the fix" "/etc/sysctl.d/40-custom.conf sets net.core.default_qdisc = $cur and systemd-sysctl applies it after earlytune: install the guard"
