@@ -61,8 +61,10 @@ static int check_scheduler(const char *value, char *why, size_t size)
 			return -EINVAL;
 		}
 		if (!in_list(block_schedulers, w)) {
-			snprintf(why, size, "unknown scheduler '%s'; allowed: none mq-deadline kyber bfq",
-				 w);
+			char buf[96];
+
+			snprintf(why, size, "unknown scheduler '%s'%sallowed: none mq-deadline kyber bfq", w,
+				 did_you_mean(w, "none mq-deadline kyber bfq", buf, sizeof(buf)));
 			return -EINVAL;
 		}
 	}
@@ -120,14 +122,18 @@ static const char *class_list(void)
 
 static int check_match(const char *what, const char *value, char *why, size_t size)
 {
-	char w[WORD_MAX];
+	char w[WORD_MAX], name[32];
 	const char *p = value;
 	size_t len;
 
 	if (!in_list(match_keys, what)) {
-		snprintf(why, size, "unknown match key 'match.%s'; allowed: match.class match.name "
+		char buf[96];
+
+		snprintf(why, size, "unknown match key 'match.%s'%sallowed: match.class match.name "
 				    "match.driver match.vendor match.model match.serial match.fstype "
-				    "match.uuid match.label match.partuuid match.slave_class", what);
+				    "match.uuid match.label match.partuuid match.slave_class", what,
+			 did_you_mean(what, "class name driver vendor model serial fstype uuid label "
+					    "partuuid slave_class", buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	while ((len = next_word(&p, w, sizeof(w)))) {
@@ -137,10 +143,16 @@ static int check_match(const char *what, const char *value, char *why, size_t si
 			snprintf(why, size, "match.%s pattern longer than %d bytes", what, WORD_MAX - 1);
 			return -EINVAL;
 		}
+		snprintf(name, sizeof(name), "match.%s", what);
+		if (cfg_glob_check(name, w, why, size) < 0)
+			return -EINVAL;
 		for (const char *const *c = block_classes; *c && !ok; c++)
 			ok = fnmatch(w, *c, 0) == 0;
 		if (!ok) {
-			snprintf(why, size, "match.%s '%s' matches no class; classes: %s", what, w, class_list());
+			char buf[96];
+
+			snprintf(why, size, "match.%s '%s' matches no class%sclasses: %s", what, w,
+				 did_you_mean(w, class_list(), buf, sizeof(buf)), class_list());
 			return -EINVAL;
 		}
 	}
@@ -182,9 +194,13 @@ int block_check_key(const char *key, const char *value, char *why, size_t size)
 		return *value ? check_iosched(key + 8, value, why, size) : 0;
 	s = block_setting_find(key);
 	if (!s) {
-		snprintf(why, size, "unknown key '%s' in [block]; allowed: scheduler read_ahead_kb "
+		char buf[96];
+
+		snprintf(why, size, "unknown key '%s' in [block]%sallowed: scheduler read_ahead_kb "
 				    "nr_requests rq_affinity add_random wbt_lat_usec io_timeout "
-				    "iosched.NAME match.*", key);
+				    "iosched.NAME match.*", key,
+			 did_you_mean(key, "scheduler read_ahead_kb nr_requests rq_affinity add_random "
+					   "wbt_lat_usec io_timeout", buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	if (!*value)

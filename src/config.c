@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "earlytune.h"
+#include "config_lex.h"
 
 struct parser {
 	struct config *c;
@@ -23,16 +24,22 @@ struct parser {
 	struct strbuf reason;
 };
 
-_printf_(2, 3) static void parse_error(struct parser *ps, const char *fmt, ...)
+_printf_(4, 0) static void error_at(struct config *c, const char *file, int line, const char *fmt, va_list ap)
 {
 	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_msg(LOG_ERR, "%s:%d: %s", file, line, msg);
+	c->errors++;
+}
+
+_printf_(2, 3) static void parse_error(struct parser *ps, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	error_at(ps->c, ps->source, ps->line, fmt, ap);
 	va_end(ap);
-	log_msg(LOG_ERR, "%s:%d: %s", ps->source, ps->line, msg);
-	ps->c->errors++;
 }
 
 static bool valid_ident(const char *s, const char *extra)
@@ -49,17 +56,23 @@ static bool valid_ident(const char *s, const char *extra)
 static int check_main(const char *key, const char *value, char *why, size_t size)
 {
 	if (strcmp(key, "profile")) {
-		snprintf(why, size, "unknown key '%s' in [main]; allowed: profile", key);
+		char buf[96];
+
+		snprintf(why, size, "unknown key '%s' in [main]%sallowed: profile", key,
+			 did_you_mean(key, "profile", buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	if (*value && !profile_text(value)) {
-		snprintf(why, size, "unknown profile '%s'; built-in profiles: %s", value, profile_names());
+		char buf[96];
+
+		snprintf(why, size, "unknown profile '%s'%sbuilt-in profiles: %s", value,
+			 did_you_mean(value, profile_names(), buf, sizeof(buf)), profile_names());
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static const struct cfg_section main_section = { "main", false, check_main };
+static const struct cfg_section main_section = { "main", false, check_main, NULL };
 static const struct cfg_section *const *sections; /* the domains', from config_register */
 static size_t nsections;
 
@@ -122,6 +135,20 @@ static bool header_name(struct parser *ps, char *s, char **name)
 	return true;
 }
 
+static void unknown_section(struct parser *ps, const char *s)
+{
+	char list[512], names[256] = "main", near[64];
+	size_t n;
+
+	for (size_t i = 0; i < nsections; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), " %s", sections[i]->name);
+	list_sections(list, sizeof(list), false, &n);
+	if (cfg_closest(s, names, near, sizeof(near)))
+		parse_error(ps, "unknown section [%s]; did you mean [%s]? allowed: %s", s, near, list);
+	else
+		parse_error(ps, "unknown section [%s]; allowed: %s", s, list);
+}
+
 /* "[section]" or [section "name"]; the section stays unset on error so the
  * keys under a bad header are not attributed to the previous section. */
 static void parse_header(struct parser *ps, char *s)
@@ -148,8 +175,7 @@ static void parse_header(struct parser *ps, char *s)
 	}
 	sec = section_find(s);
 	if (!sec) {
-		list_sections(list, sizeof(list), false, &n);
-		parse_error(ps, "unknown section [%s]; allowed: %s", s, list);
+		unknown_section(ps, s);
 		return;
 	}
 	if (name && !sec->named) {
@@ -164,16 +190,6 @@ static void parse_header(struct parser *ps, char *s)
 	}
 	ps->section = sec;
 	ps->name = name ? strdup(name) : NULL;
-}
-
-static int check_key(struct parser *ps, const char *key, const char *value)
-{
-	char why[384] = "";
-	int r = ps->section->check_key(key, value, why, sizeof(why));
-
-	if (r < 0)
-		parse_error(ps, "%s", why);
-	return r;
 }
 
 static int add_entry(struct parser *ps, const char *key, const char *value)
@@ -207,6 +223,17 @@ static int add_entry(struct parser *ps, const char *key, const char *value)
 	return 0;
 }
 
+/* comment: the text after its '#' or ';'. */
+static void add_reason(struct parser *ps, char *comment)
+{
+	comment = strip(comment);
+	if (!*comment)
+		return;
+	if (ps->reason.len)
+		sb_printf(&ps->reason, " ");
+	sb_printf(&ps->reason, "%s", comment);
+}
+
 /* Values are words: runs of white space fold into one space. */
 static void fold_spaces(char *s)
 {
@@ -226,9 +253,44 @@ static void fold_spaces(char *s)
 	*out = '\0';
 }
 
+/* A rejected value that holds a non-ASCII character was almost surely
+ * broken by it (a pasted U+2212 minus): that character is the message. */
+static int check_key(struct parser *ps, const char *key, const char *value)
+{
+	char why[384] = "", ch[160];
+	int r = ps->section->check_key(key, value, why, sizeof(why));
+
+	if (r < 0 && cfg_non_ascii(value, ch, sizeof(ch)))
+		parse_error(ps, "[%s] %s = '%s': %s", ps->section->name, key, value, ch);
+	else if (r < 0)
+		parse_error(ps, "%s", why);
+	return r;
+}
+
+/* The value after '=': comment cut, quotes gone, white space folded; the
+ * inline comment is the reason when no comment line stands above the key. */
+static int read_value(struct parser *ps, const char *key, char *value)
+{
+	char why[256], *comment;
+
+	if (cfg_lex_value(value, &comment, why, sizeof(why)) < 0) {
+		parse_error(ps, "value of '%s': %s", key, why);
+		return -EINVAL;
+	}
+	fold_spaces(value);
+	if (comment && !ps->reason.len)
+		add_reason(ps, comment);
+	for (char *p = value; *p; p++)
+		if (iscntrl((unsigned char)*p)) {
+			parse_error(ps, "value of '%s' contains a control character", key);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int parse_assignment(struct parser *ps, char *s)
 {
-	char *eq = strchr(s, '='), *key, *value;
+	char *eq = strchr(s, '='), *key, *value, ch[160];
 
 	if (!eq) {
 		parse_error(ps, "expected 'key = value', got '%s'", s);
@@ -237,39 +299,26 @@ static int parse_assignment(struct parser *ps, char *s)
 	*eq = '\0';
 	key = strip(s);
 	value = strip(eq + 1);
-	fold_spaces(value);
 	if (!ps->section) {
 		parse_error(ps, "'%s' is outside a valid section", key);
 		return 0;
 	}
 	if (!valid_ident(key, "._-")) {
-		parse_error(ps, "malformed key '%s'", key);
+		if (cfg_non_ascii(key, ch, sizeof(ch)))
+			parse_error(ps, "malformed key '%s': %s", key, ch);
+		else
+			parse_error(ps, "malformed key '%s'", key);
 		return 0;
 	}
-	for (char *p = value; *p; p++)
-		if (iscntrl((unsigned char)*p)) {
-			parse_error(ps, "value of '%s' contains a control character", key);
-			return 0;
-		}
-	if (check_key(ps, key, value) < 0)
+	if (read_value(ps, key, value) < 0 || check_key(ps, key, value) < 0)
 		return 0;
 	return add_entry(ps, key, value);
-}
-
-static void add_reason(struct parser *ps, char *comment)
-{
-	comment = strip(comment + 1);
-	if (!*comment)
-		return;
-	if (ps->reason.len)
-		sb_printf(&ps->reason, " ");
-	sb_printf(&ps->reason, "%s", comment);
 }
 
 int config_parse_text(struct config *c, const char *text, const char *source)
 {
 	struct parser ps = { .c = c, .source = source };
-	char *copy = strdup(text), *save = NULL, *line, *s;
+	char *copy = strdup(cfg_skip_bom(text)), *save = NULL, *line, *s;
 	int r = 0;
 
 	if (!copy)
@@ -279,11 +328,13 @@ int config_parse_text(struct config *c, const char *text, const char *source)
 		ps.line++;
 		s = strip(line);
 		if (*s == '#' || *s == ';') {
-			add_reason(&ps, s);
+			add_reason(&ps, s + 1);
 			continue;
 		}
-		if (*s == '[')
-			parse_header(&ps, s);
+		if (*s == '[') {
+			cfg_header_comment(s);
+			parse_header(&ps, strip(s));
+		}
 		else if (*s)
 			r = parse_assignment(&ps, s);
 		ps.reason.len = 0;
@@ -296,15 +347,41 @@ int config_parse_text(struct config *c, const char *text, const char *source)
 	return r;
 }
 
+static void entry_free(struct cfg_entry *e)
+{
+	free(e->section);
+	free(e->name);
+	free(e->key);
+	free(e->value);
+	free(e->reason);
+}
+
+/* Logs entry i's rejection at its FILE:LINE and drops it: as for a line
+ * the parser rejects, an earlier assignment of the key stands. */
+void config_reject(struct config *c, size_t i, const char *fmt, ...)
+{
+	struct cfg_entry *e = &c->v[i];
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_at(c, e->file, e->line, fmt, ap);
+	va_end(ap);
+	entry_free(e);
+	memmove(e, e + 1, (c->n - i - 1) * sizeof(*e));
+	c->n--;
+}
+
+void config_check(struct config *c)
+{
+	for (size_t i = 0; i < nsections; i++)
+		if (sections[i]->check_conf)
+			sections[i]->check_conf(c);
+}
+
 void config_free(struct config *c)
 {
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->v[i].section);
-		free(c->v[i].name);
-		free(c->v[i].key);
-		free(c->v[i].value);
-		free(c->v[i].reason);
-	}
+	for (size_t i = 0; i < c->n; i++)
+		entry_free(&c->v[i]);
 	for (size_t i = 0; i < c->nfiles; i++)
 		free(c->files[i]);
 	free(c->files);
@@ -346,6 +423,19 @@ static bool first_of_section(const struct config *c, size_t i)
 	return true;
 }
 
+/* Quoted where the value would not read back unquoted. */
+static void print_value(const char *v, FILE *out)
+{
+	if (!strpbrk(v, "#;") && *v != '"') {
+		fprintf(out, "%s\n", v);
+		return;
+	}
+	fputc('"', out);
+	for (; *v; v++)
+		fprintf(out, "%s%c", *v == '"' || *v == '\\' ? "\\" : "", *v);
+	fputs("\"\n", out);
+}
+
 static void print_section(const struct config *c, size_t first, FILE *out)
 {
 	const struct cfg_entry *s = &c->v[first];
@@ -366,8 +456,9 @@ static void print_section(const struct config *c, size_t first, FILE *out)
 		if (!eff)
 			continue;
 		_cleanup_(freep) char *src = config_source(eff);
-		fprintf(out, "# %s%s%s\n%s = %s\n", src ? src : eff->file, eff->reason ? ": " : "",
-			eff->reason ? eff->reason : "", eff->key, eff->value);
+		fprintf(out, "# %s%s%s\n%s = ", src ? src : eff->file, eff->reason ? ": " : "",
+			eff->reason ? eff->reason : "", eff->key);
+		print_value(eff->value, out);
 	}
 }
 

@@ -300,5 +300,8 @@ int config_load(struct config *c, const struct root *r, const char *file,
 	if (rr < 0)
 		return rr;
 	e = config_get(c, "main", NULL, "profile");
-	return config_use_profile(c, profile_override ? profile_override : e ? e->value : "vps");
+	rr = config_use_profile(c, profile_override ? profile_override : e ? e->value : "vps");
+	if (rr >= 0)
+		config_check(c);
+	return rr;
 }

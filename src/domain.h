@@ -41,6 +41,7 @@ struct domain {
 int block_check_key(const char *key, const char *value, char *why, size_t size);
 int thp_check_key(const char *key, const char *value, char *why, size_t size);
 int net_check_key(const char *key, const char *value, char *why, size_t size);
+void net_check_conf(struct config *c);
 int modules_check_key(const char *key, const char *value, char *why, size_t size);
 bool module_name_valid(const char *w);
 

@@ -8,31 +8,31 @@
 const struct domain domains[] = {
 	{
 		.name = "modules", .bit = DOM_MODULES,
-		.section = { "modules", false, modules_check_key },
+		.section = { "modules", false, modules_check_key, NULL },
 		.plan = modules_plan, .apply = modules_apply, .irreversible = true,
 	},
 	{
 		.name = "thp", .bit = DOM_THP,
-		.section = { "thp", false, thp_check_key },
+		.section = { "thp", false, thp_check_key, NULL },
 		.plan = thp_plan,
 	},
 	{
 		.name = "net", .bit = DOM_NET,
-		.section = { "net", false, net_check_key },
+		.section = { "net", false, net_check_key, net_check_conf },
 		.plan = net_plan, .apply_batch = net_apply_qdiscs, .rank = net_rank,
 		.batched = net_batched, .revert_batch = net_revert_batch,
 		.ifindex = record_ifindex, .iface_index = net_iface_index,
 	},
 	{
 		.name = "block", .bit = DOM_BLOCK,
-		.section = { "block", true, block_check_key },
+		.section = { "block", true, block_check_key, NULL },
 		.plan = block_plan, .rank = block_rank, .gone = block_gone, .disks = true,
 	},
 };
 const size_t ndomains = ARRAY_SIZE(domains);
 
 /* Sections of the configuration that belong to no domain of the plan. */
-static const struct cfg_section cmdline_section = { "cmdline", true, cmdline_check_key };
+static const struct cfg_section cmdline_section = { "cmdline", true, cmdline_check_key, NULL };
 
 const struct domain *domain_find(const char *name)
 {

@@ -139,14 +139,24 @@ struct cfg_section {
 	const char *name;
 	bool named;
 	int (*check_key)(const char *key, const char *value, char *why, size_t size);
+	/* Checks across keys and files, once all are read (config_check); it
+	 * drops what it rejects with config_reject. NULL: none. */
+	void (*check_conf)(struct config *c);
 };
 void config_register(const struct cfg_section *const *v, size_t n);
+/* config_lex.c: for the checks' messages. did_you_mean returns "; did you
+ * mean 'X'? " when a word of list is near word, else "; ". */
+bool cfg_closest(const char *word, const char *list, char *best, size_t size);
+const char *did_you_mean(const char *word, const char *list, char *buf, size_t size);
+int cfg_glob_check(const char *what, const char *glob, char *why, size_t size);
 
 int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n);
 bool conf_masked(const struct root *r, const char *rel);
 int config_load(struct config *c, const struct root *r, const char *file,
 		const char *profile_override);
 int config_parse_text(struct config *c, const char *text, const char *source);
+void config_check(struct config *c);
+_printf_(3, 4) void config_reject(struct config *c, size_t i, const char *fmt, ...);
 int config_use_profile(struct config *c, const char *name);
 void config_free(struct config *c);
 const struct cfg_entry *config_get(const struct config *c, const char *section,

@@ -42,7 +42,10 @@ int modules_check_key(const char *key, const char *value, char *why, size_t size
 	}
 	if (!strncmp(key, "options.", 8) && module_name_valid(key + 8))
 		return 0;
-	snprintf(why, size, "unknown key '%s' in [modules]; allowed: load options.MODULE", key);
+	char buf[96];
+
+	snprintf(why, size, "unknown key '%s' in [modules]%sallowed: load options.MODULE", key,
+		 did_you_mean(key, "load", buf, sizeof(buf)));
 	return -EINVAL;
 }
 
@@ -190,12 +193,26 @@ static size_t collect_needs(struct ctx *c, struct need *v, size_t max)
  * configuration needs (name, state for that kernel, where the need comes
  * from). The initramfs generators copy these; the kernel hooks --check that
  * a new kernel has them, warning by name. */
+/* Another kernel without /lib/modules/VER is not installed: that is the one
+ * cause of every module being unknown, said once. true when said. */
+static bool kernel_absent(struct ctx *c)
+{
+	char rel[PATH_MAX];
+
+	if (!c->kernel.other || pathf(rel, sizeof(rel), "lib/modules/%s", c->kernel.release) < 0 ||
+	    root_access(&c->root, rel) != 0)
+		return false;
+	log_msg(LOG_WARN, "kernel %s is not installed: no /%s, so none of its modules can be checked", c->kernel.release, rel);
+	return true;
+}
+
 int cmd_modules(struct ctx *c, bool check)
 {
 	struct need v[64];
 	size_t n = collect_needs(c, v, ARRAY_SIZE(v));
 	struct strbuf js = { 0 };
 	int missing = 0;
+	bool absent = check && kernel_absent(c);
 
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_(freep) char *src = config_source(v[i].why);
@@ -215,6 +232,8 @@ int cmd_modules(struct ctx *c, bool check)
 		/* Another kernel's hook: what cannot be confirmed is warned about too. */
 		if (!strcmp(state, "missing") || (a == 3 && c->kernel.other)) {
 			missing++;
+			if (absent)
+				continue;
 			if (check && a == 3)
 				log_msg(LOG_WARN, "cannot tell whether kernel %s has module %s (%s), needed by [%s] %s = %s (%s)",
 					c->kernel.release, v[i].name, why, v[i].why->section, v[i].why->key,

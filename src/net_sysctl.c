@@ -17,14 +17,25 @@
 static void warn_override(struct ctx *c, struct item *it, const char *key, const char *want)
 {
 	char value[128], file[PATH_MAX];
+	const char *base;
 
 	if (sysctl_final(&c->root, key, value, sizeof(value), file, sizeof(file)) <= 0 ||
 	    !strcmp(value, want))
 		return;
 	it->foreign = true;
-	item_setf(&it->reason, "%s sets %s = %s and systemd-sysctl applies it after earlytune: "
-			       "install the guard (earlytune sysctl-conf > /etc/sysctl.d/" SYSCTL_GUARD ") or change that file",
-		  file, key, value);
+	base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	if (!strcmp(base, SYSCTL_GUARD))
+		item_setf(&it->reason, "%s, earlytune's guard, sets %s = %s: it is stale; regenerate it "
+				       "(earlytune sysctl-conf > %s)", file, key, value, file);
+	else if (strcmp(base, SYSCTL_GUARD) > 0)
+		item_setf(&it->reason, "%s sets %s = %s and wins: it sorts after earlytune's guard " SYSCTL_GUARD
+				       ", which cannot override it; edit that file, mask it (ln -s /dev/null "
+				       "/etc/sysctl.d/%s), or install the guard under a name that sorts after it",
+			  file, key, value, base);
+	else
+		item_setf(&it->reason, "%s sets %s = %s and systemd-sysctl applies it after earlytune: "
+				       "install the guard (earlytune sysctl-conf > /etc/sysctl.d/" SYSCTL_GUARD
+				       "), which sorts after it, or change that file", file, key, value);
 }
 
 /* Why a sysctl file is absent, said from the nearest part of proc/sys the

@@ -44,6 +44,9 @@ static void log_drift(const struct item *it, enum verdict v)
 	else if (v == V_UNMET)
 		log_msg(LOG_WARN, "unmet: %s %s %s: not possible here: %s [%s]", it->domain, it->target,
 			it->setting, dash(it->reason), dash(it->source));
+	else if (it->foreign && streq_ptr(it->current, it->desired))
+		log_msg(LOG_WARN, "drift: %s %s %s is '%s' now, but will not stay: %s", it->domain, it->target,
+			it->setting, dash(it->current), dash(it->reason));
 	else if (it->foreign)
 		log_msg(LOG_WARN, "drift: %s %s %s is '%s', want '%s': %s", it->domain, it->target,
 			it->setting, dash(it->current), dash(it->desired), dash(it->reason));

@@ -55,7 +55,10 @@ static int check_value(const char *key, const char *allowed, long long min, long
 	if (allowed) {
 		if (word_listed(allowed, value))
 			return 0;
-		snprintf(why, size, "[thp] %s = '%s' is not allowed; allowed: %s", key, value, allowed);
+		char buf[96];
+
+		snprintf(why, size, "[thp] %s = '%s' is not allowed%sallowed: %s", key, value,
+			 did_you_mean(value, allowed, buf, sizeof(buf)), allowed);
 		return -EINVAL;
 	}
 	if (parse_s64(value, &v) < 0 || v < min || v > max) {
@@ -66,6 +69,17 @@ static int check_value(const char *key, const char *allowed, long long min, long
 	return 0;
 }
 
+static void unknown_key(const char *key, char *why, size_t size)
+{
+	char keys[512] = "override_cmdline", buf[96];
+
+	for (size_t i = 0; i < ARRAY_SIZE(thp_keys); i++)
+		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), " %s", thp_keys[i].key);
+	snprintf(why, size, "unknown key '%s' in [thp]%sallowed: enabled defrag shmem_enabled "
+			    "use_zero_page khugepaged.KEY size.NkB.enabled override_cmdline",
+		 key, did_you_mean(key, keys, buf, sizeof(buf)));
+}
+
 int thp_check_key(const char *key, const char *value, char *why, size_t size)
 {
 	unsigned long long kb;
@@ -73,7 +87,10 @@ int thp_check_key(const char *key, const char *value, char *why, size_t size)
 	if (!strcmp(key, "override_cmdline")) {
 		if (!*value || !strcmp(value, "yes") || !strcmp(value, "no"))
 			return 0;
-		snprintf(why, size, "[thp] override_cmdline = '%s'; allowed: yes no", value);
+		char buf[96];
+
+		snprintf(why, size, "[thp] override_cmdline = '%s'%sallowed: yes no", value,
+			 did_you_mean(value, "yes no", buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	if (!strncmp(key, "size.", 5)) {
@@ -87,8 +104,7 @@ int thp_check_key(const char *key, const char *value, char *why, size_t size)
 		if (!strcmp(thp_keys[i].key, key))
 			return *value ? check_value(key, thp_keys[i].allowed, thp_keys[i].min,
 						    thp_keys[i].max, value, why, size) : 0;
-	snprintf(why, size, "unknown key '%s' in [thp]; allowed: enabled defrag shmem_enabled "
-			    "use_zero_page khugepaged.KEY size.NkB.enabled override_cmdline", key);
+	unknown_key(key, why, size);
 	return -EINVAL;
 }
 

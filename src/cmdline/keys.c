@@ -27,7 +27,10 @@ int cmdline_check_key(const char *key, const char *value, char *why, size_t size
 	if (!strcmp(key, "match.vendor") || !strcmp(key, "match.product") || !strcmp(key, "match.disk"))
 		return 0;
 	if (strcmp(key, "add")) {
-		snprintf(why, size, "unknown key '%s' in [cmdline]; allowed: add match.vendor match.product match.disk", key);
+		char buf[96];
+
+		snprintf(why, size, "unknown key '%s' in [cmdline]%sallowed: add match.vendor match.product match.disk", key,
+			 did_you_mean(key, "add match.vendor match.product match.disk", buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	while ((len = next_word(&value, w, sizeof(w))))

@@ -90,7 +90,14 @@ printf '[modules]\nload = tcp_bbr\n' >"$WORK/m.conf"
 # The kernel hook still warns (and exits 1): what it cannot confirm, said as such.
 check_rc "modules --kernel --check without lib/modules/VER: exit 1" 1 -- "$ET" modules --root "$t" --kernel 6.9.0-et --config "$WORK/m.conf" --check
 contains "modules --kernel without lib/modules/VER: unknown, not missing" "tcp_bbr	unknown"
-contains "modules --kernel --check without lib/modules/VER: the warning says what is missing" "cannot tell whether kernel 6.9.0-et has module tcp_bbr (tcp_bbr: built in, loadable or absent is unknown: no /lib/modules/6.9.0-et in this tree)"
+# The cause is said once, naming the missing directory, not once per module (issue 11).
+contains "modules --kernel --check without lib/modules/VER: the warning names the cause" "earlytune: kernel 6.9.0-et is not installed: no /lib/modules/6.9.0-et, so none of its modules can be checked"
+eq "modules --kernel --check without lib/modules/VER: said once" "$(printf '%s\n' "$OUT" | grep -c 'earlytune: ')" 1
+lacks "modules --kernel --check without lib/modules/VER: not per module" "cannot tell whether kernel"
+mkdir -p "$t/lib/modules/6.9.0-et"
+check_rc "modules --kernel --check with an empty lib/modules/VER: exit 1" 1 -- "$ET" modules --root "$t" --kernel 6.9.0-et --config "$WORK/m.conf" --check
+contains "modules --kernel --check with an empty lib/modules/VER: per module" "cannot tell whether kernel 6.9.0-et has module tcp_bbr"
+rmdir "$t/lib/modules/6.9.0-et"
 lacks "modules --kernel --check without lib/modules/VER: no invented fact" "has no module tcp_bbr"
 
 # ---- THP: sys/kernel/mm decides ----

@@ -770,6 +770,136 @@ static void test_load_symlink_stays_in_root(void **state)
 	assert_string_equal(get(&f->cfg, "block", NULL, "nr_requests"), "77");
 }
 
+/* ---- issue 11: inline comments, quotes, BOM, non-ASCII, did you mean ------------ */
+
+static void test_inline_comments(void **state)
+{
+	struct fx *f = *state;
+
+	parse(f, "[thp]   # huge pages\n"
+		 "enabled = madvise            # huge pages only where asked\n"
+		 "# above\n"
+		 "defrag = never ; not the reason\n"
+		 "shmem_enabled = never;x\n"
+		 "use_zero_page = # unset, with a comment\n"
+		 "[block \"a#b\"]  ; named\n"
+		 "match.model = \"ACME #7; \\\"x\\\" a\\\\b\"  # quoted\n"
+		 "match.name = \"\"\n");
+	assert_int_equal(f->cfg.errors, 1); /* the glued ';' */
+	assert_contains(f->text, "test.conf:5: value of 'shmem_enabled': ';' inside a value");
+	assert_string_equal(get(&f->cfg, "thp", NULL, "enabled"), "madvise");
+	assert_string_equal(config_get(&f->cfg, "thp", NULL, "enabled")->reason, "huge pages only where asked");
+	assert_string_equal(config_get(&f->cfg, "thp", NULL, "defrag")->reason, "above");
+	assert_null(config_get(&f->cfg, "thp", NULL, "use_zero_page"));
+	assert_string_equal(get(&f->cfg, "block", "a#b", "match.model"), "ACME #7; \"x\" a\\b");
+	assert_null(config_get(&f->cfg, "block", "a#b", "match.name"));
+}
+
+static void test_quote_errors(void **state)
+{
+	struct fx *f = *state;
+
+	expect_rejected(f, "[block \"x\"]\nmatch.model = \"ACME\n", 1, ":2: value of 'match.model': unterminated quote");
+	expect_rejected(f, "[block \"x\"]\nmatch.model = \"a\\\"\n", 1, "unterminated quote");
+	expect_rejected(f, "[block \"x\"]\nmatch.model = \"a\" b\n", 1, "'b' after the closing quote");
+	expect_rejected(f, "[block \"x\"]\nmatch.model = \"a\\tb\"\n", 1, "unknown escape '\\t'");
+	expect_rejected(f, "[block]\nscheduler = none#x\n", 1, "'#' inside a value: write the value in double quotes");
+	/* Quotes not at the start are the value's own: the check decides. */
+	expect_rejected(f, "[cmdline]\nadd = ok=1 \"bad\"\n", 1, "is not a kernel parameter");
+}
+
+static void test_bom(void **state)
+{
+	struct fx *f = *state;
+
+	parse(f, "\xef\xbb\xbf[thp]\nenabled = never\n");
+	assert_int_equal(f->cfg.errors, 0);
+	assert_string_equal(get(&f->cfg, "thp", NULL, "enabled"), "never");
+	expect_rejected(f, "[thp]\n\xef\xbb\xbf" "enabled = never\n", 1,
+			"malformed key '\xef\xbb\xbf" "enabled': '\xef\xbb\xbf' is U+FEFF");
+}
+
+static void test_non_ascii_named(void **state)
+{
+	struct fx *f = *state;
+
+	expect_rejected(f, "[block]\nwbt_lat_usec = \xe2\x88\x92" "1\n", 1,
+			":2: [block] wbt_lat_usec = '\xe2\x88\x92" "1': '\xe2\x88\x92' is U+2212 MINUS SIGN, not ASCII: write '-'");
+	expect_rejected(f, "[block]\nread_ahead_kb = 128\xe2\x80\xa6" "1024\n", 1, "U+2026 HORIZONTAL ELLIPSIS, not ASCII: write '..'");
+	expect_rejected(f, "[thp]\nenabled = n\xc3\xa9ver\n", 1, "'\xc3\xa9' is U+00E9, not ASCII");
+	expect_rejected(f, "[thp]\nenabled = \xff\n", 1, "byte 0xff is not UTF-8 text");
+	/* A value its check accepts keeps its non-ASCII. */
+	parse(f, "[block \"x\"]\nmatch.model = Caf\xc3\xa9\n");
+	assert_int_equal(f->cfg.errors, 0);
+}
+
+static void test_did_you_mean(void **state)
+{
+	struct fx *f = *state;
+	char best[64];
+
+	expect_rejected(f, "[blok]\n", 1, "unknown section [blok]; did you mean [block]? allowed: [main]");
+	expect_rejected(f, "[NET]\n", 1, "did you mean [net]?");
+	expect_rejected(f, "[bogus]\n", 1, "unknown section [bogus]; allowed: [main]");
+	expect_rejected(f, "[block]\nshceduler = none\n", 1, "did you mean 'scheduler'?");
+	expect_rejected(f, "[thp]\nkhugepaged.defarg = 1\n", 1, "did you mean 'khugepaged.defrag'?");
+	expect_rejected(f, "[main]\nprofile = vsp\n", 1, "did you mean 'vps'?");
+	expect_rejected(f, "[net]\nforce = yse\n", 1, "did you mean 'yes'?");
+	expect_rejected(f, "[modules]\nlaod = x\n", 1, "did you mean 'load'?");
+	expect_rejected(f, "[block]\nmatch.clas = ssd\n", 1, "did you mean 'class'?");
+	expect_rejected(f, "[cmdline]\nad = x\n", 1, "did you mean 'add'?");
+	/* Only when close. */
+	assert_false(cfg_closest("colour", "congestion_control qdisc interfaces force", best, sizeof(best)));
+	assert_false(cfg_closest("xyz", "fq", best, sizeof(best)));
+	assert_true(cfg_closest("fq_codle", "fq fq_codel fq_pie", best, sizeof(best)));
+	assert_string_equal(best, "fq_codel");
+}
+
+static void test_net_names_and_globs(void **state)
+{
+	struct fx *f = *state;
+
+	expect_rejected(f, "[net]\ncongestion_control = bbr2\n", 1, "'bbr2' is not a congestion control of Linux; did you mean 'bbr'?");
+	expect_rejected(f, "[net]\nqdisc = cak\n", 1, "'cak' is not a qdisc of Linux; did you mean 'cake'?");
+	expect_rejected(f, "[net]\nqdisc = htb\n", 1, "needs parameters or classes");
+	expect_rejected(f, "[net]\ninterfaces = eth[\n", 1, "'eth[': '[' opens a character class that no ']' closes");
+	expect_rejected(f, "[net]\ninterfaces = !\n", 1, "an empty glob");
+	expect_rejected(f, "[net]\ninterfaces = eth\\\n", 1, "cannot end in '\\'");
+	expect_rejected(f, "[block \"x\"]\nmatch.driver = nvme[\n", 1, "match.driver 'nvme['");
+	parse(f, "[net]\ncongestion_control = cubic\nqdisc = cake\ninterfaces = eth[0-9] en[!x]* []]x !veth*\n");
+	assert_int_equal(f->cfg.errors, 0);
+}
+
+/* qdisc.PARAM against the kind in force once everything is read, on the
+ * parameter's own line; the rejected entry is dropped. */
+static void test_qdisc_params_checked(void **state)
+{
+	struct fx *f = *state;
+	struct capture cap;
+
+	parse(f, "[net]\nqdisc.limit = 1000\nqdisc.flow_limit = 200\nqdisc = fq_codel\n");
+	assert_int_equal(f->cfg.errors, 0);
+	assert_int_equal(config_parse_text(&f->cfg, "[net]\nqdisc.interval = 5ms\n", "b.conf"), 0);
+	capture_begin(&cap);
+	config_check(&f->cfg);
+	free(f->text);
+	f->text = capture_end(&cap);
+	assert_int_equal(f->cfg.errors, 1);
+	assert_contains(f->text, "test.conf:3: qdisc fq_codel (test.conf:4) has no parameter 'flow_limit'");
+	assert_null(config_get(&f->cfg, "net", NULL, "qdisc.flow_limit"));
+	assert_string_equal(get(&f->cfg, "net", NULL, "qdisc.limit"), "1000");
+	assert_string_equal(get(&f->cfg, "net", NULL, "qdisc.interval"), "5ms");
+
+	/* 0 is a pfifo limit, not an fq one: the kind decides. */
+	parse(f, "[net]\nqdisc.limit = 0\nqdisc = fq\n");
+	capture_begin(&cap);
+	config_check(&f->cfg);
+	free(f->text);
+	f->text = capture_end(&cap);
+	assert_contains(f->text, "test.conf:2: qdisc.limit = '0': expected a whole number from 1");
+	assert_int_equal(f->cfg.n, 1);
+}
+
 static const struct CMUnitTest tests[] = {
 	FX_TEST(test_sections),
 	FX_TEST(test_reasons),
@@ -799,6 +929,13 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_load_unreadable_dropins),
 	FX_TEST(test_load_main_file_unreadable),
 	FX_TEST(test_load_symlink_stays_in_root),
+	FX_TEST(test_inline_comments),
+	FX_TEST(test_quote_errors),
+	FX_TEST(test_bom),
+	FX_TEST(test_non_ascii_named),
+	FX_TEST(test_did_you_mean),
+	FX_TEST(test_net_names_and_globs),
+	FX_TEST(test_qdisc_params_checked),
 };
 
 UNIT_MAIN("config", tests)
