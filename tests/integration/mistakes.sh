@@ -142,7 +142,7 @@ echo fq >"$t/proc/sys/net/core/default_qdisc"
 cur=fq_codel
 printf 'net.core.default_qdisc = %s\n' "$cur" >"$t/etc/sysctl.d/99-custom.conf"
 printf '[net]\nqdisc = fq\n' >"$WORK/fq.conf"
-OUT=$("$ET" plan --root "$t" --config "$WORK/fq.conf" 2>&1)
+OUT=$("$ET" plan --wide --root "$t" --config "$WORK/fq.conf" 2>&1)
 contains "99-custom wins: named as the winner" "/etc/sysctl.d/99-custom.conf sets net.core.default_qdisc = $cur and wins: it sorts after earlytune's guard 60-earlytune.conf"
 contains "99-custom wins: the fix is to edit or mask it" "mask it (ln -s /dev/null /etc/sysctl.d/99-custom.conf)"
 lacks "99-custom wins: no 60- guard advised" "install the guard (earlytune sysctl-conf"
@@ -150,5 +150,5 @@ OUT=$("$ET" verify --root "$t" --config "$WORK/fq.conf" 2>&1)
 lacks "verify: no 'is fq, want fq'" "is 'fq', want 'fq'"
 contains "verify: says it holds now but will not stay" "is 'fq' now, but will not stay: "
 mv "$t/etc/sysctl.d/99-custom.conf" "$t/etc/sysctl.d/40-custom.conf"
-OUT=$("$ET" plan --root "$t" --config "$WORK/fq.conf" 2>&1)
+OUT=$("$ET" plan --wide --root "$t" --config "$WORK/fq.conf" 2>&1)
 contains "40-custom: the guard is the fix" "/etc/sysctl.d/40-custom.conf sets net.core.default_qdisc = $cur and systemd-sysctl applies it after earlytune: install the guard"

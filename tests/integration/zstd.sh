@@ -5,13 +5,13 @@
 # --ultra -22 with long windows off; the kernel's Makefile: -T0 --ultra -22).
 . "$(dirname "$0")/../lib/common.sh"
 
-zcat=$(dirname "$ET")/zstdcat
-[ -x "$zcat" ] || zcat=$(dirname "$ET")/../zstdcat
+zcat=$(dirname "$ET_BIN")/zstdcat
+[ -x "$zcat" ] || zcat=$(dirname "$ET_BIN")/../zstdcat
 [ -x "$zcat" ] || { fail "build/zstdcat is built by make check"; exit 0; }
 command -v zstd >/dev/null || { fail "zstd is installed (.ci/bootstrap)"; exit 0; }
 
 # A real ELF of the size of a large module, and text.
-cp "$ET" "$WORK/sample"
+cp "$ET_BIN" "$WORK/sample"
 for level in -3 -19 "--ultra -22"; do
 	# shellcheck disable=SC2086
 	zstd -q -f $level -o "$WORK/sample.zst" "$WORK/sample"
