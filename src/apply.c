@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "runlog.h"
 
 /* Adds the original of it, with the identity of its device, to rs (not yet
  * saved). */
@@ -188,6 +188,7 @@ int cmd_apply(struct ctx *c)
 		r = sysctl_mask_guard(&c->root);
 		log_msg(LOG_NOTICE, "earlytune=0 on the kernel command line: applying nothing%s",
 			r < 0 ? "" : "; sysctl guard masked for this boot");
+		runlog_append(c, NULL, "earlytune=0 on the kernel command line: nothing applied");
 		return 0;
 	}
 	r = apply_plan(c, &p);
@@ -195,6 +196,7 @@ int cmd_apply(struct ctx *c)
 		log_msg(LOG_ERR, "cannot apply: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
 			strerror(-r));
 	report(c, &p, "apply", true);
+	runlog_append(c, &p, r < 0 ? strerror(-r) : NULL);
 	r = r < 0 ? 1 : exit_code(&p);
 	plan_free(&p);
 	return r;

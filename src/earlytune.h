@@ -251,6 +251,7 @@ struct ctx {
 	const char *iface;   /* --iface, or NULL */
 	unsigned long long diskseq; /* forget --diskseq: only records of that disk, or 0 */
 	bool boot, json, verbose;
+	const char *prometheus; /* verify --prometheus FILE: absolute, inside the root */
 	long long t0_ns; /* start, for the --boot summary */
 };
 

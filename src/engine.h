@@ -10,6 +10,9 @@
 
 /* ---- plan.c ---- */
 int build_plan(struct ctx *c, struct plan *p);
+/* What verify makes of an item: in force, not, or not applicable here. */
+enum verdict { V_HOLDS, V_DRIFTED, V_UNMET, V_NA };
+enum verdict verdict(const struct item *it);
 
 /* ---- output.c ---- */
 const char *dash(const char *s);
