@@ -188,7 +188,7 @@ int cmd_apply(struct ctx *c)
 		r = sysctl_mask_guard(&c->root);
 		log_msg(LOG_NOTICE, "earlytune=0 on the kernel command line: applying nothing%s",
 			r < 0 ? "" : "; sysctl guard masked for this boot");
-		runlog_append(c, NULL, "earlytune=0 on the kernel command line: nothing applied");
+		runlog_append(c, NULL, 0);
 		return 0;
 	}
 	r = apply_plan(c, &p);
@@ -196,7 +196,7 @@ int cmd_apply(struct ctx *c)
 		log_msg(LOG_ERR, "cannot apply: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
 			strerror(-r));
 	report(c, &p, "apply", true);
-	runlog_append(c, &p, r < 0 ? strerror(-r) : NULL);
+	runlog_append(c, &p, r);
 	r = r < 0 ? 1 : exit_code(&p);
 	plan_free(&p);
 	return r;

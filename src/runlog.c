@@ -250,12 +250,17 @@ static int rewrite(const struct root *r, const struct strbuf *run, bool boot)
 
 /* Every apply ends here. A run that cannot be recorded is said once and
  * changes nothing else: not apply's exit status, not what it did. */
-void runlog_append(const struct ctx *c, const struct plan *p, const char *note)
+void runlog_append(const struct ctx *c, const struct plan *p, int err)
 {
 	struct records lock = { .lock_fd = -1 };
 	struct strbuf run = { 0 };
+	char note[160] = "";
 	int r;
 
+	if (!p)
+		snprintf(note, sizeof(note), "earlytune=0 on the kernel command line: nothing written");
+	else if (err < 0)
+		snprintf(note, sizeof(note), "nothing written: %s", strerror(-err));
 	put_run(&run, c, p, note);
 	r = run.oom ? -ENOMEM : state_lock(&lock, &c->root);
 	if (r >= 0)

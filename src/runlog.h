@@ -41,7 +41,9 @@ struct runlog {
 };
 
 /* runlog.c */
-void runlog_append(const struct ctx *c, const struct plan *p, const char *note);
+/* p: the plan apply ran, NULL when earlytune=0 disabled it; err: apply's
+ * failure to record originals (-errno), or 0. */
+void runlog_append(const struct ctx *c, const struct plan *p, int err);
 int runlog_load(const struct root *r, struct runlog *log); /* 0, -ENOENT, -errno */
 void runlog_free(struct runlog *log);
 bool run_is_boot(const struct run *x);
