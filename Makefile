@@ -188,12 +188,15 @@ ITDIR      ?= $(PREFIX)/share/initramfs-tools
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 SYSCTLDIR  ?= $(PREFIX)/lib/sysctl.d
 KINSTDIR   ?= $(PREFIX)/lib/kernel/install.d
+DOCDIR     ?= $(PREFIX)/share/doc/earlytune
 SYSCTL_GUARD := 60-earlytune.conf
 INSTALLED  := $(PREFIX)/sbin/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
 	      $(DRACUTDIR)/50earlytune/module-setup.sh $(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh \
 	      $(ITDIR)/hooks/earlytune $(ITDIR)/scripts/init-top/earlytune \
 	      $(KINSTDIR)/50-earlytune.install /etc/kernel/postinst.d/earlytune \
 	      $(SYSTEMDDIR)/earlytune.service $(SYSTEMDDIR)/sysinit.target.wants/earlytune.service \
+	      $(SYSTEMDDIR)/earlytune-verify.service $(SYSTEMDDIR)/earlytune-verify.timer \
+	      $(DOCDIR)/examples/earlytune.rules.yml \
 	      $(SYSCTLDIR)/$(SYSCTL_GUARD)
 
 install: $(BUILD)/earlytune
@@ -208,9 +211,14 @@ install: $(BUILD)/earlytune
 	install -D -m 0644 hook/earlytune.service $(DESTDIR)$(SYSTEMDDIR)/earlytune.service
 	mkdir -p $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants
 	ln -sf ../earlytune.service $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants/earlytune.service
+	# The Prometheus export: installed, not enabled (systemctl enable --now earlytune-verify.timer).
+	install -D -m 0644 hook/earlytune-verify.service $(DESTDIR)$(SYSTEMDDIR)/earlytune-verify.service
+	install -D -m 0644 hook/earlytune-verify.timer $(DESTDIR)$(SYSTEMDDIR)/earlytune-verify.timer
+	install -D -m 0644 hook/earlytune.rules.yml $(DESTDIR)$(DOCDIR)/examples/earlytune.rules.yml
 	mkdir -p $(DESTDIR)$(SYSCTLDIR)
 	$(BUILD)/earlytune sysctl-conf --root $(or $(DESTDIR),/) >$(DESTDIR)$(SYSCTLDIR)/$(SYSCTL_GUARD)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DRACUTDIR)/50earlytune $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants 2>/dev/null
+	-rmdir $(DESTDIR)$(DRACUTDIR)/50earlytune $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants \
+	  $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null

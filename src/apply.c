@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "runlog.h"
 
 /* Adds the original of it, with the identity of its device, to rs (not yet
  * saved). */
@@ -190,6 +190,7 @@ int cmd_apply(struct ctx *c)
 			r < 0 ? "" : "; sysctl guard masked for this boot");
 		if (c->json)
 			print_json(c, &p, "apply", false);
+		runlog_append(c, NULL, 0);
 		return 0;
 	}
 	r = apply_plan(c, &p);
@@ -197,6 +198,7 @@ int cmd_apply(struct ctx *c)
 		log_msg(LOG_ERR, "cannot apply: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
 			strerror(-r));
 	report(c, &p, "apply", true);
+	runlog_append(c, &p, r);
 	r = r < 0 ? 1 : exit_code(&p);
 	plan_free(&p);
 	return r;

@@ -264,6 +264,7 @@ struct ctx {
 	unsigned long long diskseq; /* forget --diskseq: only records of that disk, or 0 */
 	bool boot, json, verbose;
 	int columns;         /* the table's width; 0: --wide, full lines */
+	const char *prometheus; /* verify --prometheus FILE: absolute, inside the root */
 	long long t0_ns; /* start, for the --boot summary */
 };
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "runlog.h"
 
 enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
 
@@ -31,6 +32,9 @@ static void help_options(void)
 	       "      --check          modules: warn about each missing module and exit 1\n"
 	       "      --backend B      cmdline apply: the bootloader integration to use\n"
 	       "      --update         cmdline apply: also run update-grub\n"
+	       "      --prometheus FILE  verify: also write the verdicts and the run log as\n"
+	       "                       node_exporter textfile metrics to FILE (absolute, inside\n"
+	       "                       --root; replaced atomically)\n"
 	       "  -j, --json           print one JSON object (every command; a failure prints\n"
 	       "                       {\"errors\":[{file, line, message}], \"exit\":N} on stdout)\n"
 	       "      --wide           the item table: one full line per item, nothing cut\n"
@@ -82,6 +86,9 @@ static void help(void)
 	       "            integrate the additions with the bootloader (detected in that order)\n"
 	       "  cmdline remove   remove exactly what earlytune added\n"
 	       "  cmdline verify   exit 1 when a reboot is pending or a parameter is missing\n"
+	       "  status    what the applies of this boot did (run/earlytune/runs): time, what\n"
+	       "            ran, counts, each item not kept and why, failures first; exit 1\n"
+	       "            when one failed or earlytune has not run since boot\n"
 	       "  forget    drop the records of a disk or interface that left (udev's remove;\n"
 	       "            --device NAME [--diskseq N], --ifindex N or --iface NAME)\n"
 	       "\n");
@@ -147,7 +154,7 @@ static int parse_ifindex(const char *s, int *out)
 }
 
 static const char *const commands[] = { "plan", "apply", "verify", "revert", "config", "modules",
-					"sysctl-conf", "cmdline", "forget" };
+					"sysctl-conf", "cmdline", "forget", "status" };
 
 /* One option: 0, -EINVAL (said why), or 1 when it was answered (--help). */
 static int parse_option(int ch, struct ctx *c, struct args *a)
@@ -179,6 +186,13 @@ static int parse_option(int ch, struct ctx *c, struct args *a)
 	case 'B': a->backend = optarg; return 0;
 	case 'U': a->update = true; return 0;
 	case 'W': a->wide = true; return 0;
+	case 'P':
+		if (optarg[0] != '/') {
+			log_msg(LOG_ERR, "--prometheus: '%s' is not an absolute path", optarg);
+			return -EINVAL;
+		}
+		c->prometheus = optarg;
+		return 0;
 	case 'S':
 		if (parse_u64(optarg, &c->diskseq) < 0 || !c->diskseq) {
 			log_msg(LOG_ERR, "--diskseq: '%s' is not a disk sequence number", optarg);
@@ -213,7 +227,7 @@ static int parse_command(int argc, char **argv, struct args *a)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(a->command, commands[i]))
 			return 0;
-	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config modules sysctl-conf cmdline forget",
+	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config modules sysctl-conf cmdline forget status",
 		a->command);
 	return -EINVAL;
 }
@@ -230,6 +244,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "kernel", required_argument, NULL, 'k' },  { "check", no_argument, NULL, 'C' },
 		{ "backend", required_argument, NULL, 'B' }, { "update", no_argument, NULL, 'U' },
 		{ "diskseq", required_argument, NULL, 'S' }, { "wide", no_argument, NULL, 'W' },
+		{ "prometheus", required_argument, NULL, 'P' },
 		{ 0 },
 	};
 	int ch, r;
@@ -259,8 +274,10 @@ static int setup(struct ctx *c, const struct args *a)
 	}
 	if (c->boot)
 		log_setup_boot(&c->root);
-	if (!strcmp(a->command, "forget"))
-		return EXIT_OK; /* udev's remove: no kernel probe, configuration or libkmod */
+	/* udev's remove, and a look at what happened even when the
+	 * configuration is broken: no kernel probe, configuration or libkmod. */
+	if (!strcmp(a->command, "forget") || !strcmp(a->command, "status"))
+		return EXIT_OK;
 	r = kernel_probe(&c->kernel, &c->root);
 	if (r < 0) {
 		/* An unread command line may say earlytune=0: do nothing on a guess. */
@@ -330,6 +347,8 @@ static int run(struct ctx *c, const struct args *a)
 		return cmd_revert(c);
 	if (!strcmp(command, "forget"))
 		return cmd_forget(c);
+	if (!strcmp(command, "status"))
+		return cmd_status(c);
 	return cmd_plan(c);
 }
 

@@ -2,7 +2,7 @@
 /* The plan, from the table of domains: what `plan` shows and `verify` checks. */
 #include <string.h>
 
-#include "engine.h"
+#include "runlog.h"
 
 /* Every selected domain in the table's order, while none fails. */
 int build_plan(struct ctx *c, struct plan *p)
@@ -63,7 +63,7 @@ int cmd_verify(struct ctx *c)
 {
 	struct plan p = { 0 };
 	unsigned n[4] = { 0 };
-	int r = build_plan(c, &p);
+	int r = build_plan(c, &p), m;
 
 	if (r < 0)
 		log_msg(LOG_ERR, "verify: cannot list devices: %s", strerror(-r));
@@ -79,6 +79,9 @@ int cmd_verify(struct ctx *c)
 	else if (!c->boot)
 		printf("verify: %u hold, %u drifted, %u unmet, %u not applicable\n", n[V_HOLDS], n[V_DRIFTED],
 		       n[V_UNMET], n[V_NA]);
+	m = c->prometheus ? metrics_write(c, &p) : 0;
 	plan_free(&p);
+	if (m < 0)
+		return 2; /* the export is what the timer is for: its failure is not drift */
 	return r < 0 || n[V_DRIFTED] || n[V_UNMET] ? 1 : 0;
 }

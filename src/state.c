@@ -29,8 +29,18 @@
 #define NFIELDS 6
 #define LOCK_WAIT_MS 10000
 
+/* A temporary file of root_write_atomic for NAME: ".NAME.XXXXXXXX". */
+static bool temp_of(const char *file, const char *name)
+{
+	size_t n = strlen(name);
+
+	return file[0] == '.' && !strncmp(file + 1, name, n) && file[n + 1] == '.' &&
+	       strlen(file + n + 2) == 8 && strspn(file + n + 2, "0123456789abcdef") == 8;
+}
+
 /* A rewrite killed between its temporary file and the rename (kill -9, a
- * power cut on a persistent /run) leaves .originals.XXXXXXXX behind (see
+ * power cut on a persistent /run) leaves .originals.XXXXXXXX (or the run
+ * log's .runs.XXXXXXXX, rewritten under the same lock) behind (see
  * create_temp in fileio.c), and nothing else would ever remove it. Only the
  * holder of the lock rewrites the file, so under the lock any such file is
  * a dead run's; the next rewrite removes it (a command that writes nothing,
@@ -50,8 +60,7 @@ static void sweep_temps(const struct root *r)
 	while ((de = readdir(d))) {
 		char rel[PATH_MAX];
 
-		if (strncmp(de->d_name, ".originals.", 11) || strlen(de->d_name) != 19 ||
-		    strspn(de->d_name + 11, "0123456789abcdef") != 8)
+		if (!temp_of(de->d_name, "originals") && !temp_of(de->d_name, "runs"))
 			continue;
 		if (pathf(rel, sizeof(rel), "%s/%s", STATE_DIR, de->d_name) == 0 && root_unlink(r, rel, 0) == 0)
 			log_msg(LOG_DEBUG, "removed %s, left by a run that died mid-rewrite", rel);

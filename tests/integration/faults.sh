@@ -247,8 +247,9 @@ for p in $points; do
 	why=$(
 		[ "$rc" = 137 ] || echo "not killed (exit $rc)"
 		fx_mixed "$WORK/$old.lst" "$WORK/$new.lst" "$WORK/big.run.lst" |
-			grep -v '^left behind: \./run/earlytune/\.originals\.[0-9a-f]\{8\}$' | head -3
+			grep -v '^left behind: \./run/earlytune/\.\(originals\|runs\)\.[0-9a-f]\{8\}$' | head -3
 		fx_state_lines "$WORK/big.run" "$t" "$WORK/big.after" | head -3
+		fx_runlog_lines "$WORK/big.run" | head -3
 		"$ET" revert --root "$WORK/big.run" >"$WORK/big.undo" 2>&1 ||
 			echo "revert exits $?: $(grep -m 1 -E 'error|cannot' "$WORK/big.undo")"
 		fx_undone "$WORK/big.run" "$WORK/big.before.lst" | head -3

@@ -143,10 +143,11 @@ t=$WORK/litter
 mk_kvm "$t"
 check_rc "litter: apply" 0 -- "$ET" apply --wide --root "$t"
 cp "$t/run/earlytune/originals" "$t/run/earlytune/.originals.0badc0de"
+cp "$t/run/earlytune/runs" "$t/run/earlytune/.runs.0badc0de" # the run log's (issue 11)
 : >"$t/run/earlytune/.originals.keep"
 check_rc "litter: revert" 0 -- "$ET" revert --wide --root "$t"
 eq "litter: a dead run's temp file is removed, nothing else" "$(ls -A "$t/run/earlytune" | tr '\n' ' ')" \
-	".originals.keep lock originals "
+	".originals.keep lock originals runs "
 
 # ---- /run full: nothing written, exit 1, the state file unchanged ----------
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then

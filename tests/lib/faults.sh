@@ -39,15 +39,18 @@ fx_strace() {
 }
 
 # fx_list DIR: "path<TAB>content<TAB>mode" of every regular file, the lock
+# and the run log (its records hold times: fx_runlog_lines judges it)
 # excluded. The content is an md5 sum, but for kernel attributes (under sys/
 # and proc/sys/) the active value: a fake selector file holds
 # "[mq-deadline] none" before and "mq-deadline" after a revert.
 fx_list() {
 	(
 		cd "$1" || exit 1
-		find . -type f ! -path ./run/earlytune/lock -printf '%p\t%m\n' | sort >"$WORK/.modes"
+		find . -type f ! -path ./run/earlytune/lock ! -path ./run/earlytune/runs -printf '%p\t%m\n' |
+			sort >"$WORK/.modes"
 		{
-			find . -type f ! -path ./run/earlytune/lock ! -path './sys/*' ! -path './proc/sys/*' -print0 |
+			find . -type f ! -path ./run/earlytune/lock ! -path ./run/earlytune/runs ! -path './sys/*' \
+				! -path './proc/sys/*' -print0 |
 				xargs -0 -r md5sum | awk '{ print substr($0, 35) "\t" $1 }'
 			find ./sys ./proc/sys -type f -print0 2>/dev/null | xargs -0 -r awk '
 				function out() { if (f != "") print f "\tv:" v }
@@ -122,6 +125,17 @@ fx_state_lines() {
 	!($0 in ok) { print "line of neither snapshot in " s ": " $0 }' "$WORK/.ok" "$1/$_s"
 }
 
+# fx_runlog_lines RUN: the run log of RUN is one a whole rewrite made
+# (src/runlog.c): the version line first, then only whole run and item
+# records, the last line ended.
+fx_runlog_lines() {
+	_l=$1/run/earlytune/runs
+	[ -f "$_l" ] || return 0
+	[ -z "$(tail -c 1 "$_l")" ] || echo "torn last line in run/earlytune/runs"
+	head -1 "$_l" | grep -q '^V	1	[0-9]*$' || echo "run/earlytune/runs does not start with its version"
+	grep -v '^[RI]	' "$_l" | tail -n +2 | head -1 | sed 's/^/malformed line in run\/earlytune\/runs: /'
+}
+
 # fx_undone RUN TARGET.lst [TARGET_STATE]: property (b) after FX_UNDO ran on
 # RUN: the records left are those of TARGET_STATE (none when it is absent:
 # a revert or cmdline remove forgets all, a forget those of its device).
@@ -130,9 +144,9 @@ fx_undone() {
 	if ! { cat "$_s" 2>/dev/null; } | cmp -s - "${3:-/dev/null}"; then
 		echo "records left after the undo: $(head -c 200 "$_s" 2>/dev/null | tr '\t\n' ' |')"
 	fi
-	# run/earlytune is left holding the lock and at most an empty state
-	# file: a temp file of a killed rewrite, too, is gone.
-	(cd "$1" && find ./run/earlytune ! -type d ! -name lock ! -name originals 2>/dev/null) |
+	# run/earlytune is left holding the lock, the run log and at most an
+	# empty state file: a temp file of a killed rewrite, too, is gone.
+	(cd "$1" && find ./run/earlytune ! -type d ! -name lock ! -name originals ! -name runs 2>/dev/null) |
 		sed 's/^/left behind after the undo: /'
 	fx_list "$1" | grep -v '^\./run/earlytune/' >"$WORK/.undone"
 	grep -v '^\./run/earlytune/' "$2" | diff - "$WORK/.undone" | grep '^[<>]' | head -5 |
@@ -185,6 +199,7 @@ fx_one() {
 		fx_crashed "$_rc" "$WORK/fx.out" | sed 's/^/(d) /'
 		fx_mixed "$WORK/fx.before.lst" "$WORK/fx.after.lst" "$WORK/fx.run.lst" | sed 's/^/(a) /'
 		fx_state_lines "$_run" "$FX_BEFORE" "$WORK/fx.after" | sed 's/^/(a) /'
+		fx_runlog_lines "$_run" | sed 's/^/(a) /'
 		if [ "$FX_BOOT" != 1 ] && [ "$_rc" = 0 ] && ! cmp -s "$WORK/fx.run.lst" "$WORK/fx.after.lst"; then
 			echo "(c) exit 0 but the tree is not the clean result: $(diff "$WORK/fx.after.lst" "$WORK/fx.run.lst" |
 				grep '^[<>]' | cut -f1 | head -3 | tr '\n' ' ')"

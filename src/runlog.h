@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What earlytune did: every apply leaves one record in the run log
+ * (runlog.c); `status` prints it (status.c) and `verify --prometheus` exports
+ * it with verify's verdicts (metrics.c).
+ */
+#pragma once
+
+#include "engine.h"
+
+#define RUNLOG_FILE "run/earlytune/runs"
+/* The bound: the newest runs that fit both limits; the newest boot run of
+ * the whole system is kept whatever came after it. */
+#define RUNLOG_MAX_RUNS 256
+#define RUNLOG_MAX_BYTES (256 * 1024)
+/* Items of one run beyond this are counted, not recorded (failures first). */
+#define RUNLOG_MAX_ITEMS 200
+
+struct run_item {
+	const char *outcome; /* failed, changed, unmet, skipped */
+	const char *domain, *target, *setting, *current, *desired;
+	const char *detail;  /* the error of a failure, else the reason */
+	const char *source;
+};
+
+struct run {
+	long long time_ns;      /* CLOCK_REALTIME */
+	long long duration_us;
+	const char *command, *scope, *names, *only, *note; /* names: '\n'-separated */
+	bool boot;
+	unsigned changed, kept, skipped, failed, config_errors, more;
+	struct run_item *items;
+	size_t nitems;
+};
+
+struct runlog {
+	struct run *v;
+	size_t n;
+	unsigned long long dropped; /* runs the bound removed since the log began */
+	char *buf;                  /* the file; every string points into it */
+};
+
+/* runlog.c */
+/* p: the plan apply ran, NULL when earlytune=0 disabled it; err: apply's
+ * failure to record originals (-errno), or 0. */
+void runlog_append(const struct ctx *c, const struct plan *p, int err);
+int runlog_load(const struct root *r, struct runlog *log); /* 0, -ENOENT, -errno */
+void runlog_free(struct runlog *log);
+bool run_is_boot(const struct run *x);
+
+/* status.c */
+int cmd_status(struct ctx *c);
+
+/* metrics.c */
+int metrics_write(const struct ctx *c, const struct plan *p);
