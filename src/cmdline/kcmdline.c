@@ -68,6 +68,14 @@ static int wanted_params(struct ctx *c, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+/* apply and remove say the same, with the image named under --root (its
+ * bootloader is regenerated there, not by this host's update-grub). */
+static void say_next_step(struct ctx *c, const struct backend *b, const char *what)
+{
+	bl_say(c, "run %s%s to regenerate %s; %s at the next boot\n",
+	       c->root.is_host ? "" : "(in the image) ", b->update, b->updates, what);
+}
+
 /* The backend's edit, then what makes it take effect: a reboot, or its
  * update command (run here with --update on the host). */
 static int apply_backend(struct apply *ap, bool update)
@@ -93,8 +101,7 @@ static int apply_backend(struct apply *ap, bool update)
 		return r;
 	}
 	sb_printf(ap->next_step, "%s", b->update);
-	bl_say(c, "run %s%s to regenerate %s; the parameters take effect at the next boot\n",
-	       c->root.is_host ? "" : "(in the image) ", b->update, b->updates);
+	say_next_step(c, b, "the parameters take effect");
 	return 0;
 }
 
@@ -212,7 +219,7 @@ int cmd_cmdline_remove(struct ctx *c)
 	}
 	bl_say(c, "%s: removed %s\n", a.backend, a.params);
 	if (b->update && changed)
-		bl_say(c, "run %s to regenerate %s\n", b->update, b->updates);
+		say_next_step(c, b, "the removal takes effect");
 	if (c->json)
 		json_result(c, "cmdline remove", a.backend, NULL, "removed", a.params, b->update ? b->update : "reboot");
 	r = added_save(&c->root, &none);

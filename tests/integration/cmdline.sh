@@ -116,6 +116,9 @@ check_rc "ubuntu: verify before reboot exits 1" 1 -- "$ET" cmdline verify --root
 contains "ubuntu: verify says pending" "pending: $NVME"
 check_rc "ubuntu: remove exits 0" 0 -- "$ET" cmdline remove --root "$t"
 contains "ubuntu: remove names what it removed" "grub: removed $OURS"
+# The same next step as apply's, the image named the same way (issue 11).
+contains "ubuntu: remove says to run update-grub in the image, as apply does" \
+	"run (in the image) update-grub to regenerate grub.cfg; the removal takes effect at the next boot"
 eq "ubuntu: remove restores every byte under etc/" "$(sums "$t" etc)" "$etc0"
 [ ! -e "$t/var/lib/earlytune/cmdline.state" ]; eq "ubuntu: state gone after remove" $? 0
 eq "ubuntu: sourced value back to the cloud image's" "$(grub_default "$t")" "console=tty1 console=ttyS0"
