@@ -27,6 +27,7 @@ int parse_u64(const char *s, unsigned long long *out);
 int parse_s64(const char *s, long long *out);
 bool valid_name(const char *s);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+long long now_ns(int clock); /* clock_gettime(clock) in ns */
 void freep(void *p);
 void closep(int *fd);
 void fclosep(FILE **f);

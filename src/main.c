@@ -356,11 +356,9 @@ int main(int argc, char **argv)
 {
 	struct ctx c = { .root.fd = -1 };
 	struct args a = { .root = "/", .command = "plan", .only = 0 };
-	struct timespec ts;
 	int r;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c.t0_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	c.t0_ns = now_ns(CLOCK_MONOTONIC);
 	log_capture_errors(json_wanted(argc, argv));
 	r = parse_args(argc, argv, &c, &a);
 	if (r != 0) {

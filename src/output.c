@@ -154,10 +154,7 @@ const char *scope_name(const struct ctx *c, bool devices, char *buf, size_t size
 
 static double elapsed_ms(long long t0_ns)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)(ts.tv_sec * 1000000000LL + ts.tv_nsec - t0_ns) / 1e6;
+	return (double)(now_ns(CLOCK_MONOTONIC) - t0_ns) / 1e6;
 }
 
 /* " [source]", or nothing for an item without one. */

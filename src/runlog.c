@@ -99,14 +99,6 @@ static void put_item(struct strbuf *sb, const struct item *it, enum outcome o)
 	sb_printf(sb, "\n");
 }
 
-static long long now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* One run: its R line, then its items by outcome, failures first. */
 static void put_run(struct strbuf *sb, const struct ctx *c, const struct plan *p, const char *note)
 {

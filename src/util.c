@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "earlytune.h"
@@ -75,6 +76,14 @@ bool valid_name(const char *s)
 		if (iscntrl((unsigned char)*s))
 			return false;
 	return true;
+}
+
+long long now_ns(int clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 char *xasprintf(const char *fmt, ...)
