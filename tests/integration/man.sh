@@ -24,6 +24,9 @@ for p in "$P8" "$P5"; do
 	OUT=$(LC_ALL=C.UTF-8 MANWIDTH=80 MANPAGER=cat PAGER=cat man -l "$p" 2>"$WORK/man.err")
 	eq "$n: man -l prints nothing on stderr" "$(cat "$WORK/man.err")" ""
 	contains "$n: man -l renders its NAME section" "NAME"
+	# What lintian runs (manpage-has-errors-from-man).
+	OUT=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$p" 2>&1 >/dev/null)
+	eq "$n: man --warnings (lintian's check) prints nothing" "$OUT" ""
 	# man(7) only: nothing another formatter (mandoc) lacks.
 	OUT=$(grep -nE '^\.(TQ|EX|EE|UR|UE|MT|ME|SY|YS|OP|SB|MR)( |$)' "$p")
 	eq "$n: no groff-only macros" "$OUT" ""
