@@ -189,6 +189,9 @@ SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 SYSCTLDIR  ?= $(PREFIX)/lib/sysctl.d
 KINSTDIR   ?= $(PREFIX)/lib/kernel/install.d
 DOCDIR     ?= $(PREFIX)/share/doc/earlytune
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+EXAMPLES   := $(notdir $(wildcard examples/*.conf))
 SYSCTL_GUARD := 60-earlytune.conf
 INSTALLED  := $(PREFIX)/sbin/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
 	      $(DRACUTDIR)/50earlytune/module-setup.sh $(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh \
@@ -196,7 +199,8 @@ INSTALLED  := $(PREFIX)/sbin/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
 	      $(KINSTDIR)/50-earlytune.install /etc/kernel/postinst.d/earlytune \
 	      $(SYSTEMDDIR)/earlytune.service $(SYSTEMDDIR)/sysinit.target.wants/earlytune.service \
 	      $(SYSTEMDDIR)/earlytune-verify.service $(SYSTEMDDIR)/earlytune-verify.timer \
-	      $(DOCDIR)/examples/earlytune.rules.yml \
+	      $(DOCDIR)/examples/earlytune.rules.yml $(EXAMPLES:%=$(DOCDIR)/examples/%) \
+	      $(MANDIR)/man8/earlytune.8 $(MANDIR)/man5/earlytune.conf.5 $(BASHCOMPDIR)/earlytune \
 	      $(SYSCTLDIR)/$(SYSCTL_GUARD)
 
 install: $(BUILD)/earlytune
@@ -215,6 +219,10 @@ install: $(BUILD)/earlytune
 	install -D -m 0644 hook/earlytune-verify.service $(DESTDIR)$(SYSTEMDDIR)/earlytune-verify.service
 	install -D -m 0644 hook/earlytune-verify.timer $(DESTDIR)$(SYSTEMDDIR)/earlytune-verify.timer
 	install -D -m 0644 hook/earlytune.rules.yml $(DESTDIR)$(DOCDIR)/examples/earlytune.rules.yml
+	install -m 0644 $(addprefix examples/,$(EXAMPLES)) $(DESTDIR)$(DOCDIR)/examples/
+	install -D -m 0644 man/earlytune.8 $(DESTDIR)$(MANDIR)/man8/earlytune.8
+	install -D -m 0644 man/earlytune.conf.5 $(DESTDIR)$(MANDIR)/man5/earlytune.conf.5
+	install -D -m 0644 hook/earlytune.bash-completion $(DESTDIR)$(BASHCOMPDIR)/earlytune
 	mkdir -p $(DESTDIR)$(SYSCTLDIR)
 	$(BUILD)/earlytune sysctl-conf --root $(or $(DESTDIR),/) >$(DESTDIR)$(SYSCTLDIR)/$(SYSCTL_GUARD)
 
