@@ -38,7 +38,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
 # -Os: the stripped static binary must stay under 1.5 MiB (libkmod, libblkid and
 # the three decompressors are most of it).
 CFLAGS   ?= -Os -g
-ALLCFLAGS = -std=gnu11 $(shell pkg-config --cflags blkid libkmod) $(WARN) $(CFLAGS) -D_GNU_SOURCE -DEARLYTUNE_VERSION='"$(VERSION)"' \
+ALLCFLAGS = -std=gnu11 $(shell pkg-config --cflags blkid libkmod) $(WARN) $(CPPFLAGS) $(CFLAGS) -D_GNU_SOURCE -DEARLYTUNE_VERSION='"$(VERSION)"' \
             -ffunction-sections -fdata-sections -Isrc
 
 # src/cmdline/: `earlytune cmdline` (suggestions, bootloader backends).
@@ -62,7 +62,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 SAN_OBJS  := $(LIBSRCS:src/%.c=$(BUILD)/san/%.o)
 
-.PHONY: all check check-unit check-integration check-valgrind check-boot check-fuzz-regress fuzz bench clean install uninstall
+.PHONY: all check check-unit check-integration check-valgrind check-boot check-fuzz-regress fuzz bench clean install uninstall deb rpm
 
 all: $(BUILD)/earlytune
 
@@ -71,7 +71,7 @@ all: $(BUILD)/earlytune
 SMALL    := -fno-asynchronous-unwind-tables
 
 $(BUILD)/earlytune: $(OBJS) $(DEPS_A)
-	$(CC) $(LDSTATIC) -Wl,--gc-sections -Wl,-z,noseparate-code -o $@ $(OBJS) $(LINK)
+	$(CC) $(LDSTATIC) $(LDFLAGS) -Wl,--gc-sections -Wl,-z,noseparate-code -o $@ $(OBJS) $(LINK)
 
 $(BUILD)/obj/%.o: src/%.c $(HDRS) | $(DEPS_A)
 	@mkdir -p $(dir $@)
@@ -174,6 +174,18 @@ check-boot: $(BUILD)/earlytune
 check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)/zstdcat $(UNIT_BINS) $(FUZZ_BINS)
 	tests/check $(BUILD)
 
+# The Debian package, built by dpkg-buildpackage in a copy of the tree (it
+# writes next to the source): $(BUILD)/deb/earlytune_$(VERSION)_*.deb. The
+# copy starts with the libkmod and zstd archives built here.
+deb: $(DEPS_A)
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/earlytune-$(VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+	  tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -C $(BUILD)/deb/earlytune-$(VERSION) -xf -
+	for a in $(KMOD_A) $(ZSTD_A); do install -D -m 0644 $$a $(BUILD)/deb/earlytune-$(VERSION)/build/$${a#$(BUILD)/}; done
+	cd $(BUILD)/deb/earlytune-$(VERSION) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+	  { tail -30 ../build.log; exit 1; }
+	ls $(BUILD)/deb/*.deb
+
 bench: $(BUILD)/earlytune
 	bench/block.sh $(BUILD)/earlytune
 	bench/net.sh $(BUILD)/earlytune
@@ -182,10 +194,12 @@ clean:
 	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/unit $(BUILD)/dyn $(BUILD)/fuzz $(BUILD)/fuzzobj $(BUILD)/earlytune
 
 # Everything the boot integration needs; `make install DESTDIR=… PREFIX=/usr`.
+SBINDIR    ?= $(PREFIX)/sbin
 UDEVDIR    ?= $(PREFIX)/lib/udev
 DRACUTDIR  ?= $(PREFIX)/lib/dracut/modules.d
 ITDIR      ?= $(PREFIX)/share/initramfs-tools
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+PRESETDIR  ?= $(PREFIX)/lib/systemd/system-preset
 SYSCTLDIR  ?= $(PREFIX)/lib/sysctl.d
 KINSTDIR   ?= $(PREFIX)/lib/kernel/install.d
 DOCDIR     ?= $(PREFIX)/share/doc/earlytune
@@ -193,40 +207,56 @@ MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 EXAMPLES   := $(notdir $(wildcard examples/*.conf))
 SYSCTL_GUARD := 60-earlytune.conf
-INSTALLED  := $(PREFIX)/sbin/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
+# Packages strip (and keep debug symbols) themselves: INSTALL_STRIP=.
+INSTALL_STRIP ?= -s
+# 1: enable earlytune.service through its preset (systemctl --root); packages
+# pass ENABLE=0, their maintainer scripts enable it.
+ENABLE     ?= 1
+SYSTEMCTL  ?= $(shell command -v systemctl)
+# The files that name the binary or the rule get their installed paths: the
+# dracut and initramfs-tools hooks copy the binary to the same path in the
+# initramfs, where the rule runs it.
+SUBST      := sed -e 's|/usr/sbin/earlytune|$(SBINDIR)/earlytune|g' \
+	      -e 's|/usr/lib/udev/rules.d/70-earlytune.rules|$(UDEVDIR)/rules.d/70-earlytune.rules|g'
+# $(call install_subst,MODE,SRC,DEST)
+install_subst = install -d $(DESTDIR)$(dir $(3)) && $(SUBST) $(2) >$(DESTDIR)$(3) && chmod $(1) $(DESTDIR)$(3)
+INSTALLED  := $(SBINDIR)/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
 	      $(DRACUTDIR)/50earlytune/module-setup.sh $(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh \
 	      $(ITDIR)/hooks/earlytune $(ITDIR)/scripts/init-top/earlytune \
 	      $(KINSTDIR)/50-earlytune.install /etc/kernel/postinst.d/earlytune \
-	      $(SYSTEMDDIR)/earlytune.service $(SYSTEMDDIR)/sysinit.target.wants/earlytune.service \
+	      $(SYSTEMDDIR)/earlytune.service $(PRESETDIR)/80-earlytune.preset \
 	      $(SYSTEMDDIR)/earlytune-verify.service $(SYSTEMDDIR)/earlytune-verify.timer \
 	      $(DOCDIR)/examples/earlytune.rules.yml $(EXAMPLES:%=$(DOCDIR)/examples/%) \
 	      $(MANDIR)/man8/earlytune.8 $(MANDIR)/man5/earlytune.conf.5 $(BASHCOMPDIR)/earlytune \
 	      $(SYSCTLDIR)/$(SYSCTL_GUARD)
 
 install: $(BUILD)/earlytune
-	install -D -s -m 0755 $(BUILD)/earlytune $(DESTDIR)$(PREFIX)/sbin/earlytune
-	install -D -m 0644 udev/70-earlytune.rules $(DESTDIR)$(UDEVDIR)/rules.d/70-earlytune.rules
-	install -D -m 0755 dracut-module/50earlytune/module-setup.sh $(DESTDIR)$(DRACUTDIR)/50earlytune/module-setup.sh
-	install -D -m 0755 dracut-module/50earlytune/earlytune-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh
-	install -D -m 0755 initramfs-tools/hooks/earlytune $(DESTDIR)$(ITDIR)/hooks/earlytune
-	install -D -m 0755 initramfs-tools/scripts/init-top/earlytune $(DESTDIR)$(ITDIR)/scripts/init-top/earlytune
-	install -D -m 0755 hook/50-earlytune.install $(DESTDIR)$(KINSTDIR)/50-earlytune.install
-	install -D -m 0755 hook/earlytune.postinst $(DESTDIR)/etc/kernel/postinst.d/earlytune
-	install -D -m 0644 hook/earlytune.service $(DESTDIR)$(SYSTEMDDIR)/earlytune.service
-	mkdir -p $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants
-	ln -sf ../earlytune.service $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants/earlytune.service
+	install -D $(INSTALL_STRIP) -m 0755 $(BUILD)/earlytune $(DESTDIR)$(SBINDIR)/earlytune
+	$(call install_subst,0644,udev/70-earlytune.rules,$(UDEVDIR)/rules.d/70-earlytune.rules)
+	$(call install_subst,0755,dracut-module/50earlytune/module-setup.sh,$(DRACUTDIR)/50earlytune/module-setup.sh)
+	$(call install_subst,0755,dracut-module/50earlytune/earlytune-pre-udev.sh,$(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh)
+	$(call install_subst,0755,initramfs-tools/hooks/earlytune,$(ITDIR)/hooks/earlytune)
+	$(call install_subst,0755,initramfs-tools/scripts/init-top/earlytune,$(ITDIR)/scripts/init-top/earlytune)
+	$(call install_subst,0755,hook/50-earlytune.install,$(KINSTDIR)/50-earlytune.install)
+	$(call install_subst,0755,hook/earlytune.postinst,/etc/kernel/postinst.d/earlytune)
+	$(call install_subst,0644,hook/earlytune.service,$(SYSTEMDDIR)/earlytune.service)
+	install -D -m 0644 hook/80-earlytune.preset $(DESTDIR)$(PRESETDIR)/80-earlytune.preset
 	# The Prometheus export: installed, not enabled (systemctl enable --now earlytune-verify.timer).
-	install -D -m 0644 hook/earlytune-verify.service $(DESTDIR)$(SYSTEMDDIR)/earlytune-verify.service
+	$(call install_subst,0644,hook/earlytune-verify.service,$(SYSTEMDDIR)/earlytune-verify.service)
 	install -D -m 0644 hook/earlytune-verify.timer $(DESTDIR)$(SYSTEMDDIR)/earlytune-verify.timer
 	install -D -m 0644 hook/earlytune.rules.yml $(DESTDIR)$(DOCDIR)/examples/earlytune.rules.yml
 	install -m 0644 $(addprefix examples/,$(EXAMPLES)) $(DESTDIR)$(DOCDIR)/examples/
-	install -D -m 0644 man/earlytune.8 $(DESTDIR)$(MANDIR)/man8/earlytune.8
+	$(call install_subst,0644,man/earlytune.8,$(MANDIR)/man8/earlytune.8)
 	install -D -m 0644 man/earlytune.conf.5 $(DESTDIR)$(MANDIR)/man5/earlytune.conf.5
 	install -D -m 0644 hook/earlytune.bash-completion $(DESTDIR)$(BASHCOMPDIR)/earlytune
 	mkdir -p $(DESTDIR)$(SYSCTLDIR)
 	$(BUILD)/earlytune sysctl-conf --root $(or $(DESTDIR),/) >$(DESTDIR)$(SYSCTLDIR)/$(SYSCTL_GUARD)
+	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service,\
+	  @echo "make install: no systemctl here; enable the unit with: systemctl preset earlytune.service"))
 
+# Whatever enabled the unit (the preset, an admin) is undone; a mask stays.
 uninstall:
+	$(if $(SYSTEMCTL),-[ ! -e $(DESTDIR)$(SYSTEMDDIR)/earlytune.service ] || \
+	  $(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) disable earlytune.service earlytune-verify.timer)
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DRACUTDIR)/50earlytune $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants \
-	  $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DRACUTDIR)/50earlytune $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null
