@@ -62,7 +62,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 SAN_OBJS  := $(LIBSRCS:src/%.c=$(BUILD)/san/%.o)
 
-.PHONY: all check check-unit check-integration check-valgrind check-boot check-fuzz-regress fuzz bench clean install uninstall deb rpm
+.PHONY: all check check-unit check-integration check-valgrind check-boot check-fuzz-regress fuzz bench clean install uninstall print-installed deb rpm
 
 all: $(BUILD)/earlytune
 
@@ -174,17 +174,32 @@ check-boot: $(BUILD)/earlytune
 check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)/zstdcat $(UNIT_BINS) $(FUZZ_BINS)
 	tests/check $(BUILD)
 
+# The tree as git sees it (tracked and new files, not the ignored ones).
+TREE_TAR = git ls-files -z --cached --others --exclude-standard | tar --null -T - --ignore-failed-read 2>/dev/null
+
 # The Debian package, built by dpkg-buildpackage in a copy of the tree (it
 # writes next to the source): $(BUILD)/deb/earlytune_$(VERSION)_*.deb. The
 # copy starts with the libkmod and zstd archives built here.
 deb: $(DEPS_A)
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/earlytune-$(VERSION)
-	git ls-files -z --cached --others --exclude-standard | \
-	  tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -C $(BUILD)/deb/earlytune-$(VERSION) -xf -
+	$(TREE_TAR) -cf - | tar -C $(BUILD)/deb/earlytune-$(VERSION) -xf -
 	for a in $(KMOD_A) $(ZSTD_A); do install -D -m 0644 $$a $(BUILD)/deb/earlytune-$(VERSION)/build/$${a#$(BUILD)/}; done
 	cd $(BUILD)/deb/earlytune-$(VERSION) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
 	  { tail -30 ../build.log; exit 1; }
 	ls $(BUILD)/deb/*.deb
+
+# The RPM (the dynamic build) from a tarball of the tree: $(BUILD)/rpm/RPMS/.
+# --nodeps: Debian's rpm has no database of the spec's BuildRequires. Its
+# brp-compress needs bash (Fedora's /bin/sh): run as Fedora runs it.
+RPM_POST = bash /usr/lib/rpm/brp-compress; /usr/lib/rpm/brp-strip /usr/bin/strip; \
+	   /usr/lib/rpm/brp-strip-comment-note /usr/bin/strip /usr/bin/objdump
+rpm:
+	rm -rf $(BUILD)/rpm && mkdir -p $(BUILD)/rpm/SOURCES
+	$(TREE_TAR) --transform 's|^|earlytune-$(VERSION)/|' -czf $(BUILD)/rpm/SOURCES/earlytune-$(VERSION).tar.gz
+	rpmbuild -bb --nodeps --define "_topdir $(abspath $(BUILD)/rpm)" --define "__os_install_post $(RPM_POST)" \
+	  $(RPMBUILD_FLAGS) earlytune.spec >$(BUILD)/rpm/build.log 2>&1 || \
+	  { tail -30 $(BUILD)/rpm/build.log; exit 1; }
+	ls $(BUILD)/rpm/RPMS/*/*.rpm
 
 bench: $(BUILD)/earlytune
 	bench/block.sh $(BUILD)/earlytune
@@ -196,6 +211,7 @@ clean:
 # Everything the boot integration needs; `make install DESTDIR=… PREFIX=/usr`.
 SBINDIR    ?= $(PREFIX)/sbin
 UDEVDIR    ?= $(PREFIX)/lib/udev
+UDEVRULESDIR ?= $(UDEVDIR)/rules.d
 DRACUTDIR  ?= $(PREFIX)/lib/dracut/modules.d
 ITDIR      ?= $(PREFIX)/share/initramfs-tools
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
@@ -217,10 +233,10 @@ SYSTEMCTL  ?= $(shell command -v systemctl)
 # dracut and initramfs-tools hooks copy the binary to the same path in the
 # initramfs, where the rule runs it.
 SUBST      := sed -e 's|/usr/sbin/earlytune|$(SBINDIR)/earlytune|g' \
-	      -e 's|/usr/lib/udev/rules.d/70-earlytune.rules|$(UDEVDIR)/rules.d/70-earlytune.rules|g'
+	      -e 's|/usr/lib/udev/rules.d/70-earlytune.rules|$(UDEVRULESDIR)/70-earlytune.rules|g'
 # $(call install_subst,MODE,SRC,DEST)
 install_subst = install -d $(DESTDIR)$(dir $(3)) && $(SUBST) $(2) >$(DESTDIR)$(3) && chmod $(1) $(DESTDIR)$(3)
-INSTALLED  := $(SBINDIR)/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
+INSTALLED  := $(SBINDIR)/earlytune $(UDEVRULESDIR)/70-earlytune.rules \
 	      $(DRACUTDIR)/50earlytune/module-setup.sh $(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh \
 	      $(ITDIR)/hooks/earlytune $(ITDIR)/scripts/init-top/earlytune \
 	      $(KINSTDIR)/50-earlytune.install /etc/kernel/postinst.d/earlytune \
@@ -232,7 +248,7 @@ INSTALLED  := $(SBINDIR)/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
 
 install: $(BUILD)/earlytune
 	install -D $(INSTALL_STRIP) -m 0755 $(BUILD)/earlytune $(DESTDIR)$(SBINDIR)/earlytune
-	$(call install_subst,0644,udev/70-earlytune.rules,$(UDEVDIR)/rules.d/70-earlytune.rules)
+	$(call install_subst,0644,udev/70-earlytune.rules,$(UDEVRULESDIR)/70-earlytune.rules)
 	$(call install_subst,0755,dracut-module/50earlytune/module-setup.sh,$(DRACUTDIR)/50earlytune/module-setup.sh)
 	$(call install_subst,0755,dracut-module/50earlytune/earlytune-pre-udev.sh,$(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh)
 	$(call install_subst,0755,initramfs-tools/hooks/earlytune,$(ITDIR)/hooks/earlytune)
@@ -253,6 +269,10 @@ install: $(BUILD)/earlytune
 	$(BUILD)/earlytune sysctl-conf --root $(or $(DESTDIR),/) >$(DESTDIR)$(SYSCTLDIR)/$(SYSCTL_GUARD)
 	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service,\
 	  @echo "make install: no systemctl here; enable the unit with: systemctl preset earlytune.service"))
+
+# The installed files, one a line (the packages' file lists come from it).
+print-installed:
+	@printf '%s\n' $(INSTALLED)
 
 # Whatever enabled the unit (the preset, an admin) is undone; a mask stays.
 uninstall:
