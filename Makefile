@@ -62,7 +62,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 SAN_OBJS  := $(LIBSRCS:src/%.c=$(BUILD)/san/%.o)
 
-.PHONY: all check check-unit check-integration check-valgrind check-boot check-fuzz-regress fuzz bench clean install uninstall print-installed deb rpm
+.PHONY: all check check-unit check-integration check-valgrind check-package check-boot check-fuzz-regress fuzz bench clean install uninstall print-installed deb rpm
 
 all: $(BUILD)/earlytune
 
@@ -167,6 +167,10 @@ check-integration: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/zstdcat
 check-valgrind: $(BUILD)/dyn/earlytune
 	tests/run-valgrind $(BUILD)/dyn/earlytune
 
+# The .deb and .rpm built and linted, the installation (preset, PREFIX).
+check-package: $(BUILD)/earlytune $(DEPS_A)
+	tests/package.sh $(BUILD)
+
 # Real kernels, real initramfs generators, QEMU: see tests/boot/run.sh.
 check-boot: $(BUILD)/earlytune
 	tests/boot/run.sh $(BUILD)
@@ -174,6 +178,9 @@ check-boot: $(BUILD)/earlytune
 check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)/zstdcat $(UNIT_BINS) $(FUZZ_BINS)
 	tests/check $(BUILD)
 
+# The package builds run make in their own copy: none of this make's
+# variables (BUILD=…, given on its command line) may reach it.
+CLEAN_ENV = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u BUILD
 # The tree as git sees it (tracked and new files, not the ignored ones).
 TREE_TAR = git ls-files -z --cached --others --exclude-standard | tar --null -T - --ignore-failed-read 2>/dev/null
 
@@ -184,7 +191,7 @@ deb: $(DEPS_A)
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/earlytune-$(VERSION)
 	$(TREE_TAR) -cf - | tar -C $(BUILD)/deb/earlytune-$(VERSION) -xf -
 	for a in $(KMOD_A) $(ZSTD_A); do install -D -m 0644 $$a $(BUILD)/deb/earlytune-$(VERSION)/build/$${a#$(BUILD)/}; done
-	cd $(BUILD)/deb/earlytune-$(VERSION) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+	cd $(BUILD)/deb/earlytune-$(VERSION) && $(CLEAN_ENV) dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
 	  { tail -30 ../build.log; exit 1; }
 	ls $(BUILD)/deb/*.deb
 
@@ -196,7 +203,7 @@ RPM_POST = bash /usr/lib/rpm/brp-compress; /usr/lib/rpm/brp-strip /usr/bin/strip
 rpm:
 	rm -rf $(BUILD)/rpm && mkdir -p $(BUILD)/rpm/SOURCES
 	$(TREE_TAR) --transform 's|^|earlytune-$(VERSION)/|' -czf $(BUILD)/rpm/SOURCES/earlytune-$(VERSION).tar.gz
-	rpmbuild -bb --nodeps --define "_topdir $(abspath $(BUILD)/rpm)" --define "__os_install_post $(RPM_POST)" \
+	$(CLEAN_ENV) rpmbuild -bb --nodeps --define "_topdir $(abspath $(BUILD)/rpm)" --define "__os_install_post $(RPM_POST)" \
 	  $(RPMBUILD_FLAGS) earlytune.spec >$(BUILD)/rpm/build.log 2>&1 || \
 	  { tail -30 $(BUILD)/rpm/build.log; exit 1; }
 	ls $(BUILD)/rpm/RPMS/*/*.rpm

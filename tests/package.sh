@@ -1,0 +1,223 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The packages and the installation: the .deb (make deb: dpkg-buildpackage,
+# the static build) checked by lintian and against `make install`'s file
+# list; the .rpm (make rpm: Debian's rpmbuild, the dynamic build, the unit
+# tests in %check) checked by rpmlint and against the same list; enablement
+# through the preset in a DESTDIR root (systemctl --root); systemd-analyze
+# verify on the installed units; PREFIX=/usr/local honoured by every file.
+# Usage: tests/package.sh BUILD_DIR     (packages in BUILD_DIR/deb, BUILD_DIR/rpm)
+set -u
+export LC_ALL=C
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(realpath "$1")
+W=$(mktemp -d /tmp/et-package.XXXXXX)
+PASS=0 FAIL=0
+pass() { echo "ok - package: $1"; PASS=$((PASS + 1)); }
+fail() { echo "not ok - package: $1"; shift; for l in "$@"; do echo "    $l"; done; FAIL=$((FAIL + 1)); }
+ok() { # DESC STATUS [DETAIL…]: pass when STATUS is 0
+	d=$1 s=$2
+	shift 2
+	if [ "$s" = 0 ]; then pass "$d"; else fail "$d" "$@"; fi
+}
+finish() {
+	rm -rf "$W"
+	echo "package: $PASS passed, $FAIL failed"
+	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
+}
+trap 'finish; exit $?' EXIT
+mk() { make -s -C "$top" BUILD="$build" "$@"; }
+version=$(sed -n 's/^VERSION *:= *//p' "$top/Makefile")
+sctl() { # ROOT ARGS…: systemctl on that root
+	r=$1
+	shift
+	SYSTEMD_LOG_LEVEL=err systemctl --root="$r" "$@"
+}
+
+# A list of installed paths with a name: the files under a root, or a package's.
+files_of_root() { (cd "$1" && find . ! -type d | sed 's|^\.||' | sort); }
+# same_list DESC EXPECTED ACTUAL: the two lists (files, one a line) match.
+same_list() {
+	missing=$(comm -23 "$2" "$3") extra=$(comm -13 "$2" "$3")
+	[ -z "$missing$extra" ]
+	ok "$1" $? "missing: $missing" "extra: $extra"
+}
+
+# ---- the .deb ---------------------------------------------------------------
+t=$(date +%s)
+mk deb >"$W/deb.out" 2>&1
+ok "make deb builds the package (dpkg-buildpackage -b, $(($(date +%s) - t)) s)" $? "$(tail -20 "$W/deb.out")"
+deb=$(ls "$build"/deb/earlytune_"$version"_*.deb 2>/dev/null | head -1)
+[ -f "$deb" ] || { fail "the .deb is in $build/deb"; exit; }
+out=$(lintian --allow-root --fail-on error "$build"/deb/*.changes 2>&1)
+ok "lintian: no error (overrides each give their reason)" $? "$out"
+[ -z "$out" ]
+ok "lintian: no warning either" $? "$out"
+git -C "$top" status --porcelain --ignored=matching debian 2>/dev/null | grep -q . &&
+	fail "building the .deb leaves the tree clean" "$(git -C "$top" status --porcelain --ignored=matching debian)" ||
+	pass "building the .deb leaves the tree clean"
+
+# The package holds what `make install` installs with debian/rules' variables
+# (man pages compressed), plus copyright, changelog and lintian overrides.
+vars=$(make -s -C "$top" -f debian/rules print-install-vars)
+# shellcheck disable=SC2086
+mk print-installed $vars | sed 's|^\(/usr/share/man/.*\)|\1.gz|' |
+	{ cat; printf '%s\n' /usr/share/doc/earlytune/copyright /usr/share/doc/earlytune/changelog.gz \
+		/usr/share/lintian/overrides/earlytune; } | sort >"$W/deb.want"
+dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print substr($6, 2) }' | sort >"$W/deb.have"
+same_list ".deb contents = make install's INSTALLED list" "$W/deb.want" "$W/deb.have"
+grep -q 'sysinit.target.wants' "$W/deb.have"
+ok "the .deb has no static sysinit.target.wants link" $((!$?))
+dpkg-deb -e "$deb" "$W/ctl"
+grep -q "deb-systemd-helper enable 'earlytune.service'" "$W/ctl/postinst"
+ok "postinst enables earlytune.service" $?
+grep -q "deb-systemd-helper enable 'earlytune-verify.timer'" "$W/ctl/postinst" &&
+	! grep -q "was-enabled 'earlytune-verify.timer'" "$W/ctl/postinst"
+ok "postinst does not enable the verify timer on a new installation" $((!$?)) "$(grep -n timer "$W/ctl/postinst")"
+grep -q 'deb-systemd-invoke.*start' "$W/ctl/postinst"
+ok "postinst does not start earlytune on this machine (it tunes at the next boot)" $((!$?))
+bu=$(dpkg-deb -f "$deb" Built-Using)
+for p in "kmod (= $(sed -n 's/^KMOD_DEB *:= *//p' "$top/Makefile"))" \
+	"libzstd (= $(sed -n 's/^ZSTD_DEB *:= *//p' "$top/Makefile"))" \
+	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libblkid-dev)" \
+	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' liblzma-dev)" \
+	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' zlib1g-dev)" \
+	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libc6-dev)"; do
+	case ", $bu," in *", $p,"*) pass "Built-Using names $p" ;; *) fail "Built-Using names $p" "Built-Using: $bu" ;; esac
+done
+dpkg-deb -x "$deb" "$W/debroot"
+file "$W/debroot/usr/sbin/earlytune" | grep -q 'statically linked'
+ok "the .deb's binary is the static one" $?
+size=$(stat -c %s "$W/debroot/usr/sbin/earlytune")
+[ "$size" -le 1572864 ]
+ok "the .deb's binary (Debian's hardening flags, -Os) is $size bytes ≤ 1.5 MiB" $?
+cv=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+sv=$(sed -n 's/^Version: *//p' "$top/earlytune.spec")
+[ "$cv" = "$version" ] && [ "$sv" = "$version" ]
+ok "debian/changelog, earlytune.spec and the Makefile agree on the version ($version)" $? "changelog $cv, spec $sv"
+
+# ---- the .rpm ---------------------------------------------------------------
+t=$(date +%s)
+mk rpm >"$W/rpm.out" 2>&1
+ok "make rpm builds the package (rpmbuild -bb --nodeps, $(($(date +%s) - t)) s)" $? "$(tail -20 "$W/rpm.out")"
+rpm=$(ls "$build"/rpm/RPMS/*/earlytune-"$version"-*.rpm 2>/dev/null | head -1)
+if [ -f "$rpm" ]; then
+	grep -Eq '^unit: [1-9][0-9]* passed, 0 failed$' "$build/rpm/build.log"
+	ok "%check ran the unit tests: $(grep -E '^unit: ' "$build/rpm/build.log")" $?
+	out=$(rpmlint -r "$top/earlytune.rpmlintrc" "$rpm" "$top/earlytune.spec" 2>&1)
+	echo "$out" | grep -q ' 0 errors,'
+	ok "rpmlint: no error (filters each give their reason)" $? "$(echo "$out" | grep -E ': (E|W): ')"
+	rpm -qp --requires "$rpm" 2>/dev/null | grep -q 'libkmod.so.2'
+	ok "the .rpm's binary is the dynamic build (requires libkmod.so.2)" $?
+	# The spec's file list is the Makefile's, less Debian's generator and kernel hook.
+	mk print-installed PREFIX=/usr UDEVRULESDIR=/usr/lib/udev/rules.d | sed -e '/initramfs-tools/d' \
+		-e '\|^/etc/kernel/postinst.d/|d' -e 's|^\(/usr/share/man/.*\)|\1.gz|' |
+		{ cat; printf '%s\n' /usr/share/doc/earlytune/README.md /usr/share/licenses/earlytune/LICENSE; } | sort >"$W/rpm.want"
+	rpm -qlp "$rpm" 2>/dev/null | grep -v '^/usr/lib/.build-id' >"$W/rpm.all"
+	rpm -qlp --dump "$rpm" 2>/dev/null | awk '$5 !~ /^040/ { print $1 }' | grep -v '^/usr/lib/.build-id' | sort >"$W/rpm.have"
+	same_list ".rpm contents = make install's INSTALLED list (no initramfs-tools, no Debian kernel hook)" "$W/rpm.want" "$W/rpm.have"
+	for d in /usr/lib/dracut/modules.d/50earlytune /usr/share/doc/earlytune/examples; do
+		grep -qx "$d" "$W/rpm.all"; ok "the .rpm owns $d" $?
+	done
+	rpm -qp --scripts "$rpm" 2>/dev/null | grep -q 'preset earlytune.service'
+	ok "%post presets earlytune.service" $?
+else
+	fail "the .rpm is in $build/rpm/RPMS"
+fi
+
+# ---- enablement: the preset, in a root ---------------------------------------
+D=$W/root
+mk install DESTDIR="$D" PREFIX=/usr >"$W/install.out" 2>&1
+ok "make install DESTDIR PREFIX=/usr" $? "$(tail -5 "$W/install.out")"
+[ ! -e "$D/usr/lib/systemd/system/sysinit.target.wants" ]
+ok "no static sysinit.target.wants link in the unit directory" $?
+grep -qx 'enable earlytune.service' "$D/usr/lib/systemd/system-preset/80-earlytune.preset"
+ok "the preset enables earlytune.service" $?
+eq_out() { # DESC EXPECTED COMMAND…
+	d=$1 e=$2
+	shift 2
+	o=$("$@" 2>&1)
+	[ "$o" = "$e" ]
+	ok "$d" $? "got: $o"
+}
+eq_out "make install enabled it through the preset: is-enabled says enabled" enabled sctl "$D" is-enabled earlytune.service
+[ -L "$D/etc/systemd/system/sysinit.target.wants/earlytune.service" ]
+ok "the enablement link is in /etc (the admin's), from [Install] WantedBy=sysinit.target" $?
+eq_out "the verify timer stays disabled" disabled sctl "$D" is-enabled earlytune-verify.timer
+sctl "$D" disable earlytune.service >/dev/null 2>&1
+eq_out "systemctl disable: is-enabled says disabled" disabled sctl "$D" is-enabled earlytune.service
+[ ! -e "$D/etc/systemd/system/sysinit.target.wants/earlytune.service" ]
+ok "systemctl disable removed the link" $?
+sctl "$D" mask earlytune.service >/dev/null 2>&1
+eq_out "systemctl mask: is-enabled says masked" masked sctl "$D" is-enabled earlytune.service
+sctl "$D" unmask earlytune.service >/dev/null 2>&1
+sctl "$D" preset earlytune.service >/dev/null 2>&1
+eq_out "unmask and preset: enabled again" enabled sctl "$D" is-enabled earlytune.service
+
+# systemd-analyze verify: the man page from the root (MANPATH: systemd-analyze
+# runs man(1) on the host), the units' commands in the root; units outside it
+# (sysinit.target) not followed.
+verify_unit() { # ROOT UNIT [PREFIX]
+	(cd "$1" && MANPATH="$1${3:-/usr}/share/man" systemd-analyze verify --recursive-errors=no --root="$1" \
+		".${3:-/usr}/lib/systemd/system/$2" 2>&1)
+}
+for u in earlytune.service earlytune-verify.service earlytune-verify.timer; do
+	out=$(verify_unit "$D" "$u")
+	ok "systemd-analyze verify $u: clean" $? "$out"
+	[ -z "$out" ]
+	ok "systemd-analyze verify $u: says nothing" $? "$out"
+done
+# The check is live: without the binary or the man page it fails.
+mv "$D/usr/sbin/earlytune" "$W/et.bin"
+out=$(verify_unit "$D" earlytune.service)
+ok "systemd-analyze verify fails without the binary (the check can fail)" $((!$?)) "$out"
+mv "$W/et.bin" "$D/usr/sbin/earlytune"
+mv "$D/usr/share/man/man8/earlytune.8" "$W/et.8"
+out=$(verify_unit "$D" earlytune.service)
+ok "systemd-analyze verify fails without the man page (the check can fail)" $((!$?)) "$out"
+mv "$W/et.8" "$D/usr/share/man/man8/earlytune.8"
+
+mk uninstall DESTDIR="$D" PREFIX=/usr >"$W/uninstall.out" 2>&1
+ok "make uninstall" $? "$(tail -5 "$W/uninstall.out")"
+left=$(files_of_root "$D")
+[ -z "$left" ]
+ok "make uninstall leaves no file and no enablement link" $? "$left"
+
+# ---- PREFIX=/usr/local --------------------------------------------------------
+L=$W/local
+mk install DESTDIR="$L" PREFIX=/usr/local >"$W/local.out" 2>&1
+ok "make install PREFIX=/usr/local" $? "$(tail -5 "$W/local.out")"
+out=$(grep -rl '/usr/sbin/earlytune' "$L")
+[ -z "$out" ]
+ok "PREFIX=/usr/local: no installed file names /usr/sbin/earlytune" $? "$out"
+for f in lib/udev/rules.d/70-earlytune.rules lib/systemd/system/earlytune.service \
+	lib/systemd/system/earlytune-verify.service lib/kernel/install.d/50-earlytune.install \
+	lib/dracut/modules.d/50earlytune/module-setup.sh lib/dracut/modules.d/50earlytune/earlytune-pre-udev.sh \
+	share/initramfs-tools/hooks/earlytune share/initramfs-tools/scripts/init-top/earlytune share/man/man8/earlytune.8; do
+	grep -q '/usr/local/sbin/earlytune' "$L/usr/local/$f"
+	ok "PREFIX=/usr/local: $f names /usr/local/sbin/earlytune" $?
+done
+grep -q '/usr/local/sbin/earlytune' "$L/etc/kernel/postinst.d/earlytune"
+ok "PREFIX=/usr/local: /etc/kernel/postinst.d/earlytune names /usr/local/sbin/earlytune" $?
+for f in lib/dracut/modules.d/50earlytune/module-setup.sh share/initramfs-tools/hooks/earlytune; do
+	grep -q '/usr/local/lib/udev/rules.d/70-earlytune.rules' "$L/usr/local/$f"
+	ok "PREFIX=/usr/local: $f takes the rule from /usr/local/lib/udev/rules.d" $?
+done
+grep -q '^copy_exec /usr/local/sbin/earlytune$' "$L/usr/local/share/initramfs-tools/hooks/earlytune"
+ok "PREFIX=/usr/local: the initramfs-tools hook copies the binary to the same path in the image" $?
+eq_out "PREFIX=/usr/local: the unit is enabled through the preset" enabled sctl "$L" is-enabled earlytune.service
+out=$(verify_unit "$L" earlytune.service /usr/local)
+ok "PREFIX=/usr/local: systemd-analyze verify earlytune.service clean (ExecStart found)" $? "$out"
+
+# ---- earlytune(8) FILES names every installed file (or its directory) ---------
+awk '/^\.SH FILES/,/^\.SH EXAMPLES/' "$top/man/earlytune.8" | sed -n 's/\\-/-/g; s/^\.I //p' >"$W/man.files"
+missing=""
+for f in $(mk print-installed PREFIX=/usr); do
+	hit=0
+	while read -r m; do
+		case $m in */) case $f in "$m"*) hit=1 ;; esac ;; *) [ "$f" = "$m" ] && hit=1 ;; esac
+	done <"$W/man.files"
+	[ "$hit" = 1 ] || missing="$missing $f"
+done
+[ -z "$missing" ]
+ok "earlytune(8) FILES names every installed file" $? "missing:$missing"
