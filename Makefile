@@ -264,6 +264,8 @@ install: $(BUILD)/earlytune
 	$(call install_subst,0755,hook/earlytune.postinst,/etc/kernel/postinst.d/earlytune)
 	$(call install_subst,0644,hook/earlytune.service,$(SYSTEMDDIR)/earlytune.service)
 	install -D -m 0644 hook/80-earlytune.preset $(DESTDIR)$(PRESETDIR)/80-earlytune.preset
+	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service,\
+	  @echo "make install: no systemctl here; enable the unit with: systemctl $(if $(DESTDIR),--root=$(abspath $(DESTDIR)) )preset earlytune.service"))
 	# The Prometheus export: installed, not enabled (systemctl enable --now earlytune-verify.timer).
 	$(call install_subst,0644,hook/earlytune-verify.service,$(SYSTEMDDIR)/earlytune-verify.service)
 	install -D -m 0644 hook/earlytune-verify.timer $(DESTDIR)$(SYSTEMDDIR)/earlytune-verify.timer
@@ -274,8 +276,6 @@ install: $(BUILD)/earlytune
 	install -D -m 0644 hook/earlytune.bash-completion $(DESTDIR)$(BASHCOMPDIR)/earlytune
 	mkdir -p $(DESTDIR)$(SYSCTLDIR)
 	$(BUILD)/earlytune sysctl-conf --root $(or $(DESTDIR),/) >$(DESTDIR)$(SYSCTLDIR)/$(SYSCTL_GUARD)
-	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service,\
-	  @echo "make install: no systemctl here; enable the unit with: systemctl preset earlytune.service"))
 
 # The installed files, one a line (the packages' file lists come from it).
 print-installed:
