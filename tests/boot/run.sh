@@ -36,6 +36,11 @@ trap finish EXIT
 t0=$(date +%s)
 "$here/mkroot.sh" "$ROOT" || { fail "build the Debian root (debootstrap)"; exit; }
 echo "# root ready in $(($(date +%s) - t0)) s"
+# A cached root keeps what older installs put there and this one no longer
+# does: the sysctl guard frozen at install time (now written to /run at every
+# boot: the qdisc check below proves that one) and the hooks' old names.
+rm -f "$ROOT/usr/lib/sysctl.d/60-earlytune.conf" "$ROOT/etc/kernel/postinst.d/earlytune" \
+	"$ROOT/usr/lib/kernel/install.d/50-earlytune.install"
 make -s -C "$top" install DESTDIR="$ROOT" PREFIX=/usr BUILD="$build" || { fail "make install into the root"; exit; }
 install -D -m 0755 "$here/99ettest/module-setup.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/module-setup.sh"
 install -D -m 0755 "$here/99ettest/ettest.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/ettest.sh"
