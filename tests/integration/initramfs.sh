@@ -29,7 +29,9 @@ build() {
 	{
 		if [ "${3:-}" = early ]; then
 			mkdir -p "$WORK/early/kernel/x86/microcode"
-			head -c 1000 /dev/urandom >"$WORK/early/kernel/x86/microcode/GenuineIntel.bin"
+			# larger than the reader's 256 KiB window: the switch to the
+			# compressed stream happens after a refill
+			head -c 300001 /dev/urandom >"$WORK/early/kernel/x86/microcode/GenuineIntel.bin"
 			(cd "$WORK/early" && find . | cpio -o -H newc 2>/dev/null)
 		fi
 		(cd "$WORK/img" && find . | LC_ALL=C sort | cpio -o -H newc 2>/dev/null | $2)

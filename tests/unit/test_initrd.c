@@ -4,7 +4,9 @@
  * valid image hands over, and that every malformed one is refused (never
  * read past its end, under ASan).
  */
+#include <lzma.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "unit.h"
 #include "initrd.h"
@@ -129,6 +131,84 @@ static void test_microcode_prefix_then_gzip(void **state)
 	assert_int_equal(walk(buf, len - 12, &s, NULL), -EBADMSG);
 }
 
+static size_t pack(const char *kind, const unsigned char *in, size_t len, unsigned char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (!strcmp(kind, "gzip")) {
+		z_stream z = { 0 };
+
+		assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+		z.next_in = (unsigned char *)in;
+		z.avail_in = (uInt)len;
+		z.next_out = out;
+		z.avail_out = (uInt)cap;
+		assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+		n = z.total_out;
+		deflateEnd(&z);
+	} else if (!strcmp(kind, "xz")) {
+		assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC32, NULL, in, len, out, &n, cap), LZMA_OK);
+	} else {
+		n = ZSTD_compress(out, cap, in, len, 3);
+		assert_false(ZSTD_isError(n));
+	}
+	return n;
+}
+
+/* After a compressed stream the image goes on (NUL padding, then another
+ * archive as it is), with each of the three decompressors. */
+static void test_archive_after_compressed(void **state)
+{
+	static const char *const kinds[] = { "gzip", "xz", "zstd" };
+	static unsigned char buf[8192], main_ar[2048];
+	size_t ml = archive(main_ar, 0, "etc/earlytune.d/a.conf", "[net]\n");
+
+	for (size_t k = 0; k < 3; k++) {
+		struct seen s;
+		size_t len = pack(kinds[k], main_ar, ml, buf, 4096);
+
+		memset(buf + len, 0, 4 - len % 4 + 8); /* to a 4-byte boundary, and beyond */
+		len += 4 - len % 4 + 8;
+		len = archive(buf, len, "etc/earlytune.conf", "[thp]\n");
+		assert_int_equal(walk(buf, len, &s, NULL), 0);
+		assert_int_equal(s.n, 2);
+		assert_string_equal(s.names[0], "etc/earlytune.d/a.conf");
+		assert_string_equal(s.names[1], "etc/earlytune.conf");
+		assert_string_equal(s.data[1], "[thp]\n");
+	}
+}
+
+/* initrd_walk_fd reads in windows: the same entries from a file larger than
+ * one (an early archive of 300 KB, then a zstd stream). */
+static void test_fd_windows(void **state)
+{
+	static unsigned char buf[400 << 10], main_ar[2048], big[300001];
+	char path[] = "/tmp/earlytune-unit-initrd.XXXXXX";
+	struct cpio_sink sink;
+	struct seen s = { 0 };
+	size_t len = 0, ml = archive(main_ar, 0, "usr/sbin/earlytune", "ELF");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	len = archive(buf, 0, "kernel/x86/microcode/GenuineIntel.bin", (const char *)big);
+	len += pack("zstd", main_ar, ml, buf + len, sizeof(buf) - len);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	sink = (struct cpio_sink){ s_begin, s_chunk, s_end, &s };
+	assert_int_equal(initrd_walk_fd(fd, &sink, NULL), 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.names[1], "usr/sbin/earlytune");
+	assert_string_equal(s.data[1], "ELF");
+	assert_int_equal(ftruncate(fd, (off_t)len - 5), 0); /* cut inside the zstd frame */
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(initrd_walk_fd(fd, &sink, NULL), -EBADMSG);
+	close(fd);
+}
+
 static void test_malformed(void **state)
 {
 	static unsigned char buf[4096];
@@ -197,6 +277,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_one_archive),
 	cmocka_unit_test(test_many_archives_and_padding),
 	cmocka_unit_test(test_microcode_prefix_then_gzip),
+	cmocka_unit_test(test_archive_after_compressed),
+	cmocka_unit_test(test_fd_windows),
 	cmocka_unit_test(test_malformed),
 	cmocka_unit_test(test_unaligned_archive_refused),
 	cmocka_unit_test(test_lz4_named),
