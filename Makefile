@@ -47,8 +47,10 @@ HDRS     := $(wildcard src/*.h src/cmdline/*.h)
 LIBSRCS  := $(filter-out src/main.c,$(SRCS))
 OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 
+# src/initrd_cpio.c calls zlib, liblzma and zstd itself (not only through libkmod).
+DYNLIBS  := $(shell pkg-config --libs libkmod blkid) -lzstd -llzma -lz
 ifeq ($(DYNAMIC),1)
-LINK     := $(shell pkg-config --libs libkmod blkid)
+LINK     := $(DYNLIBS)
 LDSTATIC :=
 DEPS_A   :=
 else
@@ -110,18 +112,18 @@ $(BUILD)/san/%.o: src/%.c $(HDRS)
 	$(CC) $(ALLCFLAGS) -O1 $(SAN) -c -o $@ $<
 
 $(BUILD)/san/earlytune: $(BUILD)/san/main.o $(SAN_OBJS)
-	$(CC) $(SAN) -o $@ $^ $(shell pkg-config --libs libkmod blkid)
+	$(CC) $(SAN) -o $@ $^ $(DYNLIBS)
 
 $(BUILD)/unit/%: tests/unit/%.c $(SAN_OBJS) tests/unit/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -O1 $(SAN) -Itests/unit -o $@ $< $(SAN_OBJS) \
-	  $(shell pkg-config --libs libkmod blkid cmocka)
+	  $(DYNLIBS) $(shell pkg-config --libs cmocka)
 
 # A dynamic build of the same objects, for valgrind (memcheck cannot follow
 # a static binary's allocator).
 $(BUILD)/dyn/earlytune: $(OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(OBJS) $(shell pkg-config --libs libkmod blkid)
+	$(CC) -o $@ $(OBJS) $(DYNLIBS)
 
 # --- fuzzing: libFuzzer harnesses (tests/fuzz/NAME.c), built with clang -------
 # The library again, compiled by clang with coverage for libFuzzer.
@@ -145,7 +147,7 @@ $(BUILD)/fuzzobj/%.o: src/%.c $(HDRS)
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(FUZZ_LDFLAGS_$*) -o $@ $< \
-	  $(FUZZ_OBJS) $(shell pkg-config --libs libkmod blkid)
+	  $(FUZZ_OBJS) $(DYNLIBS)
 
 # Every committed input (tests/fuzz/regress/NAME, tests/fuzz/corpus/NAME) once.
 check-fuzz-regress: $(FUZZ_BINS)
@@ -223,13 +225,11 @@ DRACUTDIR  ?= $(PREFIX)/lib/dracut/modules.d
 ITDIR      ?= $(PREFIX)/share/initramfs-tools
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 PRESETDIR  ?= $(PREFIX)/lib/systemd/system-preset
-SYSCTLDIR  ?= $(PREFIX)/lib/sysctl.d
 KINSTDIR   ?= $(PREFIX)/lib/kernel/install.d
 DOCDIR     ?= $(PREFIX)/share/doc/earlytune
 MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 EXAMPLES   := $(notdir $(wildcard examples/*.conf))
-SYSCTL_GUARD := 60-earlytune.conf
 # Packages strip (and keep debug symbols) themselves: INSTALL_STRIP=.
 INSTALL_STRIP ?= -s
 # 1: enable earlytune.service through its preset (systemctl --root); packages
@@ -246,12 +246,11 @@ install_subst = install -d $(DESTDIR)$(dir $(3)) && $(SUBST) $(2) >$(DESTDIR)$(3
 INSTALLED  := $(SBINDIR)/earlytune $(UDEVRULESDIR)/70-earlytune.rules \
 	      $(DRACUTDIR)/50earlytune/module-setup.sh $(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh \
 	      $(ITDIR)/hooks/earlytune $(ITDIR)/scripts/init-top/earlytune \
-	      $(KINSTDIR)/50-earlytune.install /etc/kernel/postinst.d/earlytune \
+	      $(KINSTDIR)/95-earlytune.install /etc/kernel/postinst.d/zz-earlytune \
 	      $(SYSTEMDDIR)/earlytune.service $(PRESETDIR)/80-earlytune.preset \
 	      $(SYSTEMDDIR)/earlytune-verify.service $(SYSTEMDDIR)/earlytune-verify.timer \
 	      $(DOCDIR)/examples/earlytune.rules.yml $(EXAMPLES:%=$(DOCDIR)/examples/%) \
-	      $(MANDIR)/man8/earlytune.8 $(MANDIR)/man5/earlytune.conf.5 $(BASHCOMPDIR)/earlytune \
-	      $(SYSCTLDIR)/$(SYSCTL_GUARD)
+	      $(MANDIR)/man8/earlytune.8 $(MANDIR)/man5/earlytune.conf.5 $(BASHCOMPDIR)/earlytune
 
 install: $(BUILD)/earlytune
 	install -D $(INSTALL_STRIP) -m 0755 $(BUILD)/earlytune $(DESTDIR)$(SBINDIR)/earlytune
@@ -260,8 +259,8 @@ install: $(BUILD)/earlytune
 	$(call install_subst,0755,dracut-module/50earlytune/earlytune-pre-udev.sh,$(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh)
 	$(call install_subst,0755,initramfs-tools/hooks/earlytune,$(ITDIR)/hooks/earlytune)
 	$(call install_subst,0755,initramfs-tools/scripts/init-top/earlytune,$(ITDIR)/scripts/init-top/earlytune)
-	$(call install_subst,0755,hook/50-earlytune.install,$(KINSTDIR)/50-earlytune.install)
-	$(call install_subst,0755,hook/earlytune.postinst,/etc/kernel/postinst.d/earlytune)
+	$(call install_subst,0755,hook/95-earlytune.install,$(KINSTDIR)/95-earlytune.install)
+	$(call install_subst,0755,hook/zz-earlytune.postinst,/etc/kernel/postinst.d/zz-earlytune)
 	$(call install_subst,0644,hook/earlytune.service,$(SYSTEMDDIR)/earlytune.service)
 	install -D -m 0644 hook/80-earlytune.preset $(DESTDIR)$(PRESETDIR)/80-earlytune.preset
 	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service,\
@@ -274,8 +273,6 @@ install: $(BUILD)/earlytune
 	$(call install_subst,0644,man/earlytune.8,$(MANDIR)/man8/earlytune.8)
 	install -D -m 0644 man/earlytune.conf.5 $(DESTDIR)$(MANDIR)/man5/earlytune.conf.5
 	install -D -m 0644 hook/earlytune.bash-completion $(DESTDIR)$(BASHCOMPDIR)/earlytune
-	mkdir -p $(DESTDIR)$(SYSCTLDIR)
-	$(BUILD)/earlytune sysctl-conf --root $(or $(DESTDIR),/) >$(DESTDIR)$(SYSCTLDIR)/$(SYSCTL_GUARD)
 
 # The installed files, one a line (the packages' file lists come from it).
 print-installed:

@@ -191,14 +191,14 @@ out=$(grep -rl '/usr/sbin/earlytune' "$L")
 [ -z "$out" ]
 ok "PREFIX=/usr/local: no installed file names /usr/sbin/earlytune" $? "$out"
 for f in lib/udev/rules.d/70-earlytune.rules lib/systemd/system/earlytune.service \
-	lib/systemd/system/earlytune-verify.service lib/kernel/install.d/50-earlytune.install \
+	lib/systemd/system/earlytune-verify.service lib/kernel/install.d/95-earlytune.install \
 	lib/dracut/modules.d/50earlytune/module-setup.sh lib/dracut/modules.d/50earlytune/earlytune-pre-udev.sh \
 	share/initramfs-tools/hooks/earlytune share/initramfs-tools/scripts/init-top/earlytune share/man/man8/earlytune.8; do
 	grep -q '/usr/local/sbin/earlytune' "$L/usr/local/$f"
 	ok "PREFIX=/usr/local: $f names /usr/local/sbin/earlytune" $?
 done
-grep -q '/usr/local/sbin/earlytune' "$L/etc/kernel/postinst.d/earlytune"
-ok "PREFIX=/usr/local: /etc/kernel/postinst.d/earlytune names /usr/local/sbin/earlytune" $?
+grep -q '/usr/local/sbin/earlytune' "$L/etc/kernel/postinst.d/zz-earlytune"
+ok "PREFIX=/usr/local: /etc/kernel/postinst.d/zz-earlytune names /usr/local/sbin/earlytune" $?
 for f in lib/dracut/modules.d/50earlytune/module-setup.sh share/initramfs-tools/hooks/earlytune; do
 	grep -q '/usr/local/lib/udev/rules.d/70-earlytune.rules' "$L/usr/local/$f"
 	ok "PREFIX=/usr/local: $f takes the rule from /usr/local/lib/udev/rules.d" $?

@@ -50,7 +50,11 @@ deb=$(ls "$build"/deb/earlytune_*.deb | head -1)
 for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
 chroot "$ROOT" dpkg --purge earlytune >"$B/dpkg.log" 2>&1 || { fail "purge the last run's package" "$(tail -5 "$B/dpkg.log")"; exit; }
 make -s -C "$top" uninstall DESTDIR="$ROOT" PREFIX=/usr BUILD="$build" >>"$B/dpkg.log" 2>&1
-rm -f "$ROOT/usr/lib/systemd/system/sysinit.target.wants/earlytune.service"
+# ... and what they put where this package does not: the frozen sysctl guard
+# (now written to /run at every boot) and the hooks' old names.
+rm -f "$ROOT/usr/lib/systemd/system/sysinit.target.wants/earlytune.service" \
+	"$ROOT/usr/lib/sysctl.d/60-earlytune.conf" "$ROOT/etc/kernel/postinst.d/earlytune" \
+	"$ROOT/usr/lib/kernel/install.d/50-earlytune.install"
 cp "$deb" "$ROOT/tmp/earlytune.deb"
 # Its trigger rebuilds the newest kernel's initramfs (update-initramfs -u).
 if chroot "$ROOT" dpkg -i /tmp/earlytune.deb >>"$B/dpkg.log" 2>&1; then pass "dpkg -i $(basename "$deb") in the root"
@@ -99,15 +103,15 @@ kernels=$(cd "$ROOT/lib/modules" && ls | sort -V)
 # The kernel hooks, run the way Debian and kernel-install run them.
 hooks() { # KVER
 	local k=$1 out
-	out=$(chroot "$ROOT" /etc/kernel/postinst.d/earlytune "$k" 2>&1)
+	out=$(chroot "$ROOT" /etc/kernel/postinst.d/zz-earlytune "$k" 2>&1)
 	case $out in *"has no module"* | *"cannot tell"* | *"not installed"*) fail "$k: postinst hook finds every needed module" "$out" ;;
 	*) pass "$k: postinst hook finds every needed module" ;; esac
-	out=$(chroot "$ROOT" /etc/kernel/postinst.d/earlytune 9.9.9-missing 2>&1)
+	out=$(chroot "$ROOT" /etc/kernel/postinst.d/zz-earlytune 9.9.9-missing 2>&1)
 	# No /lib/modules/9.9.9-missing: which modules it has is unknown, said so.
 	case $out in *"kernel 9.9.9-missing is not installed: no /lib/modules/9.9.9-missing"*"may lack modules"*)
 		pass "postinst hook names the modules it cannot find for a kernel" ;;
 	*) fail "postinst hook names the modules it cannot find for a kernel" "$out" ;; esac
-	out=$(chroot "$ROOT" /usr/lib/kernel/install.d/50-earlytune.install add "$k" "/boot/vmlinuz-$k" 2>&1; echo "rc=$?")
+	out=$(chroot "$ROOT" /usr/lib/kernel/install.d/95-earlytune.install add "$k" "/boot/vmlinuz-$k" 2>&1; echo "rc=$?")
 	case $out in *"has no module"* | *"cannot tell"* | *"not installed"* | *"rc=0"*"rc="*) fail "$k: kernel-install plugin" "$out" ;;
 	*rc=0) pass "$k: kernel-install plugin passes and finds the modules" ;;
 	*) fail "$k: kernel-install plugin" "$out" ;; esac
