@@ -33,6 +33,8 @@ static void json_result(const struct ctx *c, const char *command, const char *ba
 	struct strbuf sb = { 0 };
 
 	json_head(&sb, c, command);
+	if (c->platform.resolved)
+		json_platform(&sb, &c->platform);
 	json_field(&sb, "backend", backend);
 	if (wanted)
 		json_words(&sb, "wanted", wanted);
@@ -248,6 +250,7 @@ int cmd_cmdline_verify(struct ctx *c)
 		return 1;
 	}
 	json_head(&js, c, "cmdline verify");
+	json_platform(&js, &c->platform);
 	json_field(&js, "backend", *a.backend ? a.backend : NULL);
 	sb_printf(&js, ",\"pending\":[");
 	for (const char *p = a.params; (w = kcmd_word(&p, &n));) {
