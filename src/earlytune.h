@@ -371,6 +371,7 @@ int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, 
 int cmd_plan(struct ctx *c);
 int cmd_apply(struct ctx *c);
 int cmd_verify(struct ctx *c);
+int cmd_verify_image(struct ctx *c); /* image_verify.c */
 int cmd_revert(struct ctx *c);
 int cmd_forget(struct ctx *c);
 int cmd_modules(struct ctx *c, bool check);
@@ -381,3 +382,4 @@ int cmd_cmdline_suggest(struct ctx *c);
 int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update);
 int cmd_cmdline_remove(struct ctx *c);
 int cmd_cmdline_verify(struct ctx *c);
+int cmdline_missing(struct ctx *c, char **missing, char *backend, size_t size);

@@ -267,7 +267,12 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:i:I:k:jbvVh", opts, NULL)) >= 0)
 		if ((r = parse_option(ch, c, a)) != 0)
 			return r;
-	return parse_command(argc, argv, a);
+	r = parse_command(argc, argv, a);
+	if (r == 0 && c->image && strcmp(a->command, "verify")) {
+		log_msg(LOG_ERR, "--image: only with verify (earlytune verify --root IMAGE --image)");
+		return -EINVAL;
+	}
+	return r;
 }
 
 /* --json before the options are parsed: a bad option gets its error object too. */
@@ -379,6 +384,8 @@ static int run(struct ctx *c, const struct args *a)
 	}
 	if (!strcmp(command, "apply"))
 		return cmd_apply(c);
+	if (!strcmp(command, "verify") && c->image)
+		return cmd_verify_image(c);
 	if (!strcmp(command, "verify"))
 		return cmd_verify(c);
 	if (!strcmp(command, "revert"))

@@ -231,6 +231,26 @@ int cmd_cmdline_remove(struct ctx *c)
 	return r < 0 ? 1 : 0;
 }
 
+/* verify --image: the parameters suggested for c->kernel that no backend
+ * integrates (the record lacks them), space-separated into *missing;
+ * backend the recorded one ("" none). 0, or -errno (logged). */
+int cmdline_missing(struct ctx *c, char **missing, char *backend, size_t size)
+{
+	_cleanup_(freep) char *params = NULL;
+	const struct backend *b = NULL;
+	struct added a = { 0 };
+	int r = wanted_params(c, &params);
+
+	if (r >= 0 && (r = state_loaded(c, &a, &b)) >= 0) {
+		snprintf(backend, size, "%s", a.backend);
+		r = kcmd_missing(a.params, params, missing);
+		if (r < 0)
+			log_msg(LOG_ERR, "cmdline: %s", strerror(-r));
+	}
+	added_free(&a);
+	return r < 0 ? r : 0;
+}
+
 /* Integrated but not booted yet, or suggested but nowhere: exit 1. */
 int cmd_cmdline_verify(struct ctx *c)
 {

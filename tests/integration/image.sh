@@ -174,3 +174,203 @@ t=$WORK/gce
 mk_debian "$t"
 OUT=$("$ET" cmdline --json --root "$t" 2>/dev/null)
 eq "GCE DMI: gce guessed" "$(jget 'j["platform"]["name"], j["platform"]["how"]')" "gce guessed"
+
+# ---- verify --image -----------------------------------------------------------
+
+# mk_initrd ROOT RELEASE: boot/initrd.img-RELEASE as update-initramfs builds
+# it with earlytune's hook: the image's binary and configuration, gzip'ed newc.
+mk_initrd() {
+	_s=$WORK/.initrd-src
+	rm -rf "$_s"
+	mkdir -p "$_s/usr/sbin" "$_s/etc"
+	cp "$1/usr/sbin/earlytune" "$_s/usr/sbin/earlytune"
+	[ -e "$1/etc/earlytune.conf" ] && cp "$1/etc/earlytune.conf" "$_s/etc/earlytune.conf"
+	(cd "$_s" && find . | cpio -o -H newc --quiet | gzip) >"$1/boot/initrd.img-$2"
+}
+
+# mk_full ROOT itools|dracut RELEASE...: an image with the package installed
+# (the files of `make install`), the unit enabled, an initramfs per kernel
+# and the command line integrated (kernel-install).
+mk_full() {
+	_f=$1 _g=$2
+	shift 2
+	mk_image "$_f" "$@"
+	_src=$TESTS_DIR/..
+	install -D -m 0755 "$ET_BIN" "$_f/usr/sbin/earlytune"
+	install -D -m 0644 "$_src/udev/70-earlytune.rules" "$_f/usr/lib/udev/rules.d/70-earlytune.rules"
+	install -D -m 0644 "$_src/hook/earlytune.service" "$_f/usr/lib/systemd/system/earlytune.service"
+	mkdir -p "$_f/usr/lib/systemd/system-preset"
+	echo "enable earlytune.service" >"$_f/usr/lib/systemd/system-preset/80-earlytune.preset"
+	install -D -m 0755 "$_src/hook/earlytune.postinst" "$_f/etc/kernel/postinst.d/earlytune"
+	install -D -m 0755 "$_src/hook/50-earlytune.install" "$_f/usr/lib/kernel/install.d/50-earlytune.install"
+	if [ "$_g" = dracut ]; then
+		install -D -m 0755 /dev/null "$_f/usr/bin/dracut"
+		for _m in module-setup.sh earlytune-pre-udev.sh; do
+			install -D -m 0755 "$_src/dracut-module/50earlytune/$_m" "$_f/usr/lib/dracut/modules.d/50earlytune/$_m"
+		done
+	else
+		install -D -m 0755 /dev/null "$_f/usr/sbin/mkinitramfs"
+		install -D -m 0755 /dev/null "$_f/usr/sbin/update-initramfs"
+		install -D -m 0755 "$_src/initramfs-tools/hooks/earlytune" "$_f/usr/share/initramfs-tools/hooks/earlytune"
+		install -D -m 0755 "$_src/initramfs-tools/scripts/init-top/earlytune" \
+			"$_f/usr/share/initramfs-tools/scripts/init-top/earlytune"
+	fi
+	mkdir -p "$_f/etc/systemd/system/sysinit.target.wants"
+	ln -s /usr/lib/systemd/system/earlytune.service "$_f/etc/systemd/system/sysinit.target.wants/earlytune.service"
+	printf '# the image builder'"'"'s own\n[thp]\ndefrag = madvise\n' >"$_f/etc/earlytune.conf"
+	mkdir -p "$_f/usr/lib/sysctl.d" "$_f/etc/kernel"
+	printf 'net.core.default_qdisc = fq_codel\n' >"$_f/usr/lib/sysctl.d/50-default.conf"
+	echo "root=UUID=2f4e ro" >"$_f/etc/kernel/cmdline"
+	for _k in "$@"; do
+		"$ET_BIN" cmdline apply --root "$_f" --kernel "$_k" --backend kernel-install >/dev/null 2>&1
+		mk_initrd "$_f" "$_k"
+	done
+}
+
+# check_failed DESC CHECK TARGET REASON: verify --image exits 1, that check
+# fails with the reason, and nothing else does.
+check_failed() {
+	check_rc "$1: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image
+	contains "$1: the $2 check fails with its reason" "FAIL  $(printf '%-9s' "$2") $3: $4"
+	eq "$1: only that check fails" "$(printf '%s\n' "$OUT" | grep -c '^FAIL')" 1
+}
+
+t=$WORK/full
+mk_full "$t" itools "$K1"
+check_rc "complete image: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
+contains "complete image: the binary" "pass  files     binary: /usr/sbin/earlytune"
+contains "complete image: the initramfs-tools hook" "initramfs-tools hook: /usr/share/initramfs-tools/hooks/earlytune"
+contains "complete image: the unit enabled" "pass  unit      earlytune.service: enabled"
+contains "complete image: the initramfs" "pass  initramfs $K1: /boot/initrd.img-$K1 carries earlytune"
+contains "complete image: the command line" "pass  cmdline   $K1: integrated with kernel-install"
+contains "complete image: the sysctl guard" "pass  sysctl    net.core.default_qdisc: fq stays"
+contains "complete image: the summary" ", 0 failed"
+lacks "complete image: nothing fails" "FAIL"
+OUT=$("$ET" verify --json --root "$t" --image 2>/dev/null)
+eq "complete image: --json: every check passes" "$(jget 'j["failed"], j["passed"] > 10, all(c["pass"] for c in j["checks"])')" "0 True True"
+
+t=$WORK/fulldracut
+mk_full "$t" dracut "$K1" "$K2"
+check_rc "dracut image, two kernels: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
+contains "dracut image: the dracut module" "dracut module: /usr/lib/dracut/modules.d/50earlytune/module-setup.sh"
+lacks "dracut image: no initramfs-tools files asked for" "initramfs-tools"
+contains "two kernels: the first one's initramfs" "pass  initramfs $K1"
+contains "two kernels: the second one's initramfs" "pass  initramfs $K2"
+check_rc "two kernels, --kernel: only that one" 0 -- "$ET" verify --root "$t" --image --kernel "$K2"
+lacks "two kernels, --kernel: the other is not checked" "$K1"
+rm "$t/usr/lib/dracut/modules.d/50earlytune/module-setup.sh"
+check_failed "dracut image without the module" files "dracut module" \
+	"/usr/lib/dracut/modules.d/50earlytune/module-setup.sh missing (the image has dracut)"
+
+# each missing piece: its check fails, with its reason
+t=$WORK/nobin
+mk_full "$t" itools "$K1"
+rm "$t/usr/sbin/earlytune"
+check_rc "no binary: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image
+contains "no binary: named" "FAIL  files     binary: /usr/sbin/earlytune missing"
+
+t=$WORK/noudev
+mk_full "$t" itools "$K1"
+rm "$t/usr/lib/udev/rules.d/70-earlytune.rules"
+check_failed "no udev rule" files "udev rule" "/usr/lib/udev/rules.d/70-earlytune.rules missing"
+
+t=$WORK/nohook
+mk_full "$t" itools "$K1"
+rm "$t/usr/share/initramfs-tools/hooks/earlytune"
+check_failed "no initramfs-tools hook" files "initramfs-tools hook" \
+	"/usr/share/initramfs-tools/hooks/earlytune missing (the image has initramfs-tools)"
+
+t=$WORK/nopostinst
+mk_full "$t" itools "$K1"
+rm "$t/etc/kernel/postinst.d/earlytune"
+check_failed "no kernel postinst hook" files "kernel postinst hook" "/etc/kernel/postinst.d/earlytune missing"
+
+t=$WORK/nopreset
+mk_full "$t" itools "$K1"
+rm "$t/usr/lib/systemd/system-preset/80-earlytune.preset"
+check_failed "no preset" files preset "/usr/lib/systemd/system-preset/80-earlytune.preset missing"
+
+t=$WORK/disabled
+mk_full "$t" itools "$K1"
+rm "$t/etc/systemd/system/sysinit.target.wants/earlytune.service"
+check_failed "unit not enabled" unit earlytune.service "not enabled"
+
+t=$WORK/static
+mk_full "$t" itools "$K1"
+rm "$t/etc/systemd/system/sysinit.target.wants/earlytune.service"
+mkdir -p "$t/usr/lib/systemd/system/sysinit.target.wants"
+ln -s ../earlytune.service "$t/usr/lib/systemd/system/sysinit.target.wants/earlytune.service"
+check_failed "only the old static link" unit earlytune.service "only a static link in /usr/lib"
+
+t=$WORK/dangling
+mk_full "$t" itools "$K1"
+ln -sf /usr/lib/systemd/system/gone.service "$t/etc/systemd/system/sysinit.target.wants/earlytune.service"
+check_failed "enabled link dangling" unit earlytune.service \
+	"/etc/systemd/system/sysinit.target.wants/earlytune.service -> /usr/lib/systemd/system/gone.service: a dangling link"
+
+t=$WORK/masked
+mk_full "$t" itools "$K1"
+ln -s /dev/null "$t/etc/systemd/system/earlytune.service"
+check_failed "unit masked" unit earlytune.service "masked"
+
+t=$WORK/noinitrd
+mk_full "$t" itools "$K1"
+rm "$t/boot/initrd.img-$K1"
+check_rc "no initramfs: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image
+contains "no initramfs: its check fails" "FAIL  initramfs $K1:"
+contains "no initramfs: says how to build it" "update-initramfs -u -k $K1"
+
+t=$WORK/stale
+mk_full "$t" itools "$K1"
+printf '[thp]\ndefrag = never\n' >"$t/etc/earlytune.conf"
+check_rc "config changed after the initramfs: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image
+contains "config changed: the initramfs check fails" "FAIL  initramfs $K1:"
+contains "config changed: names the rebuild" "update-initramfs -u -k $K1"
+mk_initrd "$t" "$K1"
+check_rc "config changed, initramfs rebuilt: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
+
+t=$WORK/nocmdline
+mk_full "$t" itools "$K1"
+"$ET_BIN" cmdline remove --root "$t" >/dev/null 2>&1
+check_failed "command line not integrated" cmdline "$K1" \
+	"not integrated: transparent_hugepage=madvise; earlytune cmdline apply --root $t --kernel $K1"
+
+# the platform: [main] platform = aws wants the EC2 parameter too
+t=$WORK/ec2full
+mk_full "$t" itools "$K1"
+printf '[main]\nplatform = aws\n' >>"$t/etc/earlytune.conf"
+mk_initrd "$t" "$K1"
+check_failed "[main] platform = aws after cmdline apply" cmdline "$K1" "not integrated: $NVME"
+"$ET_BIN" cmdline apply --root "$t" --backend kernel-install >/dev/null 2>&1
+check_rc "[main] platform = aws, applied again: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
+OUT=$("$ET" verify --json --root "$t" --image 2>/dev/null)
+eq "verify --image --json carries the platform" "$(jget 'j["platform"]["name"], j["platform"]["how"]')" "aws given"
+
+# the sysctl guard: a file sorting after 60-earlytune.conf that resets it
+t=$WORK/shadow
+mk_full "$t" itools "$K1"
+mkdir -p "$t/etc/sysctl.d"
+printf 'net.core.default_qdisc = fq_codel\n' >"$t/etc/sysctl.d/99-local.conf"
+check_failed "a later sysctl.d file" sysctl net.core.default_qdisc \
+	"/etc/sysctl.d/99-local.conf sorts after earlytune's guard (60-earlytune.conf) and sets fq_codel (configured: fq)"
+printf 'net.core.default_qdisc = fq\n' >"$t/etc/sysctl.d/99-local.conf"
+check_rc "a later file with the same value: exit 0" 0 -- "$ET" verify --root "$t" --image
+mv "$t/etc/sysctl.d/99-local.conf" "$t/etc/sysctl.d/10-local.conf"
+printf 'net.ipv4.tcp_congestion_control = cubic\n' >"$t/etc/sysctl.d/10-local.conf"
+check_rc "an earlier file: the guard wins, exit 0" 0 -- "$ET" verify --root "$t" --image
+mkdir -p "$t/lib/sysctl.d"
+printf 'net.ipv4.tcp_congestion_control = cubic\n' >"$t/lib/sysctl.d/70-vendor.conf"
+check_failed "a later file in /lib/sysctl.d" sysctl net.ipv4.tcp_congestion_control \
+	"/lib/sysctl.d/70-vendor.conf sorts after earlytune's guard"
+rm "$t/lib/sysctl.d/70-vendor.conf"
+ln -s /dev/null "$t/etc/sysctl.d/60-earlytune.conf"
+check_failed "the guard masked in /etc" sysctl net.core.default_qdisc \
+	"/etc/sysctl.d/60-earlytune.conf replaces earlytune's guard, and /usr/lib/sysctl.d/50-default.conf sets fq_codel"
+
+t=$WORK/nokernel
+mk_full "$t" itools
+check_rc "no kernel: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image
+contains "no kernel: said" "FAIL  kernels   lib/modules: no kernel in this image"
+
+check_rc "--image without verify: exit 2" 2 -- "$ET" plan --root "$t" --image
+contains "--image without verify: said" "--image: only with verify"
