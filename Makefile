@@ -47,8 +47,10 @@ HDRS     := $(wildcard src/*.h src/cmdline/*.h)
 LIBSRCS  := $(filter-out src/main.c,$(SRCS))
 OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 
+# src/initrd_cpio.c calls zlib, liblzma and zstd itself (not only through libkmod).
+DYNLIBS  := $(shell pkg-config --libs libkmod blkid) -lzstd -llzma -lz
 ifeq ($(DYNAMIC),1)
-LINK     := $(shell pkg-config --libs libkmod blkid)
+LINK     := $(DYNLIBS)
 LDSTATIC :=
 DEPS_A   :=
 else
@@ -110,18 +112,18 @@ $(BUILD)/san/%.o: src/%.c $(HDRS)
 	$(CC) $(ALLCFLAGS) -O1 $(SAN) -c -o $@ $<
 
 $(BUILD)/san/earlytune: $(BUILD)/san/main.o $(SAN_OBJS)
-	$(CC) $(SAN) -o $@ $^ $(shell pkg-config --libs libkmod blkid)
+	$(CC) $(SAN) -o $@ $^ $(DYNLIBS)
 
 $(BUILD)/unit/%: tests/unit/%.c $(SAN_OBJS) tests/unit/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -O1 $(SAN) -Itests/unit -o $@ $< $(SAN_OBJS) \
-	  $(shell pkg-config --libs libkmod blkid cmocka)
+	  $(DYNLIBS) $(shell pkg-config --libs cmocka)
 
 # A dynamic build of the same objects, for valgrind (memcheck cannot follow
 # a static binary's allocator).
 $(BUILD)/dyn/earlytune: $(OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(OBJS) $(shell pkg-config --libs libkmod blkid)
+	$(CC) -o $@ $(OBJS) $(DYNLIBS)
 
 # --- fuzzing: libFuzzer harnesses (tests/fuzz/NAME.c), built with clang -------
 # The library again, compiled by clang with coverage for libFuzzer.
@@ -145,7 +147,7 @@ $(BUILD)/fuzzobj/%.o: src/%.c $(HDRS)
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(FUZZ_LDFLAGS_$*) -o $@ $< \
-	  $(FUZZ_OBJS) $(shell pkg-config --libs libkmod blkid)
+	  $(FUZZ_OBJS) $(DYNLIBS)
 
 # Every committed input (tests/fuzz/regress/NAME, tests/fuzz/corpus/NAME) once.
 check-fuzz-regress: $(FUZZ_BINS)
@@ -186,13 +188,11 @@ UDEVDIR    ?= $(PREFIX)/lib/udev
 DRACUTDIR  ?= $(PREFIX)/lib/dracut/modules.d
 ITDIR      ?= $(PREFIX)/share/initramfs-tools
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
-SYSCTLDIR  ?= $(PREFIX)/lib/sysctl.d
 KINSTDIR   ?= $(PREFIX)/lib/kernel/install.d
 DOCDIR     ?= $(PREFIX)/share/doc/earlytune
 MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 EXAMPLES   := $(notdir $(wildcard examples/*.conf))
-SYSCTL_GUARD := 60-earlytune.conf
 INSTALLED  := $(PREFIX)/sbin/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
 	      $(DRACUTDIR)/50earlytune/module-setup.sh $(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh \
 	      $(ITDIR)/hooks/earlytune $(ITDIR)/scripts/init-top/earlytune \
@@ -200,8 +200,7 @@ INSTALLED  := $(PREFIX)/sbin/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
 	      $(SYSTEMDDIR)/earlytune.service $(SYSTEMDDIR)/sysinit.target.wants/earlytune.service \
 	      $(SYSTEMDDIR)/earlytune-verify.service $(SYSTEMDDIR)/earlytune-verify.timer \
 	      $(DOCDIR)/examples/earlytune.rules.yml $(EXAMPLES:%=$(DOCDIR)/examples/%) \
-	      $(MANDIR)/man8/earlytune.8 $(MANDIR)/man5/earlytune.conf.5 $(BASHCOMPDIR)/earlytune \
-	      $(SYSCTLDIR)/$(SYSCTL_GUARD)
+	      $(MANDIR)/man8/earlytune.8 $(MANDIR)/man5/earlytune.conf.5 $(BASHCOMPDIR)/earlytune
 
 install: $(BUILD)/earlytune
 	install -D -s -m 0755 $(BUILD)/earlytune $(DESTDIR)$(PREFIX)/sbin/earlytune
@@ -223,8 +222,6 @@ install: $(BUILD)/earlytune
 	install -D -m 0644 man/earlytune.8 $(DESTDIR)$(MANDIR)/man8/earlytune.8
 	install -D -m 0644 man/earlytune.conf.5 $(DESTDIR)$(MANDIR)/man5/earlytune.conf.5
 	install -D -m 0644 hook/earlytune.bash-completion $(DESTDIR)$(BASHCOMPDIR)/earlytune
-	mkdir -p $(DESTDIR)$(SYSCTLDIR)
-	$(BUILD)/earlytune sysctl-conf --root $(or $(DESTDIR),/) >$(DESTDIR)$(SYSCTLDIR)/$(SYSCTL_GUARD)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

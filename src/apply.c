@@ -150,7 +150,25 @@ static void write_item(struct ctx *c, struct plan *p, struct item *it, struct re
 	}
 }
 
-static int apply_plan(struct ctx *c, struct plan *p)
+/* The guard is not an item: a boot goes on without it, and systemd-sysctl
+ * then leaves the distribution's defaults, which verify reports. */
+static void guard_failed(const struct ctx *c, int err)
+{
+	log_msg(LOG_WARN, "cannot write the sysctl guard %s/" SYSCTL_GUARD_PATH ": %s",
+		c->root.is_host ? "" : c->root.dir, strerror(-err));
+}
+
+/* Under the state lock, before the plan reads what systemd-sysctl will do. */
+static int write_guard(struct ctx *c)
+{
+	int r = sysctl_guard_scope(c) ? sysctl_write_guard(&c->root, &c->cfg) : 0;
+
+	if (r < 0)
+		guard_failed(c, r);
+	return r;
+}
+
+static int apply_plan(struct ctx *c, struct plan *p, int *guard)
 {
 	struct records rs = { .lock_fd = -1 };
 	unsigned batched = 0;
@@ -160,6 +178,8 @@ static int apply_plan(struct ctx *c, struct plan *p)
 		r = state_load(&rs, &c->root);
 	if (r >= 0)
 		r = forget_stale(c, &rs);
+	if (r >= 0)
+		*guard = write_guard(c);
 	c->records = &rs;
 	if (r >= 0)
 		r = build_plan(c, p);
@@ -182,24 +202,26 @@ static int apply_plan(struct ctx *c, struct plan *p)
 int cmd_apply(struct ctx *c)
 {
 	struct plan p = { 0 };
-	int r;
+	int r, guard = 0;
 
 	if (kparam_disabled(c->kernel.cmdline)) {
-		r = sysctl_mask_guard(&c->root);
+		r = sysctl_write_guard(&c->root, NULL);
 		log_msg(LOG_NOTICE, "earlytune=0 on the kernel command line: applying nothing%s",
 			r < 0 ? "" : "; sysctl guard masked for this boot");
+		if (r < 0)
+			guard_failed(c, r);
 		if (c->json)
 			print_json(c, &p, "apply", false);
 		runlog_append(c, NULL, 0);
 		return 0;
 	}
-	r = apply_plan(c, &p);
+	r = apply_plan(c, &p, &guard);
 	if (r < 0 && !p.n)
 		log_msg(LOG_ERR, "cannot apply: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
 			strerror(-r));
 	report(c, &p, "apply", true);
 	runlog_append(c, &p, r);
-	r = r < 0 ? 1 : exit_code(&p);
+	r = r < 0 || guard < 0 ? 1 : exit_code(&p);
 	plan_free(&p);
 	return r;
 }

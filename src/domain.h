@@ -12,7 +12,7 @@
 struct domain {
 	const char *name;  /* --only, the DOMAIN column, the records' first field */
 	unsigned bit;      /* DOM_*: its bit in ctx.only */
-	struct cfg_section section; /* the configuration section it reads */
+	struct cfg_section section; /* the configuration section it reads (name NULL: none) */
 	int (*plan)(struct ctx *c, struct plan *p);
 
 	/* apply: items the engine does not write as files (kind other than
@@ -61,6 +61,7 @@ int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, s
 bool net_batched(const char *setting);
 int net_revert_batch(struct ctx *c, struct item **items, const char **values, size_t n);
 int net_iface_index(const struct root *r, const char *name);
+int initramfs_plan(struct ctx *c, struct plan *p);
 
 extern const struct domain domains[];
 extern const size_t ndomains;

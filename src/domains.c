@@ -28,6 +28,11 @@ const struct domain domains[] = {
 		.section = { "block", true, block_check_key, NULL },
 		.plan = block_plan, .rank = block_rank, .gone = block_gone, .disks = true,
 	},
+	{
+		/* Reads the image of the kernel; apply writes nothing of it. */
+		.name = "initramfs", .bit = DOM_INITRAMFS,
+		.plan = initramfs_plan, .irreversible = true,
+	},
 };
 const size_t ndomains = ARRAY_SIZE(domains);
 
@@ -59,7 +64,8 @@ __attribute__((constructor)) static void register_sections(void)
 	size_t n = 0;
 
 	for (size_t i = 0; i < ndomains; i++)
-		v[n++] = &domains[i].section;
+		if (domains[i].section.name)
+			v[n++] = &domains[i].section;
 	v[n++] = &cmdline_section;
 	config_register(v, n);
 }

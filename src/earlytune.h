@@ -95,6 +95,7 @@ int root_read_file(const struct root *r, const char *rel, char **out, size_t max
 int root_write(const struct root *r, const char *rel, const char *value); /* one write() */
 int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode);
 int root_write_new(const struct root *r, const char *rel, const char *data, size_t len, int mode);
+void root_sweep_temps(const struct root *r, const char *dir, const char *name1, const char *name2);
 int write_full(int fd, const void *data, size_t len);
 
 /* ---- kparam.c: the kernel command line, split the way the kernel splits it ---- */
@@ -302,7 +303,7 @@ struct ctx {
 };
 
 /* A domain's bit in ctx.only (its row in domains.c names it). */
-enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3 };
+enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3, DOM_INITRAMFS = 1u << 4 };
 
 /* ---- output.c: every command's JSON object starts with json_head and
  * goes out through json_emit (main prints an error object otherwise) ---- */
@@ -359,10 +360,13 @@ void state_free(struct records *rs);
 
 /* ---- sysctl.c: what systemd-sysctl will do after us ---- */
 #define SYSCTL_GUARD "60-earlytune.conf"
+#define SYSCTL_GUARD_PATH "run/sysctl.d/" SYSCTL_GUARD
 int sysctl_final(const struct root *r, const char *key, char *value, size_t vsize, char *file,
 		 size_t fsize);
 int sysctl_guard(const struct config *cfg, FILE *out);
-int sysctl_mask_guard(const struct root *r);
+int sysctl_write_guard(const struct root *r, const struct config *cfg); /* cfg NULL: empty */
+int sysctl_remove_guard(const struct root *r);
+bool sysctl_guard_scope(const struct ctx *c);
 
 /* ---- probe.c: libblkid tags of a disk and its partitions ---- */
 int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, char ***tags, size_t *n);

@@ -5,6 +5,7 @@
  * typed values, paths whose truncation is an error, and the one atomic way
  * earlytune replaces a file.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -221,4 +222,41 @@ int root_write_atomic(const struct root *r, const char *rel, const char *data, s
 		return rr;
 	}
 	return fsync(dfd) < 0 && errno != EINVAL ? -errno : 0;
+}
+
+/* A temporary file of root_write_atomic for NAME: ".NAME.XXXXXXXX". */
+static bool temp_of(const char *file, const char *name)
+{
+	size_t n = strlen(name);
+
+	return file[0] == '.' && !strncmp(file + 1, name, n) && file[n + 1] == '.' &&
+	       strlen(file + n + 2) == 8 && strspn(file + n + 2, "0123456789abcdef") == 8;
+}
+
+/* A rewrite killed between its temporary file and the rename (kill -9, a
+ * power cut on a persistent /run) leaves .NAME.XXXXXXXX behind (see
+ * create_temp), and nothing else would ever remove it. Only the holder of
+ * the state lock rewrites these files, so under the lock any such file is a
+ * dead run's; the next rewrite removes it. Best effort: litter is no reason
+ * to fail a command. name2 may be NULL. */
+void root_sweep_temps(const struct root *r, const char *dir, const char *name1, const char *name2)
+{
+	int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char rel[PATH_MAX];
+
+		if (!temp_of(de->d_name, name1) && !(name2 && temp_of(de->d_name, name2)))
+			continue;
+		if (pathf(rel, sizeof(rel), "%s/%s", dir, de->d_name) == 0 && root_unlink(r, rel, 0) == 0)
+			log_msg(LOG_DEBUG, "removed %s, left by a run that died mid-rewrite", rel);
+	}
+	closedir(d);
 }

@@ -82,7 +82,7 @@ void sysctl_conf_json(const struct ctx *c)
 	struct strbuf sb = { 0 };
 
 	json_head(&sb, c, "sysctl-conf");
-	json_field(&sb, "file", "/etc/sysctl.d/" SYSCTL_GUARD);
+	json_field(&sb, "file", "/" SYSCTL_GUARD_PATH);
 	sb_printf(&sb, ",\"sysctls\":[");
 	if (q)
 		json_sysctl(&sb, "net.core.default_qdisc", q, true);

@@ -12,30 +12,40 @@
 #include "netlink.h"
 #include "net_qdisc.h"
 
+/* Why the file that systemd-sysctl applies last for key is not the guard
+ * apply writes to /run/sysctl.d, or why the guard is stale. */
+static void override_reason(struct item *it, const char *file, const char *key, const char *value)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+
+	if (!strcmp(file, "/" SYSCTL_GUARD_PATH))
+		item_setf(&it->reason, "%s, earlytune's guard, sets %s = %s: written from an older "
+				       "configuration; the next boot rewrites it (earlytune apply does now)",
+			  file, key, value);
+	else if (!strcmp(base, SYSCTL_GUARD))
+		item_setf(&it->reason, "%s sets %s = %s and shadows earlytune's guard, which apply writes at "
+				       "every boot to /" SYSCTL_GUARD_PATH ": remove %s", file, key, value, file);
+	else if (strcmp(base, SYSCTL_GUARD) > 0)
+		item_setf(&it->reason, "%s sets %s = %s and wins: it sorts after earlytune's guard " SYSCTL_GUARD
+				       ", which cannot override it; edit that file or mask it (ln -s /dev/null "
+				       "/etc/sysctl.d/%s)", file, key, value, base);
+	else
+		item_setf(&it->reason, "%s sets %s = %s and systemd-sysctl applies it after earlytune: "
+				       "earlytune's guard /" SYSCTL_GUARD_PATH ", which apply writes at every boot "
+				       "and sorts after it, is missing or empty (earlytune=0)", file, key, value);
+}
+
 /* A sysctl.d file that systemd-sysctl applies later would undo this item:
  * name it (verify counts it as drift). */
 static void warn_override(struct ctx *c, struct item *it, const char *key, const char *want)
 {
 	char value[128], file[PATH_MAX];
-	const char *base;
 
 	if (sysctl_final(&c->root, key, value, sizeof(value), file, sizeof(file)) <= 0 ||
 	    !strcmp(value, want))
 		return;
 	it->foreign = true;
-	base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	if (!strcmp(base, SYSCTL_GUARD))
-		item_setf(&it->reason, "%s, earlytune's guard, sets %s = %s: it is stale; regenerate it "
-				       "(earlytune sysctl-conf > %s)", file, key, value, file);
-	else if (strcmp(base, SYSCTL_GUARD) > 0)
-		item_setf(&it->reason, "%s sets %s = %s and wins: it sorts after earlytune's guard " SYSCTL_GUARD
-				       ", which cannot override it; edit that file, mask it (ln -s /dev/null "
-				       "/etc/sysctl.d/%s), or install the guard under a name that sorts after it",
-			  file, key, value, base);
-	else
-		item_setf(&it->reason, "%s sets %s = %s and systemd-sysctl applies it after earlytune: "
-				       "install the guard (earlytune sysctl-conf > /etc/sysctl.d/" SYSCTL_GUARD
-				       "), which sorts after it, or change that file", file, key, value);
+	override_reason(it, file, key, value);
 }
 
 /* Why a sysctl file is absent, said from the nearest part of proc/sys the

@@ -219,12 +219,15 @@ int cmd_revert(struct ctx *c)
 {
 	struct records rs = { .lock_fd = -1 };
 	struct plan p = { 0 };
-	int r = state_lock(&rs, &c->root);
+	int r = state_lock(&rs, &c->root), g = 0;
 
 	if (r >= 0)
 		r = state_load(&rs, &c->root);
 	if (r >= 0)
 		r = revert_records(c, &rs, &p);
+	if (r >= 0 && sysctl_guard_scope(c) && (g = sysctl_remove_guard(&c->root)) < 0)
+		log_msg(LOG_ERR, "cannot remove the sysctl guard %s/" SYSCTL_GUARD_PATH ": %s",
+			c->root.is_host ? "" : c->root.dir, strerror(-g));
 	if (r >= 0)
 		r = state_save(&rs, &c->root);
 	if (r < 0)
@@ -232,7 +235,7 @@ int cmd_revert(struct ctx *c)
 			strerror(-r));
 	state_free(&rs);
 	report(c, &p, "revert", true);
-	r = r < 0 ? 1 : exit_code(&p);
+	r = r < 0 || g < 0 ? 1 : exit_code(&p);
 	plan_free(&p);
 	return r;
 }

@@ -29,45 +29,6 @@
 #define NFIELDS 6
 #define LOCK_WAIT_MS 10000
 
-/* A temporary file of root_write_atomic for NAME: ".NAME.XXXXXXXX". */
-static bool temp_of(const char *file, const char *name)
-{
-	size_t n = strlen(name);
-
-	return file[0] == '.' && !strncmp(file + 1, name, n) && file[n + 1] == '.' &&
-	       strlen(file + n + 2) == 8 && strspn(file + n + 2, "0123456789abcdef") == 8;
-}
-
-/* A rewrite killed between its temporary file and the rename (kill -9, a
- * power cut on a persistent /run) leaves .originals.XXXXXXXX (or the run
- * log's .runs.XXXXXXXX, rewritten under the same lock) behind (see
- * create_temp in fileio.c), and nothing else would ever remove it. Only the
- * holder of the lock rewrites the file, so under the lock any such file is
- * a dead run's; the next rewrite removes it (a command that writes nothing,
- * udev's forget of a device without records, does not read the directory).
- * Best effort: litter is no reason to fail a command. */
-static void sweep_temps(const struct root *r)
-{
-	int fd = root_openat(r, STATE_DIR, O_RDONLY | O_DIRECTORY, 0);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		char rel[PATH_MAX];
-
-		if (!temp_of(de->d_name, "originals") && !temp_of(de->d_name, "runs"))
-			continue;
-		if (pathf(rel, sizeof(rel), "%s/%s", STATE_DIR, de->d_name) == 0 && root_unlink(r, rel, 0) == 0)
-			log_msg(LOG_DEBUG, "removed %s, left by a run that died mid-rewrite", rel);
-	}
-	closedir(d);
-}
-
 int state_lock(struct records *rs, const struct root *r)
 {
 	struct timespec ts = { 0, 2 * 1000 * 1000 };
@@ -243,7 +204,7 @@ int state_save(struct records *rs, const struct root *r)
 	int rr;
 
 	if (rs->lock_fd >= 0)
-		sweep_temps(r);
+		root_sweep_temps(r, STATE_DIR, "originals", "runs");
 	for (size_t i = 0; i < rs->n; i++) {
 		fields(&rs->v[i], f);
 		for (int k = 0; k < NFIELDS; k++)

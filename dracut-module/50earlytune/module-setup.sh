@@ -43,7 +43,4 @@ install() {
 		done
 	done
 	inst_hook pre-udev 50 "$moddir/earlytune-pre-udev.sh"
-	# The sysctl guard is for the real root: here earlytune applies the same
-	# values itself, and earlytune=0 must leave the kernel's defaults.
-	rm -f "$initdir/usr/lib/sysctl.d/60-earlytune.conf"
 }
