@@ -362,7 +362,7 @@ mkdir -p "$t/lib/sysctl.d"
 printf 'net.ipv4.tcp_congestion_control = cubic\n' >"$t/lib/sysctl.d/70-vendor.conf"
 check_failed "a later file in /lib/sysctl.d" sysctl net.ipv4.tcp_congestion_control \
 	"/lib/sysctl.d/70-vendor.conf sorts after earlytune's guard"
-rm "$t/lib/sysctl.d/70-vendor.conf"
+rm "$t/lib/sysctl.d/70-vendor.conf" "$t/etc/sysctl.d/10-local.conf"
 ln -s /dev/null "$t/etc/sysctl.d/60-earlytune.conf"
 check_failed "the guard masked in /etc" sysctl net.core.default_qdisc \
 	"/etc/sysctl.d/60-earlytune.conf replaces earlytune's guard, and /usr/lib/sysctl.d/50-default.conf sets fq_codel"
