@@ -18,6 +18,7 @@ struct checks {
 	struct ctx *c;
 	struct strbuf json;
 	unsigned passed, failed;
+	bool generator; /* the image has dracut or initramfs-tools */
 };
 
 _printf_(5, 6) static void said(struct checks *k, const char *check, const char *target, bool ok,
@@ -127,18 +128,16 @@ static void check_files(struct checks *k, const struct want *w, size_t n, const 
 
 static void check_package(struct checks *k)
 {
-	bool generator = false;
-
 	check_files(k, base_files, ARRAY_SIZE(base_files), NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(tools); i++) {
 		const char *at = tools[i].path[0];
 		int a = first_present(&k->c->root, tools[i].path, ARRAY_SIZE(tools[i].path), &at);
 
-		generator |= a > 0 && i < 2;
+		k->generator |= a > 0 && i < 2;
 		if (a != 0)
 			check_files(k, tools[i].files, tools[i].n, tools[i].name);
 	}
-	if (!generator)
+	if (!k->generator)
 		said(k, "files", "initramfs", true,
 		     "no initramfs generator in this image (dracut, initramfs-tools): the unit applies at boot");
 }
@@ -182,6 +181,8 @@ static void check_initrd(struct checks *k, const char *kver)
 		said(k, "initramfs", kver, false, "cannot read the image's /boot: %s", strerror(-r));
 	else if (rep.state == INITRD_CURRENT)
 		said(k, "initramfs", kver, true, "/%s carries earlytune and the current configuration", rep.image);
+	else if (rep.state == INITRD_NONE && !k->generator)
+		said(k, "initramfs", kver, true, "none, and no generator to build one: the unit applies at boot");
 	else
 		said(k, "initramfs", kver, false, "%s%s%s", rep.detail, rep.rebuild ? "; rebuild: " : "",
 		     rep.rebuild ? rep.rebuild : "");

@@ -374,3 +374,11 @@ contains "no kernel: said" "FAIL  kernels   lib/modules: no kernel in this image
 
 check_rc "--image without verify: exit 2" 2 -- "$ET" plan --root "$t" --image
 contains "--image without verify: said" "--image: only with verify"
+
+# an image without initramfs generator boots without one: nothing to carry
+t=$WORK/nogen
+mk_full "$t" itools "$K1"
+rm -r "$t/usr/share/initramfs-tools" "$t/usr/sbin/mkinitramfs" "$t/usr/sbin/update-initramfs" "$t/boot/initrd.img-$K1"
+check_rc "no generator, no initramfs: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
+contains "no generator: said" "pass  files     initramfs: no initramfs generator in this image"
+contains "no generator: the kernel has no initramfs to check" "pass  initramfs $K1: none, and no generator"
