@@ -71,7 +71,8 @@ int image_kernels(const struct root *r, struct kernels *ks)
 		return n;
 	if (ks->err)
 		return ks->err;
-	qsort(ks->v, ks->n, sizeof(*ks->v), by_name);
+	if (ks->n > 1) /* qsort(NULL, 0, ...) is undefined */
+		qsort(ks->v, ks->n, sizeof(*ks->v), by_name);
 	return (int)ks->n;
 }
 

@@ -227,7 +227,7 @@ static void check_kernels(struct checks *k)
 		check_initrd(k, kver);
 		check_cmdline(k, kver);
 	}
-	if (!only && n >= 0)
+	if (!only)
 		kernels_free(&ks);
 	k->c->kernel = saved;
 }
