@@ -200,8 +200,9 @@ static void check_cmdline(struct checks *k, const char *kver)
 	if (r < 0)
 		said(k, "cmdline", kver, false, "cannot tell: %s", strerror(-r));
 	else if (*missing)
-		said(k, "cmdline", kver, false, "not integrated: %s; earlytune cmdline apply --root %s --kernel %s",
-		     missing, k->c->root.dir, kver);
+		said(k, "cmdline", kver, false, "not integrated: %s; earlytune cmdline apply --root %s --kernel %s%s%s",
+		     missing, k->c->root.dir, kver, k->c->platform_opt ? " --platform " : "",
+		     k->c->platform_opt ? k->c->platform_opt : "");
 	else
 		said(k, "cmdline", kver, true, "%s%s", *backend ? "integrated with " : "nothing to add",
 		     backend);

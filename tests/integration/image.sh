@@ -346,6 +346,11 @@ check_rc "[main] platform = aws, applied again: verify --image exits 0" 0 -- "$E
 OUT=$("$ET" verify --json --root "$t" --image 2>/dev/null)
 eq "verify --image --json carries the platform" "$(jget 'j["platform"]["name"], j["platform"]["how"]')" "aws given"
 
+t=$WORK/gcefull
+mk_full "$t" itools "$K1"
+check_rc "--platform gce: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image --platform gce
+contains "--platform gce: the advice repeats it" "not integrated: $NVME; earlytune cmdline apply --root $t --kernel $K1 --platform gce"
+
 # the sysctl guard: a file sorting after 60-earlytune.conf that resets it
 t=$WORK/shadow
 mk_full "$t" itools "$K1"
