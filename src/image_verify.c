@@ -49,18 +49,22 @@ _printf_(5, 6) static void said(struct checks *k, const char *check, const char 
 
 /* ---- the package's files -------------------------------------------------- */
 
-/* A file the package installs, where either path may hold it (a split /usr
- * image has /lib, a merged one links it to /usr/lib). */
+/* A file the package installs, where any of its paths may hold it (a split
+ * /usr image has /lib, a merged one links it to /usr/lib; make install
+ * PREFIX=/usr/local puts what systemd and udev also read there). */
 struct want {
-	const char *what, *path[2];
+	const char *what, *path[3];
 };
 
 static const struct want base_files[] = {
-	{ "binary", { "usr/sbin/earlytune" } },
-	{ "udev rule", { "usr/lib/udev/rules.d/70-earlytune.rules", "lib/udev/rules.d/70-earlytune.rules" } },
-	{ "unit", { "usr/lib/systemd/system/earlytune.service", "lib/systemd/system/earlytune.service" } },
+	{ "binary", { "usr/sbin/earlytune", "usr/local/sbin/earlytune" } },
+	{ "udev rule", { "usr/lib/udev/rules.d/70-earlytune.rules", "lib/udev/rules.d/70-earlytune.rules",
+			 "usr/local/lib/udev/rules.d/70-earlytune.rules" } },
+	{ "unit", { "usr/lib/systemd/system/earlytune.service", "lib/systemd/system/earlytune.service",
+		    "usr/local/lib/systemd/system/earlytune.service" } },
 	{ "preset", { "usr/lib/systemd/system-preset/80-earlytune.preset",
-		      "lib/systemd/system-preset/80-earlytune.preset" } },
+		      "lib/systemd/system-preset/80-earlytune.preset",
+		      "usr/local/lib/systemd/system-preset/80-earlytune.preset" } },
 };
 static const struct want dracut_files[] = {
 	{ "dracut module", { "usr/lib/dracut/modules.d/50earlytune/module-setup.sh",
@@ -80,7 +84,10 @@ static const struct want kinstall_files[] = {
 				     "lib/kernel/install.d/50-earlytune.install" } },
 };
 
-/* The tools whose presence asks for a part of the package. */
+/* The tools whose presence asks for a part of the package. Debian builds
+ * a kernel's initramfs from /etc/kernel/postinst.d (initramfs-tools' or
+ * dracut's hook there): earlytune's hook runs beside them. Fedora has the
+ * directory (dkms, akmods) but uses kernel-install. */
 static const struct tool {
 	const char *name, *path[3];
 	const struct want *files;
@@ -90,7 +97,8 @@ static const struct tool {
 	  dracut_files, ARRAY_SIZE(dracut_files) },
 	{ "initramfs-tools", { "usr/sbin/mkinitramfs", "usr/share/initramfs-tools/hook-functions" },
 	  itools_files, ARRAY_SIZE(itools_files) },
-	{ "kernel postinst.d", { "etc/kernel/postinst.d" }, postinst_files, ARRAY_SIZE(postinst_files) },
+	{ "kernel postinst.d", { "etc/kernel/postinst.d/initramfs-tools", "etc/kernel/postinst.d/dracut" },
+	  postinst_files, ARRAY_SIZE(postinst_files) },
 	{ "kernel-install", { "usr/bin/kernel-install", "usr/lib/kernel/install.d" },
 	  kinstall_files, ARRAY_SIZE(kinstall_files) },
 };

@@ -205,12 +205,14 @@ mk_full() {
 	install -D -m 0755 "$_src/hook/50-earlytune.install" "$_f/usr/lib/kernel/install.d/50-earlytune.install"
 	if [ "$_g" = dracut ]; then
 		install -D -m 0755 /dev/null "$_f/usr/bin/dracut"
+		install -D -m 0755 /dev/null "$_f/etc/kernel/postinst.d/dracut"
 		for _m in module-setup.sh earlytune-pre-udev.sh; do
 			install -D -m 0755 "$_src/dracut-module/50earlytune/$_m" "$_f/usr/lib/dracut/modules.d/50earlytune/$_m"
 		done
 	else
 		install -D -m 0755 /dev/null "$_f/usr/sbin/mkinitramfs"
 		install -D -m 0755 /dev/null "$_f/usr/sbin/update-initramfs"
+		install -D -m 0755 /dev/null "$_f/etc/kernel/postinst.d/initramfs-tools"
 		install -D -m 0755 "$_src/initramfs-tools/hooks/earlytune" "$_f/usr/share/initramfs-tools/hooks/earlytune"
 		install -D -m 0755 "$_src/initramfs-tools/scripts/init-top/earlytune" \
 			"$_f/usr/share/initramfs-tools/scripts/init-top/earlytune"
@@ -268,6 +270,31 @@ mk_full "$t" itools "$K1"
 rm "$t/usr/sbin/earlytune"
 check_rc "no binary: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image
 contains "no binary: named" "FAIL  files     binary: /usr/sbin/earlytune missing"
+
+# Fedora: dracut through kernel-install, /etc/kernel/postinst.d for dkms
+# only; the RPM has no Debian kernel hook
+t=$WORK/fedora
+mk_full "$t" dracut "$K1"
+rm "$t/etc/kernel/postinst.d/earlytune" "$t/etc/kernel/postinst.d/dracut"
+install -D -m 0755 /dev/null "$t/etc/kernel/postinst.d/dkms"
+check_rc "Fedora-like image without the Debian hook: exit 0" 0 -- "$ET" verify --root "$t" --image
+lacks "Fedora-like image: no postinst.d hook asked for" "kernel postinst hook"
+contains "Fedora-like image: the kernel-install plugin is" "pass  files     kernel-install plugin"
+
+# PREFIX=/usr/local: systemd and udev read /usr/local/lib too
+t=$WORK/local
+mk_full "$t" itools "$K1"
+for _p in sbin/earlytune lib/udev/rules.d/70-earlytune.rules lib/systemd/system/earlytune.service \
+	lib/systemd/system-preset/80-earlytune.preset; do
+	mkdir -p "$(dirname "$t/usr/local/$_p")"
+	mv "$t/usr/$_p" "$t/usr/local/$_p"
+done
+ln -sf /usr/local/lib/systemd/system/earlytune.service "$t/etc/systemd/system/sysinit.target.wants/earlytune.service"
+# (exit 1: initrd.c looks for the binary at /usr/sbin/earlytune in the initramfs)
+OUT=$("$ET" verify --root "$t" --image 2>&1)
+contains "PREFIX=/usr/local: the binary" "pass  files     binary: /usr/local/sbin/earlytune"
+contains "PREFIX=/usr/local: the unit enabled" "pass  unit      earlytune.service: enabled"
+eq "PREFIX=/usr/local: no file check fails" "$(printf '%s\n' "$OUT" | grep -c '^FAIL  files')" 0
 
 t=$WORK/noudev
 mk_full "$t" itools "$K1"
