@@ -196,7 +196,7 @@ EXAMPLES   := $(notdir $(wildcard examples/*.conf))
 INSTALLED  := $(PREFIX)/sbin/earlytune $(UDEVDIR)/rules.d/70-earlytune.rules \
 	      $(DRACUTDIR)/50earlytune/module-setup.sh $(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh \
 	      $(ITDIR)/hooks/earlytune $(ITDIR)/scripts/init-top/earlytune \
-	      $(KINSTDIR)/50-earlytune.install /etc/kernel/postinst.d/earlytune \
+	      $(KINSTDIR)/95-earlytune.install /etc/kernel/postinst.d/zz-earlytune \
 	      $(SYSTEMDDIR)/earlytune.service $(SYSTEMDDIR)/sysinit.target.wants/earlytune.service \
 	      $(SYSTEMDDIR)/earlytune-verify.service $(SYSTEMDDIR)/earlytune-verify.timer \
 	      $(DOCDIR)/examples/earlytune.rules.yml $(EXAMPLES:%=$(DOCDIR)/examples/%) \
@@ -209,8 +209,8 @@ install: $(BUILD)/earlytune
 	install -D -m 0755 dracut-module/50earlytune/earlytune-pre-udev.sh $(DESTDIR)$(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh
 	install -D -m 0755 initramfs-tools/hooks/earlytune $(DESTDIR)$(ITDIR)/hooks/earlytune
 	install -D -m 0755 initramfs-tools/scripts/init-top/earlytune $(DESTDIR)$(ITDIR)/scripts/init-top/earlytune
-	install -D -m 0755 hook/50-earlytune.install $(DESTDIR)$(KINSTDIR)/50-earlytune.install
-	install -D -m 0755 hook/earlytune.postinst $(DESTDIR)/etc/kernel/postinst.d/earlytune
+	install -D -m 0755 hook/95-earlytune.install $(DESTDIR)$(KINSTDIR)/95-earlytune.install
+	install -D -m 0755 hook/zz-earlytune.postinst $(DESTDIR)/etc/kernel/postinst.d/zz-earlytune
 	install -D -m 0644 hook/earlytune.service $(DESTDIR)$(SYSTEMDDIR)/earlytune.service
 	mkdir -p $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants
 	ln -sf ../earlytune.service $(DESTDIR)$(SYSTEMDDIR)/sysinit.target.wants/earlytune.service

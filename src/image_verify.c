@@ -76,12 +76,14 @@ static const struct want itools_files[] = {
 	{ "initramfs-tools hook", { "usr/share/initramfs-tools/hooks/earlytune" } },
 	{ "initramfs-tools script", { "usr/share/initramfs-tools/scripts/init-top/earlytune" } },
 };
+/* After the generators' own hooks, so that the image they built is read. */
 static const struct want postinst_files[] = {
-	{ "kernel postinst hook", { "etc/kernel/postinst.d/earlytune" } },
+	{ "kernel postinst hook", { "etc/kernel/postinst.d/zz-earlytune" } },
 };
 static const struct want kinstall_files[] = {
-	{ "kernel-install plugin", { "usr/lib/kernel/install.d/50-earlytune.install",
-				     "lib/kernel/install.d/50-earlytune.install" } },
+	{ "kernel-install plugin", { "usr/lib/kernel/install.d/95-earlytune.install",
+				     "lib/kernel/install.d/95-earlytune.install",
+				     "usr/local/lib/kernel/install.d/95-earlytune.install" } },
 };
 
 /* The tools whose presence asks for a part of the package. Debian builds

@@ -6,6 +6,7 @@
  * unused until the boot leaves the initramfs, and nothing else says so.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,7 +252,7 @@ static void verdict(const struct cmp *m, const char *comp, int wr, struct initrd
 	}
 }
 
-static int compare(const struct root *r, const unsigned char *img, size_t len, struct initrd_report *rep)
+static int compare(const struct root *r, int fd, struct initrd_report *rep)
 {
 	struct cmp *m = calloc(1, sizeof(*m));
 	struct cpio_sink sink = { sink_begin, sink_chunk, sink_end, m };
@@ -262,9 +263,11 @@ static int compare(const struct root *r, const unsigned char *img, size_t len, s
 		return -ENOMEM;
 	n = load_root(m, r);
 	if (n >= 0) {
-		n = initrd_walk(img, len, &sink, &comp);
-		verdict(m, comp, n, rep);
-		n = n == -ENOMEM ? n : 0;
+		n = initrd_walk_fd(fd, &sink, &comp);
+		if (n == -EBADMSG || n == -EFBIG || n == -EPROTONOSUPPORT || n >= 0) {
+			verdict(m, comp, n, rep);
+			n = 0;
+		}
 	}
 	for (size_t i = 0; i < m->n; i++)
 		free(m->v[i].data);
@@ -274,7 +277,8 @@ static int compare(const struct root *r, const unsigned char *img, size_t len, s
 
 int initrd_check(const struct root *r, const char *kver, struct initrd_report *rep)
 {
-	_cleanup_(freep) char *img = NULL;
+	_cleanup_(closep) int fd = -1;
+	struct stat st;
 	int n;
 
 	*rep = (struct initrd_report){ .state = INITRD_NONE };
@@ -287,14 +291,16 @@ int initrd_check(const struct root *r, const char *kver, struct initrd_report *r
 		snprintf(rep->detail, sizeof(rep->detail), "no initramfs for kernel %s", *kver ? kver : "(unknown)");
 		return n;
 	}
-	n = root_read_file(r, rep->image, &img, INITRD_MAX_IMAGE);
-	if (n == -EFBIG) {
+	fd = root_openat(r, rep->image, O_RDONLY, 0);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size > INITRD_MAX_IMAGE) {
 		rep->state = INITRD_UNREADABLE;
-		snprintf(rep->detail, sizeof(rep->detail), "/%s is larger than %u MiB", rep->image,
-			 INITRD_MAX_IMAGE >> 20);
+		snprintf(rep->detail, sizeof(rep->detail), S_ISREG(st.st_mode) ? "/%s is larger than %u MiB"
+					   : "/%s is not a regular file", rep->image, INITRD_MAX_IMAGE >> 20);
 		return 0;
 	}
-	if (n < 0)
-		return n;
-	return compare(r, (const unsigned char *)img, (size_t)n, rep);
+	return compare(r, fd, rep);
 }

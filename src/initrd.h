@@ -4,7 +4,8 @@
  * archives, uncompressed (the early-microcode prefix) or gzip/xz/lzma/zstd
  * compressed. initrd_check says whether the image of a kernel carries the
  * root's earlytune binary and configuration (initrd.c); initrd_walk is the
- * reader under it (initrd_cpio.c).
+ * reader under it (initrd_cpio.c), which streams: only a window of the image
+ * and the files compared are in memory.
  */
 #pragma once
 
@@ -32,7 +33,7 @@ struct initrd_report {
 int initrd_check(const struct root *r, const char *kver, struct initrd_report *rep);
 
 /* ---- initrd_cpio.c: the reader ---- */
-#define INITRD_MAX_IMAGE (512u << 20)  /* bytes of image read */
+#define INITRD_MAX_IMAGE (1024u << 20) /* bytes of image read */
 #define INITRD_MAX_OUTPUT (2ull << 30) /* bytes decompressed: a bomb stops here */
 
 /* What the reader hands over: each entry (name without "./" or "/"), and
@@ -47,3 +48,6 @@ struct cpio_sink {
  * INITRD_MAX_OUTPUT), -EPROTONOSUPPORT (a compression not linked: its name
  * in *comp), -ENOMEM. */
 int initrd_walk(const unsigned char *img, size_t len, const struct cpio_sink *sink, const char **comp);
+/* The same from a file, read in windows of 256 KiB; also the read's -errno,
+ * and -EFBIG past INITRD_MAX_IMAGE. */
+int initrd_walk_fd(int fd, const struct cpio_sink *sink, const char **comp);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "initrd.h"
@@ -194,91 +195,127 @@ static int emit(struct cpio *c, const unsigned char *p, size_t n)
 	return r < 0 ? r : used < n ? -EBADMSG : 0;
 }
 
-static int run_gzip(const unsigned char *in, size_t len, size_t *used, struct cpio *c, unsigned char *out)
+/* The image, in windows: the whole of a buffer, or a file read by pieces,
+ * so that only WINDOW bytes of it are in memory at a time. */
+struct src {
+	int fd;                  /* -1: p[0..len) is all of it */
+	unsigned char *buf;      /* a file's window */
+	const unsigned char *p;  /* the window */
+	size_t len, pos;         /* bytes in the window; of them, consumed */
+	unsigned long long read; /* bytes of the file read */
+	bool eof;                /* nothing of the image is past the window */
+};
+
+#define WINDOW (256u << 10)
+
+/* At least want unconsumed bytes in the window, unless the image ends first. */
+static int src_fill(struct src *s, size_t want)
+{
+	if (s->eof || s->len - s->pos >= want)
+		return 0;
+	memmove(s->buf, s->buf + s->pos, s->len - s->pos);
+	s->len -= s->pos;
+	s->pos = 0;
+	while (s->len < WINDOW && !s->eof) {
+		ssize_t n = read(s->fd, s->buf + s->len, WINDOW - s->len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		s->eof = n == 0;
+		s->len += (size_t)n;
+		s->read += (unsigned long long)n;
+		if (s->read > INITRD_MAX_IMAGE)
+			return -EFBIG;
+	}
+	return 0;
+}
+
+static int run_gzip(struct src *s, struct cpio *c, unsigned char *out)
 {
 	z_stream z = { 0 };
-	int zr, r = 0;
+	int zr = Z_OK, r = 0;
 
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
 		return -ENOMEM;
-	z.next_in = (unsigned char *)in;
-	z.avail_in = (uInt)len;
-	do {
+	while (r >= 0 && zr != Z_STREAM_END && (r = src_fill(s, 1)) >= 0) {
+		z.next_in = (unsigned char *)s->p + s->pos;
+		z.avail_in = (uInt)(s->len - s->pos);
 		z.next_out = out;
 		z.avail_out = OUTBUF;
 		zr = inflate(&z, Z_NO_FLUSH);
+		s->pos = s->len - z.avail_in;
 		if (zr != Z_OK && zr != Z_STREAM_END)
-			r = zr == Z_MEM_ERROR ? -ENOMEM : -EBADMSG;
+			r = zr == Z_MEM_ERROR ? -ENOMEM : -EBADMSG; /* Z_BUF_ERROR: truncated */
 		else
 			r = emit(c, out, OUTBUF - z.avail_out);
-	} while (r >= 0 && zr != Z_STREAM_END);
-	*used = len - z.avail_in;
+	}
 	inflateEnd(&z);
 	return r;
 }
 
-static int run_lzma(const unsigned char *in, size_t len, size_t *used, struct cpio *c, unsigned char *out,
-		    bool alone)
+static int run_lzma(struct src *s, struct cpio *c, unsigned char *out, bool alone)
 {
-	lzma_stream s = LZMA_STREAM_INIT;
-	lzma_ret lr = alone ? lzma_alone_decoder(&s, XZ_MEMLIMIT) : lzma_stream_decoder(&s, XZ_MEMLIMIT, 0);
+	lzma_stream z = LZMA_STREAM_INIT;
+	lzma_ret lr = alone ? lzma_alone_decoder(&z, XZ_MEMLIMIT) : lzma_stream_decoder(&z, XZ_MEMLIMIT, 0);
 	int r = 0;
 
 	if (lr != LZMA_OK)
 		return -ENOMEM;
-	s.next_in = in;
-	s.avail_in = len;
-	do {
-		s.next_out = out;
-		s.avail_out = OUTBUF;
-		lr = lzma_code(&s, LZMA_FINISH);
+	while (r >= 0 && lr != LZMA_STREAM_END && (r = src_fill(s, 1)) >= 0) {
+		z.next_in = s->p + s->pos;
+		z.avail_in = s->len - s->pos;
+		z.next_out = out;
+		z.avail_out = OUTBUF;
+		lr = lzma_code(&z, s->eof ? LZMA_FINISH : LZMA_RUN);
+		s->pos = s->len - z.avail_in;
 		if (lr != LZMA_OK && lr != LZMA_STREAM_END)
 			r = lr == LZMA_MEM_ERROR ? -ENOMEM : lr == LZMA_MEMLIMIT_ERROR ? -EFBIG : -EBADMSG;
 		else
-			r = emit(c, out, OUTBUF - s.avail_out);
-	} while (r >= 0 && lr != LZMA_STREAM_END);
-	*used = len - s.avail_in;
-	lzma_end(&s);
+			r = emit(c, out, OUTBUF - z.avail_out);
+	}
+	lzma_end(&z);
 	return r;
 }
 
-static int run_xz(const unsigned char *in, size_t len, size_t *used, struct cpio *c, unsigned char *out)
+static int run_xz(struct src *s, struct cpio *c, unsigned char *out)
 {
-	return run_lzma(in, len, used, c, out, false);
+	return run_lzma(s, c, out, false);
 }
 
-static int run_lzma_alone(const unsigned char *in, size_t len, size_t *used, struct cpio *c, unsigned char *out)
+static int run_lzma_alone(struct src *s, struct cpio *c, unsigned char *out)
 {
-	return run_lzma(in, len, used, c, out, true);
+	return run_lzma(s, c, out, true);
 }
 
 /* One frame: a frame after it is another compressed stream of the image. */
-static int run_zstd(const unsigned char *in, size_t len, size_t *used, struct cpio *c, unsigned char *out)
+static int run_zstd(struct src *s, struct cpio *c, unsigned char *out)
 {
 	ZSTD_DStream *z = ZSTD_createDStream();
-	ZSTD_inBuffer ib = { in, len, 0 };
 	size_t zr = 1;
 	int r = 0;
 
 	if (!z)
 		return -ENOMEM;
-	while (r >= 0 && zr) {
+	while (r >= 0 && zr && (r = src_fill(s, 1)) >= 0) {
+		ZSTD_inBuffer ib = { s->p, s->len, s->pos };
 		ZSTD_outBuffer ob = { out, OUTBUF, 0 };
 
 		zr = ZSTD_decompressStream(z, &ob, &ib);
+		s->pos = ib.pos;
 		if (ZSTD_isError(zr))
 			r = -EBADMSG;
 		else
 			r = emit(c, out, ob.pos);
-		if (r >= 0 && zr && ib.pos == ib.size && ob.pos < OUTBUF)
+		if (r >= 0 && zr && s->eof && s->pos == s->len && ob.pos < OUTBUF)
 			r = -EBADMSG; /* truncated */
 	}
-	*used = ib.pos;
 	ZSTD_freeDStream(z);
 	return r;
 }
 
-typedef int codec_fn(const unsigned char *in, size_t len, size_t *used, struct cpio *c, unsigned char *out);
+typedef int codec_fn(struct src *s, struct cpio *c, unsigned char *out);
 static const struct codec {
 	const char *name;
 	unsigned char magic[6];
@@ -295,13 +332,15 @@ static const struct codec {
 	{ "lzo", { 0x89, 'L', 'Z', 'O' }, 4, NULL },
 };
 
-/* The compressed stream at in: its archives go to the sink. */
-static int decompress(const unsigned char *in, size_t len, const struct cpio_sink *sink,
-		      unsigned long long *total, size_t *used, const char **comp)
+/* The compressed stream at the window's start: its archives go to the sink. */
+static int decompress(struct src *s, const struct cpio_sink *sink, unsigned long long *total, const char **comp)
 {
+	const unsigned char *in = s->p + s->pos;
+	size_t len = s->len - s->pos;
+	unsigned long long start = s->read - len; /* where it starts in the image */
 	struct cpio *c;
 	unsigned char *out;
-	int r = -EBADMSG;
+	int r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(codecs); i++) {
 		const struct codec *k = &codecs[i];
@@ -316,23 +355,25 @@ static int decompress(const unsigned char *in, size_t len, const struct cpio_sin
 		r = c && out ? 0 : -ENOMEM;
 		if (r == 0) {
 			*c = (struct cpio){ .sink = sink, .total = total };
-			r = k->run(in, len, used, c, out);
+			r = k->run(s, c, out);
 		}
-		if (r == 0 && !cpio_complete(c))
-			r = -EBADMSG; /* the stream ended inside an entry */
+		if (r == 0 && (!cpio_complete(c) || s->read - (s->len - s->pos) == start))
+			r = -EBADMSG; /* the stream ended inside an entry, or took nothing */
 		free(out);
 		free(c);
 		return r;
 	}
-	return r;
+	return -EBADMSG;
 }
 
-int initrd_walk(const unsigned char *img, size_t len, const struct cpio_sink *sink, const char **comp)
+/* The kernel's order: archives and NUL padding as they are, and at any other
+ * byte a compressed stream, after which the image goes on. */
+static int walk(struct src *s, const struct cpio_sink *sink, const char **comp)
 {
 	unsigned long long total = 0;
 	struct cpio *raw = calloc(1, sizeof(*raw));
 	const char *dummy;
-	size_t pos = 0, used;
+	size_t used;
 	int r = raw ? 0 : -ENOMEM;
 
 	if (!comp)
@@ -340,20 +381,35 @@ int initrd_walk(const unsigned char *img, size_t len, const struct cpio_sink *si
 	*comp = NULL;
 	if (raw)
 		*raw = (struct cpio){ .sink = sink, .total = &total };
-	while (r >= 0 && pos < len) {
-		raw->off = pos;
-		r = cpio_feed(raw, img + pos, len - pos, &used);
-		pos += used;
-		if (r >= 0 && pos < len) {
-			used = 0;
-			r = decompress(img + pos, len - pos, sink, &total, &used, comp);
-			if (r >= 0 && !used)
-				r = -EBADMSG;
-			pos += used;
-		}
+	while (r >= 0 && (r = src_fill(s, 8)) >= 0 && s->pos < s->len) {
+		raw->off = s->read - (s->len - s->pos);
+		r = cpio_feed(raw, s->p + s->pos, s->len - s->pos, &used);
+		s->pos += used;
+		if (r >= 0 && raw->stop && (r = src_fill(s, 8)) >= 0)
+			r = decompress(s, sink, &total, comp);
 	}
 	if (r >= 0 && !cpio_complete(raw))
 		r = -EBADMSG;
 	free(raw);
+	return r;
+}
+
+int initrd_walk(const unsigned char *img, size_t len, const struct cpio_sink *sink, const char **comp)
+{
+	struct src s = { .fd = -1, .p = img, .len = len, .read = len, .eof = true };
+
+	return walk(&s, sink, comp);
+}
+
+int initrd_walk_fd(int fd, const struct cpio_sink *sink, const char **comp)
+{
+	struct src s = { .fd = fd, .buf = malloc(WINDOW) };
+	int r;
+
+	if (!s.buf)
+		return -ENOMEM;
+	s.p = s.buf;
+	r = walk(&s, sink, comp);
+	free(s.buf);
 	return r;
 }

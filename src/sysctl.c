@@ -122,10 +122,14 @@ int sysctl_write_guard(const struct root *r, const struct config *cfg)
 	return rr;
 }
 
-/* revert: what the guard pins goes back too, should systemd-sysctl run again. */
+/* revert: what the guard pins goes back too, should systemd-sysctl run again.
+ * The caller holds the state lock. */
 int sysctl_remove_guard(const struct root *r)
 {
-	int rr = root_unlink(r, SYSCTL_GUARD_PATH, 0);
+	int rr;
+
+	root_sweep_temps(r, "run/sysctl.d", SYSCTL_GUARD, NULL);
+	rr = root_unlink(r, SYSCTL_GUARD_PATH, 0);
 
 	return rr == -ENOENT || rr == -ENOTDIR ? 0 : rr;
 }

@@ -36,6 +36,11 @@ trap finish EXIT
 t0=$(date +%s)
 "$here/mkroot.sh" "$ROOT" || { fail "build the Debian root (debootstrap)"; exit; }
 echo "# root ready in $(($(date +%s) - t0)) s"
+# A cached root keeps what older installs put there and this one no longer
+# does: the sysctl guard frozen at install time (now written to /run at every
+# boot: the qdisc check below proves that one) and the hooks' old names.
+rm -f "$ROOT/usr/lib/sysctl.d/60-earlytune.conf" "$ROOT/etc/kernel/postinst.d/earlytune" \
+	"$ROOT/usr/lib/kernel/install.d/50-earlytune.install"
 make -s -C "$top" install DESTDIR="$ROOT" PREFIX=/usr BUILD="$build" || { fail "make install into the root"; exit; }
 install -D -m 0755 "$here/99ettest/module-setup.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/module-setup.sh"
 install -D -m 0755 "$here/99ettest/ettest.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/ettest.sh"
@@ -72,15 +77,15 @@ kernels=$(cd "$ROOT/lib/modules" && ls | sort -V)
 # The kernel hooks, run the way Debian and kernel-install run them.
 hooks() { # KVER
 	local k=$1 out
-	out=$(chroot "$ROOT" /etc/kernel/postinst.d/earlytune "$k" 2>&1)
+	out=$(chroot "$ROOT" /etc/kernel/postinst.d/zz-earlytune "$k" 2>&1)
 	case $out in *"has no module"* | *"cannot tell"* | *"not installed"*) fail "$k: postinst hook finds every needed module" "$out" ;;
 	*) pass "$k: postinst hook finds every needed module" ;; esac
-	out=$(chroot "$ROOT" /etc/kernel/postinst.d/earlytune 9.9.9-missing 2>&1)
+	out=$(chroot "$ROOT" /etc/kernel/postinst.d/zz-earlytune 9.9.9-missing 2>&1)
 	# No /lib/modules/9.9.9-missing: which modules it has is unknown, said so.
 	case $out in *"kernel 9.9.9-missing is not installed: no /lib/modules/9.9.9-missing"*"may lack modules"*)
 		pass "postinst hook names the modules it cannot find for a kernel" ;;
 	*) fail "postinst hook names the modules it cannot find for a kernel" "$out" ;; esac
-	out=$(chroot "$ROOT" /usr/lib/kernel/install.d/50-earlytune.install add "$k" "/boot/vmlinuz-$k" 2>&1; echo "rc=$?")
+	out=$(chroot "$ROOT" /usr/lib/kernel/install.d/95-earlytune.install add "$k" "/boot/vmlinuz-$k" 2>&1; echo "rc=$?")
 	case $out in *"has no module"* | *"cannot tell"* | *"not installed"* | *"rc=0"*"rc="*) fail "$k: kernel-install plugin" "$out" ;;
 	*rc=0) pass "$k: kernel-install plugin passes and finds the modules" ;;
 	*) fail "$k: kernel-install plugin" "$out" ;; esac

@@ -201,8 +201,8 @@ mk_full() {
 	install -D -m 0644 "$_src/hook/earlytune.service" "$_f/usr/lib/systemd/system/earlytune.service"
 	mkdir -p "$_f/usr/lib/systemd/system-preset"
 	echo "enable earlytune.service" >"$_f/usr/lib/systemd/system-preset/80-earlytune.preset"
-	install -D -m 0755 "$_src/hook/earlytune.postinst" "$_f/etc/kernel/postinst.d/earlytune"
-	install -D -m 0755 "$_src/hook/50-earlytune.install" "$_f/usr/lib/kernel/install.d/50-earlytune.install"
+	install -D -m 0755 "$_src/hook/zz-earlytune.postinst" "$_f/etc/kernel/postinst.d/zz-earlytune"
+	install -D -m 0755 "$_src/hook/95-earlytune.install" "$_f/usr/lib/kernel/install.d/95-earlytune.install"
 	if [ "$_g" = dracut ]; then
 		install -D -m 0755 /dev/null "$_f/usr/bin/dracut"
 		install -D -m 0755 /dev/null "$_f/etc/kernel/postinst.d/dracut"
@@ -275,7 +275,7 @@ contains "no binary: named" "FAIL  files     binary: /usr/sbin/earlytune missing
 # only; the RPM has no Debian kernel hook
 t=$WORK/fedora
 mk_full "$t" dracut "$K1"
-rm "$t/etc/kernel/postinst.d/earlytune" "$t/etc/kernel/postinst.d/dracut"
+rm "$t/etc/kernel/postinst.d/zz-earlytune" "$t/etc/kernel/postinst.d/dracut"
 install -D -m 0755 /dev/null "$t/etc/kernel/postinst.d/dkms"
 check_rc "Fedora-like image without the Debian hook: exit 0" 0 -- "$ET" verify --root "$t" --image
 lacks "Fedora-like image: no postinst.d hook asked for" "kernel postinst hook"
@@ -309,8 +309,8 @@ check_failed "no initramfs-tools hook" files "initramfs-tools hook" \
 
 t=$WORK/nopostinst
 mk_full "$t" itools "$K1"
-rm "$t/etc/kernel/postinst.d/earlytune"
-check_failed "no kernel postinst hook" files "kernel postinst hook" "/etc/kernel/postinst.d/earlytune missing"
+rm "$t/etc/kernel/postinst.d/zz-earlytune"
+check_failed "no kernel postinst hook" files "kernel postinst hook" "/etc/kernel/postinst.d/zz-earlytune missing"
 
 t=$WORK/nopreset
 mk_full "$t" itools "$K1"

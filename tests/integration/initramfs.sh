@@ -29,7 +29,9 @@ build() {
 	{
 		if [ "${3:-}" = early ]; then
 			mkdir -p "$WORK/early/kernel/x86/microcode"
-			head -c 1000 /dev/urandom >"$WORK/early/kernel/x86/microcode/GenuineIntel.bin"
+			# larger than the reader's 256 KiB window: the switch to the
+			# compressed stream happens after a refill
+			head -c 300001 /dev/urandom >"$WORK/early/kernel/x86/microcode/GenuineIntel.bin"
 			(cd "$WORK/early" && find . | cpio -o -H newc 2>/dev/null)
 		fi
 		(cd "$WORK/img" && find . | LC_ALL=C sort | cpio -o -H newc 2>/dev/null | $2)
@@ -107,3 +109,20 @@ rm -r "$t/efi"
 # No image at all (a microVM): nothing to check, not a failure.
 check_rc "no initramfs: verify --only initramfs exits 0" 0 -- "$ET" verify --only initramfs --root "$t"
 contains "no initramfs: no item" "0 hold, 0 drifted, 0 unmet, 0 not applicable"
+
+# The kernel hooks check the image after it is built: run-parts runs
+# postinst.d in name order (initramfs-tools' and dracut's hooks build it),
+# kernel-install its plugins in number order (50-dracut builds it,
+# 90-loaderentry copies it into place).
+H=$TESTS_DIR/../hook
+last=$(printf '%s\n' dracut initramfs-tools zz-earlytune | LC_ALL=C sort | tail -1)
+eq "postinst.d: earlytune's hook sorts after initramfs-tools and dracut" "$last" zz-earlytune
+last=$(printf '%s\n' 50-dracut.install 90-loaderentry.install 95-earlytune.install | LC_ALL=C sort | tail -1)
+eq "kernel-install: earlytune's plugin sorts after 50-dracut and 90-loaderentry" "$last" 95-earlytune.install
+grep -q 'install -D -m 0755 hook/zz-earlytune.postinst $(DESTDIR)/etc/kernel/postinst.d/zz-earlytune' "$TESTS_DIR/../Makefile" &&
+	grep -q 'hook/95-earlytune.install $(DESTDIR)$(KINSTDIR)/95-earlytune.install' "$TESTS_DIR/../Makefile"
+eq "make install uses those names" $? 0
+for h in "$H/zz-earlytune.postinst" "$H/95-earlytune.install"; do
+	grep -q 'earlytune verify --only initramfs --kernel' "$h"
+	eq "$(basename "$h") checks the initramfs of the kernel" $? 0
+done

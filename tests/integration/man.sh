@@ -99,7 +99,7 @@ eq "--help pairs the short options (at least 12 found)" "$([ "$(printf '%s\n' "$
 
 # ---- earlytune(8): domains, profiles, backends, classes --------------------------
 domains=$("$ET" --only no-such-domain 2>&1 | after 'domains: ')
-eq "the binary names its domains" "$domains" "modules thp net block"
+eq "the binary names its domains" "$domains" "modules thp net block initramfs"
 in_list "earlytune.8: every domain has its entry under Domains" "$("$TAGS" "$P8" DESCRIPTION Domains)" $domains
 profiles=$("$ET" plan --root "$t" --profile no-such-profile 2>&1 | after 'built-in profiles: ')
 eq "the binary names its profiles" "$(echo $profiles | wc -w)" 2

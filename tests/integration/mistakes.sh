@@ -151,4 +151,4 @@ lacks "verify: no 'is fq, want fq'" "is 'fq', want 'fq'"
 contains "verify: says it holds now but will not stay" "is 'fq' now, but will not stay: "
 mv "$t/etc/sysctl.d/99-custom.conf" "$t/etc/sysctl.d/40-custom.conf"
 OUT=$("$ET" plan --wide --root "$t" --config "$WORK/fq.conf" 2>&1)
-contains "40-custom: the guard is the fix" "/etc/sysctl.d/40-custom.conf sets net.core.default_qdisc = $cur and systemd-sysctl applies it after earlytune: install the guard"
+contains "40-custom: the missing guard is the cause" "/etc/sysctl.d/40-custom.conf sets net.core.default_qdisc = $cur and systemd-sysctl applies it after earlytune: earlytune's guard /run/sysctl.d/60-earlytune.conf, which apply writes at every boot and sorts after it, is missing"
