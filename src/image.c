@@ -97,8 +97,9 @@ void kernels_list(const struct kernels *ks, char *buf, size_t size)
 /* Without a kernel release in the tree (no proc/), the image's only kernel.
  * Returns the count: 1 picked (k->from says so; *where names the directory
  * it was found in), 0 the tree has none (the release stays unknown), more:
- * none picked, all listed in buf; or -errno. Never on the host: its /proc
- * names the running kernel. */
+ * none picked, all listed in buf; or -errno. Never where proc/ names the
+ * running kernel: "/" qualifies only as a chroot without /proc mounted
+ * (an image being built: debootstrap, a package's maintainer script). */
 int kernel_image(struct kernel *k, const struct root *r, char *buf, size_t size, const char **where)
 {
 	struct kernels ks;
@@ -106,7 +107,7 @@ int kernel_image(struct kernel *k, const struct root *r, char *buf, size_t size,
 	int n;
 
 	*buf = '\0';
-	if (r->is_host || k->from)
+	if (k->from)
 		return 0;
 	n = image_kernels(r, &ks);
 	if (n > 1)

@@ -414,3 +414,21 @@ rm -r "$t/usr/share/initramfs-tools" "$t/usr/sbin/mkinitramfs" "$t/usr/sbin/upda
 check_rc "no generator, no initramfs: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
 contains "no generator: said" "pass  files     initramfs: no initramfs generator in this image"
 contains "no generator: the kernel has no initramfs to check" "pass  initramfs $K1: none, and no generator"
+
+# "/" without /proc mounted: a chroot building an image (a package's
+# maintainer script under debootstrap) picks its only kernel too; with
+# /proc mounted it never does. The static binary runs alone in the chroot.
+if [ -z "${SAN:-}" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	t=$WORK/chroot
+	mk_image "$t" "$K1"
+	mkdir -p "$t/proc"
+	cp "$ET_BIN" "$t/usr/sbin/earlytune"
+	OUT=$(unshare -m chroot "$t" /usr/sbin/earlytune plan --json --only thp 2>/dev/null)
+	eq "chroot without /proc: its only kernel" "$(jget 'j["kernel"], j["kernel_from"], j["root"]')" "$K1 image /"
+	mk_image "$t" "$K2"
+	OUT=$(unshare -m sh -c "mount -t proc proc '$t/proc' && chroot '$t' /usr/sbin/earlytune plan --json --only thp" 2>&1)
+	eq "chroot with /proc mounted: the running kernel, two installed no matter" \
+		"$(jget 'j["kernel"] == open("/proc/sys/kernel/osrelease").read().strip(), j["kernel_from"]')" "True proc"
+else
+	echo "# image: chroot checks not run (they need root and unshare, and the static binary)"
+fi
