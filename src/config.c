@@ -55,16 +55,16 @@ static bool valid_ident(const char *s, const char *extra)
 /* [main]: the reader's own section. */
 static int check_main(const char *key, const char *value, char *why, size_t size)
 {
-	if (strcmp(key, "profile")) {
-		char buf[96];
+	char buf[96];
 
-		snprintf(why, size, "unknown key '%s' in [main]%sallowed: profile", key,
-			 did_you_mean(key, "profile", buf, sizeof(buf)));
+	if (!strcmp(key, "platform"))
+		return *value ? platform_check("[main] platform", value, why, size) : 0;
+	if (strcmp(key, "profile")) {
+		snprintf(why, size, "unknown key '%s' in [main]%sallowed: profile platform", key,
+			 did_you_mean(key, "profile platform", buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	if (*value && !profile_text(value)) {
-		char buf[96];
-
 		snprintf(why, size, "unknown profile '%s'%sbuilt-in profiles: %s", value,
 			 did_you_mean(value, profile_names(), buf, sizeof(buf)), profile_names());
 		return -EINVAL;

@@ -181,12 +181,41 @@ struct kernel {
 	bool modules_unknown; /* it is missing from the tree: no fact either way */
 	bool other;       /* --kernel named another release than the running one */
 	const char *unreadable; /* kernel_probe: the file whose read failed (not ENOENT) */
+	/* Where the release came from: "proc" (the tree's /proc), "option"
+	 * (--kernel), "image" (the only kernel installed), NULL: unknown. */
+	const char *from;
 };
 #define KV(a, b) ((unsigned)(a) << 8 | (unsigned)(b))
 int kernel_probe(struct kernel *k, const struct root *r);
 void kernel_target(struct kernel *k, const struct root *r, const char *release);
 int kernel_hypervisor(struct kernel *k, const struct root *r);
 void kernel_free(struct kernel *k);
+
+/* ---- platform.c: the cloud the [cmdline] rules' match.platform is about ---- */
+#define PLATFORM_NAMES "aws gce azure generic"
+struct platform {
+	bool resolved, said;
+	int err;          /* a DMI read failed: from names its file */
+	const char *name; /* one of PLATFORM_NAMES, or NULL: unknown */
+	const char *how;  /* "given", "guessed" or "unknown" */
+	char from[320];   /* --platform, the [main] line, the DMI strings, or why none */
+};
+int platform_check(const char *what, const char *value, char *why, size_t size);
+int platform_resolve(struct platform *p, const struct root *r, const char *option, const char *conf,
+		     const char *conf_from);
+void platform_say(const struct platform *p);
+void json_platform(struct strbuf *sb, const struct platform *p);
+
+/* ---- image.c: the kernels installed in a tree ---- */
+struct kernels {
+	char **v;
+	size_t n;
+	int err;
+};
+int image_kernels(const struct root *r, struct kernels *ks); /* count, or -errno */
+void kernels_list(const struct kernels *ks, char *buf, size_t size);
+void kernels_free(struct kernels *ks);
+int kernel_image(struct kernel *k, const struct root *r, char *buf, size_t size, const char **where);
 
 /* ---- kmod.c: libkmod behind a seam so tests can fake the kernel ---- */
 enum mod_state { MOD_ABSENT, MOD_LIVE, MOD_BUILTIN, MOD_COMING };
@@ -268,6 +297,9 @@ struct ctx {
 	int columns;         /* the table's width; 0: --wide, full lines */
 	const char *prometheus; /* verify --prometheus FILE: absolute, inside the root */
 	long long t0_ns; /* start, for the --boot summary */
+	const char *platform_opt; /* --platform, or NULL */
+	struct platform platform; /* resolved by the first [cmdline] rule that asks */
+	bool image;          /* verify --image: check the tree as an image */
 };
 
 /* A domain's bit in ctx.only (its row in domains.c names it). */
@@ -343,6 +375,7 @@ int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, 
 int cmd_plan(struct ctx *c);
 int cmd_apply(struct ctx *c);
 int cmd_verify(struct ctx *c);
+int cmd_verify_image(struct ctx *c); /* image_verify.c */
 int cmd_revert(struct ctx *c);
 int cmd_forget(struct ctx *c);
 int cmd_modules(struct ctx *c, bool check);
@@ -353,3 +386,4 @@ int cmd_cmdline_suggest(struct ctx *c);
 int cmd_cmdline_apply(struct ctx *c, const char *backend, bool update);
 int cmd_cmdline_remove(struct ctx *c);
 int cmd_cmdline_verify(struct ctx *c);
+int cmdline_missing(struct ctx *c, char **missing, char *backend, size_t size);

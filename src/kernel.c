@@ -39,6 +39,7 @@ static void read_release(struct kernel *k, const struct root *r, int *err)
 	char buf[512], rel[128];
 	int rr = root_read(r, "proc/sys/kernel/osrelease", k->release, sizeof(k->release)), rv;
 
+	k->from = "proc";
 	if (rr > 0)
 		return;
 	rv = root_read(r, "proc/version", buf, sizeof(buf));
@@ -46,6 +47,7 @@ static void read_release(struct kernel *k, const struct root *r, int *err)
 		snprintf(k->release, sizeof(k->release), "%s", rel);
 		return;
 	}
+	k->from = NULL;
 	probe_err(k, err, rr, "proc/sys/kernel/osrelease");
 	probe_err(k, err, rv, "proc/version");
 	snprintf(k->release, sizeof(k->release), "unknown");
@@ -93,6 +95,7 @@ void kernel_target(struct kernel *k, const struct root *r, const char *release)
 
 	if (!strcmp(release, k->release))
 		return;
+	k->from = "option";
 	snprintf(k->release, sizeof(k->release), "%s", release);
 	k->version = 0;
 	parse_version(k);

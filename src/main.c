@@ -28,7 +28,14 @@ static void help_options(void)
 	       "  -i, --ifindex N      one network interface by index (udev's IFINDEX: stable\n"
 	       "                       across renames); implies --only net\n"
 	       "  -I, --iface NAME     one network interface by name; implies --only net\n"
-	       "  -k, --kernel VER     ask about kernel release VER (modules), not the running one\n"
+	       "  -k, --kernel VER     ask about kernel release VER (modules), not the running one;\n"
+	       "                       an image without proc/ has its only kernel picked (several:\n"
+	       "                       give --kernel)\n"
+	       "      --platform P     the cloud for [cmdline] rules' match.platform: aws, gce,\n"
+	       "                       azure or generic (else [main] platform, else guessed from DMI)\n"
+	       "      --image          verify: check --root as an image: package files, unit\n"
+	       "                       enabled, each kernel's initramfs and command line, the\n"
+	       "                       sysctl guard not shadowed\n"
 	       "      --check          modules: warn about each missing module and exit 1\n"
 	       "      --backend B      cmdline apply: the bootloader integration to use\n"
 	       "      --update         cmdline apply: also run update-grub\n"
@@ -156,6 +163,18 @@ static int parse_ifindex(const char *s, int *out)
 static const char *const commands[] = { "plan", "apply", "verify", "revert", "config", "modules",
 					"sysctl-conf", "cmdline", "forget", "status" };
 
+static int set_platform(struct ctx *c, const char *name)
+{
+	char why[256];
+
+	if (platform_check("--platform", name, why, sizeof(why)) < 0) {
+		log_msg(LOG_ERR, "%s", why);
+		return -EINVAL;
+	}
+	c->platform_opt = name;
+	return 0;
+}
+
 /* One option: 0, -EINVAL (said why), or 1 when it was answered (--help). */
 static int parse_option(int ch, struct ctx *c, struct args *a)
 {
@@ -183,6 +202,8 @@ static int parse_option(int ch, struct ctx *c, struct args *a)
 		a->kernel = optarg;
 		return 0;
 	case 'C': a->check = true; return 0;
+	case 'F': return set_platform(c, optarg);
+	case 'G': c->image = true; return 0;
 	case 'B': a->backend = optarg; return 0;
 	case 'U': a->update = true; return 0;
 	case 'W': a->wide = true; return 0;
@@ -244,7 +265,8 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "kernel", required_argument, NULL, 'k' },  { "check", no_argument, NULL, 'C' },
 		{ "backend", required_argument, NULL, 'B' }, { "update", no_argument, NULL, 'U' },
 		{ "diskseq", required_argument, NULL, 'S' }, { "wide", no_argument, NULL, 'W' },
-		{ "prometheus", required_argument, NULL, 'P' },
+		{ "prometheus", required_argument, NULL, 'P' }, { "platform", required_argument, NULL, 'F' },
+		{ "image", no_argument, NULL, 'G' },
 		{ 0 },
 	};
 	int ch, r;
@@ -252,7 +274,12 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:i:I:k:jbvVh", opts, NULL)) >= 0)
 		if ((r = parse_option(ch, c, a)) != 0)
 			return r;
-	return parse_command(argc, argv, a);
+	r = parse_command(argc, argv, a);
+	if (r == 0 && c->image && strcmp(a->command, "verify")) {
+		log_msg(LOG_ERR, "--image: only with verify (earlytune verify --root IMAGE --image)");
+		return -EINVAL;
+	}
+	return r;
 }
 
 /* --json before the options are parsed: a bad option gets its error object too. */
@@ -262,6 +289,27 @@ static bool json_wanted(int argc, char **argv)
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
 			return true;
 	return false;
+}
+
+/* An unbooted image (no proc/): its only kernel, said; several need
+ * --kernel, except for verify --image, which checks each. */
+static int image_kernel(struct ctx *c)
+{
+	char list[1024];
+	const char *where = NULL;
+	int n = kernel_image(&c->kernel, &c->root, list, sizeof(list), &where);
+
+	if (n < 0) {
+		log_msg(LOG_ERR, "cannot list the kernels of %s (lib/modules, boot): %s", c->root.dir, strerror(-n));
+		return EXIT_USAGE;
+	}
+	if (n == 1 && !c->json)
+		log_msg(LOG_NOTICE, "kernel %s: the only one in %s of this image", c->kernel.release, where);
+	if (n > 1 && !c->image) {
+		log_msg(LOG_ERR, "this image has %d kernels: %s; give --kernel", n, list);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
 static int setup(struct ctx *c, const struct args *a)
@@ -287,6 +335,8 @@ static int setup(struct ctx *c, const struct args *a)
 	}
 	if (a->kernel)
 		kernel_target(&c->kernel, &c->root, a->kernel);
+	else if ((r = image_kernel(c)) != EXIT_OK)
+		return r;
 	if (a->profile && !profile_text(a->profile)) {
 		log_msg(LOG_ERR, "--profile: unknown profile '%s'; built-in profiles: %s", a->profile,
 			profile_names());
@@ -341,6 +391,8 @@ static int run(struct ctx *c, const struct args *a)
 	}
 	if (!strcmp(command, "apply"))
 		return cmd_apply(c);
+	if (!strcmp(command, "verify") && c->image)
+		return cmd_verify_image(c);
 	if (!strcmp(command, "verify"))
 		return cmd_verify(c);
 	if (!strcmp(command, "revert"))

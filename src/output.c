@@ -50,12 +50,14 @@ void json_field(struct strbuf *sb, const char *name, const char *value)
 }
 
 /* The start of every command's object: {"version":1,"command":…,"kernel":…
- * (null when the kernel was not read). */
+ * (null when the kernel was not read), "kernel_from": proc, option, image
+ * (its only kernel) or null (unknown). */
 void json_head(struct strbuf *sb, const struct ctx *c, const char *command)
 {
 	sb_printf(sb, "{\"version\":1");
 	json_field(sb, "command", command);
 	json_field(sb, "kernel", *c->kernel.release ? c->kernel.release : NULL);
+	json_field(sb, "kernel_from", c->kernel.from);
 }
 
 static void json_item(struct strbuf *sb, const struct item *it, bool verify)

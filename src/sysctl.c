@@ -13,8 +13,9 @@
 
 #include "earlytune.h"
 
+/* systemd's order; lib/ for split-/usr images (merged ones link it). */
 static const char *const sysctl_dirs[] = { "etc/sysctl.d", "run/sysctl.d", "usr/local/lib/sysctl.d",
-					   "usr/lib/sysctl.d" };
+					   "usr/lib/sysctl.d", "lib/sysctl.d" };
 
 /* "net/core/default_qdisc" and "net.core.default_qdisc" are one key. */
 static bool same_key(const char *a, const char *b)

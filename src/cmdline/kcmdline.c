@@ -33,6 +33,8 @@ static void json_result(const struct ctx *c, const char *command, const char *ba
 	struct strbuf sb = { 0 };
 
 	json_head(&sb, c, command);
+	if (c->platform.resolved)
+		json_platform(&sb, &c->platform);
 	json_field(&sb, "backend", backend);
 	if (wanted)
 		json_words(&sb, "wanted", wanted);
@@ -229,6 +231,26 @@ int cmd_cmdline_remove(struct ctx *c)
 	return r < 0 ? 1 : 0;
 }
 
+/* verify --image: the parameters suggested for c->kernel that no backend
+ * integrates (the record lacks them), space-separated into *missing;
+ * backend the recorded one ("" none). 0, or -errno (logged). */
+int cmdline_missing(struct ctx *c, char **missing, char *backend, size_t size)
+{
+	_cleanup_(freep) char *params = NULL;
+	const struct backend *b = NULL;
+	struct added a = { 0 };
+	int r = wanted_params(c, &params);
+
+	if (r >= 0 && (r = state_loaded(c, &a, &b)) >= 0) {
+		snprintf(backend, size, "%s", a.backend);
+		r = kcmd_missing(a.params, params, missing);
+		if (r < 0)
+			log_msg(LOG_ERR, "cmdline: %s", strerror(-r));
+	}
+	added_free(&a);
+	return r < 0 ? r : 0;
+}
+
 /* Integrated but not booted yet, or suggested but nowhere: exit 1. */
 int cmd_cmdline_verify(struct ctx *c)
 {
@@ -248,6 +270,7 @@ int cmd_cmdline_verify(struct ctx *c)
 		return 1;
 	}
 	json_head(&js, c, "cmdline verify");
+	json_platform(&js, &c->platform);
 	json_field(&js, "backend", *a.backend ? a.backend : NULL);
 	sb_printf(&js, ",\"pending\":[");
 	for (const char *p = a.params; (w = kcmd_word(&p, &n));) {

@@ -19,6 +19,8 @@ static bool param_word(const char *w)
 	return true;
 }
 
+#define CMDLINE_KEYS "add match.platform match.vendor match.product match.disk"
+
 int cmdline_check_key(const char *key, const char *value, char *why, size_t size)
 {
 	char w[WORD_MAX];
@@ -26,11 +28,17 @@ int cmdline_check_key(const char *key, const char *value, char *why, size_t size
 
 	if (!strcmp(key, "match.vendor") || !strcmp(key, "match.product") || !strcmp(key, "match.disk"))
 		return 0;
+	if (!strcmp(key, "match.platform")) {
+		while ((len = next_word(&value, w, sizeof(w))))
+			if (platform_check("[cmdline] match.platform", w, why, size) < 0)
+				return -EINVAL;
+		return 0;
+	}
 	if (strcmp(key, "add")) {
 		char buf[96];
 
-		snprintf(why, size, "unknown key '%s' in [cmdline]%sallowed: add match.vendor match.product match.disk", key,
-			 did_you_mean(key, "add match.vendor match.product match.disk", buf, sizeof(buf)));
+		snprintf(why, size, "unknown key '%s' in [cmdline]%sallowed: " CMDLINE_KEYS, key,
+			 did_you_mean(key, CMDLINE_KEYS, buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	while ((len = next_word(&value, w, sizeof(w))))

@@ -209,25 +209,65 @@ static int disk_hit(const char *w, void *root)
 	return n < 0 ? n : n > 0;
 }
 
-static int disk_present(struct ctx *c, struct suggs *s, const char *globs)
+/* An image has no sys/block: its disks are known only when it boots. A
+ * rule's disks are then assumed (*assumed says so in the reason) rather
+ * than silently never matching: --platform aws on an EC2 image is asked for
+ * exactly the rule that names the NVMe disks EBS gives it. */
+static int disk_present(struct ctx *c, struct suggs *s, const char *globs, bool *assumed)
 {
-	int r = each_word(globs, disk_hit, &c->root);
+	int r = c->root.is_host ? 1 : root_access(&c->root, "sys/block");
 
+	if (r == 0) {
+		*assumed = true;
+		return 1;
+	}
+	if (r > 0)
+		r = each_word(globs, disk_hit, &c->root);
 	if (r < 0)
 		first_err_set(&s->fail, "sys/block", r);
 	return r;
 }
 
-static bool rule_matches(struct ctx *c, struct suggs *s, const char *name)
+/* The platform, given or guessed, once per command; said (once) when a
+ * rule asks for it (the JSON object carries it). 0, or -errno of a DMI
+ * read (s->fail names it). */
+static int platform(struct ctx *c, struct suggs *s, bool say)
 {
+	const struct cfg_entry *e = config_get(&c->cfg, "main", NULL, "platform");
+	_cleanup_(freep) char *from = e && !c->platform.resolved ? config_source(e) : NULL;
+	int r = platform_resolve(&c->platform, &c->root, c->platform_opt, e ? e->value : NULL, from);
+
+	if (r < 0)
+		first_err_set(&s->fail, c->platform.from, r);
+	if (r == 0 && say && !c->platform.said && !c->json) {
+		platform_say(&c->platform);
+		c->platform.said = true;
+	}
+	return r;
+}
+
+static int platform_matches(struct ctx *c, struct suggs *s, const char *list)
+{
+	if (platform(c, s, true) < 0)
+		return -1;
+	return c->platform.name && word_listed(list, c->platform.name);
+}
+
+static bool rule_matches(struct ctx *c, struct suggs *s, const char *name, bool *assumed)
+{
+	const struct cfg_entry *pf = config_get(&c->cfg, "cmdline", name, "match.platform");
 	const struct cfg_entry *v = config_get(&c->cfg, "cmdline", name, "match.vendor");
 	const struct cfg_entry *p = config_get(&c->cfg, "cmdline", name, "match.product");
 	const struct cfg_entry *d = config_get(&c->cfg, "cmdline", name, "match.disk");
 
-	return (!v || dmi_matches(c, s, "sys_vendor", v->value) > 0) &&
+	*assumed = false;
+	return (!pf || platform_matches(c, s, pf->value) > 0) &&
+	       (!v || dmi_matches(c, s, "sys_vendor", v->value) > 0) &&
 	       (!p || dmi_matches(c, s, "product_name", p->value) > 0) &&
-	       (!d || disk_present(c, s, d->value) > 0);
+	       (!d || disk_present(c, s, d->value, assumed) > 0);
 }
+
+#define DISKS_ASSUMED " (match.disk assumed: this image has no sys/block; its disks are known when it boots)"
 
 /* [cmdline "NAME"] rules whose matches hold, and [cmdline] add. */
 static void suggest_rules(struct ctx *c, struct suggs *s)
@@ -236,9 +276,10 @@ static void suggest_rules(struct ctx *c, struct suggs *s)
 		const struct cfg_entry *e = &c->cfg.v[i];
 		char w[WORD_MAX];
 		const char *p;
+		bool assumed;
 
 		if (strcmp(e->section, "cmdline") || strcmp(e->key, "add") ||
-		    config_get(&c->cfg, "cmdline", e->name, "add") != e || !rule_matches(c, s, e->name))
+		    config_get(&c->cfg, "cmdline", e->name, "add") != e || !rule_matches(c, s, e->name, &assumed))
 			continue;
 		/* The words were checked (< WORD_MAX) when the configuration was read. */
 		for (p = e->value; next_word(&p, w, sizeof(w));) {
@@ -249,10 +290,10 @@ static void suggest_rules(struct ctx *c, struct suggs *s)
 				continue;
 			x->security = sec;
 			if (e->reason)
-				set_why(x, "%s", e->reason);
+				set_why(x, "%s%s", e->reason, assumed ? DISKS_ASSUMED : "");
 			else
-				set_why(x, "configured in [cmdline%s%s%s]", e->name ? " \"" : "",
-					e->name ? e->name : "", e->name ? "\"" : "");
+				set_why(x, "configured in [cmdline%s%s%s]%s", e->name ? " \"" : "",
+					e->name ? e->name : "", e->name ? "\"" : "", assumed ? DISKS_ASSUMED : "");
 		}
 	}
 }
@@ -300,6 +341,9 @@ static void check_thp_param(struct ctx *c, struct suggs *s)
 /* 0, or the first read error (then s->fail.path names it). */
 static int collect(struct ctx *c, struct suggs *s)
 {
+	/* Resolved for every command's JSON; said where a rule asks. */
+	if (platform(c, s, false) < 0)
+		return s->fail.err;
 	suggest_thp(c, s);
 	suggest_thp_anon(c, s);
 	suggest_rules(c, s);
@@ -357,6 +401,7 @@ void suggest_print(struct ctx *c, const struct suggs *s)
 		return;
 	}
 	json_head(&sb, c, "cmdline");
+	json_platform(&sb, &c->platform);
 	sb_printf(&sb, ",\"suggestions\":[");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sugg *x = &s->v[i];

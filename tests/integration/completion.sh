@@ -46,6 +46,9 @@ profiles=$("$ET" plan --root "$t" --profile no-such-profile 2>&1 | after 'built-
 eq "--profile: the built-in profiles" "$(comp --profile '')" "$(words $profiles)"
 backends=$("$ET" cmdline apply --backend no-such-backend --root "$t" 2>&1 | after 'backends: ')
 eq "--backend: the backends" "$(comp cmdline apply --backend '')" "$(words $backends)"
+platforms=$("$ET" cmdline --root "$t" --platform no-such-platform 2>&1 | after 'platforms: ')
+eq "--platform: the platforms of the binary" "$(comp cmdline --platform '')" "$(words $platforms)"
+eq "--platform: four of them were read" "$(echo $platforms | wc -w)" 4
 
 # ---- prefixes ---------------------------------------------------------------------------
 eq "'ap' completes to apply" "$(comp ap)" "apply"
@@ -58,6 +61,10 @@ eq "'--only thp,n' completes the last domain" "$(comp --only thp,n)" "thp,net"
 eq "'--only=' completes domains too (bash splits at =)" "$(comp --only = b)" "block"
 eq "'--profile v' completes to vps" "$(comp -p v)" "vps"
 eq "'--backend k' completes to kernel-install" "$(comp cmdline apply --backend k)" "kernel-install"
+eq "'--platform a' completes to aws and azure" "$(comp cmdline --platform a)" "aws azure"
+eq "'--platform=g' completes (bash splits at =)" "$(comp cmdline --platform = g)" "gce generic"
+eq "after --platform and its argument, still the command" "$(comp --platform aws ve)" "verify"
+eq "'verify --im' completes to --image" "$(comp verify --im)" "--image"
 
 # ---- names from the (root's) sys and lib/modules -----------------------------------------
 eq "--device: the disks of --root's sys/block" "$(comp --root "$t" apply --device '')" "sda vda vdb"
