@@ -258,6 +258,8 @@ full_boot() { # KVER
 	marker "$name" full || return
 	assert_tuned "$name"
 	has "$name" "default qdisc still fq after systemd-sysctl" 'ETTEST default_qdisc=fq'
+	has "$name" "the boot wrote the sysctl guard in /run: qdisc" 'ETTEST guard net.core.default_qdisc=fq'
+	has "$name" "the boot wrote the sysctl guard in /run: bbr" 'ETTEST guard net.ipv4.tcp_congestion_control=bbr'
 	has "$name" "NICs are up" 'ETTEST nic=.* up=up'
 	assert_stacked "$name"
 	marker "$name" hotplug || return
@@ -305,8 +307,55 @@ for k in $kernels; do
 	marker "$name" initramfs && assert_untouched "$name"
 done
 
-# The root image for the full boots: the same tree, with the dracut images.
 for fs in dev sys proc; do umount "$ROOT/$fs"; done
+# ---- the root as an unbooted image: what an image builder checks --------------
+# The command line through kernel-install's /etc/kernel/cmdline, the images
+# rebuilt, then `verify --image` must pass; a configuration file added after
+# the images were built must fail it for every kernel, naming the file and the
+# rebuild command; removed, it passes again. No /proc in the root: image mode.
+image_verify() { # DESC WANT_RC: the output in $out
+	local rc
+	out=$("$build/earlytune" --root "$ROOT" verify --image 2>&1)
+	rc=$?
+	[ $rc = "$2" ] && pass "image: $1 (exit $2)" || fail "image: $1 (exit $2)" "rc=$rc" "$out"
+}
+image_mode() {
+	local k out rc
+	printf 'root=/dev/vda rw\n' >"$ROOT/etc/kernel/cmdline"
+	for k in $kernels; do
+		out=$("$build/earlytune" --root "$ROOT" --kernel "$k" cmdline apply 2>&1)
+		rc=$?
+		[ $rc = 0 ] && pass "image: cmdline apply --kernel $k" || fail "image: cmdline apply --kernel $k" "rc=$rc" "$out"
+	done
+	out=$("$build/earlytune" --root "$ROOT" plan --only thp 2>&1)
+	rc=$?
+	case "$rc $out" in "2 "*"kernels"*"give --kernel"*) pass "image: several kernels and no --kernel: exit 2, listed" ;;
+	*) fail "image: several kernels and no --kernel: exit 2, listed" "rc=$rc" "$out" ;; esac
+	for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
+	chroot "$ROOT" update-initramfs -u -k all >"$B/update-initramfs.log" 2>&1 ||
+		fail "image: update-initramfs -u -k all" "$(tail -5 "$B/update-initramfs.log")"
+	for fs in dev sys proc; do umount "$ROOT/$fs"; done
+	image_verify "verify --image passes on the rebuilt image" 0
+	printf '%s\n' "$out" | sed 's/^/# /'
+	for k in $kernels; do
+		printf '%s\n' "$out" | grep '^pass  initramfs' | grep -qF "$k:" &&
+			pass "image: $k's initramfs carries the current earlytune and configuration" ||
+			fail "image: $k's initramfs carries the current earlytune and configuration" "$out"
+	done
+	echo "# boot test: a configuration change after the images were built" >"$ROOT/etc/earlytune.d/60-ettest-late.conf"
+	image_verify "verify --image fails after a configuration change" 1
+	for k in $kernels; do
+		printf '%s\n' "$out" | grep '^FAIL  initramfs' | grep -F "$k:" | grep -F '60-ettest-late.conf' |
+			grep -qF "update-initramfs -u -k $k" &&
+			pass "image: $k's stale initramfs: the new file and the rebuild command named" ||
+			fail "image: $k's stale initramfs: the new file and the rebuild command named" "$out"
+	done
+	rm -f "$ROOT/etc/earlytune.d/60-ettest-late.conf"
+	image_verify "verify --image passes again without the change" 0
+}
+image_mode
+
+# The root image for the full boots: the same tree, with the dracut images.
 for k in $kernels; do cp "$ROOT/boot/et-full-$k.img" "$B/"; done
 rm -f "$B/root.img"
 t=$(date +%s)
