@@ -14,7 +14,9 @@
 
 #include "initrd.h"
 
-#define BINARY "usr/sbin/earlytune"
+/* Where the hooks find the binary they copy, at the same path, into the
+ * image: make install's SBINDIR, /usr/sbin or /usr/local/sbin. */
+static const char *const binaries[] = { "usr/sbin/earlytune", "usr/local/sbin/earlytune" };
 #define MAX_BINARY (32u << 20)
 #define MAX_CONF (1u << 20)
 #define MAX_WANTS 128
@@ -36,6 +38,7 @@ struct cmp {
 	struct want *cur; /* the entry being read, or NULL */
 	size_t pos;
 	bool diff, link, binary;
+	const char *bin; /* the root's binary, one of binaries[] */
 	char target[64];  /* a symbolic link's target, as far as it fits */
 	char extra[PATH_MAX]; /* the first file of ours the root does not have */
 };
@@ -87,7 +90,13 @@ static int load_root(struct cmp *m, const struct root *r)
 	struct load l = { m, r };
 	int n;
 
-	add_want(m, r, BINARY, MAX_BINARY);
+	m->bin = binaries[0];
+	for (size_t i = 0; i < ARRAY_SIZE(binaries); i++)
+		if (root_access(r, binaries[i]) == 1) {
+			m->bin = binaries[i];
+			break;
+		}
+	add_want(m, r, m->bin, MAX_BINARY);
 	add_want(m, r, "etc/earlytune.conf", MAX_CONF);
 	for (size_t i = 0; i < ARRAY_SIZE(conf_dirs) && !m->err; i++)
 		if ((n = root_match(r, conf_dirs[i], "*.conf", add_conf, &l)) < 0)
@@ -95,11 +104,11 @@ static int load_root(struct cmp *m, const struct root *r)
 	return m->err;
 }
 
-static bool ours(const char *name)
+static bool ours(const struct cmp *m, const char *name)
 {
 	const char *slash = strrchr(name, '/'), *dot = strrchr(name, '.');
 
-	if (!strcmp(name, BINARY) || !strcmp(name, "etc/earlytune.conf"))
+	if (!strcmp(name, m->bin) || !strcmp(name, "etc/earlytune.conf"))
 		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(conf_dirs); i++) {
 		size_t l = strlen(conf_dirs[i]);
@@ -125,9 +134,9 @@ static bool sink_begin(void *data, const char *name, unsigned mode, uint32_t siz
 {
 	struct cmp *m = data;
 
-	if (!ours(name) || S_ISDIR(mode))
+	if (!ours(m, name) || S_ISDIR(mode))
 		return false;
-	if (!strcmp(name, BINARY))
+	if (!strcmp(name, m->bin))
 		m->binary = true;
 	m->cur = find_want(m, name);
 	if (!m->cur) {
@@ -244,7 +253,7 @@ static void verdict(const struct cmp *m, const char *comp, int wr, struct initrd
 			 wr == -EFBIG ? "it unpacks to more than 2 GiB" : "not newc cpio archives, or corrupt ones");
 	} else if (!m->binary) {
 		rep->state = INITRD_WITHOUT;
-		snprintf(rep->differs, sizeof(rep->differs), BINARY);
+		snprintf(rep->differs, sizeof(rep->differs), "%s", m->bin);
 		snprintf(rep->detail, sizeof(rep->detail), "/%s carries no earlytune: its settings wait for the "
 			 "real root", img);
 	} else {

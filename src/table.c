@@ -115,39 +115,6 @@ static char *note(const struct item *it)
 			 it->source ? "]" : "");
 }
 
-/* text in lines of at most columns, each after indent spaces; a word
- * longer than a line is split. */
-static void wrap(struct strbuf *sb, const char *text, int indent, int columns)
-{
-	int room = columns - indent, used = 0; /* used: of the current line, 0 before its first word */
-
-	for (const char *s = text; *s;) {
-		int n = (int)strcspn(s, " ");
-
-		if (!n) {
-			s++;
-			continue;
-		}
-		if (used && used + 1 + n > room) {
-			sb_printf(sb, "\n");
-			used = 0;
-		}
-		if (used) {
-			sb_printf(sb, " ");
-			used++;
-		} else {
-			sb_printf(sb, "%*s", indent, "");
-		}
-		if (n > room - used)
-			n = room - used;
-		sb_printf(sb, "%.*s", n, s);
-		used += n;
-		s += n;
-	}
-	if (used)
-		sb_printf(sb, "\n");
-}
-
 static void item_lines(struct strbuf *sb, const struct item *it, int ncols, const int *w, int columns)
 {
 	_cleanup_(freep) char *text = note(it);
@@ -161,7 +128,7 @@ static void item_lines(struct strbuf *sb, const struct item *it, int ncols, cons
 	}
 	sb_printf(sb, "\n");
 	if (text)
-		wrap(sb, text, w[C_DOMAIN] + 1, columns);
+		sb_wrap(sb, text, w[C_DOMAIN] + 1, columns);
 }
 
 /* columns: the width to fit, or 0 (--wide) for full lines. */

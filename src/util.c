@@ -153,6 +153,39 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	sb->len += (size_t)n;
 }
 
+/* text in lines of at most columns, each after indent spaces; a word
+ * longer than a line is split. */
+void sb_wrap(struct strbuf *sb, const char *text, int indent, int columns)
+{
+	int room = columns - indent, used = 0; /* used: of the current line, 0 before its first word */
+
+	for (const char *s = text; *s;) {
+		int n = (int)strcspn(s, " ");
+
+		if (!n) {
+			s++;
+			continue;
+		}
+		if (used && used + 1 + n > room) {
+			sb_printf(sb, "\n");
+			used = 0;
+		}
+		if (used) {
+			sb_printf(sb, " ");
+			used++;
+		} else {
+			sb_printf(sb, "%*s", indent, "");
+		}
+		if (n > room - used)
+			n = room - used;
+		sb_printf(sb, "%.*s", n, s);
+		used += n;
+		s += n;
+	}
+	if (used)
+		sb_printf(sb, "\n");
+}
+
 void sb_json_str(struct strbuf *sb, const char *s)
 {
 	if (!s) {

@@ -380,24 +380,38 @@ int suggest_collect(struct ctx *c, struct suggs *s)
 	return r;
 }
 
+/* Like the item table: a row (action, parameter, risk), then why and the
+ * source on indented lines that fit the width; --wide: one full line. */
+static void print_sugg(const struct ctx *c, const struct sugg *x)
+{
+	_cleanup_(freep) char *note = xasprintf("%s%s%s%s", x->why ? x->why : "", x->source ? " [" : "",
+						x->source ? x->source : "", x->source ? "]" : "");
+	struct strbuf sb = { 0 };
+
+	if (!c->columns) {
+		sb_printf(&sb, "%-6s %-40s %-14s %s\n", x->remove ? "remove" : "add", x->param, x->risk,
+			  note ? note : "");
+	} else {
+		sb_printf(&sb, "%-6s %s  %s\n", x->remove ? "remove" : "add", x->param, x->risk);
+		if (note)
+			sb_wrap(&sb, note, 7, c->columns);
+	}
+	if (x->security)
+		sb_printf(&sb, "warning: %s weakens the kernel's protection against CPU and memory attacks; "
+			  "suggested only because the configuration asks for it\n", x->param);
+	fputs(sb.s ? sb.s : "", stdout);
+	free(sb.s);
+}
+
 void suggest_print(struct ctx *c, const struct suggs *s)
 {
 	struct strbuf sb = { 0 };
 	bool first = true;
 
 	if (!c->json) {
-		for (size_t i = 0; i < s->n; i++) {
-			const struct sugg *x = &s->v[i];
-
-			if (!x->param[0])
-				continue;
-			printf("%-6s %-40s %-14s %s%s%s%s\n", x->remove ? "remove" : "add", x->param, x->risk,
-			       x->why ? x->why : "", x->source ? " [" : "", x->source ? x->source : "",
-			       x->source ? "]" : "");
-			if (x->security)
-				printf("warning: %s weakens the kernel's protection against CPU and memory attacks; "
-				       "suggested only because the configuration asks for it\n", x->param);
-		}
+		for (size_t i = 0; i < s->n; i++)
+			if (s->v[i].param[0])
+				print_sugg(c, &s->v[i]);
 		return;
 	}
 	json_head(&sb, c, "cmdline");

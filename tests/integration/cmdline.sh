@@ -91,10 +91,19 @@ mk_bootloader_stubs
 t=$WORK/ubuntu
 mk_ubuntu "$t"
 etc0=$(sums "$t" etc)
-check_rc "ubuntu: suggestions exit 0" 0 -- "$ET" cmdline --root "$t"
+check_rc "ubuntu: suggestions exit 0" 0 -- "$ET" cmdline --wide --root "$t"
 has_sugg "ubuntu: THP madvise suggested (compiled default always)" add "$THP"
 has_sugg "ubuntu: EC2 + NVMe: io_timeout suggested" add "$NVME"
 contains "ubuntu: the THP reason names the kernel config" "compiled default: always; /boot/config-6.8.0-1015-aws"
+# Without --wide the suggestions are rows like the item table's: the reason
+# and source wrapped below, every line within the width.
+wide=$OUT
+for cols in 80 60; do
+	out=$(COLUMNS=$cols "$ET" cmdline --root "$t" 2>/dev/null)
+	eq "ubuntu: COLUMNS=$cols: no line is wider" "$(printf '%s\n' "$out" | awk -v c=$cols 'length > c' | wc -l)" 0
+	eq "ubuntu: COLUMNS=$cols: the same words as --wide" "$(printf '%s\n' "$out" | tr -s ' \n' '\n\n' | sort | tr '\n' ' ')" \
+		"$(printf '%s\n' "$wide" | grep -v '^earlytune: ' | tr -s ' \n' '\n\n' | sort | tr '\n' ' ')"
+done
 check_rc "ubuntu: apply exits 0" 0 -- stubs "$ET" cmdline apply --root "$t"
 contains "ubuntu: apply detected grub" "grub: added $OURS"
 contains "ubuntu: apply says to run update-grub in the image" "(in the image) update-grub"
@@ -410,7 +419,7 @@ for v in 5.4.0-150-generic 6.1.0-28-cloud-amd64 6.12.9-cloud-amd64 6.18.1; do
 			printf '4.19.0-27-amd64\n' >"$t/proc/sys/kernel/osrelease"
 			set -- --root "$t" --kernel "$v"
 		fi
-		check_rc "$v ($how): exit 0" 0 -- "$ET" cmdline "$@" --config "$WORK/mthp.conf"
+		check_rc "$v ($how): exit 0" 0 -- "$ET" cmdline --wide "$@" --config "$WORK/mthp.conf"
 		if [ "$anon" = yes ]; then
 			has_sugg "$v ($how): thp_anon= suggested" add "thp_anon=64K:madvise"
 		else
@@ -429,7 +438,7 @@ for v in 5.4.0-150-generic 6.1.0-28-cloud-amd64 6.12.9-cloud-amd64 6.18.1; do
 done
 v=6.12.9-cloud-amd64
 mk_kconfig "$t" "$v" always
-check_rc "$v, config ALWAYS=y: exit 0" 0 -- "$ET" cmdline --root "$t" --kernel "$v"
+check_rc "$v, config ALWAYS=y: exit 0" 0 -- "$ET" cmdline --wide --root "$t" --kernel "$v"
 has_sugg "$v, config ALWAYS=y: THP madvise" add "$THP"
 contains "$v, config ALWAYS=y: reason names the config" "compiled default: always; /boot/config-$v"
 mk_kconfig "$t" "$v" never
@@ -458,7 +467,7 @@ t=$WORK/hostile
 mk_cmdroot "$t" 6.1.0-28-cloud-amd64 QEMU "root=UUID=x"
 on() { # CMDLINE: run the suggestions against this /proc/cmdline
 	printf '%s\n' "$1" >"$t/proc/cmdline"
-	OUT=$("$ET" cmdline --root "$t" 2>&1)
+	OUT=$("$ET" cmdline --wide --root "$t" 2>&1)
 	RC=$?
 	eq "cmdline '$(printf '%s' "$1" | cut -c1-60)': exit 0" "$RC" 0
 }

@@ -93,7 +93,7 @@ check_rc "image without --platform: cmdline exits 0" 0 -- "$ET" cmdline --root "
 contains "image without --platform: says cloud rules were not applied" \
 	"platform unknown (no DMI in this image): cloud rules not applied; give --platform"
 lacks "image without --platform: no cloud rule" "$NVME"
-check_rc "image --platform aws: cmdline exits 0" 0 -- "$ET" cmdline --root "$t" --platform aws
+check_rc "image --platform aws: cmdline exits 0" 0 -- "$ET" cmdline --wide --root "$t" --platform aws
 contains "image --platform aws: the EC2 NVMe rule fires" "$NVME"
 # an image has no sys/block: match.disk is assumed, and said (decision, man page)
 contains "image --platform aws: says the disks were assumed" "match.disk assumed: this image has no sys/block"
@@ -182,8 +182,10 @@ eq "GCE DMI: gce guessed" "$(jget 'j["platform"]["name"], j["platform"]["how"]')
 mk_initrd() {
 	_s=$WORK/.initrd-src
 	rm -rf "$_s"
-	mkdir -p "$_s/usr/sbin" "$_s/etc"
-	cp "$1/usr/sbin/earlytune" "$_s/usr/sbin/earlytune"
+	_b=usr/sbin/earlytune
+	[ -e "$1/$_b" ] || _b=usr/local/sbin/earlytune
+	mkdir -p "$_s/${_b%/*}" "$_s/etc"
+	cp "$1/$_b" "$_s/$_b"
 	[ -e "$1/etc/earlytune.conf" ] && cp "$1/etc/earlytune.conf" "$_s/etc/earlytune.conf"
 	(cd "$_s" && find . | cpio -o -H newc --quiet | gzip) >"$1/boot/initrd.img-$2"
 }
@@ -290,8 +292,10 @@ for _p in sbin/earlytune lib/udev/rules.d/70-earlytune.rules lib/systemd/system/
 	mv "$t/usr/$_p" "$t/usr/local/$_p"
 done
 ln -sf /usr/local/lib/systemd/system/earlytune.service "$t/etc/systemd/system/sysinit.target.wants/earlytune.service"
-# (exit 1: initrd.c looks for the binary at /usr/sbin/earlytune in the initramfs)
-OUT=$("$ET" verify --root "$t" --image 2>&1)
+# The hooks copy the binary to the same path in the image.
+mk_initrd "$t" "$K1"
+check_rc "PREFIX=/usr/local: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
+contains "PREFIX=/usr/local: the initramfs carries /usr/local/sbin/earlytune" "pass  initramfs $K1"
 contains "PREFIX=/usr/local: the binary" "pass  files     binary: /usr/local/sbin/earlytune"
 contains "PREFIX=/usr/local: the unit enabled" "pass  unit      earlytune.service: enabled"
 eq "PREFIX=/usr/local: no file check fails" "$(printf '%s\n' "$OUT" | grep -c '^FAIL  files')" 0
