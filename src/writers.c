@@ -307,7 +307,7 @@ static void annotate(const struct wctx *w, struct item *it)
 	free(j);
 }
 
-static void wctx_free(struct wctx *w)
+void writers_ctx_free(struct wctx *w)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		free(w->v[i].file);
@@ -337,7 +337,7 @@ void writers_annotate(struct ctx *c, struct plan *p)
 			annotate(&w, &p->v[i]);
 	for (size_t i = 0; i < w.nerrors; i++)
 		log_msg(LOG_WARN, "other writers: %s", w.errors[i]);
-	wctx_free(&w);
+	writers_ctx_free(&w);
 }
 
 /* The writer most likely behind the value verify found: the winner when it

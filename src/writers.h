@@ -91,6 +91,8 @@ int writers_networkd(struct wctx *w);
  * or "" when it has none. */
 void writers_item_path(const struct item *it, char *buf, size_t size);
 
+void writers_ctx_free(struct wctx *w);
+
 /* plan and verify: fills each item's writers; the errors go to the log. */
 void writers_annotate(struct ctx *c, struct plan *p);
 const struct writer *writers_culprit(const struct item *it);

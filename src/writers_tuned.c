@@ -107,7 +107,7 @@ static void includes(struct tuned *t, const char *list, const char *by)
 	for (char *save = NULL, *s = strtok_r(buf, ",; \t\n", &save); s; s = strtok_r(NULL, ",; \t\n", &save)) {
 		s = strip(s);
 		if (strstr(s, "${"))
-			writers_errorf(t->w, "%s: include=%s is computed by TuneD: not followed", by, s);
+			writers_errorf(t->w, "/%s: include=%s is computed by TuneD: not followed", by, s);
 		else if (*s)
 			load_profile(t, s, by);
 	}
@@ -173,15 +173,15 @@ static void load_profile(struct tuned *t, const char *name, const char *by)
 
 	for (int i = 0; i < t->depth; i++)
 		if (!strcmp(t->stack[i], name)) {
-			writers_errorf(t->w, "%s: include=%s is a cycle: not followed again", by, name);
+			writers_errorf(t->w, "/%s: include=%s is a cycle: not followed again", by, name);
 			return;
 		}
 	if (t->depth == TUNED_DEPTH) {
-		writers_errorf(t->w, "%s: includes nested deeper than %d: %s not read", by, TUNED_DEPTH, name);
+		writers_errorf(t->w, "/%s: includes nested deeper than %d: %s not read", by, TUNED_DEPTH, name);
 		return;
 	}
 	if ((r = profile_file(t->w->r, name, rel, sizeof(rel))) < 0) {
-		writers_errorf(t->w, "%s names the TuneD profile %s: %s", by, name,
+		writers_errorf(t->w, "/%s names the TuneD profile %s: %s", by, name,
 			       r == -ENOENT ? "not installed" : strerror(-r));
 		return;
 	}
@@ -279,7 +279,9 @@ static void judge_tuned(const struct wentry *e, const struct wctx *w, const stru
 			 e->flags & T_COMPUTED ? ", the value computed by TuneD" : "");
 }
 
-static void add(struct tuned *t, const struct topt *o, const char *key, const char *value, const char *names, int flags)
+/* value: what TuneD writes; shown: o's value once expanded. */
+static void add(struct tuned *t, const struct topt *o, const char *key, const char *value, const char *shown,
+		const char *names, int flags)
 {
 	struct wentry *e = wentry_add(t->w, "TuneD", o->file + 1, o->line, WS_TUNED);
 
@@ -289,8 +291,8 @@ static void add(struct tuned *t, const struct topt *o, const char *key, const ch
 	wset(&e->names, names);
 	e->flags = flags | (strstr(value, "${") ? T_COMPUTED : 0);
 	wset(&e->value, e->flags & T_COMPUTED ? NULL : value);
-	if (strcmp(value, o->value))
-		wsetf(&e->what, "[%s] %s=%s (%s)", o->sect, o->key, o->value, value);
+	if (strcmp(shown, o->value))
+		wsetf(&e->what, "[%s] %s=%s (%s)", o->sect, o->key, o->value, shown);
 	else
 		wsetf(&e->what, "[%s] %s=%s", o->sect, o->key, o->value);
 	e->judge = judge_tuned;
@@ -299,6 +301,7 @@ static void add(struct tuned *t, const struct topt *o, const char *key, const ch
 /* readahead: KiB, or "N s" in 512-byte sectors; ">" raises only. */
 static void disk_readahead(struct tuned *t, const struct topt *o, const char *value, const char *devs, int flags)
 {
+	const char *shown = value;
 	char num[32];
 	unsigned long long v;
 	size_t n;
@@ -313,7 +316,7 @@ static void disk_readahead(struct tuned *t, const struct topt *o, const char *va
 		snprintf(num, sizeof(num), "%llu", v / 2);
 	else if (!n || value[n])
 		snprintf(num, sizeof(num), "%s", value);
-	add(t, o, "queue/read_ahead_kb", num, devs, flags);
+	add(t, o, "queue/read_ahead_kb", num, shown, devs, flags);
 }
 
 static void entries(struct tuned *t, int flags, bool reapply)
@@ -328,23 +331,23 @@ static void entries(struct tuned *t, int flags, bool reapply)
 		if (!value || (d && !devs) || !enabled_word(section_opt(t, o->sect, "enabled"), true))
 			continue;
 		if (!strcmp(type, "disk") && !strcmp(o->key, "elevator"))
-			add(t, o, "queue/scheduler", value, devs ? devs : "*", flags);
+			add(t, o, "queue/scheduler", value, value, devs ? devs : "*", flags);
 		else if (!strcmp(type, "disk") && !strcmp(o->key, "readahead"))
 			disk_readahead(t, o, value, devs ? devs : "*", flags);
 		else if (!strcmp(type, "vm") && (!strcmp(o->key, "transparent_hugepages") ||
 						  !strcmp(o->key, "transparent_hugepage")))
-			add(t, o, "sys/kernel/mm/transparent_hugepage/enabled", value, NULL, flags | thp);
+			add(t, o, "sys/kernel/mm/transparent_hugepage/enabled", value, value, NULL, flags | thp);
 		else if (!strcmp(type, "vm") && !strcmp(o->key, "transparent_hugepage.defrag"))
-			add(t, o, "sys/kernel/mm/transparent_hugepage/defrag", value, NULL, flags);
+			add(t, o, "sys/kernel/mm/transparent_hugepage/defrag", value, value, NULL, flags);
 		else if (!strcmp(type, "sysctl") && strcmp(o->key, "type") && strcmp(o->key, "enabled")) {
 			_cleanup_(freep) char *key = xasprintf("proc/sys/%s", o->key);
 
 			for (char *s = key ? key + 9 : NULL; s && *s; s++)
 				*s = *s == '.' ? '/' : *s;
 			if (key)
-				add(t, o, key, value, NULL, flags | (reapply ? T_REAPPLY : 0));
+				add(t, o, key, value, value, NULL, flags | (reapply ? T_REAPPLY : 0));
 		} else if (!strcmp(type, "sysfs") && !strncmp(o->key, "/sys/", 5))
-			add(t, o, o->key + 1, value, NULL, flags);
+			add(t, o, o->key + 1, value, value, NULL, flags);
 	}
 }
 
@@ -396,7 +399,7 @@ int writers_tuned(struct wctx *w)
 		return 0;
 	on = tuned_enabled(w);
 	/* several names (tuned-adm profile a b): merged in order, as includes */
-	includes(&t, active, "/etc/tuned/active_profile");
+	includes(&t, active, "etc/tuned/active_profile");
 	entries(&t, on > 0 ? 0 : T_OFF, reapply_sysctl(w));
 	for (size_t i = 0; i < t.n; i++)
 		topt_free(&t.v[i]);
