@@ -158,14 +158,28 @@ char *writers_next_line(char **p, int *lineno)
 	return s;
 }
 
-/* /sys/class/block/X is /sys/block/X; a leading / is the root's. */
+/* /sys/class/block/X is /sys/block/X, its bdi/read_ahead_kb is its
+ * queue/read_ahead_kb; a leading / is the root's. */
 static const char *norm_path(const char *p, char *buf, size_t size)
 {
+	static const char bdi[] = "/bdi/read_ahead_kb";
+	size_t n, b = sizeof(bdi) - 1;
+	const char *orig;
+	bool block;
+
 	while (*p == '/')
 		p++;
-	if (!strncmp(p, "sys/class/block/", 16) && pathf(buf, size, "sys/block/%s", p + 16) == 0)
+	orig = p;
+	block = !strncmp(p, "sys/block/", 10) || !strncmp(p, "sys/class/block/", 16);
+	if (block)
+		p += p[4] == 'c' ? 16 : 10;
+	n = strlen(p);
+	if (block && n > b && !strcmp(p + n - b, bdi) &&
+	    pathf(buf, size, "sys/block/%.*s/queue/read_ahead_kb", (int)(n - b), p) == 0)
 		return buf;
-	return p;
+	if (block && pathf(buf, size, "sys/block/%s", p) == 0)
+		return buf;
+	return orig; /* too long for buf: as it is */
 }
 
 bool writers_path_match(const char *glob, const char *path)

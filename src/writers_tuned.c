@@ -193,28 +193,38 @@ static void load_profile(struct tuned *t, const char *name, const char *by)
 	t->depth--;
 }
 
-/* ${name} from [variables], a few rounds deep; ${f:...} stays (TuneD's). */
+#define TUNED_EXPANSIONS 64  /* ${name} substitutions per value */
+#define TUNED_VALUE_MAX 4096  /* and no longer than this */
+
+static const char *variable(const struct tuned *t, const char *name, size_t len)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].sect, "variables") && !strncmp(t->v[i].key, name, len) && !t->v[i].key[len])
+			return t->v[i].value;
+	return NULL;
+}
+
+/* ${name} from [variables], variables within variables too (rescanned
+ * from each substitution), bounded; ${f:...} and unknown names stay. */
 static char *expand(const struct tuned *t, const char *value)
 {
 	char *s = strdup(value);
+	size_t from = 0;
 
-	for (int round = 0; s && round < 8 && strstr(s, "${"); round++) {
-		char *open = s, *close, *next = NULL;
-		bool did = false;
+	for (int k = 0; s && k < TUNED_EXPANSIONS; k++) {
+		char *open = strstr(s + from, "${"), *close = open ? strchr(open, '}') : NULL, *next;
+		const char *v = close ? variable(t, open + 2, close - open - 2) : NULL;
 
-		while ((open = strstr(open, "${")) && (close = strchr(open, '}'))) {
-			for (size_t i = 0; i < t->n && !did; i++)
-				if (!strcmp(t->v[i].sect, "variables") && !strncmp(t->v[i].key, open + 2, close - open - 2) &&
-				    !t->v[i].key[close - open - 2]) {
-					next = xasprintf("%.*s%s%s", (int)(open - s), s, t->v[i].value, close + 1);
-					did = true;
-				}
-			if (did)
-				break;
-			open = close;
-		}
-		if (!did)
+		if (!close)
 			break;
+		if (!v) {
+			from = close + 1 - s;
+			continue;
+		}
+		if (strlen(s) + strlen(v) > TUNED_VALUE_MAX)
+			break;
+		from = open - s;
+		next = xasprintf("%.*s%s%s", (int)from, s, v, close + 1);
 		free(s);
 		s = next;
 	}

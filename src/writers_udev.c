@@ -222,33 +222,42 @@ static void rule_line(struct wctx *w, const char *rel, int line, const char *rul
 }
 
 /* Lines ending in a backslash continue on the next; the rule counts from
- * its first line. */
+ * its first line. udev refuses a rule longer than its line buffer: so do we
+ * (and say so), which also bounds the joining. */
+#define UDEV_RULE_MAX 16384
+
 static void rules_file(struct wctx *w, const char *rel, char *text)
 {
+	char rule[UDEV_RULE_MAX];
+	size_t used = 0;
 	int n = 0, first = 0;
-	char *joined = NULL;
+	bool toolong = false;
 
 	for (char *line; (line = writers_next_line(&text, &n));) {
 		size_t len = strlen(line);
 		bool more = len && line[len - 1] == '\\';
-		char *j;
 
-		if (more)
-			line[len - 1] = '\0';
-		j = joined ? xasprintf("%s%s", joined, line) : strdup(line);
-		free(joined);
-		joined = j;
+		len -= more;
 		if (!first)
 			first = n;
-		if (more && joined)
+		if (used + len >= sizeof(rule))
+			toolong = true;
+		else {
+			memcpy(rule + used, line, len);
+			used += len;
+		}
+		if (more)
 			continue;
-		if (joined)
-			rule_line(w, rel, first, strip(joined));
-		free(joined);
-		joined = NULL;
+		rule[used] = '\0';
+		if (toolong)
+			writers_errorf(w, "/%s:%d: a rule longer than %d bytes: not read (udev ignores it too)", rel, first,
+				       UDEV_RULE_MAX);
+		else
+			rule_line(w, rel, first, strip(rule));
+		used = 0;
 		first = 0;
+		toolong = false;
 	}
-	free(joined);
 }
 
 int writers_udev(struct wctx *w)

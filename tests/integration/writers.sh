@@ -79,6 +79,12 @@ head -c 2000000 /dev/zero | tr '\0' '#' >"$t/etc/tuned/c/tuned.conf"
 OUT=$("$ET" plan --root "$t" 2>&1)
 contains "hostile: a huge profile is said, not read" "cannot read /etc/tuned/c/tuned.conf: larger than 1024 KiB"
 
+# a variable that expands itself: bounded, said as computed by TuneD
+printf '[variables]\na=${a}${a}x\n[disk]\nelevator=${a}\n' >"$t/etc/tuned/c/tuned.conf"
+OUT=$(timeout 10 "$ET" plan --json --only block --root "$t" 2>/dev/null)
+eq "hostile: a self-expanding variable ends (bounded), TuneD's to compute" "$(writers queue/scheduler vda)" \
+	"TuneD /etc/tuned/c/tuned.conf:4 None True"
+
 # ---- udev: Fedora's 60-block-scheduler.rules, an admin's rule on change
 t=$WORK/udev
 mk_udevsched "$t"
@@ -107,6 +113,13 @@ OUT=$("$ET" plan --only block --root "$t" 2>&1)
 contains "udev: an unreadable rules file is said" "other writers: cannot read /etc/udev/rules.d/50-dir.rules: Is a directory"
 OUT=$("$ET" plan --only net --root "$t" 2>&1)
 lacks "udev: --only net reads no udev rules" "50-dir.rules"
+rmdir "$t/etc/udev/rules.d/50-dir.rules"
+# 20,000 continuation lines: one rule over udev's 16 KiB, said, not read (and quick)
+awk 'BEGIN { for (i = 0; i < 20000; i++) print "KERNEL==\"sd*\", \\"; print "ATTR{queue/scheduler}=\"x\"" }' \
+	>"$t/etc/udev/rules.d/55-long.rules"
+OUT=$(timeout 10 "$ET" plan --only block --root "$t" 2>&1)
+contains "udev: a rule over 16 KiB is said, not read" "/etc/udev/rules.d/55-long.rules:1: a rule longer than 16384 bytes: not read"
+rm "$t/etc/udev/rules.d/55-long.rules"
 OUT=$("$ET" apply --only block --root "$t" 2>&1)
 lacks "udev: apply reads no other writers" "other writers"
 

@@ -284,6 +284,7 @@ static void test_helpers(void **state)
 	assert_true(writers_names_match(NULL, "vda", ","));
 	assert_true(writers_path_match("/sys/block/vd*/queue/scheduler", "sys/block/vda/queue/scheduler"));
 	assert_false(writers_path_match("/sys/block/*", "sys/block/vda/queue/scheduler"));
+	assert_true(writers_path_match("/sys/class/block/vd*/bdi/read_ahead_kb", "sys/block/vda/queue/read_ahead_kb"));
 }
 
 static const struct CMUnitTest tests[] = {
