@@ -19,13 +19,13 @@ int build_plan(struct ctx *c, struct plan *p)
 int cmd_plan(struct ctx *c)
 {
 	struct plan p = { 0 };
-	int r = build_plan(c, &p);
+	int r = build_plan(c, &p), unread;
 
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot list devices: %s", strerror(-r));
-	writers_annotate(c, &p);
+	unread = writers_annotate(c, &p);
 	report(c, &p, "plan", false);
-	r = r < 0 ? 1 : exit_code(&p);
+	r = r < 0 || unread ? 1 : exit_code(&p);
 	plan_free(&p);
 	return r;
 }
@@ -80,11 +80,11 @@ int cmd_verify(struct ctx *c)
 {
 	struct plan p = { 0 };
 	unsigned n[4] = { 0 };
-	int r = build_plan(c, &p), m;
+	int r = build_plan(c, &p), m, unread;
 
 	if (r < 0)
 		log_msg(LOG_ERR, "verify: cannot list devices: %s", strerror(-r));
-	writers_annotate(c, &p);
+	unread = writers_annotate(c, &p);
 	for (size_t i = 0; i < p.n; i++) {
 		enum verdict v = item_verdict(&p.v[i]);
 
@@ -101,5 +101,5 @@ int cmd_verify(struct ctx *c)
 	plan_free(&p);
 	if (m < 0)
 		return 2; /* the export is what the timer is for: its failure is not drift */
-	return r < 0 || n[V_DRIFTED] || n[V_UNMET] ? 1 : 0;
+	return r < 0 || unread || n[V_DRIFTED] || n[V_UNMET] ? 1 : 0;
 }

@@ -337,10 +337,11 @@ void writers_ctx_free(struct wctx *w)
 	free(w->errors);
 }
 
-void writers_annotate(struct ctx *c, struct plan *p)
+int writers_annotate(struct ctx *c, struct plan *p)
 {
 	struct wctx w = { .r = &c->root, .cmdline = c->kernel.cmdline };
 	unsigned want = 0;
+	int n;
 
 	p->writers = true;
 	for (size_t i = 0; i < p->n; i++)
@@ -350,8 +351,10 @@ void writers_annotate(struct ctx *c, struct plan *p)
 		if (sources_of(&p->v[i]))
 			annotate(&w, &p->v[i]);
 	for (size_t i = 0; i < w.nerrors; i++)
-		log_msg(LOG_WARN, "other writers: %s", w.errors[i]);
+		log_msg(LOG_ERR, "other writers: %s", w.errors[i]);
+	n = (int)w.nerrors;
 	writers_ctx_free(&w);
+	return n;
 }
 
 /* The writer most likely behind the value verify found: the winner when it

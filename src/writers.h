@@ -93,6 +93,8 @@ void writers_item_path(const struct item *it, char *buf, size_t size);
 
 void writers_ctx_free(struct wctx *w);
 
-/* plan and verify: fills each item's writers; the errors go to the log. */
-void writers_annotate(struct ctx *c, struct plan *p);
+/* plan and verify: fills each item's writers; the files that could not be
+ * read go to the log, and their count is returned (the command then exits
+ * 1: a writer it could not read may be the one that wins). */
+int writers_annotate(struct ctx *c, struct plan *p);
 const struct writer *writers_culprit(const struct item *it);

@@ -76,7 +76,7 @@ OUT=$(cat "$WORK/err")
 contains "hostile: an include cycle is said" "/etc/tuned/b/tuned.conf: include=mytp is a cycle: not followed again"
 contains "hostile: a missing profile is said" "names the TuneD profile nosuch: not installed"
 head -c 2000000 /dev/zero | tr '\0' '#' >"$t/etc/tuned/c/tuned.conf"
-OUT=$("$ET" plan --root "$t" 2>&1)
+check_rc "hostile: plan exits 1 on a profile it cannot read" 1 -- "$ET" plan --root "$t"
 contains "hostile: a huge profile is said, not read" "cannot read /etc/tuned/c/tuned.conf: larger than 1024 KiB"
 
 # a variable that expands itself: bounded, said as computed by TuneD
@@ -109,10 +109,14 @@ OUT=$("$ET" plan --wide --only block --root "$t" 2>&1)
 lacks "udev: a rule masked by /etc (a link to /dev/null) is not read" "60-block-scheduler.rules"
 # an unreadable rules file is said, not ignored
 mkdir "$t/etc/udev/rules.d/50-dir.rules"
-OUT=$("$ET" plan --only block --root "$t" 2>&1)
+check_rc "udev: plan exits 1 when a rules file cannot be read" 1 -- "$ET" plan --only block --root "$t"
 contains "udev: an unreadable rules file is said" "other writers: cannot read /etc/udev/rules.d/50-dir.rules: Is a directory"
-OUT=$("$ET" plan --only net --root "$t" 2>&1)
-lacks "udev: --only net reads no udev rules" "50-dir.rules"
+check_rc "udev: verify exits 1 when a rules file cannot be read" 1 -- "$ET" verify --only block --root "$t"
+contains "udev: verify says which" "other writers: cannot read /etc/udev/rules.d/50-dir.rules: Is a directory"
+check_rc "udev: --only net reads no udev rules (plan exits 0)" 0 -- "$ET" plan --only net --root "$t"
+lacks "udev: --only net says nothing of udev rules" "50-dir.rules"
+OUT=$("$ET" apply --only block --root "$t" 2>&1)
+lacks "udev: apply reads no other writers" "other writers"
 rmdir "$t/etc/udev/rules.d/50-dir.rules"
 # 20,000 continuation lines: one rule over udev's 16 KiB, said, not read (and quick)
 awk 'BEGIN { for (i = 0; i < 20000; i++) print "KERNEL==\"sd*\", \\"; print "ATTR{queue/scheduler}=\"x\"" }' \
@@ -120,8 +124,6 @@ awk 'BEGIN { for (i = 0; i < 20000; i++) print "KERNEL==\"sd*\", \\"; print "ATT
 OUT=$(timeout 10 "$ET" plan --only block --root "$t" 2>&1)
 contains "udev: a rule over 16 KiB is said, not read" "/etc/udev/rules.d/55-long.rules:1: a rule longer than 16384 bytes: not read"
 rm "$t/etc/udev/rules.d/55-long.rules"
-OUT=$("$ET" apply --only block --root "$t" 2>&1)
-lacks "udev: apply reads no other writers" "other writers"
 
 # ---- sysctl.d: systemd's 50-default.conf, files after earlytune's guard
 t=$WORK/sysctld
