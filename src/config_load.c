@@ -177,11 +177,11 @@ static void add_conf(const char *rel, void *data)
  * first directory of dirs that has a name owns it (systemd's drop-in rule).
  * unlisted hears of each directory that cannot be listed (absent is fine:
  * not a directory is not); returns -ENOMEM or 0. */
-static int collect(const struct root *r, const char *const *dirs, size_t ndirs, struct conf_list *l,
-		   void (*unlisted)(const char *dir, int err, void *data), void *data)
+static int collect(const struct root *r, const char *const *dirs, size_t ndirs, const char *pattern,
+		   struct conf_list *l, void (*unlisted)(const char *dir, int err, void *data), void *data)
 {
 	for (size_t d = 0; d < ndirs && !l->err; d++) {
-		int k = root_list(r, dirs[d], "*.conf", add_conf, l);
+		int k = root_list(r, dirs[d], pattern, add_conf, l);
 
 		if (k < 0 && k != -ENOENT && !l->err)
 			unlisted(dirs[d], k, data);
@@ -203,8 +203,15 @@ static void first_err(const char *dir, int err, void *data)
  * are listed), an absent one is not. */
 int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n)
 {
+	return conf_files_match(r, dirs, ndirs, "*.conf", out, n);
+}
+
+/* conf_files for other names than *.conf (udev's *.rules, networkd's *.network). */
+int conf_files_match(const struct root *r, const char *const *dirs, size_t ndirs, const char *pattern, char ***out,
+		     size_t *n)
+{
 	struct conf_list l = { 0 };
-	int err = 0, k = collect(r, dirs, ndirs, &l, first_err, &err);
+	int err = 0, k = collect(r, dirs, ndirs, pattern, &l, first_err, &err);
 
 	*out = l.v;
 	*n = l.n;
@@ -229,7 +236,7 @@ static int load_dropins(struct config *c, const struct root *r)
 {
 	struct dropins d = { c, r };
 	struct conf_list l = { 0 };
-	int rr = collect(r, dropin_dirs, ARRAY_SIZE(dropin_dirs), &l, skip_dir, &d);
+	int rr = collect(r, dropin_dirs, ARRAY_SIZE(dropin_dirs), "*.conf", &l, skip_dir, &d);
 
 	for (size_t i = 0; i < l.n; i++) {
 		if (rr >= 0 && !conf_masked(r, l.v[i]))

@@ -154,6 +154,8 @@ const char *did_you_mean(const char *word, const char *list, char *buf, size_t s
 int cfg_glob_check(const char *what, const char *glob, char *why, size_t size);
 
 int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n);
+int conf_files_match(const struct root *r, const char *const *dirs, size_t ndirs, const char *pattern, char ***out,
+		     size_t *n);
 bool conf_masked(const struct root *r, const char *rel);
 int config_load(struct config *c, const struct root *r, const char *file,
 		const char *profile_override);
@@ -248,6 +250,17 @@ enum action { ACT_CHANGE, ACT_KEEP, ACT_SKIP, ACT_ERROR };
 enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC };
 enum result { RES_NONE, RES_APPLIED, RES_FAILED };
 
+/* Another configuration writing an item's value (writers.c). */
+struct writer {
+	char *file;
+	int line;
+	const char *tool;  /* static: "TuneD", "udev", ... */
+	char *what;        /* the line as written */
+	char *value;       /* NULL: only the writer knows (a TuneD function, a program) */
+	char *why;         /* which one wins and why */
+	bool wins;
+};
+
 struct item {
 	const char *domain;  /* static string */
 	char *target;
@@ -275,11 +288,14 @@ struct item {
 	int ifindex;         /* ITEM_QDISC: the interface, */
 	unsigned ntx;        /* its TX queues, */
 	unsigned qhandle;    /* and the handle of an mq root we may reuse */
+	struct writer *writers; /* plan, verify: the other writers of its value */
+	size_t nwriters;
 };
 
 struct plan {
 	struct item *v;
 	size_t n, cap;
+	bool writers; /* the items' writers were looked for (plan, verify) */
 };
 
 struct ctx {
@@ -362,6 +378,12 @@ void state_free(struct records *rs);
 /* ---- sysctl.c: what systemd-sysctl will do after us ---- */
 #define SYSCTL_GUARD "60-earlytune.conf"
 #define SYSCTL_GUARD_PATH "run/sysctl.d/" SYSCTL_GUARD
+struct sysctl_visit {
+	void (*fn)(const char *rel, int line, const char *key, const char *value, void *data);
+	void (*error)(const char *rel, int err, void *data); /* NULL: not said */
+	void *data;
+};
+int sysctl_each(const struct root *r, const struct sysctl_visit *v);
 int sysctl_final(const struct root *r, const char *key, char *value, size_t vsize, char *file,
 		 size_t fsize);
 int sysctl_guard(const struct config *cfg, FILE *out);

@@ -110,6 +110,13 @@ static void item_free(struct item *it)
 	free(it->reason);
 	free(it->source);
 	free(it->options);
+	for (size_t i = 0; i < it->nwriters; i++) {
+		free(it->writers[i].file);
+		free(it->writers[i].what);
+		free(it->writers[i].value);
+		free(it->writers[i].why);
+	}
+	free(it->writers);
 }
 
 void plan_free(struct plan *p)

@@ -60,7 +60,27 @@ void json_head(struct strbuf *sb, const struct ctx *c, const char *command)
 	json_field(sb, "kernel_from", c->kernel.from);
 }
 
-static void json_item(struct strbuf *sb, const struct item *it, bool verify)
+/* "writers":[{"file","line","tool","what","value","wins","why"}] */
+static void json_writers(struct strbuf *sb, const struct item *it)
+{
+	sb_printf(sb, ",\"writers\":[");
+	for (size_t i = 0; i < it->nwriters; i++) {
+		const struct writer *x = &it->writers[i];
+
+		sb_printf(sb, "%s{\"file\":", i ? "," : "");
+		sb_json_str(sb, x->file);
+		sb_printf(sb, ",\"line\":%d", x->line);
+		json_field(sb, "tool", x->tool);
+		json_field(sb, "what", x->what);
+		json_field(sb, "value", x->value);
+		sb_printf(sb, ",\"wins\":%s", x->wins ? "true" : "false");
+		json_field(sb, "why", x->why);
+		sb_printf(sb, "}");
+	}
+	sb_printf(sb, "]");
+}
+
+static void json_item(struct strbuf *sb, const struct item *it, bool verify, bool writers)
 {
 	sb_printf(sb, "{\"domain\":");
 	sb_json_str(sb, it->domain);
@@ -76,6 +96,8 @@ static void json_item(struct strbuf *sb, const struct item *it, bool verify)
 	json_field(sb, "reason", it->reason && *it->reason ? it->reason : NULL);
 	json_field(sb, "source", it->source);
 	sb_printf(sb, ",\"unmet\":%s", it->unmet ? "true" : "false");
+	if (writers)
+		json_writers(sb, it);
 	if (verify)
 		sb_printf(sb, ",\"verdict\":\"%s\",\"holds\":%s", verdict_names[item_verdict(it)],
 			  item_verdict(it) == V_HOLDS ? "true" : "false");
@@ -106,7 +128,7 @@ void print_json(const struct ctx *c, const struct plan *p, const char *command, 
 	sb_printf(&sb, ",\"items\":[");
 	for (size_t i = 0; i < p->n; i++) {
 		sb_printf(&sb, "%s\n", i ? "," : "");
-		json_item(&sb, &p->v[i], verify);
+		json_item(&sb, &p->v[i], verify, p->writers);
 	}
 	sb_printf(&sb, "]}\n");
 	json_emit(&sb);

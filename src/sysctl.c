@@ -26,28 +26,66 @@ static bool same_key(const char *a, const char *b)
 	return *a == *b;
 }
 
-/* Scans one file; keeps the last assignment of key. */
-static void scan(const struct root *r, const char *rel, const char *key, char *value, size_t vsize,
-		 bool *found)
+/* Every assignment of one file, with its line. */
+static int scan(const struct root *r, const char *rel, const struct sysctl_visit *v)
 {
 	_cleanup_(freep) char *buf = NULL;
-	char *save = NULL, *line;
+	char *p, *line;
+	int n = 0, rr = root_read_file(r, rel, &buf, 1 << 20);
 
-	if (root_read_file(r, rel, &buf, 1 << 20) < 0)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *s = strip(line), *eq;
+	if (rr < 0)
+		return rr;
+	for (p = buf; (line = p); n++) {
+		char *s, *eq;
 
+		p = strchr(line, '\n');
+		if (p)
+			*p++ = '\0';
+		s = strip(line);
 		if (*s == '#' || *s == ';' || !(eq = strchr(s, '=')))
 			continue;
 		*eq = '\0';
 		if (*s == '-') /* "-key = value": ignore failures; still an assignment */
 			s++;
-		if (!same_key(strip(s), key))
-			continue;
-		snprintf(value, vsize, "%s", strip(eq + 1));
-		*found = true;
+		v->fn(rel, n + 1, strip(s), strip(eq + 1), v->data);
 	}
+	return 0;
+}
+
+/* Every assignment systemd-sysctl makes, in its order (files by name, the
+ * first directory's file of a name masking the others). A file that cannot
+ * be read goes to v->error (absent ones are not said). */
+int sysctl_each(const struct root *r, const struct sysctl_visit *v)
+{
+	char **files = NULL;
+	size_t n = 0;
+	int rr = conf_files(r, sysctl_dirs, ARRAY_SIZE(sysctl_dirs), &files, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		int e = rr < 0 || conf_masked(r, files[i]) ? 0 : scan(r, files[i], v);
+
+		if (e < 0 && e != -ENOENT && v->error)
+			v->error(files[i], e, v->data);
+		free(files[i]);
+	}
+	free(files);
+	return rr;
+}
+
+struct final {
+	const char *key;
+	char *value, *file;
+	size_t vsize, fsize;
+};
+
+static void keep_last(const char *rel, int line, const char *key, const char *value, void *data)
+{
+	struct final *f = data;
+
+	if (!same_key(key, f->key))
+		return;
+	snprintf(f->value, f->vsize, "%s", value);
+	snprintf(f->file, f->fsize, "/%s", rel);
 }
 
 /* The value systemd-sysctl would leave for key, and the file it comes from.
@@ -55,22 +93,12 @@ static void scan(const struct root *r, const char *rel, const char *key, char *v
 int sysctl_final(const struct root *r, const char *key, char *value, size_t vsize, char *file,
 		 size_t fsize)
 {
-	char **files = NULL;
-	size_t n = 0;
-	int rr = conf_files(r, sysctl_dirs, ARRAY_SIZE(sysctl_dirs), &files, &n);
+	struct final f = { key, value, file, vsize, fsize };
+	struct sysctl_visit v = { keep_last, NULL, &f };
+	int rr;
 
 	*file = '\0';
-	for (size_t i = 0; i < n; i++) {
-		bool found = false;
-
-		if (rr >= 0 && !conf_masked(r, files[i])) {
-			scan(r, files[i], key, value, vsize, &found);
-			if (found)
-				snprintf(file, fsize, "/%s", files[i]);
-		}
-		free(files[i]);
-	}
-	free(files);
+	rr = sysctl_each(r, &v);
 	if (rr < 0)
 		return rr;
 	return *file ? 1 : 0;

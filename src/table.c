@@ -4,7 +4,9 @@
  * (cells cut with '~' only when the row cannot fit otherwise), and the reason,
  * error and source on their own indented lines below it, wrapped at word
  * boundaries. --wide prints each item on one full line, reason included, for
- * grep and wide terminals.
+ * grep and wide terminals. Either way each other writer of an item (plan,
+ * verify) gets its own "also written by" line under the item, wrapped only
+ * when the table fits the terminal.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +117,24 @@ static char *note(const struct item *it)
 			 it->source ? "]" : "");
 }
 
+/* A line per other writer of the item, under its notes: wrapped like them,
+ * or (--wide) one full line each. */
+static void writer_lines(struct strbuf *sb, const struct item *it, int indent, int columns)
+{
+	for (size_t i = 0; i < it->nwriters; i++) {
+		const struct writer *x = &it->writers[i];
+		_cleanup_(freep) char *text = xasprintf("also written by %s:%d %s (%s, %s)", x->file, x->line,
+							x->what, x->tool, x->why);
+
+		if (!text)
+			continue;
+		if (columns)
+			sb_wrap(sb, text, indent, columns);
+		else
+			sb_printf(sb, "%*s%s\n", indent, "", text);
+	}
+}
+
 static void item_lines(struct strbuf *sb, const struct item *it, int ncols, const int *w, int columns)
 {
 	_cleanup_(freep) char *text = note(it);
@@ -124,11 +144,12 @@ static void item_lines(struct strbuf *sb, const struct item *it, int ncols, cons
 	row(sb, v, ncols, w, columns == 0 && text);
 	if (columns == 0) {
 		sb_printf(sb, text ? " %s\n" : "\n", text);
-		return;
+	} else {
+		sb_printf(sb, "\n");
+		if (text)
+			sb_wrap(sb, text, w[C_DOMAIN] + 1, columns);
 	}
-	sb_printf(sb, "\n");
-	if (text)
-		sb_wrap(sb, text, w[C_DOMAIN] + 1, columns);
+	writer_lines(sb, it, w[C_DOMAIN] + 1, columns);
 }
 
 /* columns: the width to fit, or 0 (--wide) for full lines. */

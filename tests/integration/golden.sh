@@ -4,7 +4,8 @@
 # UPDATE_GOLDEN=1 rewrites the expected files (review the diff before committing).
 . "$(dirname "$0")/../lib/common.sh"
 
-for model in kvm azure metal mthp nothp arm64kvm s390kvm graviton laptop raidsrv mpath mdsrv mdvps; do
+for model in kvm azure metal mthp nothp arm64kvm s390kvm graviton laptop raidsrv mpath mdsrv mdvps \
+	tuned tunedcustom udevsched sysctld tmpfthp networkd sysfsconf; do
 	t=$WORK/$model
 	"mk_$model" "$t"
 	for kind in plan wide; do

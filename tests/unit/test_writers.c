@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* writers*.c: each source's reader on fake trees, and the verdicts. */
+#include "unit.h"
+#include "writers_udev.h"
+
+struct wfx {
+	char dir[PATH_MAX];
+	struct root r;
+	struct wctx w;
+	struct item it;
+};
+
+static int wfx_setup(void **state)
+{
+	struct wfx *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -1;
+	tree_new(x->dir, sizeof(x->dir));
+	x->r.fd = -1;
+	*state = x;
+	return 0;
+}
+
+static int wfx_teardown(void **state)
+{
+	struct wfx *x = *state;
+
+	writers_ctx_free(&x->w);
+	root_close(&x->r);
+	tree_remove(x->dir);
+	free(x);
+	return 0;
+}
+
+static void wload(struct wfx *x, int (*reader)(struct wctx *w))
+{
+	assert_int_equal(root_open(&x->r, x->dir), 0);
+	x->w.r = &x->r;
+	assert_int_equal(reader(&x->w), 0);
+}
+
+/* The verdict of entry i for an item. */
+static struct wjudge judge(struct wfx *x, size_t i, const char *domain, const char *target, const char *setting,
+			   const char *path, const char *desired)
+{
+	struct wjudge j = { 0 };
+
+	x->it = (struct item){ .domain = domain, .target = (char *)target, .setting = (char *)setting,
+			       .path = (char *)path, .desired = (char *)desired };
+	assert_true(i < x->w.n);
+	x->w.v[i].judge(&x->w.v[i], &x->w, &x->it, &j);
+	return j;
+}
+
+#define WX(t) cmocka_unit_test_setup_teardown(t, wfx_setup, wfx_teardown)
+
+/* ---- udev ---- */
+
+static void test_udev_pairs(void **state)
+{
+	const char *p = "ACTION==\"add|change\", KERNEL!=\"sd*\",ATTR{queue/scheduler}:=\"b\\\"fq\" RUN+=e\"x\"";
+	struct udev_pair u;
+
+	assert_int_equal(udev_next_pair(&p, &u), 1);
+	assert_string_equal(u.key, "ACTION");
+	assert_string_equal(u.op, "==");
+	assert_string_equal(u.value, "add|change");
+	assert_int_equal(udev_next_pair(&p, &u), 1);
+	assert_string_equal(u.op, "!=");
+	assert_int_equal(udev_next_pair(&p, &u), 1);
+	assert_string_equal(u.attr, "queue/scheduler");
+	assert_string_equal(u.op, ":=");
+	assert_string_equal(u.value, "b\"fq");
+	assert_int_equal(udev_next_pair(&p, &u), 1);
+	assert_string_equal(u.key, "RUN");
+	assert_string_equal(u.value, "x");
+	assert_int_equal(udev_next_pair(&p, &u), 0);
+	/* malformed: no operator, no closing quote, no closing brace */
+	p = "KERNEL \"sda\"";
+	assert_int_equal(udev_next_pair(&p, &u), -EINVAL);
+	p = "KERNEL==\"sda";
+	assert_int_equal(udev_next_pair(&p, &u), -EINVAL);
+	p = "ATTR{queue/scheduler=\"x\"";
+	assert_int_equal(udev_next_pair(&p, &u), -EINVAL);
+	p = "  # a comment";
+	assert_int_equal(udev_next_pair(&p, &u), 0);
+}
+
+static void test_udev_rules(void **state)
+{
+	struct wfx *x = *state;
+	struct udev_when when;
+	struct wjudge j;
+
+	tree_write(x->dir, "sys/block/sda/queue/rotational", "1\n");
+	tree_write(x->dir, "usr/lib/udev/rules.d/60-block-scheduler.rules",
+		   "ACTION==\"add\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", \\\n"
+		   "  KERNEL==\"mmcblk*[0-9]|msblk*[0-9]|mspblk*[0-9]|sd*[!0-9]|sr*\", \\\n"
+		   "  ATTR{queue/scheduler}=\"bfq\"\n");
+	tree_write(x->dir, "etc/udev/rules.d/60-block-scheduler.rules.bak", "ATTR{queue/scheduler}=\"x\"\n");
+	tree_write(x->dir, "run/udev/rules.d/99-x.rules",
+		   "ATTR{queue/rotational}==\"1\", ATTR{queue/read_ahead_kb}=\"4096\"\n"
+		   "ACTION==\"add\", DRIVERS==\"ahci\", RUN+=\"/bin/echo none > /sys%p/queue/scheduler\"\n");
+	wload(x, writers_udev);
+	assert_int_equal(x->w.n, 3);
+	assert_string_equal(x->w.v[0].file, "/usr/lib/udev/rules.d/60-block-scheduler.rules");
+	assert_int_equal(x->w.v[0].line, 1);
+	assert_string_equal(x->w.v[0].value, "bfq");
+	assert_int_equal(udev_rule_matches(&x->w, x->w.v[0].extra, "sda", &when), 1);
+	assert_true(when.add);
+	assert_false(when.change);
+	assert_int_equal(udev_rule_matches(&x->w, x->w.v[0].extra, "sda1", &when), 0);
+	assert_int_equal(udev_rule_matches(&x->w, x->w.v[0].extra, "nvme0n1", &when), 0);
+	j = judge(x, 0, "block", "sda", "queue/scheduler", "", "none");
+	assert_int_equal(j.applies, 1);
+	assert_false(j.beats); /* add only: earlytune's RUN comes after */
+	/* no ACTION: every event, change included; ATTR{} read from the tree */
+	j = judge(x, 1, "block", "sda", "queue/read_ahead_kb", "", "1024");
+	assert_int_equal(j.applies, 1);
+	assert_true(j.beats);
+	j = judge(x, 1, "block", "dm-0", "queue/read_ahead_kb", "", "1024");
+	assert_int_equal(j.applies, 2); /* dm-0 has no rotational in the tree */
+	assert_false(j.beats);          /* earlytune re-runs on change for dm */
+	/* RUN after 70-earlytune.rules, DRIVERS not evaluated: may apply, wins */
+	assert_null(x->w.v[2].value);
+	j = judge(x, 2, "block", "sda", "queue/scheduler", "", "none");
+	assert_int_equal(j.applies, 2);
+	assert_true(j.beats);
+	j = judge(x, 2, "thp", "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enabled", "madvise");
+	assert_int_equal(j.applies, 0);
+}
+
+/* ---- TuneD ---- */
+
+static void test_tuned_profiles(void **state)
+{
+	struct wfx *x = *state;
+	struct wjudge j;
+
+	tree_write(x->dir, "usr/lib/tuned/base/tuned.conf",
+		   "[main]\nsummary=x\n[vm]\ntransparent_hugepages=always\n[disk]\nreadahead=>4096\n"
+		   "[sysctl]\nnet.core.default_qdisc = fq_codel\n");
+	tree_write(x->dir, "usr/lib/tuned/other/tuned.conf", "[main]\ninclude=base\n[disk]\nreadahead=>1\n");
+	tree_write(x->dir, "etc/tuned/profiles/mine/tuned.conf",
+		   "[main]\ninclude= base ,other\n[variables]\nra=64 s\nd=vd*\ninclude=/etc/tuned/v.conf\n"
+		   "[my_disk]\ntype=disk\ndevices=${d}\nelevator=${sched}\nreadahead=${ra}\n"
+		   "[disk]\nreplace=1\nreadahead=>8192\n");
+	tree_write(x->dir, "etc/tuned/v.conf", "sched=bfq\n");
+	tree_write(x->dir, "etc/tuned/active_profile", "mine\n");
+	tree_write(x->dir, "etc/tuned/tuned-main.conf", "reapply_sysctl = 0\n");
+	wload(x, writers_tuned);
+	/* [vm], [sysctl] from base; [my_disk] as type disk; [disk] replaced
+	 * (other's >1 and base's >4096 dropped) */
+	assert_int_equal(x->w.n, 5);
+	assert_string_equal(x->w.v[0].key, "sys/kernel/mm/transparent_hugepage/enabled");
+	assert_string_equal(x->w.v[0].file, "/usr/lib/tuned/base/tuned.conf");
+	assert_string_equal(x->w.v[1].key, "proc/sys/net/core/default_qdisc");
+	assert_string_equal(x->w.v[2].what, "[my_disk] elevator=${sched} (bfq)");
+	assert_string_equal(x->w.v[2].names, "vd*");
+	assert_string_equal(x->w.v[3].value, "32"); /* 64 sectors */
+	assert_string_equal(x->w.v[4].what, "[disk] readahead=>8192");
+	assert_string_equal(x->w.v[4].value, "8192");
+	assert_string_equal(x->w.v[4].file, "/etc/tuned/profiles/mine/tuned.conf");
+	/* not enabled: named, never the winner */
+	j = judge(x, 4, "block", "vda", "queue/read_ahead_kb", "", "1024");
+	assert_int_equal(j.applies, 1);
+	assert_false(j.beats);
+	assert_contains(j.why, "not enabled");
+	j = judge(x, 2, "block", "sda", "queue/scheduler", "", "none");
+	assert_int_equal(j.applies, 0);
+	j = judge(x, 2, "block", "vdb", "queue/scheduler", "", "none");
+	assert_int_equal(j.applies, 1);
+}
+
+static void test_tuned_enabled(void **state)
+{
+	struct wfx *x = *state;
+	struct wjudge j;
+
+	tree_write(x->dir, "usr/lib/tuned/profiles/a/tuned.conf", "[main]\ninclude=b\n[disk]\nreadahead=>4096\n");
+	tree_write(x->dir, "usr/lib/tuned/profiles/b/tuned.conf", "[main]\ninclude=a\n[sysctl]\nnet.core.default_qdisc=fq\n");
+	tree_write(x->dir, "etc/tuned/active_profile", "a\n");
+	tree_symlink(x->dir, "etc/systemd/system/multi-user.target.wants/tuned.service",
+		     "/usr/lib/systemd/system/tuned.service");
+	wload(x, writers_tuned);
+	assert_int_equal(x->w.nerrors, 1);
+	assert_contains(x->w.errors[0], "include=a is a cycle");
+	assert_int_equal(x->w.n, 2);
+	j = judge(x, 1, "block", "vda", "queue/read_ahead_kb", "", "1024");
+	assert_true(j.beats);
+	j = judge(x, 1, "block", "vda", "queue/read_ahead_kb", "", "4096");
+	assert_false(j.beats); /* raise only: not below earlytune's */
+	j = judge(x, 0, "net", "sysctl", "net.core.default_qdisc", "", "fq");
+	assert_int_equal(j.applies, 1);
+	assert_false(j.beats); /* reapply_sysctl by default */
+}
+
+/* ---- sysctl.d, tmpfiles.d, sysfsutils ---- */
+
+static void test_files(void **state)
+{
+	struct wfx *x = *state;
+	struct wjudge j;
+	size_t first;
+
+	tree_write(x->dir, "usr/lib/sysctl.d/50-default.conf", "-net.core.default_qdisc = fq_codel\n");
+	tree_write(x->dir, "etc/sysctl.d/99-x.conf", "# c\nnet/core/default_qdisc=pfifo\n");
+	tree_write(x->dir, "run/sysctl.d/60-earlytune.conf", "net.core.default_qdisc = fq\n");
+	wload(x, writers_sysctl);
+	assert_int_equal(x->w.n, 2); /* the guard is earlytune's own */
+	j = judge(x, 0, "net", "sysctl", "net.core.default_qdisc", "", "fq");
+	assert_false(j.beats);
+	j = judge(x, 1, "net", "sysctl", "net.core.default_qdisc", "", "fq");
+	assert_true(j.beats);
+	assert_int_equal(x->w.v[1].line, 2);
+
+	first = x->w.n;
+	tree_write(x->dir, "etc/tmpfiles.d/a.conf", "w /sys/kernel/mm/transparent_hugepage/enabled - - - - always\n"
+						  "w~ /sys/kernel/mm/transparent_hugepage/defrag - - - - bmV2ZXI=\n"
+						  "d /run/x 0755 - - -\n");
+	tree_write(x->dir, "usr/lib/tmpfiles.d/b.conf", "w+ /sys/kernel/mm/transparent_hugepage/enabled - - - - never\n");
+	assert_int_equal(writers_tmpfiles(&x->w), 0);
+	assert_int_equal(x->w.n, first + 3);
+	assert_null(x->w.v[first + 1].value); /* base64: tmpfiles' to decode */
+	j = judge(x, first, "thp", "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enabled", "madvise");
+	assert_true(j.beats);
+	j = judge(x, first + 2, "thp", "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enabled", "madvise");
+	assert_int_equal(j.applies, 1);
+	assert_false(j.beats);
+	assert_contains(j.why, "/etc/tmpfiles.d/a.conf:1 writes that path first");
+
+	first = x->w.n;
+	tree_write(x->dir, "etc/sysfs.conf", "mode block/sda/queue/scheduler = 0644\nowner x = root:root\n"
+					     "class/block/sda/queue/scheduler = none\n");
+	assert_int_equal(writers_sysfs(&x->w), 0);
+	assert_int_equal(x->w.n, first + 1);
+	j = judge(x, first, "block", "sda", "queue/scheduler", "", "none");
+	assert_int_equal(j.applies, 1); /* /sys/class/block/X is /sys/block/X */
+	assert_true(j.beats);
+}
+
+/* ---- networkd ---- */
+
+static void test_networkd(void **state)
+{
+	struct wfx *x = *state;
+	struct wjudge j;
+
+	tree_write(x->dir, "etc/systemd/network/10-a.network", "[Match]\nName=eth*\n[FairQueueing]\nParent=root\n");
+	tree_write(x->dir, "run/systemd/network/20-b.network",
+		   "[Match]\nName=!eth1 *\nDriver=virtio_net\n[CAKE]\n[FairQueueingControlledDelay]\nParent=ingress\n");
+	wload(x, writers_networkd);
+	/* 10-a: [FairQueueing] + its file; 20-b: [CAKE] + its file (ingress is not the root) */
+	assert_int_equal(x->w.n, 4);
+	assert_string_equal(x->w.v[0].value, "fq");
+	j = judge(x, 0, "net", "eth0", "qdisc", "", "fq");
+	assert_int_equal(j.applies, 1);
+	assert_true(j.beats);
+	j = judge(x, 2, "net", "eth0", "qdisc", "", "fq");
+	assert_int_equal(j.applies, 2); /* Driver= is not evaluated */
+	assert_false(j.beats);          /* 10-a matches eth0 first */
+	j = judge(x, 2, "net", "ens3", "qdisc", "", "fq");
+	assert_true(j.beats);
+	j = judge(x, 2, "net", "eth1", "qdisc", "", "fq");
+	assert_int_equal(j.applies, 0);
+	j = judge(x, 1, "net", "eth0", "qdisc", "", "fq");
+	assert_int_equal(j.applies, 0); /* a file's own [Match] entry writes nothing */
+}
+
+/* ---- helpers ---- */
+
+static void test_helpers(void **state)
+{
+	char *s = NULL;
+
+	wset(&s, "a\xff" "b\xc3\xa9\x01");
+	assert_string_equal(s, "a?b\xc3\xa9?");
+	free(s);
+	assert_true(writers_names_match("sd*,!sda", "sdb", ","));
+	assert_false(writers_names_match("sd*,!sda", "sda", ","));
+	assert_false(writers_names_match("sd*", "vda", ","));
+	assert_true(writers_names_match("!sda", "vda", ","));
+	assert_true(writers_names_match(NULL, "vda", ","));
+	assert_true(writers_path_match("/sys/block/vd*/queue/scheduler", "sys/block/vda/queue/scheduler"));
+	assert_false(writers_path_match("/sys/block/*", "sys/block/vda/queue/scheduler"));
+	assert_true(writers_path_match("/sys/class/block/vd*/bdi/read_ahead_kb", "sys/block/vda/queue/read_ahead_kb"));
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_udev_pairs),
+	WX(test_udev_rules),
+	WX(test_tuned_profiles),
+	WX(test_tuned_enabled),
+	WX(test_files),
+	WX(test_networkd),
+	cmocka_unit_test(test_helpers),
+};
+
+UNIT_MAIN("writers", tests)
