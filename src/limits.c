@@ -101,14 +101,27 @@ static int seen_process(const char *instance, int pid, void *data)
 	return 0;
 }
 
-static void nr_open_check(struct ctx *c, struct item *it, const struct limit_key *k, const struct rlim *want)
+/* A nofile above fs.nr_open: the kernel refuses it (setrlimit EPERM), so
+ * the service cannot have it however often it restarts. Written all the
+ * same (systemd gets as close as it can); unmet for verify. 0: not above. */
+static uint64_t nr_open_above(struct ctx *c, const struct limit_key *k, const struct rlim *want)
 {
 	uint64_t nr;
 
 	if (strcmp(k->key, "nofile") || limits_nr_open(&c->root, &nr) < 0 || want->hard <= nr)
-		return;
-	item_add_reason(it, "%swarning: above fs.nr_open (%llu): the kernel refuses a nofile limit above it, so the service cannot get it: raise fs.nr_open first",
-			"", (unsigned long long)nr);
+		return 0;
+	return nr;
+}
+
+/* The usual mistake, said where it is made: limits.conf is pam_limits's,
+ * read for login sessions; systemd never applies it to a service. */
+static void pam_note(struct ctx *c, struct item *it, const struct limit_key *k)
+{
+	char where[PATH_MAX + 16];
+
+	if (limits_pam_line(&c->root, k->key, where, sizeof(where)) > 0)
+		item_add_reason(it, "(%s sets %s for login sessions, through pam_limits: it never reaches a service)",
+				where, k->key);
 }
 
 /* Running or not, in place or not: the action, current and why. */
@@ -118,6 +131,7 @@ static void judge(struct ctx *c, struct item *it, const char *target, const stru
 	struct seen_run s = { .r = &c->root, .k = k, .want = *want };
 	bool in_place = in_file && !strcmp(in_file, it->desired);
 	int r = strcmp(target, LIMITS_MANAGER) ? unit_running(&c->root, target, seen_process, &s) : 0;
+	uint64_t over = nr_open_above(c, k, want);
 
 	it->action = in_place ? ACT_KEEP : ACT_CHANGE;
 	item_set(&it->current, in_file ? in_file : "unset");
@@ -136,21 +150,28 @@ static void judge(struct ctx *c, struct item *it, const char *target, const stru
 		item_add_reason(it, "the default of every service without its own Limit%s=: systemd reads system.conf.d at its start and at each daemon-reload",
 				k->directive);
 	} else if (!s.n) {
-		item_add_reason(it, "not running: applies at its next start");
+		item_add_reason(it, "not running: applies at its next start%s",
+				in_place ? "" : " once systemd has read the drop-in (at boot, or systemctl daemon-reload)");
 	} else {
 		item_set(&it->current, s.have);
 		if (s.own_soft)
 			item_add_reason(it, "%s (PID %d) set its own soft limit (allowed up to the hard one)",
 					s.instance, s.pid);
-		else if (s.differ && in_place) {
+		else if (s.differ && in_place && !over) {
 			it->foreign = true;
 			item_add_reason(it, "%s (PID %d) started before the drop-in: restart %s to apply",
 					s.instance, s.pid, s.instance);
 		} else if (!in_place) {
-			item_add_reason(it, "%s runs (PID %d): restart it after the write to apply", s.instance, s.pid);
+			item_add_reason(it, "%s runs (PID %d): systemctl daemon-reload, then restart it, to apply",
+					s.instance, s.pid);
 		}
 	}
-	nr_open_check(c, it, k, want);
+	if (over) {
+		item_add_reason(it, "warning: above fs.nr_open (%llu): the kernel refuses a nofile limit above it, so the service cannot get it: raise fs.nr_open first",
+				(unsigned long long)over);
+		it->unmet = true;
+	}
+	pam_note(c, it, k);
 }
 
 static void plan_limit(struct ctx *c, struct plan *p, const char *target, const char *path,

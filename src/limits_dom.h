@@ -46,5 +46,6 @@ int units_add(struct units *u, const char *name); /* once */
  * each instance), pid its oldest process: the count, or -errno. */
 int unit_running(const struct root *r, const char *unit, int (*fn)(const char *instance, int pid, void *data),
 		 void *data);
+int limits_pam_line(const struct root *r, const char *item, char *where, size_t size);
 int limits_nr_open(const struct root *r, uint64_t *v); /* proc/sys/fs/nr_open */
 int limits_dropin_path(const char *target, char *path, size_t size);

@@ -267,3 +267,47 @@ int limits_dropin_path(const char *target, char *path, size_t size)
 		return pathf(path, size, LIMITS_MANAGER_DIR "/" LIMITS_DROPIN);
 	return pathf(path, size, LIMITS_UNIT_DIR "/%s.d/" LIMITS_DROPIN, target);
 }
+
+/* pam_limits's configuration: the first line setting item (nofile, nproc,
+ * memlock, core: the same words) in etc/security/limits.conf, then
+ * the *.conf files of limits.d. 1 with where = "FILE:LINE", 0 none. */
+struct pam_seen {
+	const struct root *r;
+	const char *item;
+	char *where;
+	size_t size;
+	bool found;
+};
+
+static void pam_file(const char *rel, void *data)
+{
+	struct pam_seen *s = data;
+	_cleanup_(freep) char *text = NULL;
+	int line = 0;
+
+	if (s->found || root_read_file(s->r, rel, &text, 1 << 20) < 0)
+		return;
+	for (char *p = text, *next; p && *p && !s->found; p = next) {
+		char dom[64], type[16], item[32];
+
+		next = strchr(p, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		if (*p != '#' && sscanf(p, "%63s %15s %31s", dom, type, item) == 3 && dom[0] != '#' &&
+		    !strcmp(item, s->item)) {
+			snprintf(s->where, s->size, "/%s:%d", rel, line);
+			s->found = true;
+		}
+	}
+}
+
+int limits_pam_line(const struct root *r, const char *item, char *where, size_t size)
+{
+	struct pam_seen s = { .r = r, .item = item, .where = where, .size = size };
+
+	pam_file("etc/security/limits.conf", &s);
+	if (!s.found)
+		(void)root_match(r, "etc/security/limits.d", "*.conf", pam_file, &s);
+	return s.found;
+}

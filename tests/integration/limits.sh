@@ -22,6 +22,8 @@ mk_unit "$t" usr/lib/systemd/system masked-worker.service
 ln -s /dev/null "$t/etc/systemd/system/masked-worker.service"
 mk_running "$t" system.slice/nginx.service 4242 1024 524288 500
 mk_running "$t" system.slice/nginx.service 4300 1024 524288 900 # a worker, started later
+mkdir -p "$t/etc/security/limits.d"
+printf '# the usual advice\n*  soft  nofile  65536\n' >"$t/etc/security/limits.d/90-app.conf"
 cat >"$t/etc/earlytune.conf" <<'EOF'
 [limits]
 nofile = 65536
@@ -52,7 +54,7 @@ check_rc "plan: exit 0" 0 -- "$ET" plan --wide --root "$t" --only limits
 contains "plan: no unit matches a glob: skipped, said" "nomatch*.service    units"
 contains "plan: nothing written for it" "no unit file matches it in /etc/systemd/system, /run/systemd/system, /usr/lib/systemd/system or /lib/systemd/system: nothing written"
 contains "plan: the default" "limits manager             DefaultLimitNOFILE unset       65536"
-contains "plan: nginx runs with the old limit (its oldest process)" "LimitNOFILE        1024:524288 4096:8192 change nginx.service runs (PID 4242): restart it after the write to apply"
+contains "plan: nginx runs with the old limit (its oldest process)" "LimitNOFILE        1024:524288 4096:8192 change nginx.service runs (PID 4242): systemctl daemon-reload, then restart it, to apply"
 contains "plan: memlock with a size suffix, in bytes" "LimitMEMLOCK       8388608     67108864"
 contains "plan: a template: its drop-in serves every instance" "postgresql@.service LimitNOFILE        unset       infinity"
 contains "plan: nofile above fs.nr_open warned" "warning: above fs.nr_open (1048576): the kernel refuses a nofile limit above it"
@@ -62,7 +64,9 @@ contains "plan: a glob naming many: /etc" "b-worker.service    LimitNPROC"
 contains "plan: a glob naming many: /run" "c-worker.service    LimitNPROC"
 lacks "plan: a masked unit is not named" "masked-worker"
 eq "plan: a unit in /etc and /usr/lib is one unit" "$(printf '%s\n' "$OUT" | grep -c 'a-worker.service')" 1
-contains "plan: a unit not running" "not running: applies at its next start"
+contains "plan: a unit not running" "not running: applies at its next start once systemd has read the drop-in (at boot, or systemctl daemon-reload)"
+contains "plan: limits.conf named: it never reaches a service" "(/etc/security/limits.d/90-app.conf:2 sets nofile for login sessions, through pam_limits: it never reaches a service)"
+lacks "plan: limits.conf sets no nproc" "sets nproc for login"
 eq "plan writes nothing" "$(find "$t/run" -name "$F" | wc -l)" 0
 
 check_rc "apply: exit 0" 0 -- "$ET" apply --root "$t" --only limits
@@ -86,16 +90,21 @@ contains "verify: drift, restart to apply" "drift: limits nginx.service LimitNOF
 rm -r "$t/sys/fs/cgroup/system.slice/nginx.service"
 mk_running "$t" system.slice/nginx.service 5000 4096 8192 2000
 sed -i 's/^Max locked memory .*/Max locked memory         67108864             67108864             bytes     /' "$t/proc/5000/limits"
-check_rc "verify: restarted, every limit holds: exit 0" 0 -- "$ET" verify --root "$t" --only limits
-contains "verify: the counts" "verify: 8 hold, 0 drifted, 0 unmet, 1 not applicable"
+check_rc "verify: restarted, nginx holds; a nofile above fs.nr_open is unmet: exit 1" 1 -- "$ET" verify --root "$t" --only limits
+contains "verify: the counts" "verify: 7 hold, 0 drifted, 1 unmet, 1 not applicable"
+contains "verify: the limit above fs.nr_open named" "unmet: limits postgresql@.service LimitNOFILE: not possible here: not running: applies at its next start warning: above fs.nr_open (1048576): the kernel refuses a nofile limit above it"
 # A process may raise its own soft limit up to the hard one (Go does).
 sed -i 's/^Max open files .*/Max open files            8192                 8192                 files     /' "$t/proc/5000/limits"
-check_rc "verify: a process's own soft limit: holds" 0 -- "$ET" verify --root "$t" --only limits
+check_rc "verify: a process's own soft limit: holds" 1 -- "$ET" verify --root "$t" --only limits
+contains "verify: a process's own soft limit: holds (the counts)" "verify: 7 hold, 0 drifted, 1 unmet, 1 not applicable"
 OUT=$("$ET" plan --wide --root "$t" --only limits 2>&1)
 contains "plan: says the process set its own soft limit" "nginx.service (PID 5000) set its own soft limit (allowed up to the hard one)"
 check_rc "apply again: exit 0" 0 -- "$ET" apply --root "$t" --only limits
 matches "apply again: nothing to change" "^limits nginx.service +LimitNOFILE +8192 +4096:8192 keep"
-check_rc "--json verify: exit 0" 0 -- "$ET" verify --json --root "$t" --only limits
+check_rc "--json verify: exit 1 (unmet)" 1 -- "$ET" verify --json --root "$t" --only limits
+contains "--json verify: unmet" '"target":"postgresql@.service","setting":"LimitNOFILE","current":"infinity","desired":"infinity","action":"keep"'
+contains "--json verify: its verdict" '"unmet":true,"verdict":"unmet","holds":false'
+
 check_rc "--json plan: exit 0" 0 -- "$ET" plan --json --root "$t" --only limits
 contains "--json plan: the limits domain" '"domain":"limits","target":"nginx.service","setting":"LimitNOFILE"'
 
