@@ -279,6 +279,7 @@ static void seen_dropin_dir(const char *rel, void *data)
 static int collect_targets(struct ctx *c, struct plan *p, struct units *t)
 {
 	struct stale s = { .r = &c->root, .t = t };
+	struct item *it;
 	bool manager = root_access(&c->root, LIMITS_MANAGER_DIR "/" LIMITS_DROPIN) == 1;
 	int r = 0;
 
@@ -295,8 +296,12 @@ static int collect_targets(struct ctx *c, struct plan *p, struct units *t)
 			r = glob_targets(c, p, e->name, t);
 		r = r > 0 ? 0 : r;
 	}
-	if (r >= 0)
-		r = root_match(&c->root, LIMITS_UNIT_DIR, "*.service.d", seen_dropin_dir, &s);
+	if (r >= 0 && root_match(&c->root, LIMITS_UNIT_DIR, "*.service.d", seen_dropin_dir, &s) < 0 &&
+	    (it = plan_add(p, "limits", "drop-ins", "units", LIMITS_UNIT_DIR))) {
+		/* Not fatal: what the configuration asks for is still planned. */
+		it->action = ACT_ERROR;
+		item_set(&it->error, "cannot list /" LIMITS_UNIT_DIR ": earlytune's drop-ins there are not known");
+	}
 	r = r < 0 ? r : s.err;
 	if (r >= 0 && t->n > 1)
 		qsort(t->v, t->n, sizeof(*t->v), cmp_names);
