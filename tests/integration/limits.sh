@@ -169,3 +169,17 @@ bad "a glob without .service" '[limits "postgresql@*"]
 nofile = 4096' "end the glob in .service (\"postgresql@*.service\")"
 bad "an unclosed glob" '[limits "ngin[x.service"]
 nofile = 4096' "'[' opens a character class that no ']' closes"
+
+# A template's running instances: their cgroups are in the template's slice,
+# its name escaped as systemd does (worker-pool@ → system-worker\x2dpool.slice).
+w=$WORK/template
+mk_kvm "$w"
+mk_unit "$w" usr/lib/systemd/system worker-pool@.service
+mk_running "$w" 'system.slice/system-worker\x2dpool.slice/worker-pool@1.service' 700 2048 2048 300
+mk_running "$w" 'system.slice/system-worker\x2dpool.slice/worker-pool@2.service' 800 1024 524288 400
+printf '[limits "worker-pool@*.service"]\nnofile = 2048\n' >"$w/etc/earlytune.conf"
+check_rc "template: apply" 0 -- "$ET" apply --root "$w" --only limits
+check_rc "template: an instance still has the old limit: exit 1" 1 -- "$ET" verify --root "$w" --only limits
+contains "template: the instance named, restart it" "drift: limits worker-pool@.service LimitNOFILE is '1024:524288', want '2048': worker-pool@2.service (PID 800) started before the drop-in: restart worker-pool@2.service to apply"
+rm -r "$w/sys/fs/cgroup/system.slice/system-worker\\x2dpool.slice/worker-pool@2.service"
+check_rc "template: the other instance restarted: holds" 0 -- "$ET" verify --root "$w" --only limits
