@@ -135,15 +135,21 @@ static void judge(struct ctx *c, struct item *it, const char *target, const stru
 
 	it->action = in_place ? ACT_KEEP : ACT_CHANGE;
 	item_set(&it->current, in_file ? in_file : "unset");
-	if (s.err < 0) {
-		item_setf(&it->error, "cannot read '%s' in /proc/%d/limits: %s", k->proc_name, s.pid,
-			  s.err == -ENOENT ? "no such line" : strerror(-s.err));
-		it->action = ACT_ERROR;
-		return;
-	}
-	if (r < 0) {
-		item_setf(&it->error, "cannot read the cgroup of %s: %s", target, strerror(-r));
-		it->action = ACT_ERROR;
+	if (s.err < 0 || r < 0) {
+		char why[320];
+
+		if (s.err < 0)
+			snprintf(why, sizeof(why), "cannot read '%s' in /proc/%d/limits: %s", k->proc_name, s.pid,
+				 s.err == -ENOENT ? "no such line" : strerror(-s.err));
+		else
+			snprintf(why, sizeof(why), "cannot read the cgroup of %s: %s", target, strerror(-r));
+		/* What is in force is unknown; a missing drop-in is written all the same. */
+		if (in_place) {
+			item_set(&it->error, why);
+			it->action = ACT_ERROR;
+		} else {
+			item_add_reason(it, "%s", why);
+		}
 		return;
 	}
 	if (!strcmp(target, LIMITS_MANAGER)) {

@@ -183,3 +183,17 @@ check_rc "template: an instance still has the old limit: exit 1" 1 -- "$ET" veri
 contains "template: the instance named, restart it" "drift: limits worker-pool@.service LimitNOFILE is '1024:524288', want '2048': worker-pool@2.service (PID 800) started before the drop-in: restart worker-pool@2.service to apply"
 rm -r "$w/sys/fs/cgroup/system.slice/system-worker\\x2dpool.slice/worker-pool@2.service"
 check_rc "template: the other instance restarted: holds" 0 -- "$ET" verify --root "$w" --only limits
+
+# /proc/PID/limits that cannot be read: the drop-in is written all the same;
+# once it is in place, what is in force is unknown: an error for verify.
+u=$WORK/unreadable
+mk_kvm "$u"
+mk_unit "$u" usr/lib/systemd/system a.service
+mk_running "$u" system.slice/a.service 99 1024 4096
+sed -i '/^Max open files/d' "$u/proc/99/limits"
+printf '[limits "a.service"]\nnofile = 10\n' >"$u/etc/earlytune.conf"
+check_rc "unreadable limits: apply writes the drop-in" 0 -- "$ET" apply --root "$u" --only limits
+contains "unreadable limits: said" "cannot read 'Max open files' in /proc/99/limits: no such line"
+[ -f "$u/$D/a.service.d/$F" ]; eq "unreadable limits: the drop-in is there" $? 0
+check_rc "unreadable limits: verify fails" 1 -- "$ET" verify --root "$u" --only limits
+contains "unreadable limits: verify names it" "drift: limits a.service LimitNOFILE: cannot read 'Max open files' in /proc/99/limits: no such line"
