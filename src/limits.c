@@ -184,7 +184,7 @@ static void plan_limit(struct ctx *c, struct plan *p, const char *target, const 
 		       const struct limit_key *k, const char *text)
 {
 	const struct cfg_entry *e = effective(&c->cfg, target, k->key);
-	char dir[64], in_buf[64], why[256];
+	char dir[64], in_buf[64], want_buf[64], why[256];
 	const char *in_file;
 	struct item *it;
 	struct rlim want;
@@ -211,8 +211,8 @@ static void plan_limit(struct ctx *c, struct plan *p, const char *target, const 
 		item_set(&it->error, why);
 		return;
 	}
-	limits_format(&want, in_buf, sizeof(in_buf));
-	item_set(&it->desired, in_buf);
+	limits_format(&want, want_buf, sizeof(want_buf));
+	item_set(&it->desired, want_buf);
 	judge(c, it, target, k, &want, in_file);
 }
 

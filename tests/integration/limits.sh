@@ -197,3 +197,20 @@ contains "unreadable limits: said" "cannot read 'Max open files' in /proc/99/lim
 [ -f "$u/$D/a.service.d/$F" ]; eq "unreadable limits: the drop-in is there" $? 0
 check_rc "unreadable limits: verify fails" 1 -- "$ET" verify --root "$u" --only limits
 contains "unreadable limits: verify names it" "drift: limits a.service LimitNOFILE: cannot read 'Max open files' in /proc/99/limits: no such line"
+
+# A changed value is a change: the drop-in's old value is not the new one
+# (the QEMU boot found plan comparing the new value with itself: the drop-in
+# kept the old limit after a configuration change and a daemon-reload).
+v=$WORK/value
+mk_kvm "$v"
+mk_unit "$v" etc/systemd/system ettest-limits.service
+mkdir -p "$v/etc/earlytune.d" "$v/run/earlytune.d"
+printf '[limits "ettest-limits.service"]\nnofile = 4096:8192\n' >"$v/etc/earlytune.d/50-a.conf"
+check_rc "changed value: the first apply" 0 -- "$ET" --boot apply --root "$v" --only limits
+printf '[limits "ettest-limits.service"]\nnofile = 5000:10000\n' >"$v/run/earlytune.d/60-b.conf"
+check_rc "changed value: plan" 0 -- "$ET" plan --wide --root "$v" --only limits
+matches "changed value: the drop-in's value against the new one" "^limits ettest-limits.service LimitNOFILE +4096:8192 +5000:10000 +change"
+check_rc "changed value: verify says drift" 1 -- "$ET" verify --root "$v" --only limits
+check_rc "changed value: --boot apply (the generator at daemon-reload)" 0 -- "$ET" --boot apply --root "$v" --only limits
+eq "changed value: the drop-in has the new value" "$(grep '^Limit' "$v/$D/ettest-limits.service.d/$F")" "LimitNOFILE=5000:10000"
+check_rc "changed value: verify holds" 0 -- "$ET" verify --root "$v" --only limits
