@@ -224,6 +224,7 @@ UDEVRULESDIR ?= $(UDEVDIR)/rules.d
 DRACUTDIR  ?= $(PREFIX)/lib/dracut/modules.d
 ITDIR      ?= $(PREFIX)/share/initramfs-tools
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
 PRESETDIR  ?= $(PREFIX)/lib/systemd/system-preset
 KINSTDIR   ?= $(PREFIX)/lib/kernel/install.d
 DOCDIR     ?= $(PREFIX)/share/doc/earlytune
@@ -248,6 +249,7 @@ INSTALLED  := $(SBINDIR)/earlytune $(UDEVRULESDIR)/70-earlytune.rules \
 	      $(ITDIR)/hooks/earlytune $(ITDIR)/scripts/init-top/earlytune \
 	      $(KINSTDIR)/95-earlytune.install /etc/kernel/postinst.d/zz-earlytune \
 	      $(SYSTEMDDIR)/earlytune.service $(PRESETDIR)/80-earlytune.preset \
+	      $(GENERATORDIR)/earlytune-generator \
 	      $(SYSTEMDDIR)/earlytune-verify.service $(SYSTEMDDIR)/earlytune-verify.timer \
 	      $(DOCDIR)/examples/earlytune.rules.yml $(EXAMPLES:%=$(DOCDIR)/examples/%) \
 	      $(MANDIR)/man8/earlytune.8 $(MANDIR)/man5/earlytune.conf.5 $(BASHCOMPDIR)/earlytune
@@ -262,6 +264,7 @@ install: $(BUILD)/earlytune
 	$(call install_subst,0755,hook/95-earlytune.install,$(KINSTDIR)/95-earlytune.install)
 	$(call install_subst,0755,hook/zz-earlytune.postinst,/etc/kernel/postinst.d/zz-earlytune)
 	$(call install_subst,0644,hook/earlytune.service,$(SYSTEMDDIR)/earlytune.service)
+	$(call install_subst,0755,hook/earlytune-generator,$(GENERATORDIR)/earlytune-generator)
 	install -D -m 0644 hook/80-earlytune.preset $(DESTDIR)$(PRESETDIR)/80-earlytune.preset
 	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service,\
 	  @echo "make install: no systemctl here; enable the unit with: systemctl $(if $(DESTDIR),--root=$(abspath $(DESTDIR)) )preset earlytune.service"))

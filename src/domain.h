@@ -62,6 +62,12 @@ bool net_batched(const char *setting);
 int net_revert_batch(struct ctx *c, struct item **items, const char **values, size_t n);
 int net_iface_index(const struct root *r, const char *name);
 int initramfs_plan(struct ctx *c, struct plan *p);
+int limits_check_key(const char *key, const char *value, char *why, size_t size);
+void limits_check_conf(struct config *c);
+int limits_plan(struct ctx *c, struct plan *p);
+int limits_apply(struct ctx *c, struct plan *p);
+bool limits_batched(const char *setting);
+int limits_revert(struct ctx *c, struct item **items, const char **values, size_t n);
 
 extern const struct domain domains[];
 extern const size_t ndomains;

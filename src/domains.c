@@ -33,6 +33,12 @@ const struct domain domains[] = {
 		.name = "initramfs", .bit = DOM_INITRAMFS,
 		.plan = initramfs_plan, .irreversible = true,
 	},
+	{
+		.name = "limits", .bit = DOM_LIMITS,
+		.section = { "limits", true, limits_check_key, limits_check_conf },
+		.plan = limits_plan, .apply_batch = limits_apply, .batched = limits_batched,
+		.revert_batch = limits_revert,
+	},
 };
 const size_t ndomains = ARRAY_SIZE(domains);
 

@@ -246,8 +246,9 @@ int mods_load(struct mods *m, const char *name, const char *options);
 
 /* ---- item.c: plan items ---- */
 enum action { ACT_CHANGE, ACT_KEEP, ACT_SKIP, ACT_ERROR };
-/* How an item is written: an attribute file, a module insert, a qdisc. */
-enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC };
+/* How an item is written: an attribute file, a module insert, a qdisc, a
+ * line of a systemd drop-in. */
+enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC, ITEM_DROPIN };
 enum result { RES_NONE, RES_APPLIED, RES_FAILED };
 
 /* Another configuration writing an item's value (writers.c). */
@@ -320,7 +321,8 @@ struct ctx {
 };
 
 /* A domain's bit in ctx.only (its row in domains.c names it). */
-enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3, DOM_INITRAMFS = 1u << 4 };
+enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3, DOM_INITRAMFS = 1u << 4,
+       DOM_LIMITS = 1u << 5 };
 
 /* ---- output.c: every command's JSON object starts with json_head and
  * goes out through json_emit (main prints an error object otherwise) ---- */

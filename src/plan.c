@@ -36,6 +36,9 @@ enum verdict item_verdict(const struct item *it)
 		return V_DRIFTED;
 	if (it->action == ACT_SKIP)
 		return it->unmet ? V_UNMET : V_NA;
+	/* In place, and still not possible here (a nofile above fs.nr_open). */
+	if (it->unmet)
+		return V_UNMET;
 	return V_HOLDS;
 }
 

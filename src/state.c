@@ -127,14 +127,20 @@ static int push(struct records *rs, char **fields)
 }
 
 /* Revert writes a record's value to its path: only where apply writes
- * (sysfs attributes, sysctls, a qdisc by ifindex), so a tampered file
+ * (sysfs attributes, sysctls, a qdisc by ifindex, earlytune's own systemd
+ * drop-ins, which revert removes), so a tampered file
  * cannot point it at etc/shadow of an image. */
 static bool record_path_ok(const char *path)
 {
 	static const char *const prefixes[] = { "sys/", "proc/sys/", "netlink/ifindex/" };
 
+	static const char dropin[] = "/50-earlytune-limits.conf"; /* limits: revert removes it */
+	size_t n = strlen(path);
+
 	if (strstr(path, ".."))
 		return false;
+	if (!strncmp(path, "run/systemd/", 12) && n > sizeof(dropin) && !strcmp(path + n - sizeof(dropin) + 1, dropin))
+		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
 			return true;

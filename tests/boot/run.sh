@@ -91,6 +91,19 @@ match.slave_class = virtual
 read_ahead_kb = 768
 CONF
 head -c 64 /dev/urandom >"$ROOT/etc/ettest.key" && chmod 0600 "$ROOT/etc/ettest.key"
+# [limits] (issue 13): a test service that sleeps, its nofile from a drop-in
+# (the generator), core from the manager default (the initramfs).
+printf '[Unit]\nDescription=earlytune boot test: limits\n[Service]\nExecStart=/bin/sleep infinity\n[Install]\nWantedBy=multi-user.target\n' \
+	>"$ROOT/etc/systemd/system/ettest-limits.service"
+ln -sf ../ettest-limits.service "$ROOT/etc/systemd/system/multi-user.target.wants/ettest-limits.service"
+cat >"$ROOT/etc/earlytune.d/50-ettest-limits.conf" <<'CONF'
+[limits "ettest-limits.service"]
+# boot test: not systemd's 1024:524288
+nofile = 4096:8192
+[limits]
+# boot test: not Debian's 0:infinity
+core = 1M
+CONF
 echo "/dev/vda / ext4 rw 0 1" >"$ROOT/etc/fstab"
 echo ettest >"$ROOT/etc/hostname"
 # The test NICs need their driver in the image (hostonly images have none).
@@ -262,12 +275,13 @@ full_boot() { # KVER
 	has "$name" "the boot wrote the sysctl guard in /run: bbr" 'ETTEST guard net.ipv4.tcp_congestion_control=bbr'
 	has "$name" "NICs are up" 'ETTEST nic=.* up=up'
 	assert_stacked "$name"
+	assert_limits "$name"
 	marker "$name" hotplug || return
 	has "$name" "hot-added disk: scheduler none" 'ETTEST hot=vdc sched=\[none\]'
 	has "$name" "hot-added disk: the udev rule ran earlytune for it" 'ETTEST kmsg .*earlytune: apply vdc: [0-9]+ changed, [0-9]+ kept, 0 skipped, 0 failed'
 	case $k in 6.1.*) has "$name" "hot-added disk: scheduler changed" 'ETTEST kmsg .*earlytune: block vdc queue/scheduler: mq-deadline -> none' ;; esac
 	has "$name" "status: the runs since boot" 'ETTEST status: earlytune status: [0-9]+ runs since boot'
-	has "$name" "status: the initramfs boot run (its global part)" 'ETTEST status: [0-9-]+ [0-9:]+ [+-][0-9]+  apply --boot --only modules,thp,net: [0-9]+ changed, [0-9]+ kept, [0-9]+ skipped, 0 failed'
+	has "$name" "status: the initramfs boot run (its global part)" 'ETTEST status: [0-9-]+ [0-9:]+ [+-][0-9]+  apply --boot --only modules,thp,net,limits: [0-9]+ changed, [0-9]+ kept, [0-9]+ skipped, 0 failed'
 	has "$name" "status: the udev run of the hot-added disk" 'ETTEST status: [0-9-]+ [0-9:]+ [+-][0-9]+  apply --boot --device vdc: [0-9]+ changed'
 	has "$name" "status: the LV's udev run and its change" 'ETTEST status:   changed +block dm-[0-9]+ queue/read_ahead_kb: [0-9]+ -> 768'
 }
@@ -289,6 +303,22 @@ assert_stacked() { # NAME
 	lacks "$1" "plan: no scheduler for a stacked device" 'ETTEST plan .*queue/scheduler'
 	has "$1" "the udev rule's run logged the LV's change" 'ETTEST kmsg .*earlytune: block dm-[0-9]+ queue/read_ahead_kb: [0-9]+ -> 768'
 	has "$1" "verify --only block holds" 'ETTEST verify-block rc=0'
+}
+
+# [limits] in a real systemd boot: /proc/PID/limits of the running service.
+assert_limits() { # NAME
+	marker "$1" limits || return
+	has "$1" "limits: the generator's drop-in reached the service at boot" 'ETTEST limits pid=[1-9][0-9]* nofile=4096:8192 '
+	has "$1" "limits: the initramfs's default reached it (DefaultLimitCORE)" 'ETTEST limits pid=[1-9][0-9]* .* core=1048576:1048576'
+	has "$1" "limits: the drop-in earlytune wrote" 'ETTEST limits-dropin LimitNOFILE=4096:8192'
+	has "$1" "limits: the default's drop-in" 'ETTEST limits-default DefaultLimitCORE=1048576'
+	has "$1" "limits: plan keeps the running service's limit" 'ETTEST limits-plan limits ettest-limits.service +LimitNOFILE +4096:8192 +4096:8192 +keep'
+	has "$1" "limits: verify --only limits holds" 'ETTEST verify-limits rc=0'
+	has "$1" "limits: daemon-reload ran the generator (the drop-in follows the change)" 'ETTEST limits-reloaded LimitNOFILE=5000:10000'
+	has "$1" "limits: the running service is drift until restarted" "ETTEST limits-drift .*drift: limits ettest-limits.service LimitNOFILE is '4096:8192', want '5000:10000': .*restart ettest-limits.service to apply"
+	has "$1" "limits: restarted, it has the new limit" 'ETTEST limits-restarted pid=[1-9][0-9]* nofile=5000:10000 '
+	has "$1" "limits: verify holds after the restart" 'ETTEST verify-limits-restarted rc=0'
+	has "$1" "limits: the generator's run in the status" 'ETTEST status: [0-9-]+ [0-9:]+ [+-][0-9]+  apply --boot --only limits: [0-9]+ changed, [0-9]+ kept, [0-9]+ skipped, 0 failed'
 }
 
 for k in $kernels; do

@@ -30,6 +30,8 @@ mk_metal "$metal"
 check_rc "database-vps.conf: plan on a KVM guest exits 0" 0 -- "$ET" plan --root "$kvm" --config "$EX/database-vps.conf"
 eq "database-vps.conf: THP never" "$(desired database-vps.conf "$kvm" thp enabled)" never
 eq "database-vps.conf: no defrag stalls" "$(desired database-vps.conf "$kvm" thp defrag)" never
+mk_unit "$kvm" lib/systemd/system postgresql@.service
+eq "database-vps.conf: the database template's open files" "$(desired database-vps.conf "$kvm" postgresql@.service LimitNOFILE)" 65536
 eq "database-vps.conf: the virtio disk's read-ahead capped at 128" \
 	"$(desired database-vps.conf "$kvm" vda queue/read_ahead_kb)" 128
 check_rc "hdd-backup.conf: plan on bare metal exits 0" 0 -- "$ET" plan --root "$metal" --config "$EX/hdd-backup.conf"

@@ -68,7 +68,7 @@ check_rc "BOM inside: exit 2" 2 -- "$ET" config --root "$t" --config "$WORK/bom2
 eq "BOM inside: named" "$(printf '%s\n' "$OUT" | head -1)" "earlytune: $WORK/bom2.conf:2: malformed key '﻿enabled': '﻿' is U+FEFF ZERO WIDTH NO-BREAK SPACE (a byte order mark), not ASCII: write nothing"
 
 # ---- did you mean ---------------------------------------------------------------
-mistake section-typo 1 "unknown section [blok]; did you mean [block]? allowed: [main] [modules] [thp] [net] [block] [block \"NAME\"] [cmdline] [cmdline \"NAME\"]" '[blok]'
+mistake section-typo 1 "unknown section [blok]; did you mean [block]? allowed: [main] [modules] [thp] [net] [block] [block \"NAME\"] [limits] [limits \"NAME\"] [cmdline] [cmdline \"NAME\"]" '[blok]'
 mistake key-typo 2 "unknown key 'read_ahed_kb' in [block]; did you mean 'read_ahead_kb'? allowed: scheduler read_ahead_kb nr_requests rq_affinity add_random wbt_lat_usec io_timeout iosched.NAME match.*" '[block]
 read_ahed_kb = 128'
 mistake value-typo 2 "[thp] enabled = 'madivse' is not allowed; did you mean 'madvise'? allowed: always madvise never" '[thp]

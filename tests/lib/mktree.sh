@@ -459,3 +459,23 @@ mk_sysfsconf() {
 		>"$1/etc/sysfs.conf"
 	printf 'block/vda/queue/scheduler = mq-deadline\n' >"$1/etc/sysfs.d/disk.conf"
 }
+
+# mk_unit ROOT DIR NAME: a service unit file in DIR (etc/systemd/system, …).
+mk_unit() {
+	mkdir -p "$1/$2" && printf '[Service]\nExecStart=/bin/sleep infinity\n' >"$1/$2/$3"
+}
+
+# mk_running ROOT CGROUP PID SOFT HARD [STARTTIME]: a process of the cgroup
+# sys/fs/cgroup/CGROUP (system.slice/UNIT) with that nofile limit.
+mk_running() {
+	mkdir -p "$1/sys/fs/cgroup/$2" "$1/proc/$3"
+	echo "$3" >>"$1/sys/fs/cgroup/$2/cgroup.procs"
+	echo "$3 (svc) S 1 $3 $3 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 ${6:-500} 100 1 0" >"$1/proc/$3/stat"
+	{
+		printf 'Limit                     Soft Limit           Hard Limit           Units     \n'
+		printf 'Max core file size        0                    unlimited            bytes     \n'
+		printf 'Max processes             3000                 3000                 processes \n'
+		printf 'Max open files            %-20s %-20s files     \n' "$4" "$5"
+		printf 'Max locked memory         8388608              8388608              bytes     \n'
+	} >"$1/proc/$3/limits"
+}
