@@ -150,7 +150,9 @@ void config_register(const struct cfg_section *const *v, size_t n);
 /* config_lex.c: for the checks' messages. did_you_mean returns "; did you
  * mean 'X'? " when a word of list is near word, else "; ". */
 bool cfg_closest(const char *word, const char *list, char *best, size_t size);
-const char *did_you_mean(const char *word, const char *list, char *buf, size_t size);
+/* Its result is the text: buf is left unset when no word is near. */
+const char *did_you_mean(const char *word, const char *list, char *buf, size_t size)
+	__attribute__((warn_unused_result));
 int cfg_glob_check(const char *what, const char *glob, char *why, size_t size);
 
 int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n);

@@ -137,6 +137,7 @@ int limits_parse_proc(const char *text, const struct limit_key *k, struct rlim *
 static int unknown_key(const char *key, char *why, size_t size)
 {
 	char low[64], buf[96];
+	const char *hint = buf;
 	size_t i;
 
 	/* LimitNOFILE, NOFILE: the systemd spelling of a key. */
@@ -148,8 +149,8 @@ static int unknown_key(const char *key, char *why, size_t size)
 	else if (limit_key_find(low))
 		snprintf(buf, sizeof(buf), "; did you mean '%s'? ", low);
 	else
-		did_you_mean(key, KEY_NAMES, buf, sizeof(buf));
-	snprintf(why, size, "unknown key '%s' in [limits]%sallowed: " KEY_NAMES, key, buf);
+		hint = did_you_mean(key, KEY_NAMES, buf, sizeof(buf)); /* buf untouched when nothing is near */
+	snprintf(why, size, "unknown key '%s' in [limits]%sallowed: " KEY_NAMES, key, hint);
 	return -EINVAL;
 }
 

@@ -68,6 +68,12 @@ check_rc "BOM inside: exit 2" 2 -- "$ET" config --root "$t" --config "$WORK/bom2
 eq "BOM inside: named" "$(printf '%s\n' "$OUT" | head -1)" "earlytune: $WORK/bom2.conf:2: malformed key '﻿enabled': '﻿' is U+FEFF ZERO WIDTH NO-BREAK SPACE (a byte order mark), not ASCII: write nothing"
 
 # ---- did you mean ---------------------------------------------------------------
+# An unknown [limits] key far from every key: the whole message, no stray bytes
+# (the hint buffer was printed unset when nothing was near).
+mistake limits-far-key 2 "unknown key 'zzzzzz' in [limits]; allowed: nofile nproc memlock core" '[limits]
+zzzzzz = 1'
+mistake limits-systemd-key 2 "unknown key 'LimitNOFILE' in [limits]; did you mean 'nofile'? allowed: nofile nproc memlock core" '[limits]
+LimitNOFILE = 1'
 mistake section-typo 1 "unknown section [blok]; did you mean [block]? allowed: [main] [modules] [thp] [net] [block] [block \"NAME\"] [limits] [limits \"NAME\"] [cmdline] [cmdline \"NAME\"]" '[blok]'
 mistake key-typo 2 "unknown key 'read_ahed_kb' in [block]; did you mean 'read_ahead_kb'? allowed: scheduler read_ahead_kb nr_requests rq_affinity add_random wbt_lat_usec io_timeout iosched.NAME match.*" '[block]
 read_ahed_kb = 128'
