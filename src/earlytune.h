@@ -325,6 +325,9 @@ struct ctx {
 /* A domain's bit in ctx.only (its row in domains.c names it). */
 enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3, DOM_INITRAMFS = 1u << 4,
        DOM_LIMITS = 1u << 5 };
+/* The file name of the limits domain's drop-ins: the records (state.c)
+ * accept a path under run/systemd/ only when it ends in it. */
+#define LIMITS_DROPIN "50-earlytune-limits.conf"
 
 /* ---- output.c: every command's JSON object starts with json_head and
  * goes out through json_emit (main prints an error object otherwise) ---- */

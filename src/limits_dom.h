@@ -8,7 +8,6 @@
 
 #include "domain.h"
 
-#define LIMITS_DROPIN "50-earlytune-limits.conf"
 #define LIMITS_UNIT_DIR "run/systemd/system"
 #define LIMITS_MANAGER_DIR "run/systemd/system.conf.d"
 #define LIMITS_MANAGER "manager" /* the target of the [limits] default */

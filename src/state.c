@@ -134,7 +134,7 @@ static bool record_path_ok(const char *path)
 {
 	static const char *const prefixes[] = { "sys/", "proc/sys/", "netlink/ifindex/" };
 
-	static const char dropin[] = "/50-earlytune-limits.conf"; /* limits: revert removes it */
+	static const char dropin[] = "/" LIMITS_DROPIN; /* limits: revert removes it */
 	size_t n = strlen(path);
 
 	if (strstr(path, ".."))

@@ -125,10 +125,21 @@ static void test_load_drops_bad_lines(void **state)
 		   "block\tvdf\tqueue/scheduler\tetc/shadow\troot::0:0:::::\n"
 		   "net\teth0\tqdisc\tnetlink/ifindex/2\tfq_codel\tifindex:2\n"
 		   "net\tsysctl\tdefault_qdisc\tproc/sys/net/core/default_qdisc\tfq_codel\n"
-		   "thp\tthp\tdefrag\tsys/kernel/mm/transparent_hugepage/defrag\tmadvise\n");
+		   "thp\tthp\tdefrag\tsys/kernel/mm/transparent_hugepage/defrag\tmadvise\n"
+		   "limits\tnginx.service\tnofile\trun/systemd/system/nginx.service.d/50-earlytune-limits.conf\t-\n"
+		   "limits\tx.service\tnofile\trun/systemd/system/x.service.d/override.conf\t-\n"
+		   "limits\tx.service\tnofile\trun/systemd/../../etc/50-earlytune-limits.conf\t-\n"
+		   "limits\tx.service\tnofile\tetc/systemd/system/x.service.d/50-earlytune-limits.conf\t-\n"
+		   "limits\tx.service\tnofile\trun/systemd/50-earlytune-limits.conf.bak\t-\n");
 	open_root(f);
 	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
-	assert_int_equal(f->rs.n, 4);
+	assert_int_equal(f->rs.n, 5);
+	/* Of run/systemd/, only earlytune's own drop-ins, which revert removes. */
+	assert_non_null(state_find(&f->rs, "run/systemd/system/nginx.service.d/50-earlytune-limits.conf"));
+	assert_null(state_find(&f->rs, "run/systemd/system/x.service.d/override.conf"));
+	assert_null(state_find(&f->rs, "run/systemd/../../etc/50-earlytune-limits.conf"));
+	assert_null(state_find(&f->rs, "etc/systemd/system/x.service.d/50-earlytune-limits.conf"));
+	assert_null(state_find(&f->rs, "run/systemd/50-earlytune-limits.conf.bak"));
 	assert_string_equal(value_of(&f->rs, "sys/block/vda/queue/scheduler"), "none");
 	/* Only where apply writes: a tampered record cannot aim revert elsewhere. */
 	assert_null(state_find(&f->rs, "etc/shadow"));
