@@ -195,6 +195,7 @@ static int apply_plan(struct ctx *c, struct plan *p, int *guard)
 		else
 			write_item(c, p, &p->v[i], &rs, &batched);
 	}
+	runlog_append(c, p, r, &rs);
 	state_free(&rs);
 	return r;
 }
@@ -212,7 +213,7 @@ int cmd_apply(struct ctx *c)
 			guard_failed(c, r);
 		if (c->json)
 			print_json(c, &p, "apply", false);
-		runlog_append(c, NULL, 0);
+		runlog_append(c, NULL, 0, NULL);
 		return 0;
 	}
 	r = apply_plan(c, &p, &guard);
@@ -220,7 +221,6 @@ int cmd_apply(struct ctx *c)
 		log_msg(LOG_ERR, "cannot apply: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
 			strerror(-r));
 	report(c, &p, "apply", true);
-	runlog_append(c, &p, r);
 	r = r < 0 || guard < 0 ? 1 : exit_code(&p);
 	plan_free(&p);
 	return r;

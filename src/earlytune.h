@@ -43,6 +43,7 @@ struct strbuf {
 	bool oom;
 };
 void sb_printf(struct strbuf *sb, const char *fmt, ...) _printf_(2, 3);
+void sb_put(struct strbuf *sb, const char *s, size_t n);
 void sb_wrap(struct strbuf *sb, const char *text, int indent, int columns);
 void sb_json_str(struct strbuf *sb, const char *s);
 void sb_free(struct strbuf *sb);
@@ -365,7 +366,8 @@ struct records {
 	bool dirty; /* changed since the load: state_commit saves */
 	struct idcache idcache; /* the last disk's identity */
 };
-int state_lock(struct records *rs, const struct root *r);
+int state_lock(struct records *rs, const struct root *r); /* -ETIMEDOUT past state_lock_wait_ms */
+extern unsigned state_lock_wait_ms; /* 30 s; the unit tests shorten it */
 int state_load(struct records *rs, const struct root *r);
 int state_parse(struct records *rs, char *buf);
 int state_save(struct records *rs, const struct root *r);

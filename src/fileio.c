@@ -182,11 +182,23 @@ static int create_temp(int dfd, const char *last, mode_t mode, char *tmp, size_t
 	return -EEXIST;
 }
 
+/* Files under ROOT/run (originals, the run log, the sysctl guard, limits
+ * drop-ins) live on a tmpfs as long as the boot they describe: a power loss
+ * takes them with it, so fsync buys nothing there, and rename alone already
+ * gives a crashed process's reader the whole old or new file. On a --root
+ * tree on a disk, 256 concurrent udev runs paid four fsyncs each under the
+ * state lock: most of their 8-15 s. */
+static bool volatile_path(const char *rel)
+{
+	return !strncmp(rel, "run/", 4);
+}
+
 /* The one way earlytune replaces a file: an exclusive temporary file with
  * the target's mode and owner (mode for a new one), written, fsynced,
- * renamed over the target, then the directory fsynced. Readers and a crash
- * at any point see the whole old file or the whole new one. A target that is
- * a symlink or not a regular file is refused, not replaced. */
+ * renamed over the target, then the directory fsynced (no fsync for a
+ * volatile_path). Readers and a crash at any point see the whole old file
+ * or the whole new one. A target that is a symlink or not a regular file is
+ * refused, not replaced. */
 int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode)
 {
 	char last[NAME_MAX + 1], tmp[NAME_MAX + 1];
@@ -211,7 +223,7 @@ int root_write_atomic(const struct root *r, const char *rel, const char *data, s
 		rr = -errno;
 	if (!rr)
 		rr = write_full(fd, data, len);
-	if (!rr && fsync(fd) < 0)
+	if (!rr && !volatile_path(rel) && fsync(fd) < 0)
 		rr = -errno;
 	if (close(fd) < 0 && !rr)
 		rr = -errno;
@@ -221,6 +233,8 @@ int root_write_atomic(const struct root *r, const char *rel, const char *data, s
 		unlinkat(dfd, tmp, 0);
 		return rr;
 	}
+	if (volatile_path(rel))
+		return 0;
 	return fsync(dfd) < 0 && errno != EINVAL ? -errno : 0;
 }
 

@@ -44,18 +44,16 @@ static enum outcome outcome_of(const struct item *it)
 
 static void put_field(struct strbuf *sb, const char *s)
 {
-	sb_printf(sb, "\t");
-	for (; s && *s; s++) {
-		if (*s == '\\')
-			sb_printf(sb, "\\\\");
-		else if (*s == '\t')
-			sb_printf(sb, "\\t");
-		else if (*s == '\n')
-			sb_printf(sb, "\\n");
-		else if (*s == '\r')
-			sb_printf(sb, "\\r");
-		else
-			sb_printf(sb, "%c", *s);
+	sb_put(sb, "\t", 1);
+	while (s && *s) {
+		size_t n = strcspn(s, "\\\t\n\r");
+
+		sb_put(sb, s, n);
+		s += n;
+		if (!*s)
+			break;
+		sb_put(sb, *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" : *s == '\n' ? "\\n" : "\\r", 2);
+		s++;
 	}
 }
 
@@ -233,16 +231,18 @@ static int rewrite(const struct root *r, const struct strbuf *run, bool boot)
 	sb_printf(&out, "V\t1\t%llu\n", dropped + (n - kept));
 	for (size_t i = 0; i < n; i++)
 		if (keep[i])
-			sb_printf(&out, "%.*s", (int)s[i].len, s[i].s);
-	sb_printf(&out, "%s", run->s);
+			sb_put(&out, s[i].s, s[i].len);
+	sb_put(&out, run->s, run->len);
 	rr = out.oom ? -ENOMEM : root_write_atomic(r, RUNLOG_FILE, out.s, out.len, 0644);
 	sb_free(&out);
 	return rr;
 }
 
-/* Every apply ends here. A run that cannot be recorded is said once and
- * changes nothing else: not apply's exit status, not what it did. */
-void runlog_append(const struct ctx *c, const struct plan *p, int err)
+/* Every apply ends here, under the state lock it holds (HELD) or one taken
+ * here (HELD NULL): a udev run queues for the lock once, not twice. A run
+ * that cannot be recorded is said once and changes nothing else: not
+ * apply's exit status, not what it did. */
+void runlog_append(const struct ctx *c, const struct plan *p, int err, const struct records *held)
 {
 	struct records lock = { .lock_fd = -1 };
 	struct strbuf run = { 0 };
@@ -254,7 +254,11 @@ void runlog_append(const struct ctx *c, const struct plan *p, int err)
 	else if (err < 0)
 		snprintf(note, sizeof(note), "nothing written: %s", strerror(-err));
 	put_run(&run, c, p, note);
-	r = run.oom ? -ENOMEM : state_lock(&lock, &c->root);
+	r = run.oom ? -ENOMEM : 0;
+	if (r >= 0 && held)
+		r = held->lock_fd >= 0 ? 0 : err < 0 ? err : -ENOLCK;
+	else if (r >= 0)
+		r = state_lock(&lock, &c->root);
 	if (r >= 0)
 		r = rewrite(&c->root, &run, c->boot && !c->ndevices && !c->ifindex && !c->iface);
 	state_free(&lock);

@@ -43,7 +43,7 @@ struct runlog {
 /* runlog.c */
 /* p: the plan apply ran, NULL when earlytune=0 disabled it; err: apply's
  * failure to record originals (-errno), or 0. */
-void runlog_append(const struct ctx *c, const struct plan *p, int err);
+void runlog_append(const struct ctx *c, const struct plan *p, int err, const struct records *held);
 int runlog_load(const struct root *r, struct runlog *log); /* 0, -ENOENT, -errno */
 void runlog_free(struct runlog *log);
 bool run_is_boot(const struct run *x);

@@ -15,9 +15,11 @@
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,11 +29,56 @@
 #define STATE_FILE STATE_DIR "/originals"
 #define HASH_EMPTY SIZE_MAX
 #define NFIELDS 6
-#define LOCK_WAIT_MS 10000
+/* Bounded, but past a queue of hundreds of udev runs on a loaded machine:
+ * udev warns about a RUN program at a third of its 180 s event timeout and
+ * kills it at the timeout; 30 s stays below both. */
+#define LOCK_WAIT_MS 30000
+
+unsigned state_lock_wait_ms = LOCK_WAIT_MS;
+
+static void on_alarm(int sig)
+{
+	(void)sig; /* only there to interrupt flock() */
+}
+
+/* A blocking flock(), bounded: a tuning tool must not hang a boot behind a
+ * stuck peer. The kernel queues the waiters and wakes one per unlock; the
+ * earlier LOCK_NB poll every 2 ms made 255 udev-started waiters spin at
+ * 500 Hz each and starve the holder (256 concurrent runs took 18 s and 3 of
+ * 4 timed out). A repeating SIGALRM without SA_RESTART interrupts the wait
+ * so the deadline is checked without polling the lock. */
+static int lock_wait(int fd)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old_sa;
+	struct itimerval tick = { { 0, 100 * 1000 }, { 0, 100 * 1000 } }, old_tick;
+	long long deadline = now_ns(CLOCK_MONOTONIC) + state_lock_wait_ms * 1000000LL;
+	int rr = 0;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, &old_sa) < 0)
+		return -errno;
+	if (setitimer(ITIMER_REAL, &tick, &old_tick) < 0) {
+		rr = -errno;
+		sigaction(SIGALRM, &old_sa, NULL);
+		return rr;
+	}
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			rr = -errno;
+			break;
+		}
+		if (now_ns(CLOCK_MONOTONIC) >= deadline) {
+			rr = -ETIMEDOUT;
+			break;
+		}
+	}
+	setitimer(ITIMER_REAL, &old_tick, NULL);
+	sigaction(SIGALRM, &old_sa, NULL);
+	return rr;
+}
 
 int state_lock(struct records *rs, const struct root *r)
 {
-	struct timespec ts = { 0, 2 * 1000 * 1000 };
 	int fd, rr;
 
 	rs->lock_fd = -1;
@@ -41,14 +88,12 @@ int state_lock(struct records *rs, const struct root *r)
 	fd = root_openat(r, STATE_DIR "/lock", O_RDWR | O_CREAT, 0600);
 	if (fd < 0)
 		return fd;
-	/* Bounded: a tuning tool must not hang a boot behind a stuck peer. */
-	for (int waited = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; waited += 2) {
-		if (errno != EWOULDBLOCK || waited >= LOCK_WAIT_MS) {
-			rr = errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-			close(fd);
-			return rr;
-		}
-		nanosleep(&ts, NULL);
+	rr = flock(fd, LOCK_EX | LOCK_NB) < 0 ? -errno : 0;
+	if (rr == -EWOULDBLOCK)
+		rr = lock_wait(fd);
+	if (rr < 0) {
+		close(fd);
+		return rr;
 	}
 	rs->lock_fd = fd;
 	return 0;

@@ -218,11 +218,11 @@ for cmd in apply revert; do
 	eval "nw_$cmd=$(grep -c '^write(' "$WORK/big.trace") no_$cmd=$(grep -c '^openat2(' "$WORK/big.trace")"
 done
 seed=${FX_SEED:-$(date +%s)}
-# Random points, and the two of each atomic rewrite where a kill leaves its
-# temp file (the fsync of the file, the rename): the sysctl guard's first
-# (fsync 1, rename 1), then the state's (fsync 3, rename 2); the revert,
-# under the lock, must remove it.
-points="apply:fsync:1 apply:renameat:1 apply:fsync:3 apply:renameat:2 revert:renameat:1 $(awk -v s="$seed" -v w="$nw_apply" -v o="$no_apply" \
+# Random points, and the rename of each atomic rewrite, where a kill leaves
+# its temp file (files under run/ are not fsynced: a tmpfs): the sysctl
+# guard's (rename 1), the state's (rename 2), the run log's (rename 3); the
+# revert, under the lock, must remove them.
+points="apply:renameat:1 apply:renameat:2 apply:renameat:3 revert:renameat:1 $(awk -v s="$seed" -v w="$nw_apply" -v o="$no_apply" \
 	-v rw="$nw_revert" -v ro="$no_revert" 'BEGIN { srand(s)
 	for (i = 0; i < 5; i++) print "apply:write:" 1 + int(rand() * w)
 	for (i = 0; i < 5; i++) print "apply:openat2:" 1 + int(rand() * o)

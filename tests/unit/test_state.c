@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* state.c: originals recorded in ROOT/run/earlytune/originals. */
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/time.h>
+#include <time.h>
+
 #include "unit.h"
 
 #define ORIGINALS "run/earlytune/originals"
@@ -442,6 +447,101 @@ static void test_lock(void **state)
 	assert_int_equal(state_lock(&f->rs, &f->c.root), 0);
 }
 
+/* A child that takes the lock file's flock, says so through the pipe, and
+ * keeps it for hold_ms (0: until killed). */
+static pid_t holder(struct fx *f, unsigned hold_ms)
+{
+	char path[PATH_MAX], c = 0;
+	int p[2];
+	pid_t pid;
+
+	tree_path(path, sizeof(path), f->dir, "run/earlytune/lock");
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		int fd = open(path, O_RDWR);
+
+		if (fd < 0 || flock(fd, LOCK_EX) < 0 || write(p[1], &c, 1) != 1)
+			_exit(1);
+		if (hold_ms)
+			usleep(hold_ms * 1000);
+		else
+			pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+static void assert_alarm_restored(void)
+{
+	struct itimerval it;
+	struct sigaction sa;
+
+	assert_int_equal(getitimer(ITIMER_REAL, &it), 0);
+	assert_int_equal(it.it_value.tv_sec + it.it_value.tv_usec + it.it_interval.tv_usec, 0);
+	assert_int_equal(sigaction(SIGALRM, NULL, &sa), 0);
+	assert_ptr_equal(sa.sa_handler, SIG_DFL);
+}
+
+/* state_lock's result and its wait in ms, while a holder() child keeps the
+ * lock for hold_ms (0: until killed; *pid is the child). */
+static long long timed_lock(struct fx *f, unsigned hold_ms, pid_t *pid, int *r)
+{
+	long long t0;
+
+	open_root(f);
+	assert_int_equal(state_lock(&f->rs, &f->c.root), 0); /* creates the lock file */
+	state_free(&f->rs);
+	*pid = holder(f, hold_ms);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	*r = state_lock(&f->rs, &f->c.root);
+	return (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+}
+
+/* A held lock is waited for without polling: the waiter gets it as soon as
+ * the holder lets go (the kernel wakes it), not at the next poll. */
+static void test_lock_waits(void **state)
+{
+	pid_t pid;
+	int r, st;
+	long long ms = timed_lock(*state, 300, &pid, &r);
+
+	assert_int_equal(r, 0);
+	assert_true(ms >= 250);
+	assert_true(ms < 5000);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_alarm_restored();
+}
+
+/* A peer that never lets go: the wait ends at its bound, with ETIMEDOUT,
+ * the lock file closed and the process's alarm as it was. */
+static void test_lock_times_out(void **state)
+{
+	struct fx *f = *state;
+	unsigned saved = state_lock_wait_ms;
+	long long ms;
+	pid_t pid;
+	int r;
+
+	state_lock_wait_ms = 400;
+	ms = timed_lock(f, 0, &pid, &r);
+	state_lock_wait_ms = saved;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(r, -ETIMEDOUT);
+	assert_int_equal(f->rs.lock_fd, -1);
+	assert_true(ms >= 400);
+	assert_true(ms < 5000);
+	assert_alarm_restored();
+	/* Its holder gone, the lock is free again. */
+	assert_int_equal(state_lock(&f->rs, &f->c.root), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	FX_TEST(test_add_never_overwrites),
 	FX_TEST(test_add_rejects),
@@ -458,6 +558,8 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_forget),
 	FX_TEST(test_many_records),
 	FX_TEST(test_lock),
+	FX_TEST(test_lock_waits),
+	FX_TEST(test_lock_times_out),
 };
 
 UNIT_MAIN("state", tests)
