@@ -10,6 +10,9 @@
 #      script doing the same job (classify, clamp, record, verify) with the
 #      commands such scripts use (readlink, cat)
 #   c. one-device apply (--device vd500) against exec'ing a static no-op binary
+#   f. a udev storm: STORM (256) concurrent `--boot apply --device vdI`, as
+#      udev starts them for a burst of new disks, against as many concurrent
+#      execs of a static no-op (the floor of any RUN program)
 #   d. peak RSS of the 1,000-disk apply
 #   e. size of the stripped binary
 #
@@ -29,6 +32,7 @@ ET=${1:-build/earlytune}
 NDISKS=${NDISKS:-1000}
 REPS=${REPS:-5}
 NRUNS=${NRUNS:-200}
+STORM=${STORM:-256}
 
 die() { echo "bench/block.sh: $*" >&2; exit 1; }
 
@@ -139,6 +143,69 @@ int main(int argc, char **argv)
 EOF
 gcc -O2 -o "$TMP/runner" "$TMP/runner.c" || die "cannot build the runner"
 printf 'int main(void){return 0;}' | gcc -static -O2 -x c - -o "$TMP/noop" || die "cannot build the static no-op"
+
+# storm N CMD ARGS…: starts N copies of CMD at once ("%d" in an argument
+# becomes the copy's number), waits for all; prints the wall time in ns and
+# the slowest copy's. Exits 1 if any copy exits non-zero.
+cat >"$TMP/storm.c" <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 2 ? atoi(argv[1]) : 0, devnull = open("/dev/null", O_WRONLY), bad = 0;
+	long long t0 = now(), slowest = 0, *start = calloc(n + 1, sizeof(*start));
+	pid_t *pid = calloc(n + 1, sizeof(*pid));
+
+	if (n < 1 || !start || !pid) {
+		fprintf(stderr, "usage: storm N CMD [ARGS...]\n");
+		return 2;
+	}
+	for (int k = 0; k < n; k++) {
+		start[k] = now();
+		pid[k] = fork();
+		if (pid[k] == 0) {
+			char **av = argv + 2;
+			for (int i = 0; av[i]; i++) {
+				char *at = strstr(av[i], "%d"), *arg;
+				if (at && asprintf(&arg, "%.*s%d%s", (int)(at - av[i]), av[i], k, at + 2) > 0)
+					av[i] = arg;
+			}
+			dup2(devnull, 1);
+			dup2(devnull, 2);
+			execv(av[0], av);
+			_exit(127);
+		}
+	}
+	for (int done = 0; done < n; done++) {
+		int st;
+		long long t;
+		pid_t p = wait(&st);
+
+		t = now();
+		for (int k = 0; k < n; k++)
+			if (pid[k] == p && t - start[k] > slowest)
+				slowest = t - start[k];
+		bad |= !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	printf("%lld %lld\n", now() - t0, slowest);
+	return bad;
+}
+EOF
+gcc -O2 -o "$TMP/storm" "$TMP/storm.c" || die "cannot build the storm runner"
 
 # ---- the tree ------------------------------------------------------------------
 
@@ -299,6 +366,15 @@ check_tuned "one-device apply" vd500
 m_one_steady=$(measure "$NRUNS" "" "$ET" apply --only block --device vd500 --root "$TREE")
 m_noop2=$(measure "$NRUNS" "" "$TMP/noop") # again: drift between the two
 
+# f. the storm: vd0…vd(STORM-1) untuned, no records, then all at once.
+$RESET
+m_storm=$("$TMP/storm" "$STORM" "$ET" --boot apply --root "$TREE" --device vd%d) ||
+	die "FAIL: a --boot apply of the storm exited non-zero"
+n_storm=$(cut -f2 "$TREE/run/earlytune/originals" | sort -u | wc -l)
+((n_storm == STORM)) || die "FAIL: after the storm, $n_storm disks have records, want $STORM"
+check_tuned "the storm" vd0 vd$((STORM - 1))
+m_storm0=$("$TMP/storm" "$STORM" "$TMP/noop")
+
 $RESET
 /usr/bin/time -f %M -o "$TMP/rss" "$ET" apply --only block --root "$TREE" >/dev/null ||
 	die "FAIL: earlytune apply under /usr/bin/time exited $?"
@@ -351,6 +427,8 @@ row "c. earlytune apply --device vd500, first apply" "$m_one" us
 row "   earlytune apply --device vd500, steady state" "$m_one_steady" us
 row "   static no-op exec (before)" "$m_noop" us
 row "   static no-op exec (after)" "$m_noop2" us
+printf '%-58s %12s %12s\n' "f. $STORM concurrent --boot apply --device (wall, slowest)" "$(ms "${m_storm%% *}")" "$(ms "${m_storm##* }")"
+printf '%-58s %12s %12s\n' "   $STORM concurrent static no-op execs (wall, slowest)" "$(ms "${m_storm0%% *}")" "$(ms "${m_storm0##* }")"
 printf '%-58s %12s\n' "d. peak RSS, $NDISKS-disk apply (static no-op: $rss0 KiB)" "$rss KiB"
 printf '%-58s %12s\n' "e. binary size, stripped (unstripped: $size_raw)" "$size B"
 echo
@@ -360,6 +438,8 @@ printf '%-50s %12s %12s %6s\n' "apply speed-up over shell loop, with reads" "${r
 printf '%-50s %12s %12s %6s\n' "apply speed-up over the same-job shell script" "${r_same}x" ">= 20x" "$(verdict "$r_same" ">=" 20)"
 printf '%-50s %12s %12s %6s\n' "one-device apply / no-op exec, first apply" "${r_one}x" "<= 2x" "$(verdict "$r_one" "<=" 2)"
 printf '%-50s %12s %12s %6s\n' "one-device apply / no-op exec, steady state" "${r_one_steady}x" "<= 2x" "$(verdict "$r_one_steady" "<=" 2)"
+r_storm=$(div "${m_storm%% *}" "${m_storm0%% *}")
+printf '%-50s %12s %12s %6s\n' "udev storm / no-op storm, wall ($STORM devices)" "${r_storm}x" "(none)" "-"
 printf '%-50s %12s %12s %6s\n' "peak RSS, $NDISKS-disk apply" "$rss KiB" "<= 4096 KiB" "$(verdict "$rss" "<=" 4096)"
 printf '%-50s %12s %12s %6s\n' "stripped binary size" "$size B" "<= 1572864 B" "$(verdict "$size" "<=" 1572864)"
 exit 0

@@ -366,8 +366,8 @@ struct records {
 	bool dirty; /* changed since the load: state_commit saves */
 	struct idcache idcache; /* the last disk's identity */
 };
-int state_lock(struct records *rs, const struct root *r); /* -ETIMEDOUT past state_lock_wait_ms */
-extern unsigned state_lock_wait_ms; /* 30 s; the unit tests shorten it */
+int state_lock(struct records *rs, const struct root *r); /* -ETIMEDOUT: a stuck peer */
+extern unsigned state_lock_stall_ms, state_lock_wait_ms; /* its bounds; the unit tests shorten them */
 int state_load(struct records *rs, const struct root *r);
 int state_parse(struct records *rs, char *buf);
 int state_save(struct records *rs, const struct root *r);

@@ -29,12 +29,29 @@
 #define STATE_FILE STATE_DIR "/originals"
 #define HASH_EMPTY SIZE_MAX
 #define NFIELDS 6
-/* Bounded, but past a queue of hundreds of udev runs on a loaded machine:
- * udev warns about a RUN program at a third of its 180 s event timeout and
- * kills it at the timeout; 30 s stays below both. */
-#define LOCK_WAIT_MS 30000
+/* A waiter gives up when the lock has not changed hands for
+ * state_lock_stall_ms (a stuck peer: a holder needs milliseconds), or after
+ * state_lock_wait_ms whatever happens (udev kills a RUN program at its
+ * 180 s event timeout). A long queue that moves is not a stuck peer: 256
+ * udev runs under ASan on a loaded 2-core machine queued for over 30 s. */
+unsigned state_lock_stall_ms = 10000, state_lock_wait_ms = 90000;
 
-unsigned state_lock_wait_ms = LOCK_WAIT_MS;
+/* Every holder counts itself in the lock file's first 8 bytes: the waiters'
+ * sign of progress. An empty or short file (an earlier version's) is 0. */
+static uint64_t lock_gen(int fd)
+{
+	uint64_t g = 0;
+
+	return pread(fd, &g, sizeof(g), 0) == (ssize_t)sizeof(g) ? g : 0;
+}
+
+static void lock_bump(int fd)
+{
+	uint64_t g = lock_gen(fd) + 1;
+
+	if (pwrite(fd, &g, sizeof(g), 0) != (ssize_t)sizeof(g))
+		return; /* a full /run: the waiters see no progress and wait out the stall bound */
+}
 
 static void on_alarm(int sig)
 {
@@ -42,16 +59,18 @@ static void on_alarm(int sig)
 }
 
 /* A blocking flock(), bounded: a tuning tool must not hang a boot behind a
- * stuck peer. The kernel queues the waiters and wakes one per unlock; the
- * earlier LOCK_NB poll every 2 ms made 255 udev-started waiters spin at
+ * stuck peer. The kernel queues the waiters and wakes them at each unlock;
+ * the earlier LOCK_NB poll every 2 ms made 255 udev-started waiters spin at
  * 500 Hz each and starve the holder (256 concurrent runs took 18 s and 3 of
  * 4 timed out). A repeating SIGALRM without SA_RESTART interrupts the wait
- * so the deadline is checked without polling the lock. */
+ * so the bounds are checked without polling the lock. */
 static int lock_wait(int fd)
 {
 	struct sigaction sa = { .sa_handler = on_alarm }, old_sa;
 	struct itimerval tick = { { 0, 100 * 1000 }, { 0, 100 * 1000 } }, old_tick;
-	long long deadline = now_ns(CLOCK_MONOTONIC) + state_lock_wait_ms * 1000000LL;
+	long long now = now_ns(CLOCK_MONOTONIC), deadline = now + state_lock_wait_ms * 1000000LL;
+	long long stall = now + state_lock_stall_ms * 1000000LL;
+	uint64_t gen = lock_gen(fd), g;
 	int rr = 0;
 
 	sigemptyset(&sa.sa_mask);
@@ -67,7 +86,13 @@ static int lock_wait(int fd)
 			rr = -errno;
 			break;
 		}
-		if (now_ns(CLOCK_MONOTONIC) >= deadline) {
+		now = now_ns(CLOCK_MONOTONIC);
+		g = lock_gen(fd);
+		if (g != gen) {
+			gen = g;
+			stall = now + state_lock_stall_ms * 1000000LL;
+		}
+		if (now >= stall || now >= deadline) {
 			rr = -ETIMEDOUT;
 			break;
 		}
@@ -95,6 +120,7 @@ int state_lock(struct records *rs, const struct root *r)
 		close(fd);
 		return rr;
 	}
+	lock_bump(fd);
 	rs->lock_fd = fd;
 	return 0;
 }

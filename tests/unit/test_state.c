@@ -448,8 +448,9 @@ static void test_lock(void **state)
 }
 
 /* A child that takes the lock file's flock, says so through the pipe, and
- * keeps it for hold_ms (0: until killed). */
-static pid_t holder(struct fx *f, unsigned hold_ms)
+ * keeps it for hold_ms (0: until killed), counting one holder more in the
+ * lock file every 100 ms when bump is set (a queue that moves). */
+static pid_t holder(struct fx *f, unsigned hold_ms, bool bump)
 {
 	char path[PATH_MAX], c = 0;
 	int p[2];
@@ -464,10 +465,13 @@ static pid_t holder(struct fx *f, unsigned hold_ms)
 
 		if (fd < 0 || flock(fd, LOCK_EX) < 0 || write(p[1], &c, 1) != 1)
 			_exit(1);
-		if (hold_ms)
-			usleep(hold_ms * 1000);
-		else
-			pause();
+		for (unsigned ms = 0; !hold_ms || ms < hold_ms; ms += 100) {
+			uint64_t g = 0;
+
+			usleep(100 * 1000);
+			if (bump && (pread(fd, &g, sizeof(g), 0) < 0 || (g++, pwrite(fd, &g, sizeof(g), 0) < 0)))
+				_exit(1);
+		}
 		_exit(0);
 	}
 	close(p[1]);
@@ -488,18 +492,36 @@ static void assert_alarm_restored(void)
 }
 
 /* state_lock's result and its wait in ms, while a holder() child keeps the
- * lock for hold_ms (0: until killed; *pid is the child). */
-static long long timed_lock(struct fx *f, unsigned hold_ms, pid_t *pid, int *r)
+ * lock (*pid is the child), with the bounds stall_ms and wait_ms. */
+static long long timed_lock(struct fx *f, unsigned hold_ms, bool bump, unsigned stall_ms, unsigned wait_ms,
+			    pid_t *pid, int *r)
 {
+	unsigned saved_stall = state_lock_stall_ms, saved_wait = state_lock_wait_ms;
 	long long t0;
 
-	open_root(f);
+	if (f->c.root.fd < 0)
+		open_root(f);
 	assert_int_equal(state_lock(&f->rs, &f->c.root), 0); /* creates the lock file */
 	state_free(&f->rs);
-	*pid = holder(f, hold_ms);
+	*pid = holder(f, hold_ms, bump);
+	state_lock_stall_ms = stall_ms;
+	state_lock_wait_ms = wait_ms;
 	t0 = now_ns(CLOCK_MONOTONIC);
 	*r = state_lock(&f->rs, &f->c.root);
-	return (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+	t0 = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+	state_lock_stall_ms = saved_stall;
+	state_lock_wait_ms = saved_wait;
+	return t0;
+}
+
+static void reap(pid_t pid, bool kill_it)
+{
+	int st;
+
+	if (kill_it)
+		kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(kill_it || (WIFEXITED(st) && WEXITSTATUS(st) == 0));
 }
 
 /* A held lock is waited for without polling: the waiter gets it as soon as
@@ -507,32 +529,27 @@ static long long timed_lock(struct fx *f, unsigned hold_ms, pid_t *pid, int *r)
 static void test_lock_waits(void **state)
 {
 	pid_t pid;
-	int r, st;
-	long long ms = timed_lock(*state, 300, &pid, &r);
+	int r;
+	long long ms = timed_lock(*state, 300, false, 10000, 90000, &pid, &r);
 
+	reap(pid, false);
 	assert_int_equal(r, 0);
 	assert_true(ms >= 250);
 	assert_true(ms < 5000);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_alarm_restored();
 }
 
-/* A peer that never lets go: the wait ends at its bound, with ETIMEDOUT,
- * the lock file closed and the process's alarm as it was. */
+/* A peer that never lets go and shows no progress: the wait ends at the
+ * stall bound, with ETIMEDOUT, the lock file closed and the process's alarm
+ * as it was. */
 static void test_lock_times_out(void **state)
 {
 	struct fx *f = *state;
-	unsigned saved = state_lock_wait_ms;
-	long long ms;
 	pid_t pid;
 	int r;
+	long long ms = timed_lock(f, 0, false, 400, 90000, &pid, &r);
 
-	state_lock_wait_ms = 400;
-	ms = timed_lock(f, 0, &pid, &r);
-	state_lock_wait_ms = saved;
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	reap(pid, true);
 	assert_int_equal(r, -ETIMEDOUT);
 	assert_int_equal(f->rs.lock_fd, -1);
 	assert_true(ms >= 400);
@@ -540,6 +557,28 @@ static void test_lock_times_out(void **state)
 	assert_alarm_restored();
 	/* Its holder gone, the lock is free again. */
 	assert_int_equal(state_lock(&f->rs, &f->c.root), 0);
+}
+
+/* A queue that moves (holders counting themselves in) is waited for past
+ * the stall bound; the overall bound still ends a wait that never gets
+ * its turn. */
+static void test_lock_queue_moves(void **state)
+{
+	struct fx *f = *state;
+	pid_t pid;
+	int r;
+	long long ms = timed_lock(f, 1200, true, 400, 90000, &pid, &r);
+
+	reap(pid, false);
+	assert_int_equal(r, 0);
+	assert_true(ms >= 1100);
+	state_free(&f->rs);
+	ms = timed_lock(f, 0, true, 400, 900, &pid, &r);
+	reap(pid, true);
+	assert_int_equal(r, -ETIMEDOUT);
+	assert_true(ms >= 900);
+	assert_true(ms < 5000);
+	assert_alarm_restored();
 }
 
 static const struct CMUnitTest tests[] = {
@@ -560,6 +599,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_lock),
 	FX_TEST(test_lock_waits),
 	FX_TEST(test_lock_times_out),
+	FX_TEST(test_lock_queue_moves),
 };
 
 UNIT_MAIN("state", tests)
