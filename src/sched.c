@@ -213,6 +213,11 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e, s
 			  c->kernel.release, e->key);
 	} else if (m.via == SV_SKIP) {
 		skip(it, e, true, m.why);
+	} else if (c->kernel.other) {
+		/* The tree's files are the running kernel's, not the target's. */
+		it->action = ACT_SKIP;
+		item_setf(&it->reason, "the target kernel %s is not the one running here: %s is applied when it boots",
+			  c->kernel.release, m.setting);
 	} else {
 		it->kind = m.via == SV_DEBUGFS ? ITEM_DEBUGFS : ITEM_FILE;
 		judge(c, it, e, &m, mnt);
