@@ -397,6 +397,10 @@ int sysctl_guard(const struct config *cfg, FILE *out);
 int sysctl_write_guard(const struct root *r, const struct config *cfg); /* cfg NULL: empty */
 int sysctl_remove_guard(const struct root *r);
 bool sysctl_guard_scope(const struct ctx *c);
+/* sched.c: the [sched] keys that are sysctls (≤5.12), for the guard */
+void sched_sysctls(const struct config *cfg, void (*fn)(const char *key, const struct cfg_entry *e, void *data),
+		   void *data);
+void sysctl_warn_override(const struct root *r, struct item *it, const char *key, const char *want);
 
 /* ---- probe.c: libblkid tags of a disk and its partitions ---- */
 int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, char ***tags, size_t *n);

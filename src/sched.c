@@ -113,6 +113,24 @@ int sched_check_key(const char *key, const char *value, char *why, size_t size)
 	return 0;
 }
 
+/* The [sched] keys that are sysctls up to 5.12, for the guard that keeps
+ * systemd-sysctl from resetting them: fn(sysctl key, its entry). The guard
+ * is written from the configuration alone, for whatever kernel boots. */
+void sched_sysctls(const struct config *cfg, void (*fn)(const char *key, const struct cfg_entry *e, void *data),
+		   void *data)
+{
+	char key[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(sched_keys); i++) {
+		const struct cfg_entry *e = config_get(cfg, "sched", NULL, sched_keys[i].key);
+
+		if (!e || !*e->value || !sched_keys[i].sysctl)
+			continue;
+		snprintf(key, sizeof(key), "kernel.%s", sched_keys[i].sysctl);
+		fn(key, e, data);
+	}
+}
+
 /* A built-in profile names the knobs of both schedulers (latency_ns for CFS,
  * base_slice_ns for EEVDF): the other one's is not for this kernel, which is
  * no failure. The user's own configuration asking for it is (unmet). */
@@ -189,6 +207,8 @@ static void judge(struct ctx *c, struct item *it, const struct cfg_entry *e, con
 	}
 	item_set(&it->current, raw);
 	it->action = item_compare_value(it, raw) ? ACT_CHANGE : ACT_KEEP;
+	if (m->via == SV_SYSCTL)
+		sysctl_warn_override(&c->root, it, m->setting, e->value);
 	if (m->hotplug)
 		item_add_reason(it, "(the kernel recomputes it when a CPU comes online: the udev rule re-applies it)");
 }

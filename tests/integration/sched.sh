@@ -33,6 +33,27 @@ check_rc "5.10: revert exits 0" 0 -- "$ET" revert --only sched --root "$t"
 eq "5.10: revert restores every original" "$(snapshot "$t")" "$before"
 eq "5.10: revert forgets the records" "$(grep -c '^sched' "$t/run/earlytune/originals" 2>/dev/null || true)" 0
 
+# Other writers of the sysctls: sysctl.d files are named as for net's, and
+# earlytune's guard pins the [sched] sysctls ("-": ignored where 5.13+ has none).
+t=$WORK/s510w
+mk_sched510 "$t"
+mkdir -p "$t/etc/sysctl.d"
+printf 'kernel.sched_latency_ns = 18000000\n' >"$t/etc/sysctl.d/10-sched.conf"
+printf 'kernel.sched_min_granularity_ns = 2000000\n' >"$t/etc/sysctl.d/99-sched.conf"
+check_rc "sysctl.d: plan exits 0" 0 -- "$ET" plan --wide --only sched --root "$t"
+contains "sysctl.d: a file before the guard is named, the guard resets it" "also written by /etc/sysctl.d/10-sched.conf:1 kernel.sched_latency_ns = 18000000 (sysctl.d, it sorts before earlytune's guard 60-earlytune.conf, which resets it: earlytune's value stays)"
+contains "sysctl.d: a file after the guard wins" "/etc/sysctl.d/99-sched.conf sets kernel.sched_min_granularity_ns = 2000000 and wins: it sorts after earlytune's guard 60-earlytune.conf"
+check_rc "sysctl.d: --boot apply (all domains) exits 0" 0 -- "$ET" --boot apply --root "$t"
+eq "sysctl.d: the guard pins the [sched] sysctls" "$(grep sched "$t/run/sysctl.d/60-earlytune.conf")" \
+	"-kernel.sched_latency_ns = 4000000
+-kernel.sched_min_granularity_ns = 500000
+-kernel.sched_wakeup_granularity_ns = 500000"
+check_rc "sysctl.d: verify: the file after the guard is drift" 1 -- "$ET" verify --only sched --root "$t"
+contains "sysctl.d: verify names it" "drift: sched sysctl kernel.sched_min_granularity_ns is '500000' now, but will not stay"
+lacks "sysctl.d: the one before the guard is not drift" "drift: sched sysctl kernel.sched_latency_ns"
+OUT=$("$ET" sysctl-conf --json --root "$t" 2>&1)
+contains "sysctl-conf --json lists the [sched] sysctls" '{"key":"kernel.sched_latency_ns","value":"4000000","source":"profile latency"}'
+
 # ---- 6.1: CFS in debugfs ---------------------------------------------------------------
 t=$WORK/s61
 mk_sched61 "$t"
