@@ -165,3 +165,35 @@ eq "udev: after the earlytune=0 check" \
 for f in dracut-module/50earlytune/earlytune-pre-udev.sh initramfs-tools/scripts/init-top/earlytune hook/earlytune.service; do
 	eq "$f applies sched at boot" "$(grep -c -- '--only [a-z,]*sched' "$TESTS_DIR/../$f")" 1
 done
+
+# "/" is the running system's (a chroot: the static binary alone in a tree):
+# earlytune mounts debugfs for the knobs only when nothing is mounted there,
+# and unmounts only what it mounted. A private mount namespace; plan only
+# reads. The kernel's answer is its own: a value, or EPERM where debugfs is
+# locked down (said as such).
+if [ -z "${SAN:-}" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
+	unshare -m sh -c "mount -t debugfs none '$WORK' && umount '$WORK'" 2>/dev/null; then
+	t=$WORK/chroot
+	mk_sched612 "$t"
+	rm -r "$t/sys/kernel/debug" && mkdir -p "$t/sys/kernel/debug" "$t/usr/sbin"
+	cp "$ET_BIN" "$t/usr/sbin/earlytune"
+	printf '[main]\nprofile = none\n[sched]\nnr_migrate = 32\n' >"$t/etc/earlytune.conf"
+	mnt=" $t/sys/kernel/debug "
+	OUT=$(unshare -m sh -c "chroot '$t' /usr/sbin/earlytune plan --wide --verbose --only sched 2>&1
+		echo mounts=\$(grep -c '$mnt' /proc/self/mountinfo)")
+	contains "host root, debugfs not mounted: earlytune mounts it" "mounted debugfs on /sys/kernel/debug for the scheduler's knobs"
+	contains "host root: unmounted after" "mounts=0"
+	case $OUT in
+	*"sched/nr_migrate    "[0-9]*) pass "host root: the kernel's value read through debugfs" ;;
+	*"debugfs is locked down (Secure Boot?): cannot read /sys/kernel/debug/sched/nr_migrate"*)
+		pass "host root: EPERM said as lockdown" ;;
+	*) fail "host root: a value or lockdown" "$OUT" ;;
+	esac
+	OUT=$(unshare -m sh -c "mount -t debugfs none '$t/sys/kernel/debug' &&
+		chroot '$t' /usr/sbin/earlytune plan --wide --verbose --only sched 2>&1
+		echo mounts=\$(grep -c '$mnt' /proc/self/mountinfo)")
+	lacks "host root, debugfs mounted already: not mounted again" "mounted debugfs"
+	contains "host root: the mount earlytune did not make stays" "mounts=1"
+else
+	echo "# host-root debugfs checks not run (they need root, unshare, debugfs and the static binary)"
+fi
