@@ -221,6 +221,17 @@ static void test_plan_unknown_version(void **state)
 	assert_contains(it->reason, "version is unknown (release 'weird')");
 }
 
+/* "key =" switches a profile's value off: no item. */
+static void test_plan_unset(void **state)
+{
+	struct fx *f = *state;
+
+	tree_write(f->dir, DBG "latency_ns", "12000000\n");
+	plan(f, "6.1.0\n", "[sched]\nlatency_ns =\n", "latency");
+	assert_null(find_item(&f->p, "debugfs", "sched/latency_ns"));
+	assert_non_null(find_item(&f->p, "debugfs", "sched/min_granularity_ns"));
+}
+
 static void test_vps_sets_no_sched(void **state)
 {
 	struct fx *f = *state;
@@ -240,6 +251,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_plan_612_eevdf),
 	FX_TEST(test_plan_no_debugfs_in_tree),
 	FX_TEST(test_plan_unknown_version),
+	FX_TEST(test_plan_unset),
 	FX_TEST(test_vps_sets_no_sched),
 };
 
