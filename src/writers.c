@@ -244,7 +244,7 @@ static unsigned sources_of(const struct item *it)
 	if (!strcmp(it->domain, "sched") && !strcmp(it->target, "sysctl"))
 		return files | WSRC_TUNED | WSRC_SYSCTL;
 	if (!strcmp(it->domain, "sched") && !strcmp(it->target, "debugfs"))
-		return files;
+		return files | WSRC_TUNED;
 	if (!strcmp(it->domain, "net") && !strcmp(it->setting, "qdisc"))
 		return WSRC_NETWORKD;
 	return 0;

@@ -54,6 +54,15 @@ lacks "sysctl.d: the one before the guard is not drift" "drift: sched sysctl ker
 OUT=$("$ET" sysctl-conf --json --root "$t" 2>&1)
 contains "sysctl-conf --json lists the [sched] sysctls" '{"key":"kernel.sched_latency_ns","value":"4000000","source":"profile latency"}'
 
+# TuneD's scheduler plugin writes the same knobs after earlytune: named.
+t=$WORK/s61tuned
+mk_sched61 "$t"
+mk_tuned_tp "$t"
+printf '\n[scheduler]\nsched_min_granularity_ns = 10000000\n' >>"$t/usr/lib/tuned/throughput-performance/tuned.conf"
+tuned_enable "$t" throughput-performance
+check_rc "TuneD: plan exits 0" 0 -- "$ET" plan --wide --only sched --root "$t"
+contains "TuneD: its [scheduler] knob is named, and wins" "also written by /usr/lib/tuned/throughput-performance/tuned.conf:29 [scheduler] sched_min_granularity_ns=10000000 (TuneD, tuned.service runs after earlytune: wins)"
+
 # ---- 6.1: CFS in debugfs ---------------------------------------------------------------
 t=$WORK/s61
 mk_sched61 "$t"
