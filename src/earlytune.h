@@ -250,8 +250,8 @@ int mods_load(struct mods *m, const char *name, const char *options);
 /* ---- item.c: plan items ---- */
 enum action { ACT_CHANGE, ACT_KEEP, ACT_SKIP, ACT_ERROR };
 /* How an item is written: an attribute file, a module insert, a qdisc, a
- * line of a systemd drop-in. */
-enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC, ITEM_DROPIN };
+ * line of a systemd drop-in, a debugfs file (written with debugfs mounted). */
+enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC, ITEM_DROPIN, ITEM_DEBUGFS };
 enum result { RES_NONE, RES_APPLIED, RES_FAILED };
 
 /* Another configuration writing an item's value (writers.c). */
@@ -325,7 +325,7 @@ struct ctx {
 
 /* A domain's bit in ctx.only (its row in domains.c names it). */
 enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3, DOM_INITRAMFS = 1u << 4,
-       DOM_LIMITS = 1u << 5 };
+       DOM_LIMITS = 1u << 5, DOM_SCHED = 1u << 6 };
 /* The file name of the limits domain's drop-ins: the records (state.c)
  * accept a path under run/systemd/ only when it ends in it. */
 #define LIMITS_DROPIN "50-earlytune-limits.conf"
@@ -399,6 +399,10 @@ int sysctl_guard(const struct config *cfg, FILE *out);
 int sysctl_write_guard(const struct root *r, const struct config *cfg); /* cfg NULL: empty */
 int sysctl_remove_guard(const struct root *r);
 bool sysctl_guard_scope(const struct ctx *c);
+/* sched.c: the [sched] keys that are sysctls (≤5.12), for the guard */
+void sched_sysctls(const struct config *cfg, void (*fn)(const char *key, const struct cfg_entry *e, void *data),
+		   void *data);
+void sysctl_warn_override(const struct root *r, struct item *it, const char *key, const char *want);
 
 /* ---- probe.c: libblkid tags of a disk and its partitions ---- */
 int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, char ***tags, size_t *n);

@@ -74,12 +74,26 @@ static void json_sysctl(struct strbuf *sb, const char *key, const struct cfg_ent
 	sb_printf(sb, "}");
 }
 
+struct json_list {
+	struct strbuf *sb;
+	bool first;
+};
+
+static void json_sched_sysctl(const char *key, const struct cfg_entry *e, void *data)
+{
+	struct json_list *l = data;
+
+	json_sysctl(l->sb, key, e, l->first);
+	l->first = false;
+}
+
 /* `sysctl-conf --json`: the guard's file name and the sysctls it holds. */
 void sysctl_conf_json(const struct ctx *c)
 {
 	const struct cfg_entry *q = config_get(&c->cfg, "net", NULL, "qdisc");
 	const struct cfg_entry *cc = config_get(&c->cfg, "net", NULL, "congestion_control");
 	struct strbuf sb = { 0 };
+	struct json_list l = { &sb, !q && !cc };
 
 	json_head(&sb, c, "sysctl-conf");
 	json_field(&sb, "file", "/" SYSCTL_GUARD_PATH);
@@ -88,6 +102,7 @@ void sysctl_conf_json(const struct ctx *c)
 		json_sysctl(&sb, "net.core.default_qdisc", q, true);
 	if (cc)
 		json_sysctl(&sb, "net.ipv4.tcp_congestion_control", cc, !q);
+	sched_sysctls(&c->cfg, json_sched_sysctl, &l);
 	sb_printf(&sb, "]}\n");
 	json_emit(&sb);
 }

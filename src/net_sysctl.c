@@ -12,42 +12,6 @@
 #include "netlink.h"
 #include "net_qdisc.h"
 
-/* Why the file that systemd-sysctl applies last for key is not the guard
- * apply writes to /run/sysctl.d, or why the guard is stale. */
-static void override_reason(struct item *it, const char *file, const char *key, const char *value)
-{
-	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-
-	if (!strcmp(file, "/" SYSCTL_GUARD_PATH))
-		item_setf(&it->reason, "%s, earlytune's guard, sets %s = %s: written from an older "
-				       "configuration; the next boot rewrites it (earlytune apply does now)",
-			  file, key, value);
-	else if (!strcmp(base, SYSCTL_GUARD))
-		item_setf(&it->reason, "%s sets %s = %s and shadows earlytune's guard, which apply writes at "
-				       "every boot to /" SYSCTL_GUARD_PATH ": remove %s", file, key, value, file);
-	else if (strcmp(base, SYSCTL_GUARD) > 0)
-		item_setf(&it->reason, "%s sets %s = %s and wins: it sorts after earlytune's guard " SYSCTL_GUARD
-				       ", which cannot override it; edit that file or mask it (ln -s /dev/null "
-				       "/etc/sysctl.d/%s)", file, key, value, base);
-	else
-		item_setf(&it->reason, "%s sets %s = %s and systemd-sysctl applies it after earlytune: "
-				       "earlytune's guard /" SYSCTL_GUARD_PATH ", which apply writes at every boot "
-				       "and sorts after it, is missing or empty (earlytune=0)", file, key, value);
-}
-
-/* A sysctl.d file that systemd-sysctl applies later would undo this item:
- * name it (verify counts it as drift). */
-static void warn_override(struct ctx *c, struct item *it, const char *key, const char *want)
-{
-	char value[128], file[PATH_MAX];
-
-	if (sysctl_final(&c->root, key, value, sizeof(value), file, sizeof(file)) <= 0 ||
-	    !strcmp(value, want))
-		return;
-	it->foreign = true;
-	override_reason(it, file, key, value);
-}
-
 /* Why a sysctl file is absent, said from the nearest part of proc/sys the
  * tree has: a fact of the kernel only where the file's parent is there; a
  * tree without proc/sys (a capture) leaves it unknown. 0, or -errno when a
@@ -106,7 +70,7 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 		return;
 	}
 	item_set(&it->current, cur);
-	warn_override(c, it, name, e->value);
+	sysctl_warn_override(&c->root, it, name, e->value);
 	if (!strcmp(cur, e->value))
 		return; /* keep */
 	if (available < 0) {

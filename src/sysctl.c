@@ -104,6 +104,49 @@ int sysctl_final(const struct root *r, const char *key, char *value, size_t vsiz
 	return *file ? 1 : 0;
 }
 
+/* Why the file that systemd-sysctl applies last for key is not the guard
+ * apply writes to /run/sysctl.d, or why the guard is stale. */
+static void override_reason(struct item *it, const char *file, const char *key, const char *value)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+
+	if (!strcmp(file, "/" SYSCTL_GUARD_PATH))
+		item_setf(&it->reason, "%s, earlytune's guard, sets %s = %s: written from an older "
+				       "configuration; the next boot rewrites it (earlytune apply does now)",
+			  file, key, value);
+	else if (!strcmp(base, SYSCTL_GUARD))
+		item_setf(&it->reason, "%s sets %s = %s and shadows earlytune's guard, which apply writes at "
+				       "every boot to /" SYSCTL_GUARD_PATH ": remove %s", file, key, value, file);
+	else if (strcmp(base, SYSCTL_GUARD) > 0)
+		item_setf(&it->reason, "%s sets %s = %s and wins: it sorts after earlytune's guard " SYSCTL_GUARD
+				       ", which cannot override it; edit that file or mask it (ln -s /dev/null "
+				       "/etc/sysctl.d/%s)", file, key, value, base);
+	else
+		item_setf(&it->reason, "%s sets %s = %s and systemd-sysctl applies it after earlytune: "
+				       "earlytune's guard /" SYSCTL_GUARD_PATH ", which apply writes at every boot "
+				       "and sorts after it, is missing or empty (earlytune=0)", file, key, value);
+}
+
+/* A sysctl.d file that systemd-sysctl applies later would undo this item
+ * (net's, sched's): name it (verify counts it as drift). */
+void sysctl_warn_override(const struct root *r, struct item *it, const char *key, const char *want)
+{
+	char value[128], file[PATH_MAX];
+
+	if (sysctl_final(r, key, value, sizeof(value), file, sizeof(file)) <= 0 ||
+	    !strcmp(value, want))
+		return;
+	it->foreign = true;
+	override_reason(it, file, key, value);
+}
+
+/* "-": systemd-sysctl ignores a key the kernel lacks (5.13+ moved these
+ * to debugfs). */
+static void guard_sched(const char *key, const struct cfg_entry *e, void *data)
+{
+	sb_printf(data, "-%s = %s\n", key, e->value);
+}
+
 /* The guard: the sysctls earlytune sets that systemd-sysctl would reset. */
 static void guard_text(const struct config *cfg, struct strbuf *sb)
 {
@@ -117,6 +160,7 @@ static void guard_text(const struct config *cfg, struct strbuf *sb)
 		sb_printf(sb, "net.core.default_qdisc = %s\n", q->value);
 	if (cc)
 		sb_printf(sb, "net.ipv4.tcp_congestion_control = %s\n", cc->value);
+	sched_sysctls(cfg, guard_sched, sb);
 }
 
 int sysctl_guard(const struct config *cfg, FILE *out)

@@ -222,6 +222,8 @@ void writers_item_path(const struct item *it, char *buf, size_t size)
 		pathf(buf, size, "sys/block/%s/%s", it->target, it->setting);
 	else if (!strcmp(it->domain, "thp") && !strncmp(it->path, "sys/", 4))
 		pathf(buf, size, "%s", it->path);
+	else if (!strcmp(it->domain, "sched") && strcmp(it->target, "sched"))
+		pathf(buf, size, "%s", it->path); /* proc/sys/kernel/sched_*, debugfs sched/ */
 	else if (!strcmp(it->domain, "net") && !strcmp(it->target, "sysctl") &&
 		 pathf(buf, size, "proc/sys/%s", it->setting) == 0)
 		for (char *s = buf + 9; *s; s++)
@@ -239,6 +241,10 @@ static unsigned sources_of(const struct item *it)
 		return files | WSRC_TUNED;
 	if (!strcmp(it->domain, "net") && !strcmp(it->target, "sysctl"))
 		return files | WSRC_TUNED | WSRC_SYSCTL;
+	if (!strcmp(it->domain, "sched") && !strcmp(it->target, "sysctl"))
+		return files | WSRC_TUNED | WSRC_SYSCTL;
+	if (!strcmp(it->domain, "sched") && !strcmp(it->target, "debugfs"))
+		return files | WSRC_TUNED;
 	if (!strcmp(it->domain, "net") && !strcmp(it->setting, "qdisc"))
 		return WSRC_NETWORKD;
 	return 0;

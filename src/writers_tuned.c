@@ -329,6 +329,20 @@ static void disk_readahead(struct tuned *t, const struct topt *o, const char *va
 	add(t, o, "queue/read_ahead_kb", num, shown, devs, flags);
 }
 
+/* The scheduler plugin's sched_NAME: the sysctl kernel.sched_NAME where the
+ * kernel has it (≤5.12), else debugfs sched/NAME: one entry for each, the
+ * item's path picks. */
+static void scheduler_knob(struct tuned *t, const struct topt *o, const char *value, int flags)
+{
+	_cleanup_(freep) char *sysctl = xasprintf("proc/sys/kernel/%s", o->key);
+	_cleanup_(freep) char *debugfs = xasprintf("sys/kernel/debug/sched/%s", o->key + 6);
+
+	if (sysctl)
+		add(t, o, sysctl, value, value, NULL, flags);
+	if (debugfs)
+		add(t, o, debugfs, value, value, NULL, flags);
+}
+
 static void entries(struct tuned *t, int flags, bool reapply)
 {
 	int thp = kparam_has(t->w->cmdline ? t->w->cmdline : "", "transparent_hugepage") ? T_CMDLINE : 0;
@@ -358,6 +372,8 @@ static void entries(struct tuned *t, int flags, bool reapply)
 				add(t, o, key, value, value, NULL, flags | (reapply ? T_REAPPLY : 0));
 		} else if (!strcmp(type, "sysfs") && !strncmp(o->key, "/sys/", 5))
 			add(t, o, o->key + 1, value, value, NULL, flags);
+		else if (!strcmp(type, "scheduler") && !strncmp(o->key, "sched_", 6))
+			scheduler_knob(t, o, value, flags);
 	}
 }
 

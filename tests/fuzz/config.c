@@ -10,7 +10,7 @@
 
 #include "fuzz.h"
 
-static const char *const sections[] = { "main", "block", "thp", "modules", "net", "cmdline" };
+static const char *const sections[] = { "main", "block", "thp", "modules", "net", "cmdline", "limits", "sched" };
 
 static void check_entry(const struct cfg_entry *e, const char *source, int lines)
 {
@@ -20,7 +20,8 @@ static void check_entry(const struct cfg_entry *e, const char *source, int lines
 	for (size_t i = 0; i < ARRAY_SIZE(sections); i++)
 		known |= !strcmp(e->section, sections[i]);
 	fuzz_assert(known, "entry in unknown section '%s'", e->section);
-	fuzz_assert(!e->name || !strcmp(e->section, "block") || !strcmp(e->section, "cmdline"),
+	fuzz_assert(!e->name || !strcmp(e->section, "block") || !strcmp(e->section, "cmdline") ||
+			    !strcmp(e->section, "limits"),
 		    "section [%s] with a name", e->section);
 	fuzz_assert(e->file == source, "entry names file '%s', not the source", e->file);
 	fuzz_assert(e->line >= 1 && e->line <= lines, "entry on line %d of %d", e->line, lines);

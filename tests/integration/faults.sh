@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Fault injection (issue 8, "Keep it found"): strace fails the N-th open, read,
 # write, rename, fsync, mkdir, unlink (and getdents, readlink) of `apply`,
-# `revert`, a udev-style `--boot apply --device`, udev's `forget`, `verify`
+# `revert`, a udev-style `--boot apply --device`, udev's `forget`, `apply`
+# and `revert` of [sched]'s debugfs knobs, `verify`
 # and `cmdline apply/remove` on every backend that runs without the host's
 # tools (grub, kernel-install, BLS with the stub grubby), for every N. After
 # each run, the properties of tests/lib/faults.sh: files wholly old or new
@@ -80,6 +81,15 @@ FX_BOOT=0 FX_MAX=0
 # udev's remove: the undo is the same command, which must finish the job.
 FX_BEFORE=$WORK/small.applied FX_ARGS="forget --device vda --root" FX_UNDO="forget --device vda --root" FX_TARGET=after
 fx_sweep "forget --device"
+# [sched]: the debugfs knobs go through the domain's batch (apply_batch,
+# revert_batch), not the engine's file writes: the same properties.
+s=$WORK/sched61
+mk_sched61 "$s"
+applied "$s" "$WORK/sched61.applied" apply --only sched
+FX_BEFORE=$s FX_ARGS="apply --only sched --root" FX_UNDO="revert --only sched --root" FX_TARGET=before
+fx_sweep "apply --only sched"
+FX_BEFORE=$WORK/sched61.applied FX_ARGS="revert --only sched --root" FX_TARGET=after
+fx_sweep "revert --only sched"
 # verify of what holds (the modules and net domains are unmet in this tree).
 FX_BEFORE=$WORK/small.applied FX_ARGS="verify --only thp,block --root"
 fx_readonly "verify"
