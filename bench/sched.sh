@@ -165,15 +165,15 @@ for k in $kernels; do
 	echo
 	echo "== $k"
 	sed -n 's/^ETBENCH values mode=/  values: /p' "$OUT/$k.res"
-	printf '%-12s %-22s %-22s %-26s\n' MODE "AVG" "P99" "MAX"
+	printf '%-18s %-22s %-22s %-26s\n' MODE "AVG" "P99" "MAX"
 	for m in stock $PROFILES; do
 		read -r a1 a2 a3 <<<"$(stats "$k" "$m" avg)"
 		read -r p1 p2 p3 <<<"$(stats "$k" "$m" p99)"
 		read -r x1 x2 x3 <<<"$(stats "$k" "$m" max)"
-		printf '%-12s %-22s %-22s %-26s\n' "$m" "$a1 [$a2..$a3]" "$p1 [$p2..$p3]" "$x1 [$x2..$x3]"
+		printf '%-18s %-22s %-22s %-26s\n' "$m" "$a1 [$a2..$a3]" "$p1 [$p2..$p3]" "$x1 [$x2..$x3]"
 	done
 	for m in $PROFILES; do
-		printf '%-12s %-22s %-22s %-26s\n' "stock/$m" "$(ratio "$(stats "$k" stock avg | cut -d' ' -f1)" "$(stats "$k" "$m" avg | cut -d' ' -f1)")" \
+		printf '%-18s %-22s %-22s %-26s\n' "stock/$m" "$(ratio "$(stats "$k" stock avg | cut -d' ' -f1)" "$(stats "$k" "$m" avg | cut -d' ' -f1)")" \
 			"$(ratio "$(stats "$k" stock p99 | cut -d' ' -f1)" "$(stats "$k" "$m" p99 | cut -d' ' -f1)")" \
 			"$(ratio "$(stats "$k" stock max | cut -d' ' -f1)" "$(stats "$k" "$m" max | cut -d' ' -f1)")"
 	done
