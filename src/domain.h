@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A domain (modules, thp, net, block) is one row of the table in domains.c.
+ * A domain (modules, thp, net, block, limits, sched) is one row of the table in domains.c.
  * The command line (--only, --help), the configuration reader (its section
  * and key check), the plan, apply, revert and the records know a domain only
  * through its row: a new domain is its own file plus one row.
@@ -68,6 +68,11 @@ int limits_plan(struct ctx *c, struct plan *p);
 int limits_apply(struct ctx *c, struct plan *p);
 bool limits_batched(const char *setting);
 int limits_revert(struct ctx *c, struct item **items, const char **values, size_t n);
+int sched_check_key(const char *key, const char *value, char *why, size_t size);
+int sched_plan(struct ctx *c, struct plan *p);
+int sched_apply(struct ctx *c, struct plan *p);
+bool sched_batched(const char *setting);
+int sched_revert(struct ctx *c, struct item **items, const char **values, size_t n);
 
 extern const struct domain domains[];
 extern const size_t ndomains;

@@ -39,6 +39,13 @@ const struct domain domains[] = {
 		.plan = limits_plan, .apply_batch = limits_apply, .batched = limits_batched,
 		.revert_batch = limits_revert,
 	},
+	{
+		/* debugfs knobs go through apply_batch: it mounts debugfs for them. */
+		.name = "sched", .bit = DOM_SCHED,
+		.section = { "sched", false, sched_check_key, NULL },
+		.plan = sched_plan, .apply_batch = sched_apply, .batched = sched_batched,
+		.revert_batch = sched_revert,
+	},
 };
 const size_t ndomains = ARRAY_SIZE(domains);
 

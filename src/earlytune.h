@@ -249,8 +249,8 @@ int mods_load(struct mods *m, const char *name, const char *options);
 /* ---- item.c: plan items ---- */
 enum action { ACT_CHANGE, ACT_KEEP, ACT_SKIP, ACT_ERROR };
 /* How an item is written: an attribute file, a module insert, a qdisc, a
- * line of a systemd drop-in. */
-enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC, ITEM_DROPIN };
+ * line of a systemd drop-in, a debugfs file (written with debugfs mounted). */
+enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC, ITEM_DROPIN, ITEM_DEBUGFS };
 enum result { RES_NONE, RES_APPLIED, RES_FAILED };
 
 /* Another configuration writing an item's value (writers.c). */
@@ -324,7 +324,7 @@ struct ctx {
 
 /* A domain's bit in ctx.only (its row in domains.c names it). */
 enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3, DOM_INITRAMFS = 1u << 4,
-       DOM_LIMITS = 1u << 5 };
+       DOM_LIMITS = 1u << 5, DOM_SCHED = 1u << 6 };
 /* The file name of the limits domain's drop-ins: the records (state.c)
  * accept a path under run/systemd/ only when it ends in it. */
 #define LIMITS_DROPIN "50-earlytune-limits.conf"

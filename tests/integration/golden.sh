@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 
 for model in kvm azure metal mthp nothp arm64kvm s390kvm graviton laptop raidsrv mpath mdsrv mdvps \
-	tuned tunedcustom udevsched sysctld tmpfthp networkd sysfsconf; do
+	tuned tunedcustom udevsched sysctld tmpfthp networkd sysfsconf sched510 sched61 sched612; do
 	t=$WORK/$model
 	"mk_$model" "$t"
 	for kind in plan wide; do

@@ -99,10 +99,10 @@ eq "--help pairs the short options (at least 12 found)" "$([ "$(printf '%s\n' "$
 
 # ---- earlytune(8): domains, profiles, backends, classes --------------------------
 domains=$("$ET" --only no-such-domain 2>&1 | after 'domains: ')
-eq "the binary names its domains" "$domains" "modules thp net block initramfs limits"
+eq "the binary names its domains" "$domains" "modules thp net block initramfs limits sched"
 in_list "earlytune.8: every domain has its entry under Domains" "$("$TAGS" "$P8" DESCRIPTION Domains)" $domains
 profiles=$("$ET" plan --root "$t" --profile no-such-profile 2>&1 | after 'built-in profiles: ')
-eq "the binary names its profiles" "$(echo $profiles | wc -w)" 2
+eq "the binary names its profiles" "$(echo $profiles | wc -w)" 4
 has_words "earlytune.8 names every profile" "$TXT8" $profiles
 in_list "earlytune.conf.5: every profile has its entry in PROFILES" "$("$TAGS" "$P5" PROFILES)" $profiles
 backends=$("$ET" cmdline apply --backend no-such-backend --root "$t" 2>&1 | after 'backends: ')
@@ -117,11 +117,11 @@ has_words "earlytune.8 names the kernel parameters that switch it off" "$TXT8" e
 
 # ---- earlytune.conf(5): sections and keys ---------------------------------------------
 sections=$(conf_err '[no-such-section]' | sed -n 's/.*allowed: //p' | grep -oE '\[[a-z]+( "NAME")?\]')
-eq "the binary names its sections" "$(printf '%s\n' "$sections" | wc -l)" 10
+eq "the binary names its sections" "$(printf '%s\n' "$sections" | wc -l)" 11
 part_of "earlytune.conf.5: every section has its subsection in SECTIONS" "$("$TAGS" "$P5" --ss SECTIONS)" "$sections"
 matches=$(conf_err '[block "x"]\nmatch.no_such_match = 1' | after 'allowed: ')
 eq "the binary names the match keys of [block]" "$(echo $matches | wc -w)" 11
-for sec in main block thp modules net cmdline limits; do
+for sec in main block thp modules net cmdline limits sched; do
 	keys=$(conf_err "[$sec]\nno_such_key = 1" | after 'allowed: ' | sed "s/match\.\*/$matches/")
 	eq "the binary names the keys of [$sec]" "$([ -n "$keys" ] && echo yes)" yes
 	in_list "earlytune.conf.5: every key of [$sec] has its entry" "$("$TAGS" "$P5" SECTIONS "[$sec]")" $keys

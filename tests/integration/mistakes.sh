@@ -74,13 +74,21 @@ mistake limits-far-key 2 "unknown key 'zzzzzz' in [limits]; allowed: nofile npro
 zzzzzz = 1'
 mistake limits-systemd-key 2 "unknown key 'LimitNOFILE' in [limits]; did you mean 'nofile'? allowed: nofile nproc memlock core" '[limits]
 LimitNOFILE = 1'
-mistake section-typo 1 "unknown section [blok]; did you mean [block]? allowed: [main] [modules] [thp] [net] [block] [block \"NAME\"] [limits] [limits \"NAME\"] [cmdline] [cmdline \"NAME\"]" '[blok]'
+mistake section-typo 1 "unknown section [blok]; did you mean [block]? allowed: [main] [modules] [thp] [net] [block] [block \"NAME\"] [limits] [limits \"NAME\"] [sched] [cmdline] [cmdline \"NAME\"]" '[blok]'
 mistake key-typo 2 "unknown key 'read_ahed_kb' in [block]; did you mean 'read_ahead_kb'? allowed: scheduler read_ahead_kb nr_requests rq_affinity add_random wbt_lat_usec io_timeout iosched.NAME match.*" '[block]
 read_ahed_kb = 128'
 mistake value-typo 2 "[thp] enabled = 'madivse' is not allowed; did you mean 'madvise'? allowed: always madvise never" '[thp]
 enabled = madivse'
 mistake sched-typo 2 "unknown scheduler 'kyper'; did you mean 'kyber'? allowed: none mq-deadline kyber bfq" '[block]
 scheduler = kyper'
+# [sched]: a typo of a knob, a knob with the sysctl's own name, and
+# latency_nice, which never existed in mainline.
+mistake sched-key-typo 2 "unknown key 'latency_n' in [sched]; did you mean 'latency_ns'? allowed: latency_ns min_granularity_ns wakeup_granularity_ns migration_cost_ns nr_migrate base_slice_ns child_runs_first" '[sched]
+latency_n = 4000000'
+mistake sched-latency-nice 2 "[sched] latency_nice never existed in mainline Linux (the latency-nice patches were not merged): weight groups of tasks with the cgroup v2 cpu.weight instead" '[sched]
+latency_nice = -5'
+mistake sched-range 2 "[sched] min_granularity_ns = '50' is out of range: a whole number from 100000 to 1000000000" '[sched]
+min_granularity_ns = 50'
 mistake far-off 2 "unknown key 'colour' in [net]; allowed: congestion_control qdisc qdisc.PARAM interfaces force" '[net]
 colour = blue'
 

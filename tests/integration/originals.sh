@@ -70,13 +70,13 @@ eq "old format: a record without identity is restored" "$(ra "$t" vda)" 2222
 t=$WORK/unknown-domain
 mk_kvm "$t"
 mkdir -p "$t/run/earlytune"
-printf 'sched\tcpu0\tgovernor\tsys/devices/system/cpu/cpu0/cpufreq/scaling_governor\tpowersave\t\nblock\tvda\tqueue/read_ahead_kb\t%s\t2222\t\n' $RA >"$t/run/earlytune/originals"
+printf 'cpufreq\tcpu0\tgovernor\tsys/devices/system/cpu/cpu0/cpufreq/scaling_governor\tpowersave\t\nblock\tvda\tqueue/read_ahead_kb\t%s\t2222\t\n' $RA >"$t/run/earlytune/originals"
 check_rc "unknown domain: revert fails" 1 -- "$ET" revert --wide --root "$t"
-contains "unknown domain: revert names the domain it does not know" "recorded under domain 'sched', which this earlytune does not know: kept, not written"
+contains "unknown domain: revert names the domain it does not know" "recorded under domain 'cpufreq', which this earlytune does not know: kept, not written"
 eq "unknown domain: the known record is restored" "$(ra "$t" vda)" 2222
-eq "unknown domain: its record is kept, the restored one forgotten" "$(cut -f1 "$t/run/earlytune/originals")" sched
+eq "unknown domain: its record is kept, the restored one forgotten" "$(cut -f1 "$t/run/earlytune/originals")" cpufreq
 check_rc "unknown domain: revert --only block leaves it alone" 0 -- "$ET" revert --wide --root "$t" --only block
-lacks "unknown domain: --only block does not mention it" "sched"
+lacks "unknown domain: --only block does not mention it" "cpufreq"
 
 # ---- udev's remove: forget ------------------------------------------------
 t=$WORK/forget

@@ -479,3 +479,33 @@ mk_running() {
 		printf 'Max locked memory         8388608              8388608              bytes     \n'
 	} >"$1/proc/$3/limits"
 }
+
+# The scheduler's knobs of a kernel (issue 13 [sched]): ≤5.12 sysctls,
+# 5.13–6.5 CFS in debugfs, 6.6+ EEVDF in debugfs. Values as on 2 CPUs.
+mk_schedknobs() { # ROOT RELEASE
+	case $2 in
+	5.*)
+		for _k in latency_ns:12000000 min_granularity_ns:1500000 wakeup_granularity_ns:2000000 \
+			migration_cost_ns:500000 nr_migrate:32 child_runs_first:0; do
+			_attr "$1/proc/sys/kernel/sched_${_k%%:*}" "${_k#*:}"
+		done ;;
+	6.[0-5].*)
+		_attr "$1/proc/sys/kernel/sched_child_runs_first" 0
+		for _k in latency_ns:12000000 min_granularity_ns:1500000 wakeup_granularity_ns:2000000 \
+			migration_cost_ns:500000 nr_migrate:32; do
+			_attr "$1/sys/kernel/debug/sched/${_k%%:*}" "${_k#*:}"
+		done ;;
+	*)
+		for _k in base_slice_ns:1500000 migration_cost_ns:500000 nr_migrate:32; do
+			_attr "$1/sys/kernel/debug/sched/${_k%%:*}" "${_k#*:}"
+		done ;;
+	esac
+}
+mk_sched() { # ROOT RELEASE PROFILE: a KVM guest of that kernel, configured with PROFILE
+	mk_base "$1" "$2" yes QEMU "root=/dev/vda1"
+	mk_schedknobs "$1" "$2"
+	printf '[main]\nprofile = %s\n' "$3" >"$1/etc/earlytune.conf"
+}
+mk_sched510() { mk_sched "$1" 5.10.0-30-cloud-amd64 latency; }
+mk_sched61() { mk_sched "$1" 6.1.0-28-cloud-amd64 latency; }
+mk_sched612() { mk_sched "$1" 6.12.9-cloud-amd64 latency; }
