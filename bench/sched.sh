@@ -11,12 +11,14 @@
 #   (--policy=other -a 0 -i 1000, LOOPS wakeups) — once with the kernel's
 #   values ("stock"), once after `earlytune apply --only sched --profile P`
 #   for each P in PROFILES, back to stock with `revert --only sched` between;
-#   the modes interleaved, RUNS rounds, all in one boot per kernel.
+#   the modes interleaved, RUNS rounds, all in one boot per kernel. A
+#   "no-hog" mode (the kernel's values, no busy loop) is the floor: the
+#   probe's latency under emulation with nothing to wait for.
 #
 # Prints per kernel and mode the medians of cyclictest's avg, p99 (from its
 # histogram) and max wakeup latency over the runs, their spread (min..max),
 # the scheduler values in force, and stock/profile ratios (> 1: the profile
-# wakes the probe sooner). Exit status 0 whatever the numbers; 1 if a guest
+# wakes the probe sooner; stock/no-hog: what the busy loop costs). Exit status 0 whatever the numbers; 1 if a guest
 # did not finish or a run produced no result.
 #
 # Environment: RUNS (3), LOOPS (15000: 15 s at 1 ms), PROFILES ("latency
@@ -37,6 +39,43 @@ ROOT=$build/boot/rootfs
 MOD=$ROOT/usr/lib/dracut/modules.d/98etbench
 
 die() { echo "bench/sched.sh: $*" >&2; exit 1; }
+# ---- report (LOGS=DIR: only this, from the guests' logs of an earlier run) ----
+
+field() { sed -n "s/.* $1=\\([0-9]*\\).*/\\1/p"; }
+# stats KERNEL MODE KEY → "median min max" over the runs
+stats() { tr -d '\r' <"$OUT/$1.log" | grep "^ETBENCH run=.* mode=$2 samples=" | field "$3" | sort -n |
+	awk '{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
+report() {
+	echo "earlytune [sched] benchmark — $ET"
+	echo "QEMU TCG guests, -smp 2, on a host with $(nproc) CPUs ($(uname -r)); per run: a SCHED_OTHER busy loop"
+	echo "and cyclictest --policy=other -a 0 -i 1000 -l LOOPS on CPU 0 (no-hog: no busy loop); RUNS runs per mode, interleaved"
+	echo "latencies in µs: median over the runs, [min..max] of the runs"
+	for k in $kernels; do
+		echo
+		echo "== $k"
+		tr -d '\r' <"$OUT/$k.log" | sed -n 's/^ETBENCH kernel=[^ ]* /  guest: /p; s/^ETBENCH values mode=/  values: /p'
+		printf '%-18s %-22s %-22s %-26s\n' MODE "AVG" "P99" "MAX"
+		for m in no-hog stock $PROFILES; do
+			read -r a1 a2 a3 <<<"$(stats "$k" "$m" avg)"
+			read -r p1 p2 p3 <<<"$(stats "$k" "$m" p99)"
+			read -r x1 x2 x3 <<<"$(stats "$k" "$m" max)"
+			printf '%-18s %-22s %-22s %-26s\n' "$m" "$a1 [$a2..$a3]" "$p1 [$p2..$p3]" "$x1 [$x2..$x3]"
+		done
+		for m in no-hog $PROFILES; do
+			printf '%-18s %-22s %-22s %-26s\n' "stock/$m" "$(ratio "$(stats "$k" stock avg | cut -d' ' -f1)" "$(stats "$k" "$m" avg | cut -d' ' -f1)")" \
+				"$(ratio "$(stats "$k" stock p99 | cut -d' ' -f1)" "$(stats "$k" "$m" p99 | cut -d' ' -f1)")" \
+				"$(ratio "$(stats "$k" stock max | cut -d' ' -f1)" "$(stats "$k" "$m" max | cut -d' ' -f1)")"
+		done
+	done
+}
+if [ -n "${LOGS:-}" ]; then
+	OUT=$LOGS
+	kernels=$(cd "$OUT" && ls [0-9]*.log | sed 's/\.log$//' | sort -V)
+	report
+	exit 0
+fi
 [ "$(id -u)" = 0 ] || die "needs root (chroot and dracut in the boot tests' root)"
 [ -x "$ET" ] || die "$ET: not an executable (run make first)"
 "$top/tests/boot/mkroot.sh" "$ROOT" || die "cannot build the Debian root (tests/boot/mkroot.sh)"
@@ -79,21 +118,23 @@ values() { # MODE: the scheduler values in force
 	echo "ETBENCH values mode=$1$v"
 }
 # The one place that changes the scheduler: earlytune's [sched] domain.
-sched_set() { # stock | PROFILE
-	if [ "$1" = stock ]; then
+sched_set() { # stock (or nothing) | PROFILE
+	if [ "${1:-stock}" = stock ]; then
 		earlytune revert --only sched >/tmp/et.out 2>&1
 	else
 		earlytune apply --only sched --profile "$1" >/tmp/et.out 2>&1
 	fi || { echo "ETBENCH error mode=$1 earlytune exit $?"; sed 's/^/ETBENCH   /' /tmp/et.out; return 1; }
 }
-probe() { # RUN MODE
-	taskset -c 0 sh -c 'while :; do :; done' &
-	hog=$!
+probe() { # RUN MODE: the busy loop beside the probe, except for no-hog
+	hog=
+	if [ "$2" != no-hog ]; then
+		taskset -c 0 sh -c 'while :; do :; done' &
+		hog=$!
+	fi
 	sleep 1
 	cyclictest -q --policy=other -p 0 -a 0 -t 1 -i 1000 -l "$LOOPS" -h 100000 \
 		--histfile=/tmp/hist >/dev/null 2>&1
-	kill $hog
-	wait $hog 2>/dev/null
+	[ -z "$hog" ] || { kill $hog; wait $hog 2>/dev/null; }
 	# Buckets are µs; the overflows (>= 100 ms) count towards the total.
 	awk -v run="$1" -v mode="$2" '
 		/^[0-9]/ { n[$1 + 0] = $2; tot += $2; next }
@@ -108,9 +149,9 @@ probe() { # RUN MODE
 }
 r=1
 while [ "$r" -le "$RUNS" ]; do
-	for m in stock $PROFILES; do
-		sched_set "$m" || continue
-		[ "$r" = 1 ] && values "$m"
+	for m in no-hog stock $PROFILES; do
+		sched_set "${m#no-hog}" || continue
+		[ "$r" = 1 ] && [ "$m" != no-hog ] && values "$m"
 		probe "$r" "$m"
 	done
 	r=$((r + 1))
@@ -136,7 +177,7 @@ rm -f "$OUT/disk.img" && truncate -s 16M "$OUT/disk.img" && mkfs.ext4 -q -F "$OU
 bad=0
 for k in $kernels; do
 	t=$(date +%s)
-	timeout $((300 + RUNS * (1 + $(echo $PROFILES | wc -w)) * (LOOPS / 100 + 30))) \
+	timeout $((300 + RUNS * (2 + $(echo $PROFILES | wc -w)) * (LOOPS / 100 + 30))) \
 		qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
 		-serial "file:$OUT/$k.log" -kernel "$ROOT/boot/vmlinuz-$k" -initrd "$ROOT/boot/et-bench-$k.img" \
 		-append "console=ttyS0 panic=-1 root=/dev/vda rw quiet etbench.runs=$RUNS etbench.loops=$LOOPS etbench.profiles=$(echo $PROFILES | tr ' ' ,)" \
@@ -145,37 +186,6 @@ for k in $kernels; do
 	rm -f "$ROOT/boot/et-bench-$k.img"
 	grep -q ETBENCH-DONE "$OUT/$k.log" || { echo "$k: the guest did not finish:"; tail -30 "$OUT/$k.log"; bad=1; }
 	grep -q 'ETBENCH error' "$OUT/$k.log" && { grep -A5 'ETBENCH error' "$OUT/$k.log"; bad=1; }
-	tr -d '\r' <"$OUT/$k.log" | grep '^ETBENCH' >"$OUT/$k.res"
 done
-
-# ---- report --------------------------------------------------------------------
-
-field() { sed -n "s/.* $1=\\([0-9]*\\).*/\\1/p"; }
-# stats KERNEL MODE KEY → "median min max" over the runs
-stats() { grep " mode=$2 samples=" "$OUT/$1.res" | field "$3" | sort -n |
-	awk '{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
-
-echo "earlytune [sched] benchmark — $ET"
-echo "QEMU TCG guests, -smp 2, on a host with $(nproc) CPUs ($(uname -r)); per run: a SCHED_OTHER busy loop"
-echo "and cyclictest --policy=other -a 0 -i 1000 -l $LOOPS on CPU 0; $RUNS runs per mode, modes interleaved"
-echo "latencies in µs: median over the runs, [min..max] of the runs"
-for k in $kernels; do
-	echo
-	echo "== $k"
-	sed -n 's/^ETBENCH values mode=/  values: /p' "$OUT/$k.res"
-	printf '%-18s %-22s %-22s %-26s\n' MODE "AVG" "P99" "MAX"
-	for m in stock $PROFILES; do
-		read -r a1 a2 a3 <<<"$(stats "$k" "$m" avg)"
-		read -r p1 p2 p3 <<<"$(stats "$k" "$m" p99)"
-		read -r x1 x2 x3 <<<"$(stats "$k" "$m" max)"
-		printf '%-18s %-22s %-22s %-26s\n' "$m" "$a1 [$a2..$a3]" "$p1 [$p2..$p3]" "$x1 [$x2..$x3]"
-	done
-	for m in $PROFILES; do
-		printf '%-18s %-22s %-22s %-26s\n' "stock/$m" "$(ratio "$(stats "$k" stock avg | cut -d' ' -f1)" "$(stats "$k" "$m" avg | cut -d' ' -f1)")" \
-			"$(ratio "$(stats "$k" stock p99 | cut -d' ' -f1)" "$(stats "$k" "$m" p99 | cut -d' ' -f1)")" \
-			"$(ratio "$(stats "$k" stock max | cut -d' ' -f1)" "$(stats "$k" "$m" max | cut -d' ' -f1)")"
-	done
-done
+report
 exit $bad
