@@ -45,7 +45,7 @@ field() { sed -n "s/.* $1=\\([0-9]*\\).*/\\1/p"; }
 # stats KERNEL MODE KEY → "median min max" over the runs
 stats() { tr -d '\r' <"$OUT/$1.log" | grep "^ETBENCH run=.* mode=$2 samples=" | field "$3" | sort -n |
 	awk '{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }'; }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f %d %d\n", m, v[1], v[NR] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
 report() {
 	echo "earlytune [sched] benchmark — $ET"
