@@ -72,6 +72,7 @@ chroot "$ROOT" dpkg -L earlytune 2>/dev/null | grep -qx /usr/sbin/earlytune &&
 install -D -m 0755 "$here/99ettest/module-setup.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/module-setup.sh"
 install -D -m 0755 "$here/99ettest/ettest.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/ettest.sh"
 install -D -m 0644 "$here/report.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/report.sh"
+install -D -m 0644 "$here/sched.sh" "$ROOT/usr/lib/dracut/modules.d/99ettest/sched.sh"
 install -D -m 0644 "$here/report.sh" "$ROOT/etc/ettest-report.sh"
 install -D -m 0755 "$here/itools-hook" "$ROOT/etc/initramfs-tools/hooks/ettest"
 install -D -m 0755 "$here/itools-premount" "$ROOT/etc/initramfs-tools/scripts/init-premount/ettest"
@@ -227,6 +228,56 @@ assert_untouched() { # NAME
 	lacks "$1" "earlytune wrote nothing to the kernel log" 'ETTEST kmsg .*earlytune: .* -> '
 }
 
+# [sched] (issue 13) in the dracut initramfs (tests/boot/sched.sh): the knobs
+# this kernel has take the test's values and read back, the others are a skip
+# with its reason; verify holds; revert gives back every value the kernel had;
+# debugfs, which nothing had mounted, is not left mounted.
+same_values() { # NAME DESC TAG1 TAG2: the two lines' knob values are equal
+	local a b
+	a=$(sed -n "s/.*ETTEST sched-$3 //p" "$B/$1.log" | tr -d '\r')
+	b=$(sed -n "s/.*ETTEST sched-$4 //p" "$B/$1.log" | tr -d '\r')
+	[ -n "$a" ] && [ "$a" = "$b" ] && pass "$1: $2" || fail "$1: $2" "$3: $a" "$4: $b"
+}
+sched_set() { # NAME KEY VALUE: the kernel had another value; earlytune's read back
+	lacks "$1" "sched: $2 was not $3 before" "ETTEST sched-before .*$2=$3([[:space:]]|$)"
+	has "$1" "sched: $2 is $3 after apply" "ETTEST sched-applied .*$2=$3([[:space:]]|$)"
+}
+assert_sched() { # NAME KVER
+	local n=$1 k
+	marker "$n" sched || return
+	has "$n" "sched: debugfs not mounted before earlytune" 'ETTEST sched-start debugfs=unmounted'
+	case $n in off-*)
+		same_values "$n" "sched: earlytune=0 changed no knob" before applied
+		return ;;
+	esac
+	has "$n" "sched: apply exit 0" 'ETTEST sched-apply rc=0'
+	case $2 in
+	6.1.*)
+		for k in latency_ns:9000000 min_granularity_ns:1100000 wakeup_granularity_ns:1300000 migration_cost_ns:400000; do
+			sched_set "$n" "${k%%:*}" "${k#*:}"
+		done
+		has "$n" "sched: plan writes latency_ns through debugfs" 'ETTEST sched-plan sched +debugfs +sched/latency_ns .* change '
+		has "$n" "sched: plan skips base_slice_ns (EEVDF, 6.6+), with a reason" 'ETTEST sched-plan sched .*base_slice_ns .*skip +[[:alnum:]]'
+		has "$n" "sched: base_slice_ns asked for is unmet here" 'ETTEST sched-verify-all-out .*unmet: sched +sched +base_slice_ns:'
+		;;
+	*)
+		for k in base_slice_ns:2200000 migration_cost_ns:400000; do sched_set "$n" "${k%%:*}" "${k#*:}"; done
+		has "$n" "sched: plan writes base_slice_ns through debugfs" 'ETTEST sched-plan sched +debugfs +sched/base_slice_ns .* change '
+		for k in latency_ns min_granularity_ns wakeup_granularity_ns; do
+			has "$n" "sched: plan skips $k (gone with EEVDF), with a reason" "ETTEST sched-plan sched .*$k .*skip +[[:alnum:]]"
+			has "$n" "sched: $k asked for is unmet here" "ETTEST sched-verify-all-out .*unmet: sched +sched +$k:"
+		done
+		;;
+	esac
+	has "$n" "sched: verify --only sched holds" 'ETTEST sched-verify rc=0'
+	has "$n" "sched: verify with the other scheduler's keys fails (unmet)" 'ETTEST sched-verify-all rc=1'
+	has "$n" "sched: revert exit 0" 'ETTEST sched-revert rc=0'
+	same_values "$n" "sched: revert restored every knob" before reverted
+	for k in plan apply verify revert; do
+		has "$n" "sched: debugfs not left mounted after $k" "ETTEST sched-$k debugfs=unmounted"
+	done
+}
+
 # The full boot: the root as an ext4 image, the dracut image, systemd; the
 # test unit brings the NICs up, reports, and waits for a disk that the host
 # then hot-adds through the QEMU monitor.
@@ -329,12 +380,14 @@ for k in $kernels; do
 		name=$gen-$k
 		boot "$name" "$vmlinuz" "$ROOT/boot/et-$gen-$k.img" "root=/dev/vda rw"
 		marker "$name" initramfs && assert_tuned "$name"
+		[ $gen = dracut ] && assert_sched "$name" "$k"
 		sed -n 's/.*ETTEST kmsg .*earlytune: apply\([^:]*\): .* in \([0-9.]*\) ms/\1|\2/p' "$B/$name.log" |
 			awk -F'|' -v n="$name" '{ print "# " n ": earlytune " ($1 == "" ? "global part" : "apply" $1) ": " $2 " ms" }'
 	done
 	name=off-$k
 	boot "$name" "$vmlinuz" "$ROOT/boot/et-dracut-$k.img" "root=/dev/vda rw earlytune=0"
 	marker "$name" initramfs && assert_untouched "$name"
+	assert_sched "$name" "$k"
 done
 
 for fs in dev sys proc; do umount "$ROOT/$fs"; done

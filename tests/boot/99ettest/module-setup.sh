@@ -5,7 +5,8 @@
 check() { return 255; }
 depends() { echo earlytune; return 0; }
 install() {
-	inst_multiple tc cat ls wc tr sed grep dmesg
+	inst_multiple tc cat ls wc tr sed grep dmesg mount umount mkdir rm
 	inst_simple "$moddir/report.sh" /lib/ettest-report.sh
+	inst_simple "$moddir/sched.sh" /lib/ettest-sched.sh
 	inst_hook pre-mount 99 "$moddir/ettest.sh"
 }
