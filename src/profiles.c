@@ -91,7 +91,7 @@ static const char profile_latency[] = PROFILE_VPS
 	"min_granularity_ns = 500000\n"
 	"# CFS: how far ahead a woken task must be to preempt the running one; 0.5 ms (default 1 ms x the CPU factor): wakeups preempt sooner\n"
 	"wakeup_granularity_ns = 500000\n"
-	"# EEVDF: the slice a task asks for; 0.5 ms (default 0.75 ms x the CPU factor) gives earlier deadlines, so a woken task runs sooner\n"
+	"# EEVDF: the slice a task asks for; 0.5 ms (default 0.75 ms x the CPU factor, 0.70 ms from 6.12) gives earlier deadlines, so a woken task runs sooner\n"
 	"base_slice_ns = 500000\n";
 
 static const char profile_throughput[] = PROFILE_VPS
@@ -102,7 +102,7 @@ static const char profile_throughput[] = PROFILE_VPS
 	"min_granularity_ns = 3000000\n"
 	"# CFS: a woken task must be 4 ms ahead to preempt the running one (default 1 ms x the CPU factor): fewer preemptions\n"
 	"wakeup_granularity_ns = 4000000\n"
-	"# EEVDF: a 3 ms slice (default 0.75 ms x the CPU factor): longer runs between switches, later deadlines for wakeups\n"
+	"# EEVDF: a 3 ms slice (default 0.75 ms x the CPU factor, 0.70 ms from 6.12): longer runs between switches, later deadlines for wakeups\n"
 	"base_slice_ns = 3000000\n"
 	"# a task that ran in the last 5 ms counts as cache-hot (default 0.5 ms): load balancing moves it less and its cache stays warm\n"
 	"migration_cost_ns = 5000000\n";
