@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,21 +37,20 @@
  * udev runs under ASan on a loaded 2-core machine queued for over 30 s. */
 unsigned state_lock_stall_ms = 10000, state_lock_wait_ms = 90000;
 
-/* Every holder counts itself in the lock file's first 8 bytes: the waiters'
- * sign of progress. An empty or short file (an earlier version's) is 0. */
-static uint64_t lock_gen(int fd)
+/* Every holder counts itself in the lock file's size: the waiters' sign of
+ * progress. A size, not content: a sparse file takes no page of a full
+ * /run (the last page a /run filled mid-apply has is for the originals). */
+static off_t lock_gen(int fd)
 {
-	uint64_t g = 0;
+	struct stat st;
 
-	return pread(fd, &g, sizeof(g), 0) == (ssize_t)sizeof(g) ? g : 0;
+	return fstat(fd, &st) < 0 ? 0 : st.st_size;
 }
 
 static void lock_bump(int fd)
 {
-	uint64_t g = lock_gen(fd) + 1;
-
-	if (pwrite(fd, &g, sizeof(g), 0) != (ssize_t)sizeof(g))
-		return; /* a full /run: the waiters see no progress and wait out the stall bound */
+	if (ftruncate(fd, lock_gen(fd) + 1) < 0)
+		return; /* the waiters see no progress and wait out the stall bound */
 }
 
 static void on_alarm(int sig)
@@ -70,7 +70,7 @@ static int lock_wait(int fd)
 	struct itimerval tick = { { 0, 100 * 1000 }, { 0, 100 * 1000 } }, old_tick;
 	long long now = now_ns(CLOCK_MONOTONIC), deadline = now + state_lock_wait_ms * 1000000LL;
 	long long stall = now + state_lock_stall_ms * 1000000LL;
-	uint64_t gen = lock_gen(fd), g;
+	off_t gen = lock_gen(fd), g;
 	int rr = 0;
 
 	sigemptyset(&sa.sa_mask);
