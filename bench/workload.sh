@@ -64,6 +64,11 @@ report() {
 		for m in $MODES; do
 			tr -d '\r' <"$OUT/$k-$m.log" | sed -n "s/^ETWORK values /  $m: /p"
 		done
+		# What earlytune changed in that boot, from its run log (none with earlytune=0).
+		for m in $MODES; do
+			echo "  $m: earlytune changed $(tr -d '\r' <"$OUT/$k-$m.log" | grep -c '^ETWORK status:   changed') items"
+		done
+		tr -d '\r' <"$OUT/$k-earlytune.log" | sed -n 's/^ETWORK status:   changed  \([^:]*: [^:]*\): .*/    \1/p'
 		printf '%-16s %-20s %-22s %-20s %-20s %-18s\n' MODE "rand IOPS" "rand disk KiB/IO" "seq MiB/s" "seq requests" "seq disk MiB"
 		for m in $MODES; do
 			printf '%-16s %-20s %-22s %-20s %-20s %-18s\n' "$m" "$(cell "$k" "$m" rand iops)" "$(cell "$k" "$m" rand kib_per_io)" \
