@@ -64,7 +64,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 SAN_OBJS  := $(LIBSRCS:src/%.c=$(BUILD)/san/%.o)
 
-.PHONY: all check check-unit check-integration check-valgrind check-package check-boot check-fuzz-regress fuzz bench bench-sched clean install uninstall print-installed deb rpm
+.PHONY: all check check-unit check-integration check-valgrind check-package check-boot check-fuzz-regress fuzz bench bench-sched bench-workload clean install uninstall print-installed deb rpm
 
 all: $(BUILD)/earlytune
 
@@ -217,6 +217,8 @@ bench: $(BUILD)/earlytune
 # QEMU guests of the boot tests' root: slow (minutes), root only, not in `bench`.
 bench-sched: $(BUILD)/earlytune
 	bench/sched.sh $(BUILD)
+bench-workload: $(BUILD)/earlytune
+	bench/workload.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/unit $(BUILD)/dyn $(BUILD)/fuzz $(BUILD)/fuzzobj $(BUILD)/earlytune
