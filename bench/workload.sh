@@ -29,7 +29,7 @@
 # Environment: RUNS (3), SECS (15), KERNELS (every kernel of the root).
 # LOGS=DIR reports again from kept guest logs. Needs root (chroot, dracut in
 # the boot tests' root, BUILD_DIR/boot/rootfs, built or completed by
-# tests/boot/mkroot.sh; it carries fio and earlytune's package).
+# tests/boot/mkroot.sh, fio added here; it carries earlytune's package).
 # Noise: TCG on a shared host; read the spread before the ratios.
 set -u
 export LC_ALL=C
@@ -91,6 +91,15 @@ fi
 [ "$(id -u)" = 0 ] || die "needs root (chroot and dracut in the boot tests' root)"
 [ -x "$ET" ] || die "$ET: not an executable (run make first)"
 "$top/tests/boot/mkroot.sh" "$ROOT" || die "cannot build the Debian root (tests/boot/mkroot.sh)"
+# fio only for this bench: the boot tests' root (make check) does without it.
+if ! chroot "$ROOT" dpkg -s fio >/dev/null 2>&1; then
+	for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
+	rc=0
+	chroot "$ROOT" sh -c 'export DEBIAN_FRONTEND=noninteractive
+		apt-get install -y -q --no-install-recommends fio && apt-get clean' >>"$ROOT.log" 2>&1 || rc=$?
+	for fs in dev sys proc; do umount "$ROOT/$fs"; done
+	[ "$rc" = 0 ] || die "cannot install fio in the root (see $ROOT.log)"
+fi
 [ -x "$ROOT/usr/sbin/earlytune" ] && [ -d "$ROOT/usr/lib/dracut/modules.d/50earlytune" ] ||
 	die "the root has no earlytune package: run make check-boot once (it installs the .deb)"
 OUT=$(mktemp -d /tmp/earlytune-bench-workload.XXXXXX)

@@ -3,12 +3,12 @@
 # Builds (once; cached) a minimal Debian 12 root with systemd, udev, both
 # initramfs generators and both cloud kernels: bookworm's (6.1) and
 # bookworm-backports' (6.12), LVM and cryptsetup for the stacked-device
-# boot, rt-tests (cyclictest) for bench/sched.sh, fio for bench/workload.sh.
-# The archive is the one this machine's apt uses.
+# boot, rt-tests (cyclictest) for bench/sched.sh. The archive is the one
+# this machine's apt uses.
 # Usage: tests/boot/mkroot.sh DIR
 set -eu
 dir=$1
-extra="lvm2 cryptsetup-bin rt-tests fio"
+extra="lvm2 cryptsetup-bin rt-tests"
 
 mounted() {
 	for fs in proc sys dev; do mount --bind /$fs "$dir/$fs"; done
