@@ -185,9 +185,9 @@ static int create_temp(int dfd, const char *last, mode_t mode, char *tmp, size_t
 /* Files under ROOT/run (originals, the run log, the sysctl guard, limits
  * drop-ins) live on a tmpfs as long as the boot they describe: a power loss
  * takes them with it, so fsync buys nothing there, and rename alone already
- * gives a crashed process's reader the whole old or new file. On a --root
- * tree on a disk, 256 concurrent udev runs paid four fsyncs each under the
- * state lock: most of their 8-15 s. */
+ * gives a crashed process's reader the whole old or new file. Each udev run
+ * holds the state lock while it writes three of them, so every fsync there
+ * would be paid once per device, one device after another. */
 static bool volatile_path(const char *rel)
 {
 	return !strncmp(rel, "run/", 4);

@@ -196,7 +196,7 @@ static void judge(struct ctx *c, struct item *it, const struct cfg_entry *e, con
 		return;
 	}
 	if (r == -EPERM && m->via == SV_DEBUGFS) {
-		snprintf(why, sizeof(why), "debugfs is locked down (Secure Boot?): cannot read /%s", m->path);
+		snprintf(why, sizeof(why), "%s: cannot read /%s", sched_errstr(r), m->path);
 		skip(it, e, false, why);
 		return;
 	}
