@@ -175,7 +175,7 @@ static int apply_plan(struct ctx *c, struct plan *p, int *guard)
 	int r = state_lock(&rs, &c->root);
 
 	if (r >= 0)
-		r = state_load(&rs, &c->root);
+		r = state_load_scoped(&rs, &c->root, c);
 	if (r >= 0)
 		r = forget_stale(c, &rs);
 	if (r >= 0)

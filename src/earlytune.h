@@ -310,7 +310,7 @@ struct ctx {
 	unsigned only;       /* domain bits */
 	char **devices;
 	size_t ndevices;
-	const struct records *records; /* apply: the originals it holds locked, or NULL */
+	struct records *records; /* apply: the originals it holds locked, or NULL */
 	int ifindex;         /* --ifindex, or 0 */
 	const char *iface;   /* --iface, or NULL */
 	unsigned long long diskseq; /* forget --diskseq: only records of that disk, or 0 */
@@ -365,14 +365,19 @@ struct records {
 	int lock_fd;
 	bool dirty; /* changed since the load: state_commit saves */
 	struct idcache idcache; /* the last disk's identity */
+	char *rest;              /* a scoped load: the other lines, as read */
+	size_t rest_len;
+	const struct ctx *scope; /* a scoped load: whose lines were parsed */
 };
 int state_lock(struct records *rs, const struct root *r); /* -ETIMEDOUT: a stuck peer */
 extern unsigned state_lock_stall_ms, state_lock_wait_ms; /* its bounds; the unit tests shorten them */
 int state_load(struct records *rs, const struct root *r);
+/* Only the records c's --device or --ifindex can need; the rest on demand. */
+int state_load_scoped(struct records *rs, const struct root *r, const struct ctx *c);
 int state_parse(struct records *rs, char *buf);
 int state_save(struct records *rs, const struct root *r);
 int state_commit(struct records *rs, const struct root *r);
-const struct record *state_find(const struct records *rs, const char *path);
+const struct record *state_find(struct records *rs, const char *path);
 int state_add(struct records *rs, const struct item *it, const char *original, const char *identity);
 int state_identity(const struct root *r, const char *domain, const char *setting, const char *path,
 		   char *out, size_t size);

@@ -125,8 +125,7 @@ void net_check_conf(struct config *c)
 	snprintf(kind, sizeof(kind), "%s", qe ? qe->value : "");
 	for (size_t i = 0; i < c->n;) {
 		const struct cfg_entry *e = &c->v[i];
-		const char *name = e->key + 6;
-		const char *known = q ? qparam_names(q) : "";
+		const char *name = e->key + 6, *known;
 		unsigned long long v;
 
 		if (strcmp(e->section, "net") || strncmp(e->key, "qdisc.", 6) || !*e->value)
@@ -134,7 +133,7 @@ void net_check_conf(struct config *c)
 		else if (!q)
 			config_reject(c, i, "[net] %s is set but no [net] qdisc is: a parameter needs its qdisc",
 				      e->key);
-		else if (!qparam_known(q, name))
+		else if (!qparam_known(q, name) && (known = qparam_names(q)))
 			config_reject(c, i, "qdisc %s (%s) has no parameter '%s'%searlytune sets%s%s of %s",
 				      q, where ? where : "?", name, did_you_mean(name, known, buf, sizeof(buf)),
 				      *known ? " " : " no parameters", known, q);

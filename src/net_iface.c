@@ -166,11 +166,11 @@ static struct item *iface_item(struct plan *p, const char *name, int ifindex, co
 
 static bool iface_module(struct ctx *c, struct item *it, const struct netconf *nc);
 static void iface_owner(struct item *it, const struct netconf *nc, const struct nl_qdisc *root, unsigned ntx,
-			const struct records *rs, int rs_err);
+			struct records *rs, int rs_err);
 
 /* rs: earlytune's records, or NULL when they cannot be read (rs_err). */
 static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, const struct nl_link *l,
-		       const struct qdiscs *qs, const char *param_error, const struct records *rs, int rs_err)
+		       const struct qdiscs *qs, const char *param_error, struct records *rs, int rs_err)
 {
 	const struct nl_qdisc *root = net_root_of(qs, l->ifindex);
 	char cur[512], why[256];
@@ -234,7 +234,7 @@ static bool iface_module(struct ctx *c, struct item *it, const struct netconf *n
 /* Whose root is there decides: the kernel's (handle 0) and ours are
  * replaced, someone else's only with [net] force = yes. */
 static void iface_owner(struct item *it, const struct netconf *nc, const struct nl_qdisc *root, unsigned ntx,
-			const struct records *rs, int rs_err)
+			struct records *rs, int rs_err)
 {
 	if (root && root->handle == MQ_HANDLE && ntx > 1)
 		it->qhandle = MQ_HANDLE; /* our mq: only its children change */

@@ -269,7 +269,7 @@ int cmd_forget(struct ctx *c)
 	}
 	r = state_lock(&rs, &c->root);
 	if (r >= 0)
-		r = state_load(&rs, &c->root);
+		r = state_load_scoped(&rs, &c->root, c);
 	if (r >= 0 && !(drop = calloc(rs.n + 1, sizeof(*drop))))
 		r = -ENOMEM;
 	for (size_t i = 0; r >= 0 && i < rs.n; i++)

@@ -198,11 +198,14 @@ static int walk_last(struct walk *w, const char *name, int flags, int mode, bool
 
 static int walk_open(const struct root *r, const char *rel, int flags, int mode)
 {
-	struct walk *w = calloc(1, sizeof(*w));
+	/* Not calloc: zeroing its 8 KiB path buffer was a quarter of a
+	 * one-disk run on a kernel without openat2. */
+	struct walk *w = malloc(sizeof(*w));
 	int ret = -ENOENT;
 
 	if (!w)
 		return -ENOMEM;
+	w->depth = 0, w->links = 0;
 	w->fd[0] = r->fd;
 	if (snprintf(w->todo, sizeof(w->todo), "%s", rel) >= (int)sizeof(w->todo)) {
 		free(w);

@@ -143,12 +143,13 @@ static bool span_is_boot(const char *line)
 	return !strncmp(line, "1\tglobal\t", 9);
 }
 
-/* The length of the line at s, its newline included. */
+/* The length of the line at s, its newline included (strchrnul: strcspn
+ * was a tenth of a one-disk run that rewrote a full log). */
 static size_t line_len(const char *s)
 {
-	size_t n = strcspn(s, "\n");
+	const char *e = strchrnul(s, '\n');
 
-	return n + (s[n] == '\n');
+	return (size_t)(e - s) + (*e == '\n');
 }
 
 static int add_span(struct span **v, size_t *n, size_t *cap, const char *line, size_t len)
@@ -169,16 +170,17 @@ static int add_span(struct span **v, size_t *n, size_t *cap, const char *line, s
 /* A log of another format (or none) starts again: its runs are not ours to read. */
 static int split_runs(const char *buf, struct span **v, size_t *n, unsigned long long *dropped)
 {
-	size_t cap = 0;
+	size_t cap = 0, len;
 
 	if (strncmp(buf, "V\t1\t", 4))
 		return 0;
 	*dropped = strtoull(buf + 4, NULL, 10);
-	for (const char *line = buf; *line; line += line_len(line)) {
-		if (!strncmp(line, "R\t", 2) && add_span(v, n, &cap, line, line_len(line)) < 0)
+	for (const char *line = buf; *line; line += len) {
+		len = line_len(line);
+		if (!strncmp(line, "R\t", 2) && add_span(v, n, &cap, line, len) < 0)
 			return -ENOMEM;
 		if (!strncmp(line, "I\t", 2) && *n)
-			(*v)[*n - 1].len += line_len(line);
+			(*v)[*n - 1].len += len;
 	}
 	return 0;
 }

@@ -8,11 +8,16 @@
  * finds it;
  * state_save() then state_load() through a real root gives back the same
  * records in the same order (run/earlytune/originals of a temporary root).
+ * A scoped load (a udev run about the first record's target, and the
+ * interface of the first netlink record) parses every record in_scope()
+ * keeps, and saved then loaded in full gives back the records of a full
+ * load (in another order: its own lines go last).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "engine.h"
 #include "fuzz.h"
 
 static struct root root = { .fd = -1 };
@@ -46,7 +51,7 @@ static bool limits_dropin(const char *path)
 	return !strncmp(path, "run/systemd/", 12) && n > strlen(end) && !strcmp(path + n - strlen(end), end);
 }
 
-static void check_record(const struct records *rs, const struct record *x)
+static void check_record(struct records *rs, const struct record *x)
 {
 	const char *f[6] = { x->domain, x->target, x->setting, x->path, x->value, x->identity };
 	const struct record *found;
@@ -68,11 +73,62 @@ static bool same(const struct record *a, const struct record *b)
 	       !strcmp(a->value, b->value) && !strcmp(a->identity, b->identity);
 }
 
+static bool has(const struct records *rs, const struct record *x, bool *used)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (!used[i] && same(&rs->v[i], x))
+			return used[i] = true;
+	return false;
+}
+
+/* The scope of a udev run the input can be about. */
+static void scope_of(const struct records *full, struct ctx *c, char **dev)
+{
+	*dev = (char *)(full->n ? full->v[0].target : "vda");
+	c->devices = dev, c->ndevices = 1;
+	for (size_t i = 0; i < full->n && !c->ifindex; i++)
+		c->ifindex = record_ifindex(full->v[i].setting, full->v[i].path);
+}
+
+static void check_scoped(const char *text, size_t len)
+{
+	struct records full = { .lock_fd = -1 }, sc = { .lock_fd = -1 }, again = { .lock_fd = -1 };
+	struct ctx c = { 0 };
+	bool *used;
+	char *dev;
+
+	fuzz_assert(root_write_atomic(&root, "run/earlytune/originals", text, len, 0600) == 0, "cannot write");
+	if (state_load(&full, &root) < 0)
+		goto out; /* ENOMEM */
+	scope_of(&full, &c, &dev);
+	fuzz_assert(state_load_scoped(&sc, &root, &c) == 0, "state_load_scoped failed");
+	used = calloc(sc.n + 1, sizeof(*used));
+	for (size_t i = 0; i < full.n; i++)
+		if (in_scope(&c, domain_find(full.v[i].domain), &full.v[i], 0))
+			fuzz_assert(has(&sc, &full.v[i], used), "record %zu in scope not parsed", i);
+	free(used);
+	sc.dirty = true;
+	fuzz_assert(state_save(&sc, &root) == 0, "scoped state_save failed");
+	fuzz_assert(state_load(&again, &root) == 0, "state_load after the scoped save failed");
+	fuzz_assert(again.n == full.n, "%zu records in full, %zu after a scoped save", full.n, again.n);
+	used = calloc(again.n + 1, sizeof(*used));
+	for (size_t i = 0; i < full.n; i++)
+		fuzz_assert(has(&again, &full.v[i], used), "record %zu lost by a scoped save", i);
+	free(used);
+out:
+	state_free(&again);
+	state_free(&sc);
+	state_free(&full);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct records rs = { .lock_fd = -1 }, again = { .lock_fd = -1 };
 	char *buf = fuzz_cstr(data, size);
-	int r = state_parse(&rs, buf);
+	int r;
+
+	check_scoped(buf, strlen(buf));
+	r = state_parse(&rs, buf);
 
 	fuzz_assert(r == 0 || r == -ENOMEM, "state_parse returned %d", r);
 	for (size_t i = 0; i < rs.n; i++)

@@ -118,6 +118,34 @@ e=$(date +%s%N)
 echo "# forget: 100 runs on 2,000 records: $(((e - s) / 100000)) µs per run (wall; on $(df -T "$t" | awk 'NR == 2 { print $2 }'))"
 eq "forget: 100 disks forgotten, 1,800 records left" "$(wc -l <"$t/run/earlytune/originals")" 1800
 
+# The udev path reads only its own records (issue 14): on a host with 2,000
+# records of other disks, an unknown domain's and a line no version can
+# read, apply --device vda forgets vda's stale record, records its own, and
+# writes every other line back as it was, in its order.
+t=$WORK/scoped
+mk_kvm "$t"
+mkdir -p "$t/run/earlytune"
+i=0
+while [ $i -lt 1000 ]; do
+	printf 'block\tvd%d\tqueue/scheduler\tsys/block/vd%d/queue/scheduler\tmq-deadline\tdiskseq:%d\n' $i $i $((i + 1))
+	printf 'block\tvd%d\tqueue/read_ahead_kb\tsys/block/vd%d/queue/read_ahead_kb\t128\tdiskseq:%d\n' $i $i $((i + 1))
+	[ $i = 500 ] && printf 'cpufreq\tcpu0\tgovernor\tsys/devices/system/cpu/cpu0/cpufreq/scaling_governor\tpowersave\t\nnot a record\n'
+	i=$((i + 1))
+done >"$WORK/scoped.others"
+{ head -n 600 "$WORK/scoped.others"
+  printf 'block\tvda\tqueue/read_ahead_kb\t%s\t2222\tdiskseq:999999\n' $RA
+  tail -n +601 "$WORK/scoped.others"; } >"$t/run/earlytune/originals"
+check_rc "scoped: apply --device vda on 2,000 records" 0 -- "$ET" apply --wide --root "$t" --device vda
+eq "scoped: vda's stale record forgotten, its own recorded" "$(rec "$t" $RA | cut -d'|' -f1)" 8192
+grep -v "	vda	" "$t/run/earlytune/originals" >"$WORK/scoped.after"
+eq "scoped: the 2,002 other lines written back as they were, in order" "$(cmp "$WORK/scoped.others" "$WORK/scoped.after" && echo same)" same
+eq "scoped: vda's records at the end" "$(tail -n +2003 "$t/run/earlytune/originals" | cut -f2 | sort -u)" vda
+check_rc "scoped: forget --device vd7" 0 -- "$ET" --boot forget --root "$t" --device vd7
+eq "scoped: forget drops vd7's two lines only" "$(grep -vc "	vda	" "$t/run/earlytune/originals")" 2000
+check_rc "scoped: a full apply" 0 -- "$ET" apply --wide --root "$t"
+eq "scoped: a full load drops the line it cannot read" "$(grep -c '^not a record' "$t/run/earlytune/originals")" 0
+eq "scoped: and keeps the unknown domain's record" "$(grep -c '^cpufreq' "$t/run/earlytune/originals")" 1
+
 # ---- defect 4: a torn last line, then an apply of another device ----------
 t=$WORK/torn
 mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"

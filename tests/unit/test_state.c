@@ -26,7 +26,7 @@ static int add(struct records *rs, const char *target, const char *setting, cons
 	return state_add(rs, &it, value, "");
 }
 
-static const char *value_of(const struct records *rs, const char *path)
+static const char *value_of(struct records *rs, const char *path)
 {
 	const struct record *x = state_find(rs, path);
 
@@ -581,6 +581,105 @@ static void test_lock_queue_moves(void **state)
 	assert_alarm_restored();
 }
 
+/* What a udev run about vdb (or interface 3) parses, and what it writes back. */
+static const char scoped_file[] =
+	"block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tmq-deadline\tdiskseq:1\n"
+	"block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tkyber\tdiskseq:2\n"
+	"garbage kept as text\n"
+	"net\tsysctl\tnet.core.default_qdisc\tproc/sys/net/core/default_qdisc\tfq_codel\t\n"
+	"net\teth0\tqdisc\tnetlink/ifindex/3\tfq_codel\tifindex:3\n"
+	"block\tvdb0\tqueue/scheduler\tsys/block/vdb0/queue/scheduler\tnone\tdiskseq:3\n"
+	"block\tvdb\tqueue/read_ahead_kb\tsys/block/vdb/queue/read_ahead_kb\t8192\tdiskseq:2\n";
+
+static void scoped_setup(struct fx *f, struct ctx *c, char **dev)
+{
+	tree_write(f->dir, ORIGINALS, scoped_file);
+	open_root(f);
+	c->root = f->c.root;
+	c->devices = dev, c->ndevices = 1;
+}
+
+static void test_scoped_load(void **state)
+{
+	struct fx *f = *state;
+	struct ctx c = { 0 };
+	char *dev = "vdb";
+
+	scoped_setup(f, &c, &dev);
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	/* vdb's two lines, not vdb0's (a name that begins the same) */
+	assert_int_equal(f->rs.n, 2);
+	assert_string_equal(f->rs.v[0].path, "sys/block/vdb/queue/scheduler");
+	assert_string_equal(f->rs.v[1].path, "sys/block/vdb/queue/read_ahead_kb");
+	assert_int_equal(f->rs.rest_len, strlen(scoped_file) - strlen(strstr(scoped_file, "block\tvdb\t")) +
+						 strlen(strstr(scoped_file, "garbage")) -
+						 strlen(strstr(scoped_file, "block\tvdb\tqueue/read")));
+	/* a change to vdb rewrites the file: the others as they were, vdb last */
+	assert_int_equal(add(&f->rs, "vdb", "queue/nr_requests", "256"), 0);
+	assert_int_equal(f->rs.n, 3);
+	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
+	f->text = tree_read(f->dir, ORIGINALS);
+	assert_string_equal(f->text,
+			    "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tmq-deadline\tdiskseq:1\n"
+			    "garbage kept as text\n"
+			    "net\tsysctl\tnet.core.default_qdisc\tproc/sys/net/core/default_qdisc\tfq_codel\t\n"
+			    "net\teth0\tqdisc\tnetlink/ifindex/3\tfq_codel\tifindex:3\n"
+			    "block\tvdb0\tqueue/scheduler\tsys/block/vdb0/queue/scheduler\tnone\tdiskseq:3\n"
+			    "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tkyber\tdiskseq:2\n"
+			    "block\tvdb\tqueue/read_ahead_kb\tsys/block/vdb/queue/read_ahead_kb\t8192\tdiskseq:2\n"
+			    "block\tvdb\tqueue/nr_requests\tsys/block/vdb/queue/nr_requests\t256\t\n");
+}
+
+/* A record outside the scope, asked for or added, is looked up in the text:
+ * never recorded twice, never missed. */
+static void test_scoped_unscopes(void **state)
+{
+	struct fx *f = *state;
+	struct ctx c = { 0 };
+	char *dev = "vdb";
+	struct item it = mkitem("net", "sysctl", "net.core.default_qdisc", "proc/sys/net/core/default_qdisc");
+	const struct record *x;
+
+	scoped_setup(f, &c, &dev);
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	assert_null(state_find(&f->rs, "sys/block/vdc/queue/scheduler")); /* in no line: stays scoped */
+	assert_non_null(f->rs.rest);
+	assert_int_equal(state_add(&f->rs, &it, "fq", ""), 0); /* recorded: the first original stays */
+	assert_null(f->rs.rest);
+	assert_int_equal(f->rs.n, 6);
+	x = state_find(&f->rs, "proc/sys/net/core/default_qdisc");
+	assert_non_null(x);
+	assert_string_equal(x->value, "fq_codel");
+	state_free(&f->rs);
+
+	f->rs = (struct records){ .lock_fd = -1 };
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	x = state_find(&f->rs, "sys/block/vda/queue/scheduler");
+	assert_non_null(x);
+	assert_string_equal(x->value, "mq-deadline");
+	assert_int_equal(f->rs.n, 6);
+}
+
+static void test_scoped_ifindex(void **state)
+{
+	struct fx *f = *state;
+	struct ctx c = { 0 };
+	char *dev = "vdb";
+
+	scoped_setup(f, &c, &dev);
+	c.ndevices = 0, c.ifindex = 3;
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	assert_int_equal(f->rs.n, 1);
+	assert_string_equal(f->rs.v[0].path, "netlink/ifindex/3");
+	state_free(&f->rs);
+	/* --iface (a name) and no device: everything */
+	f->rs = (struct records){ .lock_fd = -1 };
+	c.ifindex = 0, c.iface = "eth0";
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	assert_int_equal(f->rs.n, 6);
+	assert_null(f->rs.rest);
+}
+
 static const struct CMUnitTest tests[] = {
 	FX_TEST(test_add_never_overwrites),
 	FX_TEST(test_add_rejects),
@@ -600,6 +699,9 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_lock_waits),
 	FX_TEST(test_lock_times_out),
 	FX_TEST(test_lock_queue_moves),
+	FX_TEST(test_scoped_load),
+	FX_TEST(test_scoped_unscopes),
+	FX_TEST(test_scoped_ifindex),
 };
 
 UNIT_MAIN("state", tests)
