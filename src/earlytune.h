@@ -358,6 +358,9 @@ struct idcache {
 	int r;
 	bool valid;
 };
+struct line_span {
+	char *s, *e;
+};
 struct records {
 	struct record *v;
 	size_t n, cap;
@@ -367,6 +370,8 @@ struct records {
 	struct idcache idcache; /* the last disk's identity */
 	char *rest;              /* a scoped load: the other lines, as read */
 	size_t rest_len;
+	struct line_span *holes; /* …and where its own were, until compacted */
+	size_t nholes;
 	const struct ctx *scope; /* a scoped load: whose lines were parsed */
 };
 int state_lock(struct records *rs, const struct root *r); /* -ETIMEDOUT: a stuck peer */

@@ -314,13 +314,9 @@ static bool line_of(char *buf, char *end, char *m, int k, char **ls, char **le)
 	return true;
 }
 
-struct span {
-	char *s, *e;
-};
-
 static int span_cmp(const void *a, const void *b)
 {
-	const struct span *x = a, *y = b;
+	const struct line_span *x = a, *y = b;
 
 	return x->s < y->s ? -1 : x->s > y->s;
 }
@@ -329,7 +325,7 @@ static int span_cmp(const void *a, const void *b)
  * target (field 2), a path of netlink/ifindex/ (field 4) whose number is
  * the interface's (with in_scope's leading zeros). One strstr per needle
  * (SSE4.2 in glibc: glibc's memmem took 2.8 instructions a byte). */
-static int scope_lines(const struct ctx *c, char *buf, char *end, struct span **out, size_t *n)
+static int scope_lines(const struct ctx *c, char *buf, char *end, struct line_span **out, size_t *n)
 {
 	size_t cap = 0, nn = c->ndevices + !!c->ifindex;
 
@@ -341,7 +337,7 @@ static int scope_lines(const struct ctx *c, char *buf, char *end, struct span **
 					      dev ? "\t" : "");
 
 		for (char *m = buf; (m = strstr(m, needle)); m += len - 1) {
-			struct span sp;
+			struct line_span sp;
 			char *pe;
 
 			if (!line_of(buf, end, m + 1, dev ? 2 : 4, &sp.s, &sp.e))
@@ -350,7 +346,7 @@ static int scope_lines(const struct ctx *c, char *buf, char *end, struct span **
 			if (!dev && (!pe || !scope_has(c, "", 0, m + 1, (size_t)(pe - m - 1))))
 				continue;
 			if (*n == cap) {
-				struct span *v = realloc(*out, (cap = cap ? 2 * cap : 8) * sizeof(*v));
+				struct line_span *v = realloc(*out, (cap = cap ? 2 * cap : 8) * sizeof(*v));
 
 				if (!v)
 					return -ENOMEM;
@@ -368,14 +364,15 @@ static int scope_lines(const struct ctx *c, char *buf, char *end, struct span **
  * its own; the others stay text (rs->rest), written back as read. Parsing
  * every record was most of a one-disk run on a 1,000-disk host: 4.6 of 7.0
  * million instructions, and a boot's N udev runs did O(N^2) of it; what is
- * left per record is a strstr's pass and a copy. The rest is parsed when a
- * record outside the scope is asked for (state_unscope), so no caller can
- * miss one. --iface (a name) and runs about everything load all. */
+ * left per record is a strstr's pass (and a copy when the run saves). The
+ * rest is parsed when a record outside the scope is asked for
+ * (state_unscope), so no caller can miss one. --iface (a name) and runs
+ * about everything load all. */
 int state_load_scoped(struct records *rs, const struct root *r, const struct ctx *c)
 {
-	char *buf = NULL, *rp, *wp, *end;
-	struct span *v = NULL;
-	size_t n = 0;
+	char *buf = NULL, *end;
+	struct line_span *v = NULL;
+	size_t n = 0, k = 0;
 	int rr;
 
 	if (c->iface || (!c->ndevices && !c->ifindex))
@@ -388,24 +385,40 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 	trim_torn(rs, buf);
 	end = buf + strlen(buf);
 	rr = scope_lines(c, buf, end, &v, &n);
-	rp = wp = buf;
 	for (size_t i = 0; i < n && rr >= 0; i++) {
-		if (v[i].s < rp)
+		if (k && v[i].s < v[k - 1].e)
 			continue; /* the same line again (two needles) */
-		memmove(wp, rp, (size_t)(v[i].s - rp));
-		wp += v[i].s - rp;
-		v[i].e[-1] = '\0';
-		rr = parse_line(rs, v[i].s);
-		rp = v[i].e;
+		v[k] = v[i];
+		v[k].e[-1] = '\0';
+		rr = parse_line(rs, v[k++].s); /* its bytes are a hole of the rest now */
+	}
+	rs->rest = buf;
+	rs->rest_len = (size_t)(end - buf);
+	rs->holes = v;
+	rs->nholes = k;
+	rs->scope = c;
+	return rr;
+}
+
+/* Closes the holes the parsed lines left in the rest: only a run that
+ * saves, or looks past its scope, pays for the copy. */
+static void rest_compact(struct records *rs)
+{
+	char *rp = rs->rest, *wp = rs->rest, *end = rs->rest + rs->rest_len;
+
+	if (!rs->nholes)
+		return;
+	for (size_t i = 0; i < rs->nholes; i++) {
+		memmove(wp, rp, (size_t)(rs->holes[i].s - rp));
+		wp += rs->holes[i].s - rp;
+		rp = rs->holes[i].e;
 	}
 	memmove(wp, rp, (size_t)(end - rp));
 	wp += end - rp;
 	*wp = '\0';
-	free(v);
-	rs->rest = buf;
-	rs->rest_len = (size_t)(wp - buf);
-	rs->scope = c;
-	return rr;
+	rs->rest_len = (size_t)(wp - rs->rest);
+	free(rs->holes);
+	rs->holes = NULL, rs->nholes = 0;
 }
 
 /* Parses the lines a scoped load kept as text: the records are then all
@@ -417,6 +430,7 @@ static int state_unscope(struct records *rs)
 
 	if (!rest)
 		return 0;
+	rest_compact(rs);
 	rs->rest = NULL, rs->rest_len = 0, rs->scope = NULL;
 	rr = state_parse(rs, rest);
 	free(rest);
@@ -441,6 +455,8 @@ int state_save(struct records *rs, const struct root *r)
 
 	if (rs->lock_fd >= 0)
 		root_sweep_temps(r, STATE_DIR, "originals", "runs");
+	if (rs->rest)
+		rest_compact(rs);
 	len = rs->rest_len;
 	for (size_t i = 0; i < rs->n; i++) {
 		fields(&rs->v[i], f);
@@ -488,10 +504,11 @@ static const struct record *find(const struct records *rs, const char *path)
 
 /* Whether the text a scoped load kept has a line whose path is PATH (or
  * another field that equals it: then it is parsed for nothing). */
-static bool in_rest(const struct records *rs, const char *path)
+static bool in_rest(struct records *rs, const char *path)
 {
 	size_t n = strlen(path);
 
+	rest_compact(rs);
 	for (const char *s = rs->rest; (s = memmem(s, rs->rest_len - (size_t)(s - rs->rest), path, n)); s++)
 		if (s > rs->rest && s[-1] == '\t' && s[n] == '\t')
 			return true;
@@ -562,6 +579,7 @@ void state_free(struct records *rs)
 	free(rs->v);
 	free(rs->slots);
 	free(rs->rest);
+	free(rs->holes);
 	if (rs->lock_fd >= 0)
 		close(rs->lock_fd);
 	*rs = (struct records){ .lock_fd = -1 };
