@@ -396,7 +396,7 @@ m_noop2=$(measure "$NRUNS" "" "$TMP/noop") # again: drift between the two
 # each), first apply (vd0 untuned, its records forgotten as udev's remove
 # does) and steady state, each against a no-op exec measured beside it.
 curve_sizes=${CURVE:-"1 100 $NDISKS"}
-declare -A c_first c_steady c_noop
+declare -A c_first c_steady c_noop c_ir c_bytes
 for n in $curve_sizes; do
 	t=$TMP/curve$n
 	[[ $n == "$NDISKS" ]] && t=$TREE || gen_tree "$t" "$n"
@@ -406,6 +406,26 @@ for n in $curve_sizes; do
 	c_noop[$n]=$(measure "$NRUNS" "" "$TMP/noop")
 	c_first[$n]=$(measure "$NRUNS" "$reset0" "$ET" apply --only block --device vd0 --root "$t")
 	c_steady[$n]=$(measure "$NRUNS" "" "$ET" apply --only block --device vd0 --root "$t")
+	# What a loaded machine cannot blur: the instructions of one run
+	# (callgrind; valgrind has no openat2, so the walk that replaces it is
+	# counted) and the bytes it reads and writes (strace), first and steady.
+	c_ir[$n]="- -" c_bytes[$n]="- -"
+	for mode in first steady; do
+		[[ $mode == first ]] && sh -c "$reset0"
+		ir=- bytes=-
+		if command -v valgrind >/dev/null; then
+			valgrind --tool=callgrind --callgrind-out-file=/dev/null "$ET" apply --only block --device vd0 \
+				--root "$t" >/dev/null 2>"$TMP/cg" || die "FAIL: apply under valgrind"
+			ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$TMP/cg")
+			[[ $mode == first ]] && sh -c "$reset0"
+		fi
+		if command -v strace >/dev/null; then
+			strace -e trace=read,write,pread64,pwrite64 -o "$TMP/rw" "$ET" apply --only block --device vd0 \
+				--root "$t" >/dev/null || die "FAIL: apply under strace"
+			bytes=$(awk -F'= ' '/^(read|write|pread64|pwrite64)\(/ && $NF + 0 > 0 { b += $NF } END { print b + 0 }' "$TMP/rw")
+		fi
+		c_ir[$n]="${c_ir[$n]#* } $ir" c_bytes[$n]="${c_bytes[$n]#* } $bytes"
+	done
 	TREE=$t check_tuned "one-device apply on the $n-disk tree" vd0
 	(($(wc -l <"$t/run/earlytune/originals") == 2 * n)) || die "FAIL: the $n-disk tree does not hold $((2 * n)) records"
 	[[ $t == "$TREE" ]] || rm -rf "$t"
@@ -502,6 +522,13 @@ for n in $curve_sizes; do
 	printf '%-8s %-9s %22s %22s %22s\n' "$n" $((2 * n)) "$(us "$nw") / $(us "$nc")" \
 		"$(us "$(med "$f")") $(div "$(med "$f")" "$nw")x / $(div "$(cpu "$f")" "$nc")x" \
 		"$(us "$(med "$st")") $(div "$(med "$st")" "$nw")x / $(div "$(cpu "$st")" "$nc")x"
+done
+echo "   the same runs, counted: instructions (callgrind) and bytes read + written (strace), first / steady"
+printf '%-8s %-9s %30s %30s\n' DISKS RECORDS "instructions" "bytes read + written"
+for n in $curve_sizes; do
+	read -r i1 i2 <<<"${c_ir[$n]}"
+	read -r b1 b2 <<<"${c_bytes[$n]}"
+	printf '%-8s %-9s %30s %30s\n' "$n" $((2 * n)) "$i1 / $i2" "$b1 / $b2"
 done
 last=${curve_sizes##* }
 r_curve=$(div "$(med "${c_first[$last]}")" "$(med "${c_noop[$last]}")")
