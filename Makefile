@@ -247,6 +247,7 @@ SYSTEMCTL  ?= $(shell command -v systemctl)
 # dracut and initramfs-tools hooks copy the binary to the same path in the
 # initramfs, where the rule runs it.
 SUBST      := sed -e 's|/usr/sbin/earlytune|$(SBINDIR)/earlytune|g' \
+	      -e 's|/usr/lib/kernel/install.d/95-earlytune.install|$(KINSTDIR)/95-earlytune.install|g' \
 	      -e 's|/usr/lib/udev/rules.d/70-earlytune.rules|$(UDEVRULESDIR)/70-earlytune.rules|g'
 # $(call install_subst,MODE,SRC,DEST)
 install_subst = install -d $(DESTDIR)$(dir $(3)) && $(SUBST) $(2) >$(DESTDIR)$(3) && chmod $(1) $(DESTDIR)$(3)

@@ -197,8 +197,8 @@ for f in lib/udev/rules.d/70-earlytune.rules lib/systemd/system/earlytune.servic
 	grep -q '/usr/local/sbin/earlytune' "$L/usr/local/$f"
 	ok "PREFIX=/usr/local: $f names /usr/local/sbin/earlytune" $?
 done
-grep -q '/usr/local/sbin/earlytune' "$L/etc/kernel/postinst.d/zz-earlytune"
-ok "PREFIX=/usr/local: /etc/kernel/postinst.d/zz-earlytune names /usr/local/sbin/earlytune" $?
+grep -q '^plugin=/usr/local/lib/kernel/install.d/95-earlytune.install$' "$L/etc/kernel/postinst.d/zz-earlytune"
+ok "PREFIX=/usr/local: /etc/kernel/postinst.d/zz-earlytune runs the kernel-install plugin of /usr/local" $?
 for f in lib/dracut/modules.d/50earlytune/module-setup.sh share/initramfs-tools/hooks/earlytune; do
 	grep -q '/usr/local/lib/udev/rules.d/70-earlytune.rules' "$L/usr/local/$f"
 	ok "PREFIX=/usr/local: $f takes the rule from /usr/local/lib/udev/rules.d" $?
