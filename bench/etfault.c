@@ -2,12 +2,14 @@
 /*
  * etfault MIB — bench/workload.sh's page-fault latency probe, run in the
  * guest. It first fragments free memory the way a long-running host does
- * (fills all but 64 MiB of MemFree with 4 KiB anonymous pages, then frees
- * every other page), then writes one byte per 4 KiB into MIB MiB of fresh
+ * (fills MemFree with 4 KiB anonymous pages, but for 64 MiB and twice
+ * vm.min_free_kbytes, which THP raises: the guest has no swap and must not
+ * run out; then frees every other page), then writes one byte per 4 KiB into MIB MiB of fresh
  * anonymous memory without a madvise hint, timing each first write: with THP
  * enabled=always such a write may fault a whole 2 MiB page (and, with
  * defrag, compact for it); with madvise it faults 4 KiB. Prints one line:
- * "total_ms= max_us= p99_us= p50_us= thp_alloc= thp_fallback= compact_stall=".
+ * "mib= total_ms= max_us= p99_us= p50_us= thp_alloc= thp_fallback= compact_stall="
+ * (mib: less than MIB if the memory left after fragmenting is short).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,16 +53,31 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static long min_free_kb(void)
+{
+	long v = -1;
+	FILE *f = fopen("/proc/sys/vm/min_free_kbytes", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v < 0 ? 16 * 1024 : v;
+}
+
 /* Fill free memory with 4 KiB pages (never huge: the filler is other programs' memory) and free every other one. */
 static int fragment(void)
 {
-	long free_kb = procval("/proc/meminfo", "MemFree");
+	long free_kb = procval("/proc/meminfo", "MemFree"), keep_kb = 64 * 1024 + 2 * min_free_kb();
 	size_t len, off;
 	char *p;
 
-	if (free_kb < 0 || free_kb < 128 * 1024)
-		return free_kb < 0 ? -1 : 0;
-	len = (size_t)(free_kb - 64 * 1024) * 1024;
+	if (free_kb < 0)
+		return -1;
+	if (free_kb < keep_kb + 64 * 1024)
+		return 0;
+	len = (size_t)(free_kb - keep_kb) * 1024;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
@@ -75,7 +92,7 @@ static int fragment(void)
 int main(int argc, char **argv)
 {
 	long mib = argc == 2 ? strtol(argv[1], NULL, 10) : 0;
-	long a0, f0, c0;
+	long a0, f0, c0, room_kb;
 	size_t n, i;
 	double *lat, t, total = 0;
 	char *p;
@@ -86,6 +103,13 @@ int main(int argc, char **argv)
 	}
 	if (fragment() < 0) {
 		perror("fragment");
+		return 1;
+	}
+	room_kb = procval("/proc/meminfo", "MemFree") - 2 * min_free_kb();
+	if (room_kb < mib * 1024)
+		mib = room_kb / 1024;
+	if (mib <= 0) {
+		fprintf(stderr, "etfault: no memory left after fragmenting\n");
 		return 1;
 	}
 	n = (size_t)mib * 1024 * 1024 / PAGE;
@@ -105,8 +129,8 @@ int main(int argc, char **argv)
 		total += lat[i];
 	}
 	qsort(lat, n, sizeof(*lat), cmp);
-	printf("total_ms=%.1f max_us=%.0f p99_us=%.1f p50_us=%.1f thp_alloc=%ld thp_fallback=%ld compact_stall=%ld\n",
-	       total / 1e3, lat[n - 1], lat[n * 99 / 100], lat[n / 2],
+	printf("mib=%ld total_ms=%.1f max_us=%.0f p99_us=%.1f p50_us=%.1f thp_alloc=%ld thp_fallback=%ld compact_stall=%ld\n",
+	       mib, total / 1e3, lat[n - 1], lat[n * 99 / 100], lat[n / 2],
 	       procval("/proc/vmstat", "thp_fault_alloc") - a0, procval("/proc/vmstat", "thp_fault_fallback") - f0,
 	       procval("/proc/vmstat", "compact_stall") - c0);
 	return 0;

@@ -43,8 +43,10 @@
 # loss applies per packet, not per 64 KiB super-packet. The delay, loss and
 # rate sit on the router's egresses, never on the sender's own qdisc.
 # Last, THP: etfault (bench/etfault.c) fragments free memory (all but
-# 64 MiB filled with 4 KiB pages, every other one freed), then writes once
-# per 4 KiB into THP_MIB MiB of fresh anonymous memory and times each fault.
+# 64 MiB + 2 x vm.min_free_kbytes filled with 4 KiB pages, every other one
+# freed: the guest has no swap), then writes once per 4 KiB into THP_MIB MiB
+# (fewer if memory is short) of fresh anonymous memory and times each fault;
+# a guest that still runs out of memory panics (vm.panic_on_oom) and fails.
 # The boot cost comes from the kernel log: earlytune's own time (the sum of
 # its "apply …: … in N ms" summary lines) and the kernel timestamps at which
 # bbr, default_qdisc fq and the NIC's fq were in force.
@@ -55,7 +57,7 @@
 # run gave no result.
 #
 # Environment: RUNS (3), TOUCHES (2000), LV_TOUCHES (500), NREPS (3), NSECS
-# (15), THP_MIB (256), KERNELS (every kernel of the root). LOGS=DIR reports
+# (15), THP_MIB (128), KERNELS (every kernel of the root). LOGS=DIR reports
 # again from kept guest logs (KEEP=1 keeps them). Needs root (chroot, dracut
 # in the boot tests' root, BUILD_DIR/boot/rootfs, built or completed by
 # tests/boot/mkroot.sh; iperf3 and ethtool are added here, only for this
@@ -68,7 +70,7 @@ TOUCHES=${TOUCHES:-2000}
 LV_TOUCHES=${LV_TOUCHES:-500}
 NREPS=${NREPS:-3}
 NSECS=${NSECS:-15}
-THP_MIB=${THP_MIB:-256}
+THP_MIB=${THP_MIB:-128}
 MODES="stock earlytune"
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath "${1:-$top/build}")
@@ -131,6 +133,7 @@ report() {
 		for m in $MODES; do
 			echo "- $m: $(values "$m" values)"
 			echo "  LV: $(values "$m" lv); sender: $(values "$m" sender); ss -ti: $(sscc "$m")"
+			echo "  before the THP probe: $(values "$m" thp)"
 			echo "  earlytune changed $(log "$k" "$m" | grep -c '^ETWORK status:   changed') items"
 		done
 		echo
@@ -147,6 +150,7 @@ report() {
 		row "net 0 % loss retransmits" t net0 retr
 		row "net 1 % loss Mbit/s" t net1 mbits
 		row "net 1 % loss retransmits" t net1 retr
+		row "thp MiB touched" t thp mib
 		row "thp fault total ms" t thp total_ms
 		row "thp fault max µs" t thp max_us
 		row "thp fault p99 µs" t thp p99_us
@@ -310,6 +314,9 @@ echo "ETWORK sender cc=$(N snd cat /proc/sys/net/ipv4/tcp_congestion_control) s0
 echo "ETWORK path r0: $(N rtr tc qdisc show dev r0 | head -1) r1: $(N rtr tc qdisc show dev r1 | head -1)"
 kill "$(cat /run/etwork-iperf3.pid)" 2>/dev/null
 
+# Should the probe still run the guest out of memory, end the boot at once.
+echo 1 >/proc/sys/vm/panic_on_oom
+echo "ETWORK thp min_free_kbytes=$(cat /proc/sys/vm/min_free_kbytes) MemFree=$(awk '/^MemFree/ { print $2 }' /proc/meminfo) kB"
 r=1
 while [ "$r" -le "$W_runs" ]; do
 	measure "$r" thp etfault "$W_thpmib"
