@@ -311,6 +311,8 @@ for loss in 0 1; do
 	done
 done
 echo "ETWORK sender cc=$(N snd cat /proc/sys/net/ipv4/tcp_congestion_control) s0_qdisc_at_creation=$(echo "$created" | awk '{ print $2 }') s0_qdisc=$(N snd tc qdisc show dev s0 | awk 'NR == 1 { print $2 }')"
+# The sender's qdisc counters: a pacing qdisc under emulation may drop or throttle.
+echo "ETWORK s0 stats: $(N snd tc -s qdisc show dev s0 | tr -s ' \n' ' ')"
 echo "ETWORK path r0: $(N rtr tc qdisc show dev r0 | head -1) r1: $(N rtr tc qdisc show dev r1 | head -1)"
 kill "$(cat /run/etwork-iperf3.pid)" 2>/dev/null
 
