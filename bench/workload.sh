@@ -122,7 +122,7 @@ report() {
 	echo "# earlytune workload benchmark"
 	echo
 	echo "$ET; QEMU $(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p'), software emulation (TCG), -smp 2, 1 GiB,"
-	echo "on a host with $(nproc) CPUs ($(uname -r)), $(date -u +%Y-%m-%d). Medians [min..max] over the runs;"
+	echo "on a host with $(nproc) CPUs ($(uname -r)), $(date -u -r "$OUT/$(cd "$OUT" && ls [0-9]*-stock.log | head -1)" +%Y-%m-%d). Medians [min..max] over the runs;"
 	echo "ratio: earlytune/stock. rand/lv: random 4 KiB mmap touches of vdb / of an LV on it;"
 	echo "seq: dd bs=64k 512 MiB; net: iperf3 through netem 2x25 ms, 100 Mbit/s, Mbit/s at the receiver;"
 	echo "thp: first writes to fresh anonymous memory after fragmenting free memory."
