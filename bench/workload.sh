@@ -10,31 +10,67 @@
 #   "stock": earlytune=0 on the kernel command line (earlytune writes nothing)
 #   "earlytune": the same image, earlytune applying the profile at boot
 #
-# Each boot has a second virtio disk (a sparse scratch image, one queue,
-# opt_io_size 4 MiB, so the kernel's own read-ahead is 8192 KiB as on clouds
-# that advertise a large optimal I/O size). In the initramfs it prints the
-# disk's read_ahead_kb and scheduler, THP, `earlytune status` and earlytune's
-# kernel log lines, then runs RUNS rounds of, after dropping the page cache:
+# Each boot has a virtio NIC (QEMU user networking; earlytune gives it its
+# qdisc from udev) and a second virtio disk, vdb (a fresh sparse 4 GiB
+# scratch image per boot, one queue, opt_io_size 4 MiB, so the kernel's own
+# read-ahead is 8192 KiB as on clouds that advertise a large optimal I/O
+# size). In the initramfs, after udev settled, the guest prints the values in
+# force, `earlytune status` and earlytune's kernel log lines, puts an LVM LV
+# (3 GiB) on vdb, then runs RUNS rounds of, the page cache dropped before each:
 #
-#   rand: fio, random 4 KiB page touches through mmap of the disk (SECS s,
-#         no madvise hint, as most programs): what the read-ahead cap is
-#         for (each fault reads read_ahead_kb around it)
-#   seq:  fio, a sequential 512 MiB read, 64 KiB buffered reads: what the
-#         cap costs
+#   rand: etmmap (bench/etmmap.c, static, built here): TOUCHES random 4 KiB
+#         page touches through mmap of vdb, no madvise hint (as most
+#         programs): what the read-ahead cap is for (each fault reads
+#         read_ahead_kb around it)
+#   lv:   the same on the LV (LV_TOUCHES touches): a stacked device takes
+#         its read-ahead from earlytune's stacked-device handling
+#   seq:  dd bs=64k of 512 MiB of vdb: what the cap costs
 #
-# and the MiB and requests the disk served (/sys/block/vdb/stat). Prints per
-# kernel and mode medians with [min..max] over the runs and stock/earlytune
-# ratios. Exit status 1 if a guest did not finish or a run gave no result.
+# with the MiB and requests vdb served (/sys/block/vdb/stat); then the long
+# lossy path, NREPS iperf3 runs of NSECS s (-O 3: the first 3 s omitted) at
+# 0 % and at 1 % loss, in three network namespaces:
 #
-# Environment: RUNS (3), SECS (15), KERNELS (every kernel of the root).
-# LOGS=DIR reports again from kept guest logs. Needs root (chroot, dracut in
-# the boot tests' root, BUILD_DIR/boot/rootfs, built or completed by
-# tests/boot/mkroot.sh, fio added here; it carries earlytune's package).
+#   snd [s0] ==veth== [r0] rtr [r1] ==veth== [v0] rcv
+#   10.9.1.1           netem: r0 egress (to snd):  delay 25ms
+#                      netem: r1 egress (to rcv):  delay 25ms, loss 0|1 %, rate 100mbit
+#
+# The sender (iperf3 -c in snd) keeps what the boot gave it: its namespace,
+# created after the boot, copies net.ipv4.tcp_congestion_control from
+# init_net; a veth is a no-queue device (it never takes default_qdisc), so
+# s0 gets as root qdisc net.core.default_qdisc, the qdisc a real NIC gets from
+# this boot (the guest prints the NIC's, s0's and the sender socket's
+# congestion control from ss -ti); TSO/GSO are off on s0 so that netem's
+# loss applies per packet, not per 64 KiB super-packet. The delay, loss and
+# rate sit on the router's egresses, never on the sender's own qdisc.
+# Last, THP: etfault (bench/etfault.c) fragments free memory (all but
+# 64 MiB + 2 x vm.min_free_kbytes filled with 4 KiB pages, every other one
+# freed: the guest has no swap), then writes once per 4 KiB into THP_MIB MiB
+# (fewer if memory is short) of fresh anonymous memory and times each fault;
+# a guest that still runs out of memory panics (vm.panic_on_oom) and fails.
+# The boot cost comes from the kernel log: earlytune's own time (the sum of
+# its "apply …: … in N ms" summary lines) and the kernel timestamps at which
+# bbr, default_qdisc fq and the NIC's fq were in force.
+#
+# Prints per kernel a markdown table, stock vs earlytune, medians with
+# [min..max] over the runs and earlytune/stock ratios, also written to
+# BUILD_DIR/bench/workload.md. Exit status 1 if a guest did not finish or a
+# run gave no result.
+#
+# Environment: RUNS (3), TOUCHES (2000), LV_TOUCHES (500), NREPS (3), NSECS
+# (15), THP_MIB (128), KERNELS (every kernel of the root). LOGS=DIR reports
+# again from kept guest logs (KEEP=1 keeps them). Needs root (chroot, dracut
+# in the boot tests' root, BUILD_DIR/boot/rootfs, built or completed by
+# tests/boot/mkroot.sh; iperf3 and ethtool are added here, only for this
+# bench; it carries earlytune's package and lvm2).
 # Noise: TCG on a shared host; read the spread before the ratios.
 set -u
 export LC_ALL=C
 RUNS=${RUNS:-3}
-SECS=${SECS:-15}
+TOUCHES=${TOUCHES:-2000}
+LV_TOUCHES=${LV_TOUCHES:-500}
+NREPS=${NREPS:-3}
+NSECS=${NSECS:-15}
+THP_MIB=${THP_MIB:-128}
 MODES="stock earlytune"
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath "${1:-$top/build}")
@@ -46,40 +82,83 @@ die() { echo "bench/workload.sh: $*" >&2; exit 1; }
 
 # ---- report ----------------------------------------------------------------
 
+log() { tr -d '\r' <"$OUT/$1-$2.log"; }
 field() { sed -n "s/.* $1=\\([0-9.]*\\).*/\\1/p"; }
-# stats KERNEL MODE TEST KEY → "median min max" over the runs
-stats() { tr -d '\r' <"$OUT/$1-$2.log" | grep "^ETWORK run=.* test=$3 " | field "$4" | sort -g |
-	awk '{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f %.0f %.0f\n", m, v[1], v[NR] }'; }
+# stats → "median min max" of the numbers on stdin, "- - -" without any
+stats() {
+	sort -g | awk 'function f(x) { return x >= 100 || x == int(x) ? sprintf("%.0f", x) : sprintf("%.1f", x) }
+		{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print f(m), f(v[1]), f(v[NR]) }'
+}
+# runs KERNEL MODE TEST KEY → the KEY of every ETWORK line of that test
+runs() { log "$1" "$2" | grep "^ETWORK run=.* test=$3 " | field "$4"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
-cell() { read -r m lo hi <<<"$(stats "$@")"; echo "$m [$lo..$hi]"; }
-med() { stats "$@" | cut -d' ' -f1; }
+# row LABEL CMD ARGS… — one table row: CMD KERNEL MODE ARGS… gives the numbers
+row() {
+	local label=$1 s e
+	shift
+	read -r s0 s1 s2 <<<"$("$@" stock | stats)"
+	read -r e0 e1 e2 <<<"$("$@" earlytune | stats)"
+	s="$s0"; [ "$s1" != "$s2" ] && s="$s0 [$s1..$s2]"
+	e="$e0"; [ "$e1" != "$e2" ] && e="$e0 [$e1..$e2]"
+	echo "| $label | $s | $e | $(ratio "$e0" "$s0") |"
+}
+# t TEST KEY MODE: the test's KEY for kernel $k (row passes MODE last)
+t() { runs "$k" "$3" "$1" "$2"; }
+# per TEST MODE: KiB read from vdb per touch
+per() { log "$k" "$2" | grep "^ETWORK run=.* test=$1 " | awk '{ for (f = 1; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+	if (v["touches"] > 0) printf "%.0f\n", v["kib"] / v["touches"] }'; }
+mib() { runs "$k" "$2" "$1" kib | awk '{ printf "%.0f\n", $1 / 1024 }'; }
+# earlytune's own time in the boot: the sum of its summary lines before the workloads
+bootms() { log "$k" "$1" | sed -n 's/^ETWORK kmsg: .*earlytune: apply.* in \([0-9.]*\) ms$/\1/p' |
+	awk '{ s += $1 } END { if (NR) printf "%.0f (%d runs)\n", s, NR; else print "none" }'; }
+# at PATTERN MODE → the kernel timestamp (s) of earlytune's first log line matching PATTERN
+at() { log "$k" "$2" | sed -n "s/^ETWORK kmsg: \\[ *\\([0-9.]*\\)\\] earlytune: .*$1.*/\\1/p" | head -1; }
+when() { local v; v=$(at "$1" "$2"); [ -n "$v" ] && printf '%.2f\n' "$v" || echo never; }
+values() { log "$k" "$1" | sed -n "s/^ETWORK $2 //p" | head -1 | sed 's/eth0_qdisc= /eth0_qdisc=noop /; s/eth0_qdisc=$/eth0_qdisc=noop/'; }
+# the sender socket's congestion control, from ss -ti during the first run per loss setting
+sscc() { log "$k" "$1" | sed -n 's/^ETWORK ss loss=\([01]\): /\1 % loss: /p' | tr '\n' ';'; }
 report() {
-	echo "earlytune workload benchmark — $ET"
-	echo "QEMU TCG guests, -smp 2, 1 GiB, on a host with $(nproc) CPUs ($(uname -r)); scratch disk vdb: virtio, 1 queue, opt_io_size 4 MiB"
-	echo "rand: fio mmap randread 4k, time-based; seq: fio psync read 64k, 512 MiB; page cache dropped before each; median [min..max] of the runs"
+	echo "# earlytune workload benchmark"
+	echo
+	echo "$ET; QEMU $(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p'), software emulation (TCG), -smp 2, 1 GiB,"
+	echo "on a host with $(nproc) CPUs ($(uname -r)), $(date -u -r "$OUT/$(cd "$OUT" && ls [0-9]*-stock.log | head -1)" +%Y-%m-%d). Medians [min..max] over the runs;"
+	echo "ratio: earlytune/stock. rand/lv: random 4 KiB mmap touches of vdb / of an LV on it;"
+	echo "seq: dd bs=64k 512 MiB; net: iperf3 through netem 2x25 ms, 100 Mbit/s, Mbit/s at the receiver;"
+	echo "thp: first writes to fresh anonymous memory after fragmenting free memory."
 	for k in $kernels; do
 		echo
-		echo "== $k"
+		echo "## $k"
+		echo
 		for m in $MODES; do
-			tr -d '\r' <"$OUT/$k-$m.log" | sed -n "s/^ETWORK values /  $m: /p"
+			echo "- $m: $(values "$m" values)"
+			echo "  LV: $(values "$m" lv); sender: $(values "$m" sender); ss -ti: $(sscc "$m")"
+			echo "  before the THP probe: $(values "$m" thp)"
+			echo "  earlytune changed $(log "$k" "$m" | grep -c '^ETWORK status:   changed') items"
 		done
-		# What earlytune changed in that boot, from its run log (none with earlytune=0).
-		for m in $MODES; do
-			echo "  $m: earlytune changed $(tr -d '\r' <"$OUT/$k-$m.log" | grep -c '^ETWORK status:   changed') items"
-		done
-		tr -d '\r' <"$OUT/$k-earlytune.log" | sed -n 's/^ETWORK status:   changed  \([^:]*: [^:]*\): .*/    \1/p'
-		printf '%-16s %-20s %-22s %-20s %-20s %-18s\n' MODE "rand IOPS" "rand disk KiB/IO" "seq MiB/s" "seq requests" "seq disk MiB"
-		for m in $MODES; do
-			printf '%-16s %-20s %-22s %-20s %-20s %-18s\n' "$m" "$(cell "$k" "$m" rand iops)" "$(cell "$k" "$m" rand kib_per_io)" \
-				"$(cell "$k" "$m" seq mibs)" "$(cell "$k" "$m" seq reqs)" "$(cell "$k" "$m" seq mib)"
-		done
-		printf '%-16s %-20s %-22s %-20s %-20s %-18s\n' "stock/earlytune" \
-			"$(ratio "$(med "$k" stock rand iops)" "$(med "$k" earlytune rand iops)")" \
-			"$(ratio "$(med "$k" stock rand kib_per_io)" "$(med "$k" earlytune rand kib_per_io)")" \
-			"$(ratio "$(med "$k" stock seq mibs)" "$(med "$k" earlytune seq mibs)")" \
-			"$(ratio "$(med "$k" stock seq reqs)" "$(med "$k" earlytune seq reqs)")" \
-			"$(ratio "$(med "$k" stock seq mib)" "$(med "$k" earlytune seq mib)")"
+		echo
+		echo "| $k | stock | earlytune | ratio |"
+		echo "|---|---|---|---|"
+		row "rand vdb touches/s" t rand per_s
+		row "rand vdb KiB read per touch" per rand
+		row "rand LV touches/s" t lv per_s
+		row "rand LV KiB read from vdb per touch" per lv
+		row "seq dd MiB/s" t seq mibs
+		row "seq requests" t seq reqs
+		row "seq MiB read from vdb" mib seq
+		row "net 0 % loss Mbit/s" t net0 mbits
+		row "net 0 % loss retransmits" t net0 retr
+		row "net 1 % loss Mbit/s" t net1 mbits
+		row "net 1 % loss retransmits" t net1 retr
+		row "thp MiB touched" t thp mib
+		row "thp fault total ms" t thp total_ms
+		row "thp fault max µs" t thp max_us
+		row "thp fault p99 µs" t thp p99_us
+		row "thp huge pages faulted" t thp thp_alloc
+		echo "| earlytune's own time in the boot, ms | $(bootms stock) | $(bootms earlytune) | |"
+		echo "| bbr in force at (s after kernel start) | $(when '> bbr' stock) | $(when '> bbr' earlytune) | |"
+		echo "| default_qdisc fq at (s) | $(when 'default_qdisc: .*> fq' stock) | $(when 'default_qdisc: .*> fq' earlytune) | |"
+		echo "| eth0 qdisc fq at (s) | $(when 'eth0 qdisc: .*fq' stock) | $(when 'eth0 qdisc: .*fq' earlytune) | |"
 	done
 }
 if [ -n "${LOGS:-}" ]; then
@@ -91,14 +170,16 @@ fi
 [ "$(id -u)" = 0 ] || die "needs root (chroot and dracut in the boot tests' root)"
 [ -x "$ET" ] || die "$ET: not an executable (run make first)"
 "$top/tests/boot/mkroot.sh" "$ROOT" || die "cannot build the Debian root (tests/boot/mkroot.sh)"
-# fio only for this bench: the boot tests' root (make check) does without it.
-if ! chroot "$ROOT" dpkg -s fio >/dev/null 2>&1; then
+# Only for this bench: the boot tests' root (make check) does without them.
+need=
+for p in iperf3 ethtool lvm2; do chroot "$ROOT" dpkg -s $p >/dev/null 2>&1 || need="$need $p"; done
+if [ -n "$need" ]; then
 	for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
 	rc=0
-	chroot "$ROOT" sh -c 'export DEBIAN_FRONTEND=noninteractive
-		apt-get install -y -q --no-install-recommends fio && apt-get clean' >>"$ROOT.log" 2>&1 || rc=$?
+	chroot "$ROOT" sh -c "export DEBIAN_FRONTEND=noninteractive
+		apt-get install -y -q --no-install-recommends $need && apt-get clean" >>"$ROOT.log" 2>&1 || rc=$?
 	for fs in dev sys proc; do umount "$ROOT/$fs"; done
-	[ "$rc" = 0 ] || die "cannot install fio in the root (see $ROOT.log)"
+	[ "$rc" = 0 ] || die "cannot install$need in the root (see $ROOT.log)"
 fi
 [ -x "$ROOT/usr/sbin/earlytune" ] && [ -d "$ROOT/usr/lib/dracut/modules.d/50earlytune" ] ||
 	die "the root has no earlytune package: run make check-boot once (it installs the .deb)"
@@ -122,49 +203,125 @@ cp "$ET" "$ROOT/usr/sbin/earlytune"
 # ---- the guest side: a dracut module whose pre-mount hook runs the workloads --
 
 mkdir -p "$MOD"
+for p in etmmap etfault; do
+	${CC:-cc} -static -O2 -Wall -Wextra -o "$MOD/$p" "$top/bench/$p.c" || die "cannot build bench/$p.c"
+done
 cat >"$MOD/module-setup.sh" <<'EOF'
 #!/bin/bash
 check() { return 255; }
-depends() { return 0; }
+depends() { echo lvm; return 0; }
+# inet_diag/tcp_diag: ss reads a socket's congestion control through them.
+installkernel() { instmods sch_netem veth dm-mod inet_diag tcp_diag; }
 install() {
-	inst_multiple fio awk sed grep cat sleep dmesg nproc
+	inst_multiple awk sed grep cat sleep dmesg nproc dd sort head tr timeout ip tc ss iperf3 ethtool lvm
+	inst "$moddir/etmmap" /usr/bin/etmmap
+	inst "$moddir/etfault" /usr/bin/etfault
 	inst_hook pre-mount 99 "$moddir/etwork.sh"
 }
 EOF
 # Sourced by dracut's init (POSIX sh) after udev settled, so earlytune's rule
-# has run for vdb. One ETWORK line per run and test; the host computes the rest.
+# has run for vdb and eth0. One ETWORK line per run and test; the host
+# computes the rest.
 cat >"$MOD/etwork.sh" <<'EOF'
 exec >/dev/console 2>&1
 set -- $(cat /proc/cmdline)
-for a; do case $a in etwork.runs=*) RUNS=${a#*=} ;; etwork.secs=*) SECS=${a#*=} ;; etwork.mode=*) MODE=${a#*=} ;; esac; done
+for a; do
+	case $a in etwork.*=*) a=${a#etwork.}; eval "W_${a%%=*}=\${a#*=}" ;; esac
+done
 Q=/sys/block/vdb/queue
 sel() { sed -n 's/.*\[\(.*\)\].*/\1/p' "$1"; }
-echo "ETWORK kernel=$(cat /proc/sys/kernel/osrelease) mode=$MODE cpus=$(nproc) runs=$RUNS secs=$SECS"
-echo "ETWORK values vdb read_ahead_kb=$(cat $Q/read_ahead_kb) scheduler=$(sel $Q/scheduler) max_sectors_kb=$(cat $Q/max_sectors_kb) thp=$(sel /sys/kernel/mm/transparent_hugepage/enabled)/$(sel /sys/kernel/mm/transparent_hugepage/defrag) cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control) qdisc=$(cat /proc/sys/net/core/default_qdisc)"
+echo "ETWORK kernel=$(cat /proc/sys/kernel/osrelease) mode=$W_mode cpus=$(nproc)"
+echo "ETWORK values vdb read_ahead_kb=$(cat $Q/read_ahead_kb) scheduler=$(sel $Q/scheduler) max_sectors_kb=$(cat $Q/max_sectors_kb) thp=$(sel /sys/kernel/mm/transparent_hugepage/enabled)/$(sel /sys/kernel/mm/transparent_hugepage/defrag) cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control) default_qdisc=$(cat /proc/sys/net/core/default_qdisc) eth0_qdisc=$(tc qdisc show dev eth0 | awk 'NR == 1 { print $2 }')"
 earlytune status 2>&1 | sed 's/^/ETWORK status: /'
 dmesg | grep earlytune | sed 's/^/ETWORK kmsg: /'
 disk() { awk '{ print $1, $3 }' /sys/block/vdb/stat; }
-# one RUN NAME FIO-ARGS…: fio's terse v3 line: 6 KiB read, 7 KiB/s, 8 IOPS, 9 ms
-one() {
+# measure RUN TEST CMD…: CMD's key=value line and what vdb served meanwhile
+measure() {
 	r=$1 t=$2
 	shift 2
 	echo 3 >/proc/sys/vm/drop_caches
 	set -- $(disk) "$@"
 	r0=$1 s0=$2
 	shift 2
-	out=$(fio --name="$t" --filename=/dev/vdb --output-format=terse --terse-version=3 "$@" 2>&1)
+	out=$("$@" 2>&1)
 	set -- $(disk)
-	echo "$out" | grep -q '^3;' || echo "$out" | sed 's/^/ETWORK fio: /'
-	echo "$out" | grep '^3;' | awk -F';' -v run="$r" -v t="$t" -v reqs=$(($1 - r0)) -v sec=$(($2 - s0)) '
-		{ ok = 1; mib = sec / 2048; kio = $8 * $9 / 1000000; per = kio > 0 ? sec / 2 / (kio * 1000) : 0
-		  printf "ETWORK run=%d test=%s iops=%.0f mibs=%.1f kib=%d reqs=%d mib=%.0f kib_per_io=%.0f\n",
-			run, t, $8, $7 / 1024, $6, reqs, mib, per }
-		END { if (!ok) print "ETWORK error run=" run " test=" t " no fio result" }'
+	case $out in
+	*=*) echo "ETWORK run=$r test=$t $out reqs=$(($1 - r0)) kib=$(($2 - s0 >> 1))" ;;
+	*) echo "ETWORK error run=$r test=$t: $out" ;;
+	esac
 }
+# dd's summary "N bytes (…) copied, S s, …" as key=value
+seq_read() {
+	dd if=/dev/vdb of=/dev/null bs=64k count=8192 2>&1 | awk '/copied/ { s = $(NF - 3) + 0; if (s > 0) printf "mibs=%.1f secs=%s\n", $1 / 1048576 / s, s }'
+}
+LV=
+if timeout 120 lvm pvcreate -q -y /dev/vdb >/dev/null && timeout 120 lvm vgcreate -q etw /dev/vdb >/dev/null &&
+	timeout 120 lvm lvcreate -q -y -L 3g -n lv etw >/dev/null; then
+	udevadm settle
+	LV=/dev/mapper/etw-lv
+	for d in /sys/block/dm-*; do [ "$(cat "$d/dm/name")" = etw-lv ] && dm=${d##*/}; done
+	echo "ETWORK lv $dm read_ahead_kb=$(cat /sys/block/$dm/queue/read_ahead_kb)"
+	[ -n "$dm" ] && dmesg | grep "earlytune: .*$dm[: ]" | sed 's/^/ETWORK kmsg-lv: /'
+else
+	echo "ETWORK lv none: lvm failed"
+fi
 r=1
-while [ "$r" -le "$RUNS" ]; do
-	one "$r" rand --ioengine=mmap --rw=randread --bs=4k --size=3g --fadvise_hint=0 --runtime="$SECS" --time_based --randrepeat=0
-	one "$r" seq --ioengine=psync --rw=read --bs=64k --size=512m
+while [ "$r" -le "$W_runs" ]; do
+	measure "$r" rand etmmap /dev/vdb "$W_touches"
+	[ -n "$LV" ] && measure "$r" lv etmmap "$LV" "$W_lvtouches"
+	measure "$r" seq seq_read
+	r=$((r + 1))
+done
+
+# The long lossy path (topology: bench/workload.sh's header).
+N() { ip netns exec "$@"; }
+modprobe -q veth; modprobe -q sch_netem
+for n in snd rtr rcv; do ip netns add $n && ip -n $n link set lo up; done
+ip link add s0 netns snd type veth peer name r0 netns rtr
+ip link add r1 netns rtr type veth peer name v0 netns rcv
+ip -n snd addr add 10.9.1.1/24 dev s0; ip -n rtr addr add 10.9.1.2/24 dev r0
+ip -n rtr addr add 10.9.2.2/24 dev r1; ip -n rcv addr add 10.9.2.1/24 dev v0
+ip -n snd link set s0 up; ip -n rtr link set r0 up; ip -n rtr link set r1 up; ip -n rcv link set v0 up
+ip -n snd route add default via 10.9.1.2; ip -n rcv route add default via 10.9.2.2
+N rtr sh -c 'echo 1 >/proc/sys/net/ipv4/ip_forward'
+created=$(N snd tc qdisc show dev s0 | head -1)
+N snd tc qdisc replace dev s0 root "$(cat /proc/sys/net/core/default_qdisc)"
+N snd ethtool -K s0 tso off gso off >/dev/null 2>&1
+N rtr tc qdisc add dev r0 root netem delay 25ms limit 10000
+N rtr tc qdisc add dev r1 root netem delay 25ms loss 0% rate 100mbit limit 10000
+N rcv iperf3 -s -D -I /run/etwork-iperf3.pid
+sleep 1
+for loss in 0 1; do
+	N rtr tc qdisc change dev r1 root netem delay 25ms loss "$loss%" rate 100mbit limit 10000
+	i=1
+	while [ "$i" -le "$W_nreps" ]; do
+		sspid=
+		if [ "$i" = 1 ]; then
+			(sleep $((W_nsecs / 2 + 3)); echo "ETWORK ss loss=$loss: $(N snd ss -tin dst 10.9.2.1 | grep -o -w -E 'bbr|cubic|reno|htcp|vegas|westwood' | sort -u | tr '\n' ' ')") &
+			sspid=$!
+		fi
+		out=$(N snd timeout $((W_nsecs + 60)) iperf3 -c 10.9.2.1 -t "$W_nsecs" -O 3 -f m 2>&1)
+		[ -n "$sspid" ] && wait "$sspid"
+		echo "$out" | awk -v run="$i" -v t="net$loss" '
+			{ for (f = 1; f <= NF; f++) if ($f == "Mbits/sec") { if ($NF == "sender") { s = $(f - 1); re = $(f + 1) } if ($NF == "receiver") rx = $(f - 1) } }
+			END { if (rx == "") print "ETWORK error run=" run " test=" t " no iperf3 result"
+				else print "ETWORK run=" run " test=" t " mbits=" rx " sender_mbits=" s " retr=" re }'
+		echo "$out" | grep -q receiver || echo "$out" | tail -5 | sed 's/^/ETWORK iperf3: /'
+		i=$((i + 1))
+	done
+done
+echo "ETWORK sender cc=$(N snd cat /proc/sys/net/ipv4/tcp_congestion_control) s0_qdisc_at_creation=$(echo "$created" | awk '{ print $2 }') s0_qdisc=$(N snd tc qdisc show dev s0 | awk 'NR == 1 { print $2 }')"
+# The sender's qdisc counters: a pacing qdisc under emulation may drop or throttle.
+echo "ETWORK s0 stats: $(N snd tc -s qdisc show dev s0 | tr -s ' \n' ' ')"
+echo "ETWORK path r0: $(N rtr tc qdisc show dev r0 | head -1) r1: $(N rtr tc qdisc show dev r1 | head -1)"
+kill "$(cat /run/etwork-iperf3.pid)" 2>/dev/null
+
+# Should the probe still run the guest out of memory, end the boot at once.
+echo 1 >/proc/sys/vm/panic_on_oom
+echo "ETWORK thp min_free_kbytes=$(cat /proc/sys/vm/min_free_kbytes) MemFree=$(awk '/^MemFree/ { print $2 }' /proc/meminfo) kB"
+r=1
+while [ "$r" -le "$W_runs" ]; do
+	measure "$r" thp etfault "$W_thpmib"
 	r=$((r + 1))
 done
 echo "ETWORK-DONE"
@@ -176,12 +333,11 @@ kernels=${KERNELS:-$(cd "$ROOT/lib/modules" && ls | sort -V)}
 for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
 for k in $kernels; do
 	chroot "$ROOT" dracut -q --no-hostonly --force --add "earlytune etwork" \
-		--add-drivers "virtio_pci virtio_blk" "/boot/et-work-$k.img" "$k" >"$OUT/dracut-$k.log" 2>&1 ||
+		--add-drivers "virtio_pci virtio_blk virtio_net" "/boot/et-work-$k.img" "$k" >"$OUT/dracut-$k.log" 2>&1 ||
 		die "$k: dracut: $(tail -5 "$OUT/dracut-$k.log")"
 done
 for fs in dev sys proc; do umount "$ROOT/$fs"; done
 rm -f "$OUT/root.img" && truncate -s 16M "$OUT/root.img" && mkfs.ext4 -q -F "$OUT/root.img"
-rm -f "$OUT/scratch.img" && truncate -s 4G "$OUT/scratch.img"
 
 # ---- boots ---------------------------------------------------------------------
 
@@ -189,11 +345,14 @@ bad=0
 for k in $kernels; do
 	for m in $MODES; do
 		et=; [ "$m" = stock ] && et=earlytune=0
+		# A fresh scratch disk: the LV is created in each boot.
+		rm -f "$OUT/scratch.img" && truncate -s 4G "$OUT/scratch.img"
 		t=$(date +%s)
-		timeout $((300 + RUNS * (SECS + 120))) \
+		timeout $((600 + RUNS * (TOUCHES / 10 + LV_TOUCHES / 10 + 120) + 2 * NREPS * (NSECS + 60))) \
 			qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
 			-serial "file:$OUT/$k-$m.log" -kernel "$ROOT/boot/vmlinuz-$k" -initrd "$ROOT/boot/et-work-$k.img" \
-			-append "console=ttyS0 panic=-1 root=/dev/vda rw quiet $et etwork.mode=$m etwork.runs=$RUNS etwork.secs=$SECS" \
+			-append "console=ttyS0 panic=-1 root=/dev/vda rw quiet printk.time=1 $et etwork.mode=$m etwork.runs=$RUNS etwork.touches=$TOUCHES etwork.lvtouches=$LV_TOUCHES etwork.nreps=$NREPS etwork.nsecs=$NSECS etwork.thpmib=$THP_MIB" \
+			-nic user,model=virtio-net-pci \
 			-drive file="$OUT/root.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0 \
 			-drive file="$OUT/scratch.img",if=none,id=d1,format=raw,cache=unsafe \
 			-device virtio-blk-pci,drive=d1,num-queues=1,opt_io_size=4194304 >/dev/null 2>&1
@@ -202,5 +361,6 @@ for k in $kernels; do
 		grep -q 'ETWORK error' "$OUT/$k-$m.log" && { grep 'ETWORK error' "$OUT/$k-$m.log"; bad=1; }
 	done
 done
-report
+mkdir -p "$build/bench"
+report | tee "$build/bench/workload.md"
 exit $bad
