@@ -123,7 +123,9 @@ inst=$(make -s -C "$TESTS_DIR/.." print-installed 2>&1)
 printf '%s\n' "$inst" | grep -qx /etc/kernel/postinst.d/zz-earlytune &&
 	printf '%s\n' "$inst" | grep -qx /usr/lib/kernel/install.d/95-earlytune.install
 eq "make install uses those names" $? 0
-for h in "$H/zz-earlytune.postinst" "$H/95-earlytune.install"; do
-	grep -q 'earlytune verify --only initramfs --kernel' "$h"
-	eq "$(basename "$h") checks the initramfs of the kernel" $? 0
-done
+grep -q 'earlytune verify --only initramfs --kernel' "$H/95-earlytune.install"
+eq "95-earlytune.install checks the initramfs of the kernel" $? 0
+# The postinst.d hook runs that plugin (one script for both ways a kernel arrives).
+grep -qx 'plugin=/usr/lib/kernel/install.d/95-earlytune.install' "$H/zz-earlytune.postinst" &&
+	grep -q '^"$plugin" add "$version"' "$H/zz-earlytune.postinst"
+eq "zz-earlytune.postinst runs the kernel-install plugin" $? 0
