@@ -351,11 +351,11 @@ rc=0
 ((rc == 0)) || { cat "$TMP/apply.err" >&2; die "FAIL: earlytune apply exited $rc"; }
 check_tuned "earlytune apply" vd0 vd1 $MID vd$((NDISKS - 1))
 n_changed=$(grep -Ec ' applied( |$)' "$TMP/apply.out" || true)
-n_orig=$(wc -l <"$TREE/run/earlytune/originals")
+n_orig=$(cat "$TREE"/run/earlytune/disks/* | wc -l)
 ((n_changed == 2 * NDISKS)) || die "FAIL: earlytune applied $n_changed items, want $((2 * NDISKS))"
-((n_orig == 2 * NDISKS)) || die "FAIL: run/earlytune/originals has $n_orig lines, want $((2 * NDISKS))"
+((n_orig == 2 * NDISKS)) || die "FAIL: run/earlytune/disks/ has $n_orig records, want $((2 * NDISKS))"
 grep -q "^block$TAB$MID${TAB}queue/read_ahead_kb${TAB}sys/block/$MID/queue/read_ahead_kb${TAB}8192$TAB" \
-	"$TREE/run/earlytune/originals" || die "FAIL: original read_ahead_kb of $MID not recorded"
+	"$TREE/run/earlytune/disks/$MID" || die "FAIL: original read_ahead_kb of $MID not recorded"
 "$ET" apply --only block --root "$TREE" >"$TMP/apply2.out" || die "FAIL: second earlytune apply exited $?"
 grep -Eq ' applied( |$)' "$TMP/apply2.out" && die "FAIL: second apply changed something"
 $RESET
@@ -427,7 +427,7 @@ for n in $curve_sizes; do
 		c_ir[$n]="${c_ir[$n]#* } $ir" c_bytes[$n]="${c_bytes[$n]#* } $bytes"
 	done
 	TREE=$t check_tuned "one-device apply on the $n-disk tree" vd0
-	(($(wc -l <"$t/run/earlytune/originals") == 2 * n)) || die "FAIL: the $n-disk tree does not hold $((2 * n)) records"
+	(($(cat "$t"/run/earlytune/disks/* | wc -l) == 2 * n)) || die "FAIL: the $n-disk tree does not hold $((2 * n)) records"
 	[[ $t == "$TREE" ]] || rm -rf "$t"
 done
 
@@ -435,7 +435,7 @@ done
 $RESET
 m_storm=$("$TMP/storm" "$STORM" "$ET" --boot apply --root "$TREE" --device vd%d) ||
 	die "FAIL: a --boot apply of the storm exited non-zero"
-n_storm=$(cut -f2 "$TREE/run/earlytune/originals" | sort -u | wc -l)
+n_storm=$(cat "$TREE"/run/earlytune/disks/* | cut -f2 | sort -u | wc -l)
 ((n_storm == STORM)) || die "FAIL: after the storm, $n_storm disks have records, want $STORM"
 check_tuned "the storm" vd0 vd$((STORM - 1))
 m_storm0=$("$TMP/storm" "$STORM" "$TMP/noop")

@@ -45,7 +45,7 @@ set -eu
 tmp=$1 reps=$2
 mount --bind "$tmp/state" /run/earlytune
 et=("$tmp/earlytune" apply --only net --profile none --config "$tmp/net.conf")
-reset() { tc -batch "$tmp/reset.batch" 2>/dev/null || true; rm -f "$tmp/state/originals"; }
+reset() { tc -batch "$tmp/reset.batch" 2>/dev/null || true; rm -rf "$tmp/state/originals" "$tmp/state/links"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 time_it() { # NAME CMD…
 	local name=$1 k t0 t1

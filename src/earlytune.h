@@ -352,27 +352,33 @@ int item_compare_value(const struct item *it, const char *current);
 struct record {
 	char *domain, *target, *setting, *path, *value;
 	char *identity; /* "diskseq:N", "dev:HASH", "ifindex:N"; "" unchecked (global, old line) */
+	size_t file;    /* its file in records.files */
 };
 struct idcache {
 	char target[NAME_MAX + 1], id[64];
 	int r;
 	bool valid;
 };
-struct line_span {
-	char *s, *e;
+/* A file of records (state.c): originals, disks/NAME or links/IFINDEX. */
+#define STATE_REL_MAX 288
+struct state_file {
+	char rel[STATE_REL_MAX];
+	bool dirty; /* its records changed: state_commit rewrites it */
+	bool gave;  /* it had records of another file: written after that one */
 };
 struct records {
 	struct record *v;
 	size_t n, cap;
 	size_t *slots, nslots; /* open-addressing index by path */
+	struct state_file *files; /* the files read (or to be written) */
+	size_t nfiles, files_cap;
+	size_t *fslots, nfslots; /* their index by rel */
 	int lock_fd;
-	bool dirty; /* changed since the load: state_commit saves */
-	struct idcache idcache; /* the last disk's identity */
-	char *rest;              /* a scoped load: the other lines, as read */
-	size_t rest_len;
-	struct line_span *holes; /* …and where its own were, until compacted */
-	size_t nholes;
-	const struct ctx *scope; /* a scoped load: whose lines were parsed */
+	bool dirty;   /* changed since the load: state_commit saves */
+	bool partial; /* a scoped load: only the files of its devices were read */
+	bool misplaced; /* a scoped load met a record of a file it did not read */
+	const struct root *root; /* where a partial load reads the others */
+	struct idcache idcache;  /* the last disk's identity */
 };
 int state_lock(struct records *rs, const struct root *r); /* -ETIMEDOUT: a stuck peer */
 extern unsigned state_lock_stall_ms, state_lock_wait_ms; /* its bounds; the unit tests shorten them */

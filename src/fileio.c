@@ -244,13 +244,14 @@ int root_write_atomic(const struct root *r, const char *rel, const char *data, s
 	return fsync(dfd) < 0 && errno != EINVAL ? -errno : 0;
 }
 
-/* A temporary file of root_write_atomic for NAME: ".NAME.XXXXXXXX". */
+/* A temporary file of root_write_atomic for NAME (NULL: any name):
+ * ".NAME.XXXXXXXX". */
 static bool temp_of(const char *file, const char *name)
 {
-	size_t n = strlen(name);
+	size_t len = strlen(file), n = name ? strlen(name) : len > 10 ? len - 10 : 0;
 
-	return file[0] == '.' && !strncmp(file + 1, name, n) && file[n + 1] == '.' &&
-	       strlen(file + n + 2) == 8 && strspn(file + n + 2, "0123456789abcdef") == 8;
+	return file[0] == '.' && n && len == n + 10 && (!name || !strncmp(file + 1, name, n)) &&
+	       file[n + 1] == '.' && strspn(file + n + 2, "0123456789abcdef") == 8;
 }
 
 /* A rewrite killed between its temporary file and the rename (kill -9, a
@@ -258,7 +259,7 @@ static bool temp_of(const char *file, const char *name)
  * create_temp), and nothing else would ever remove it. Only the holder of
  * the state lock rewrites these files, so under the lock any such file is a
  * dead run's; the next rewrite removes it. Best effort: litter is no reason
- * to fail a command. name2 may be NULL. */
+ * to fail a command. name1 NULL: every such file; name2 may be NULL. */
 void root_sweep_temps(const struct root *r, const char *dir, const char *name1, const char *name2)
 {
 	int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0);

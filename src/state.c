@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Originals, recorded in ROOT/run/earlytune/originals before the first change
- * of an item (a tmpfs: they live until reboot, as the changes do). One line
- * per item: domain, target, setting, path, value, identity, tab-separated.
- * The identity names the device the original belongs to (see
+ * Originals, recorded under ROOT/run/earlytune before the first change of an
+ * item (a tmpfs: they live until reboot, as the changes do): a disk's in
+ * disks/NAME, an interface's in links/IFINDEX, the global ones in originals.
+ * One line per item: domain, target, setting, path, value, identity,
+ * tab-separated. The identity names the device the original belongs to (see
  * state_identity); lines of five fields (earlier versions) have none and are
  * not checked. udev runs one earlytune per device in parallel: every access
- * happens under an exclusive lock, and every change rewrites the whole file
+ * happens under an exclusive lock, and every change rewrites a whole file
  * through root_write_atomic: a crash or a full /run leaves the old file or
  * the new one, never a torn line (appends did: the next append joined it and
- * both records were lost). On tmpfs a rewrite of 3,000 records costs ~1 ms.
+ * both records were lost).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "earlytune.h"
+#include "domain.h"
 
 #define STATE_DIR "run/earlytune"
 #define STATE_FILE STATE_DIR "/originals"
@@ -125,36 +126,119 @@ int state_lock(struct records *rs, const struct root *r)
 	return 0;
 }
 
-static size_t hash_path(const char *s)
+static size_t hash_str(const char *s)
 {
 	return (size_t)fnv1a(FNV_OFFSET, s, strlen(s));
 }
 
-static void hash_insert(struct records *rs, size_t i)
+/* Open addressing, kept at most half full: SLOTS[h] is an index of the
+ * array whose keys KEY(i) returns, or HASH_EMPTY. */
+static void hash_insert(size_t *slots, size_t nslots, const char *key, size_t i)
 {
-	size_t mask = rs->nslots - 1, h = hash_path(rs->v[i].path) & mask;
+	size_t mask = nslots - 1, h = hash_str(key) & mask;
 
-	while (rs->slots[h] != HASH_EMPTY)
+	while (slots[h] != HASH_EMPTY)
 		h = (h + 1) & mask;
-	rs->slots[h] = i;
+	slots[h] = i;
 }
 
-/* An index path → record, kept at most half full. */
-static int hash_grow(struct records *rs)
+static const char *record_key(const struct records *rs, size_t i)
 {
-	size_t n = rs->nslots ? rs->nslots * 2 : 64;
-	size_t *slots = malloc(n * sizeof(*slots));
+	return rs->v[i].path;
+}
 
-	if (!slots)
+static const char *file_key(const struct records *rs, size_t i)
+{
+	return rs->files[i].rel;
+}
+
+static int hash_grow(const struct records *rs, size_t **slots, size_t *nslots, size_t n,
+		     const char *(*key)(const struct records *, size_t))
+{
+	size_t ns = *nslots ? *nslots * 2 : 64;
+	size_t *v = malloc(ns * sizeof(*v));
+
+	if (!v)
 		return -ENOMEM;
-	free(rs->slots);
-	rs->slots = slots;
-	rs->nslots = n;
+	free(*slots);
+	*slots = v, *nslots = ns;
+	for (size_t i = 0; i < ns; i++)
+		v[i] = HASH_EMPTY;
 	for (size_t i = 0; i < n; i++)
-		slots[i] = HASH_EMPTY;
-	for (size_t i = 0; i < rs->n; i++)
-		hash_insert(rs, i);
+		hash_insert(v, ns, key(rs, i), i);
 	return 0;
+}
+
+static size_t hash_find(const struct records *rs, const size_t *slots, size_t nslots, const char *k,
+			const char *(*key)(const struct records *, size_t))
+{
+	size_t mask = nslots - 1, h;
+
+	if (!nslots)
+		return HASH_EMPTY;
+	for (h = hash_str(k) & mask; slots[h] != HASH_EMPTY; h = (h + 1) & mask)
+		if (!strcmp(key(rs, slots[h]), k))
+			return slots[h];
+	return HASH_EMPTY;
+}
+
+/* ---- the files: a disk's records in disks/NAME, an interface's in
+ * links/IFINDEX (what in_scope calls a device's or an interface's), the
+ * others in originals. A udev run about one device reads and rewrites its
+ * own file only: on a 1,000-disk host the single file was 168 KB read and
+ * rewritten by every udev run, and a boot's N runs moved O(N^2) bytes. */
+#define DISKS_DIR STATE_DIR "/disks"
+#define LINKS_DIR STATE_DIR "/links"
+
+static void file_of(const char *domain, const char *target, const char *setting, const char *path, char *rel)
+{
+	const struct domain *d = domain_find(domain);
+	int ifindex = d && d->ifindex ? d->ifindex(setting, path) : 0;
+
+	if (d && d->disks && valid_name(target))
+		snprintf(rel, STATE_REL_MAX, DISKS_DIR "/%s", target);
+	else if (ifindex > 0)
+		snprintf(rel, STATE_REL_MAX, LINKS_DIR "/%d", ifindex);
+	else
+		snprintf(rel, STATE_REL_MAX, STATE_FILE);
+}
+
+static size_t file_find(const struct records *rs, const char *rel)
+{
+	return hash_find(rs, rs->fslots, rs->nfslots, rel, file_key);
+}
+
+/* The index of the file REL, added if it is not there yet. */
+static int file_add(struct records *rs, const char *rel, size_t *idx)
+{
+	struct state_file *v;
+
+	*idx = file_find(rs, rel);
+	if (*idx != HASH_EMPTY)
+		return 0;
+	if (rs->nfiles == rs->files_cap) {
+		size_t cap = rs->files_cap ? rs->files_cap * 2 : 8;
+
+		v = realloc(rs->files, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		rs->files = v, rs->files_cap = cap;
+	}
+	if ((rs->nfiles + 1) * 2 > rs->nfslots &&
+	    hash_grow(rs, &rs->fslots, &rs->nfslots, rs->nfiles, file_key) < 0)
+		return -ENOMEM;
+	*idx = rs->nfiles++;
+	v = &rs->files[*idx];
+	*v = (struct state_file){ .dirty = false };
+	snprintf(v->rel, sizeof(v->rel), "%s", rel);
+	hash_insert(rs->fslots, rs->nfslots, rel, *idx);
+	return 0;
+}
+
+static void file_dirty(struct records *rs, size_t idx)
+{
+	rs->files[idx].dirty = true;
+	rs->dirty = true;
 }
 
 /* The fields of a record live in one allocation, the domain first. */
@@ -163,12 +247,8 @@ static void record_free(struct record *x)
 	free(x->domain);
 }
 
-static int push(struct records *rs, char **fields)
+static int grow_records(struct records *rs)
 {
-	size_t len[NFIELDS], total = 0;
-	struct record *rec;
-	char *p;
-
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? rs->cap * 2 : 32;
 		struct record *v = realloc(rs->v, cap * sizeof(*v));
@@ -178,7 +258,18 @@ static int push(struct records *rs, char **fields)
 		rs->v = v;
 		rs->cap = cap;
 	}
-	if ((rs->n + 1) * 2 > rs->nslots && hash_grow(rs) < 0)
+	if ((rs->n + 1) * 2 > rs->nslots && hash_grow(rs, &rs->slots, &rs->nslots, rs->n, record_key) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int push(struct records *rs, char **fields, size_t file)
+{
+	size_t len[NFIELDS], total = 0;
+	struct record *rec;
+	char *p;
+
+	if (grow_records(rs) < 0)
 		return -ENOMEM;
 	for (int k = 0; k < NFIELDS; k++)
 		total += len[k] = strlen(fields[k]) + 1;
@@ -193,7 +284,8 @@ static int push(struct records *rs, char **fields)
 		*dst[k] = memcpy(p, fields[k], len[k]);
 		p += len[k];
 	}
-	hash_insert(rs, rs->n++);
+	rec->file = file;
+	hash_insert(rs->slots, rs->nslots, rec->path, rs->n++);
 	return 0;
 }
 
@@ -220,22 +312,51 @@ static bool record_path_ok(const char *path)
 
 /* A last line without its newline was torn by a crash mid-append (of an
  * earlier version): dropped, and the next save repairs the file. */
-static void trim_torn(struct records *rs, char *buf)
+static void trim_torn(struct records *rs, char *buf, size_t file)
 {
 	char *end = strrchr(buf, '\n');
 
 	if (*(end ? end + 1 : buf)) {
 		*(end ? end + 1 : buf) = '\0';
-		rs->dirty = true;
+		file_dirty(rs, file);
 	}
 }
 
+/* A record read from FILE that belongs in another (written by an earlier
+ * version, which kept every record in originals, or moved by hand) moves
+ * there: both files are rewritten. A partial load cannot know the other
+ * file's records: it loads them all instead (state_load_scoped). */
+static int file_of_record(struct records *rs, char **f, size_t from, size_t *file)
+{
+	char rel[STATE_REL_MAX];
+	int rr;
+
+	file_of(f[0], f[1], f[2], f[3], rel);
+	*file = from;
+	if (!strcmp(rel, rs->files[from].rel))
+		return 0;
+	if (rs->partial && file_find(rs, rel) == HASH_EMPTY) {
+		rs->misplaced = true;
+		return 1;
+	}
+	rr = file_add(rs, rel, file);
+	if (rr < 0)
+		return rr;
+	file_dirty(rs, from);
+	file_dirty(rs, *file);
+	rs->files[from].gave = true;
+	return 0;
+}
+
 /* Lines that do not have five or six fields are dropped: a record we cannot
- * read back is one we must not write back. Splits line in place. */
-static int parse_line(struct records *rs, char *line)
+ * read back is one we must not write back. A second record of a path (a
+ * crash between the two files of a move) is dropped too: the first original
+ * is the true one. Splits line in place. */
+static int parse_line(struct records *rs, char *line, size_t from)
 {
 	char *f[NFIELDS], *s = line;
-	size_t n = 0;
+	size_t n = 0, file;
+	int rr;
 
 	while (n < NFIELDS && (f[n] = strsep(&s, "\t")))
 		n++;
@@ -243,197 +364,147 @@ static int parse_line(struct records *rs, char *line)
 		f[n++] = (char *)""; /* no identity: not checked */
 	if (n != NFIELDS || s || !valid_name(f[1]) || !record_path_ok(f[3]))
 		return 0;
-	return push(rs, f);
+	if (hash_find(rs, rs->slots, rs->nslots, f[3], record_key) != HASH_EMPTY) {
+		file_dirty(rs, from);
+		return 0;
+	}
+	rr = file_of_record(rs, f, from, &file);
+	return rr != 0 ? (rr < 0 ? rr : 0) : push(rs, f, file);
 }
 
-int state_parse(struct records *rs, char *buf)
+static int parse_into(struct records *rs, char *buf, size_t file)
 {
 	char *save = NULL, *line;
 	int rr;
 
-	trim_torn(rs, buf);
+	trim_torn(rs, buf, file);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		rr = parse_line(rs, line);
+		rr = parse_line(rs, line, file);
 		if (rr < 0)
 			return rr;
 	}
 	return 0;
 }
 
-/* Any failure to read the file but its absence is an error: "nothing
+/* Records as read from originals (the tests and the fuzzer feed it). */
+int state_parse(struct records *rs, char *buf)
+{
+	size_t file;
+	int rr = file_add(rs, STATE_FILE, &file);
+
+	return rr < 0 ? rr : parse_into(rs, buf, file);
+}
+
+/* Any failure to read a file but its absence is an error: "nothing
  * recorded" would let apply record the values it changed itself as
- * originals, and revert forget the true ones. */
-int state_load(struct records *rs, const struct root *r)
+ * originals, and revert forget the true ones. An absent file is one whose
+ * records are known: none. */
+static int load_file(struct records *rs, const struct root *r, const char *rel)
 {
 	_cleanup_(freep) char *buf = NULL;
-	int rr = root_read_file(r, STATE_FILE, &buf, 1 << 26);
+	size_t file;
+	int rr = file_add(rs, rel, &file);
 
+	if (rr >= 0)
+		rr = root_read_file(r, rel, &buf, 1 << 26);
 	if (rr == -ENOENT)
 		return 0;
-	if (rr < 0)
+	return rr < 0 ? rr : parse_into(rs, buf, file);
+}
+
+/* Every file of DIR not read yet (names with a dot first are temporary
+ * files of a rewrite: state_save sweeps them). */
+static int load_dir(struct records *rs, const struct root *r, const char *dir)
+{
+	int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0), rr = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		rr = fd == -ENOENT ? 0 : fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
 		return rr;
-	return state_parse(rs, buf);
-}
-
-/* Whether a record of TARGET at PATH can be about the devices or the
- * interface of a scoped run: in_scope's test, on a line's unsplit fields.
- * A line it passes that in_scope would not is only parsed for nothing. */
-static bool scope_has(const struct ctx *c, const char *target, size_t tn, const char *path, size_t pn)
-{
-	static const char nl[] = "netlink/ifindex/";
-	const size_t k0 = sizeof(nl) - 1;
-	unsigned long long v = 0;
-
-	for (size_t i = 0; i < c->ndevices; i++)
-		if (strlen(c->devices[i]) == tn && !memcmp(c->devices[i], target, tn))
-			return true;
-	if (!c->ifindex || pn <= k0 || memcmp(path, nl, k0))
-		return false;
-	for (size_t k = k0; k < pn; k++) {
-		if (path[k] < '0' || path[k] > '9' || v > INT_MAX)
-			return false;
-		v = v * 10 + (unsigned)(path[k] - '0');
 	}
-	return v == (unsigned long long)c->ifindex;
-}
+	while (rr >= 0 && (errno = 0, de = readdir(d))) {
+		char rel[STATE_REL_MAX];
 
-/* The line of buf around the match at m, [*ls, *le) with its newline, if
- * the match is its field number k (1-based) with the tab before it. */
-static bool line_of(char *buf, char *end, char *m, int k, char **ls, char **le)
-{
-	char *s = memrchr(buf, '\n', (size_t)(m - buf)), *nl;
-	int tabs = 0;
-
-	s = s ? s + 1 : buf;
-	for (char *t = s; t && t <= m; t = memchr(t + 1, '\t', (size_t)(m - t)))
-		tabs += *t == '\t';
-	nl = memchr(m, '\n', (size_t)(end - m));
-	if (tabs != k - 1 || !nl)
-		return false;
-	*ls = s, *le = nl + 1;
-	return true;
-}
-
-static int span_cmp(const void *a, const void *b)
-{
-	const struct line_span *x = a, *y = b;
-
-	return x->s < y->s ? -1 : x->s > y->s;
-}
-
-/* The lines of buf that can be a scoped run's own: a device's name as the
- * target (field 2), a path of netlink/ifindex/ (field 4) whose number is
- * the interface's (with in_scope's leading zeros). One strstr per needle
- * (SSE4.2 in glibc: glibc's memmem took 2.8 instructions a byte). */
-static int scope_lines(const struct ctx *c, char *buf, char *end, struct line_span **out, size_t *n)
-{
-	size_t cap = 0, nn = c->ndevices + !!c->ifindex;
-
-	*out = NULL, *n = 0;
-	for (size_t i = 0; i < nn; i++) {
-		char needle[NAME_MAX + 3];
-		bool dev = i < c->ndevices;
-		size_t len = (size_t)snprintf(needle, sizeof(needle), "\t%s%s", dev ? c->devices[i] : "netlink/ifindex/",
-					      dev ? "\t" : "");
-
-		for (char *m = buf; (m = strstr(m, needle)); m += len - 1) {
-			struct line_span sp;
-			char *pe;
-
-			if (!line_of(buf, end, m + 1, dev ? 2 : 4, &sp.s, &sp.e))
-				continue;
-			pe = dev ? NULL : memchr(m + 1, '\t', (size_t)(sp.e - m - 1));
-			if (!dev && (!pe || !scope_has(c, "", 0, m + 1, (size_t)(pe - m - 1))))
-				continue;
-			if (*n == cap) {
-				struct line_span *v = realloc(*out, (cap = cap ? 2 * cap : 8) * sizeof(*v));
-
-				if (!v)
-					return -ENOMEM;
-				*out = v;
-			}
-			(*out)[(*n)++] = sp;
-		}
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name);
+		if (file_find(rs, rel) == HASH_EMPTY)
+			rr = load_file(rs, r, rel);
 	}
-	if (*n > 1)
-		qsort(*out, *n, sizeof(**out), span_cmp);
-	return 0;
-}
-
-/* A udev run about one disk or interface parses only the lines that can be
- * its own; the others stay text (rs->rest), written back as read. Parsing
- * every record was most of a one-disk run on a 1,000-disk host: 4.6 of 7.0
- * million instructions, and a boot's N udev runs did O(N^2) of it; what is
- * left per record is a strstr's pass (and a copy when the run saves). The
- * rest is parsed when a record outside the scope is asked for
- * (state_unscope), so no caller can miss one. --iface (a name) and runs
- * about everything load all. */
-int state_load_scoped(struct records *rs, const struct root *r, const struct ctx *c)
-{
-	char *buf = NULL, *end;
-	struct line_span *v = NULL;
-	size_t n = 0, k = 0;
-	int rr;
-
-	if (c->iface || (!c->ndevices && !c->ifindex))
-		return state_load(rs, r);
-	rr = root_read_file(r, STATE_FILE, &buf, 1 << 26);
-	if (rr < 0) {
-		free(buf);
-		return rr == -ENOENT ? 0 : rr;
-	}
-	trim_torn(rs, buf);
-	end = buf + strlen(buf);
-	rr = scope_lines(c, buf, end, &v, &n);
-	for (size_t i = 0; i < n && rr >= 0; i++) {
-		if (k && v[i].s < v[k - 1].e)
-			continue; /* the same line again (two needles) */
-		v[k] = v[i];
-		v[k].e[-1] = '\0';
-		rr = parse_line(rs, v[k++].s); /* its bytes are a hole of the rest now */
-	}
-	rs->rest = buf;
-	rs->rest_len = (size_t)(end - buf);
-	rs->holes = v;
-	rs->nholes = k;
-	rs->scope = c;
+	if (rr >= 0 && errno)
+		rr = -errno;
+	closedir(d);
 	return rr;
 }
 
-/* Closes the holes the parsed lines left in the rest: only a run that
- * saves, or looks past its scope, pays for the copy. */
-static void rest_compact(struct records *rs)
+/* The files a partial load did not read: the records are then all there. */
+static int load_rest(struct records *rs, const struct root *r)
 {
-	char *rp = rs->rest, *wp = rs->rest, *end = rs->rest + rs->rest_len;
+	int rr = file_find(rs, STATE_FILE) == HASH_EMPTY ? load_file(rs, r, STATE_FILE) : 0;
 
-	if (!rs->nholes)
-		return;
-	for (size_t i = 0; i < rs->nholes; i++) {
-		memmove(wp, rp, (size_t)(rs->holes[i].s - rp));
-		wp += rs->holes[i].s - rp;
-		rp = rs->holes[i].e;
-	}
-	memmove(wp, rp, (size_t)(end - rp));
-	wp += end - rp;
-	*wp = '\0';
-	rs->rest_len = (size_t)(wp - rs->rest);
-	free(rs->holes);
-	rs->holes = NULL, rs->nholes = 0;
+	rs->partial = false;
+	if (rr >= 0)
+		rr = load_dir(rs, r, DISKS_DIR);
+	if (rr >= 0)
+		rr = load_dir(rs, r, LINKS_DIR);
+	return rr;
 }
 
-/* Parses the lines a scoped load kept as text: the records are then all
- * there, as after state_load. */
-static int state_unscope(struct records *rs)
+int state_load(struct records *rs, const struct root *r)
 {
-	char *rest = rs->rest;
-	int rr;
+	rs->root = r;
+	return load_rest(rs, r);
+}
 
-	if (!rest)
-		return 0;
-	rest_compact(rs);
-	rs->rest = NULL, rs->rest_len = 0, rs->scope = NULL;
-	rr = state_parse(rs, rest);
-	free(rest);
+/* Records of an earlier version, all in originals, are moved by a full
+ * load; until one has, a scoped run cannot trust the files of its devices.
+ * disks/ exists once this version has saved originals or a disk's file. */
+static bool files_split(const struct root *r)
+{
+	return root_access(r, DISKS_DIR) == 1 || root_access(r, STATE_FILE) == 0;
+}
+
+/* Drops what a load read, the lock and the root kept. */
+static void records_clear(struct records *rs)
+{
+	struct records keep = { .lock_fd = rs->lock_fd, .root = rs->root };
+
+	rs->lock_fd = -1;
+	state_free(rs);
+	*rs = keep;
+}
+
+/* A udev run about one disk or interface reads the files of its devices
+ * (what in_scope can pick); runs about everything, and --iface (a name,
+ * whose index may have changed), read all. A record outside the scope asked
+ * for (state_find) or added (state_add) reads the others first, so no
+ * caller can miss one. */
+int state_load_scoped(struct records *rs, const struct root *r, const struct ctx *c)
+{
+	char rel[STATE_REL_MAX];
+	int rr = 0;
+
+	if (c->iface || (!c->ndevices && !c->ifindex) || !files_split(r))
+		return state_load(rs, r);
+	rs->root = r, rs->partial = true;
+	for (size_t i = 0; i < c->ndevices && rr >= 0; i++) {
+		if (!valid_name(c->devices[i]))
+			continue;
+		snprintf(rel, sizeof(rel), DISKS_DIR "/%s", c->devices[i]);
+		rr = load_file(rs, r, rel);
+	}
+	if (rr >= 0 && c->ifindex > 0) {
+		snprintf(rel, sizeof(rel), LINKS_DIR "/%d", c->ifindex);
+		rr = load_file(rs, r, rel);
+	}
+	if (rr >= 0 && rs->misplaced) {
+		records_clear(rs);
+		rr = state_load(rs, r);
+	}
 	return rr;
 }
 
@@ -443,85 +514,168 @@ static void fields(const struct record *x, char *f[NFIELDS])
 	f[3] = x->path, f[4] = x->value, f[5] = x->identity;
 }
 
-/* Rewrites the whole file: a new file, then rename over the old one. Built
- * with memcpy, not printf: a udev run rewrites every disk's records, and
- * printf was most of the cost at 2,000 records. */
-int state_save(struct records *rs, const struct root *r)
+/* Built with memcpy, not printf: printf was most of the cost of a rewrite
+ * of 2,000 records. */
+static char *format(const struct records *rs, const size_t *idx, size_t n, size_t *len)
 {
-	_cleanup_(freep) char *buf = NULL;
-	char *f[NFIELDS], *p;
-	size_t len;
-	int rr;
+	char *f[NFIELDS], *buf, *p;
 
-	if (rs->lock_fd >= 0)
-		root_sweep_temps(r, STATE_DIR, "originals", "runs");
-	if (rs->rest)
-		rest_compact(rs);
-	len = rs->rest_len;
-	for (size_t i = 0; i < rs->n; i++) {
-		fields(&rs->v[i], f);
+	*len = 0;
+	for (size_t i = 0; i < n; i++) {
+		fields(&rs->v[idx[i]], f);
 		for (int k = 0; k < NFIELDS; k++)
-			len += strlen(f[k]) + 1;
+			*len += strlen(f[k]) + 1;
 	}
-	p = buf = malloc(len + 1);
-	if (!buf)
-		return -ENOMEM;
-	if (rs->rest_len)
-		p = mempcpy(p, rs->rest, rs->rest_len);
-	for (size_t i = 0; i < rs->n; i++) {
-		fields(&rs->v[i], f);
+	p = buf = malloc(*len + 1);
+	for (size_t i = 0; buf && i < n; i++) {
+		fields(&rs->v[idx[i]], f);
 		for (int k = 0; k < NFIELDS; k++) {
-			size_t n = strlen(f[k]);
-
-			memcpy(p, f[k], n);
-			p += n;
+			p = mempcpy(p, f[k], strlen(f[k]));
 			*p++ = k == NFIELDS - 1 ? '\n' : '\t';
 		}
 	}
-	rr = root_write_atomic(r, STATE_FILE, buf, len, 0600);
-	if (rr >= 0)
-		rs->dirty = false;
-	return rr < 0 ? rr : 0;
+	return buf;
 }
 
-/* Saves only when something changed since the load (or the file needs repair). */
+/* DIR under run/earlytune, which the lock made: a save makes no more. */
+static int make_dir(const struct root *r, const char *dir)
+{
+	int rr = root_access(r, STATE_DIR);
+
+	return rr == 1 ? root_mkdir_p(r, dir, 0755) : rr < 0 ? rr : -ENOENT;
+}
+
+/* A new file, then rename over the old one: a crash or a full /run leaves
+ * the old file or the new one, never a torn line. A disk's or an
+ * interface's file without records goes; originals stays, empty. */
+static int write_file(const struct records *rs, const struct root *r, size_t file, const size_t *idx, size_t n)
+{
+	const char *rel = rs->files[file].rel;
+	bool shared = !strcmp(rel, STATE_FILE);
+	_cleanup_(freep) char *buf = NULL;
+	size_t len;
+	int rr;
+
+	if (!n && !shared)
+		return (rr = root_unlink(r, rel, 0)) == -ENOENT ? 0 : rr;
+	buf = format(rs, idx, n, &len);
+	if (!buf)
+		return -ENOMEM;
+	rr = root_write_atomic(r, rel, buf, len, 0600);
+	if (rr == -ENOENT && !shared) {
+		rr = make_dir(r, !strncmp(rel, DISKS_DIR "/", sizeof(DISKS_DIR)) ? DISKS_DIR : LINKS_DIR);
+		if (rr >= 0)
+			rr = root_write_atomic(r, rel, buf, len, 0600);
+	}
+	if (rr >= 0 && shared)
+		rr = make_dir(r, DISKS_DIR); /* files_split's sign */
+	return rr;
+}
+
+/* The records' indexes grouped by file, in their order (a counting sort):
+ * order[start[f] .. start[f + 1]) are file f's. */
+static int group(const struct records *rs, size_t **order, size_t **start)
+{
+	size_t *pos;
+
+	*order = malloc((rs->n + 1) * sizeof(**order));
+	*start = calloc(rs->nfiles + 2, sizeof(**start));
+	pos = calloc(rs->nfiles + 1, sizeof(*pos));
+	if (!*order || !*start || !pos) {
+		free(pos);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		(*start)[rs->v[i].file + 1]++;
+	for (size_t f = 0; f < rs->nfiles; f++) {
+		(*start)[f + 1] += (*start)[f];
+		pos[f] = (*start)[f];
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		(*order)[pos[rs->v[i].file]++] = i;
+	free(pos);
+	return 0;
+}
+
+/* Rewrites the files whose records changed, those that gave records to
+ * another file (an earlier version's originals) last: a record moved is
+ * never only in the file it left. The first failure stops: the files not
+ * written keep their records, and stay to be written. */
 int state_commit(struct records *rs, const struct root *r)
 {
-	return rs->dirty ? state_save(rs, r) : 0;
+	_cleanup_(freep) size_t *order = NULL;
+	_cleanup_(freep) size_t *start = NULL;
+	int rr = 0;
+
+	if (!rs->dirty)
+		return 0;
+	if (rs->lock_fd >= 0)
+		root_sweep_temps(r, STATE_DIR, "originals", "runs");
+	if (group(rs, &order, &start) < 0)
+		return -ENOMEM;
+	for (int gave = 0; gave < 2; gave++)
+		for (size_t f = 0; f < rs->nfiles && rr >= 0; f++) {
+			if (!rs->files[f].dirty || rs->files[f].gave != gave)
+				continue;
+			rr = write_file(rs, r, f, order + start[f], start[f + 1] - start[f]);
+			rs->files[f].dirty = rr < 0;
+		}
+	if (rr < 0)
+		return rr;
+	rs->dirty = false;
+	for (size_t f = 0; f < rs->nfiles; f++)
+		rs->files[f].gave = false;
+	return 0;
+}
+
+/* Rewrites every file read (a partial load: its own only), originals
+ * always after a full one, and sweeps the temporary files a killed rewrite
+ * left in the directories of the others. */
+int state_save(struct records *rs, const struct root *r)
+{
+	size_t shared;
+	int rr = rs->partial ? 0 : file_add(rs, STATE_FILE, &shared);
+
+	if (rr < 0)
+		return rr;
+	for (size_t f = 0; f < rs->nfiles; f++)
+		rs->files[f].dirty = true;
+	rs->dirty = true;
+	if (rs->lock_fd >= 0 && !rs->partial) {
+		root_sweep_temps(r, DISKS_DIR, NULL, NULL);
+		root_sweep_temps(r, LINKS_DIR, NULL, NULL);
+	}
+	return state_commit(rs, r);
 }
 
 static const struct record *find(const struct records *rs, const char *path)
 {
-	size_t mask = rs->nslots - 1, h;
+	size_t i = hash_find(rs, rs->slots, rs->nslots, path, record_key);
 
-	if (!rs->nslots)
-		return NULL;
-	for (h = hash_path(path) & mask; rs->slots[h] != HASH_EMPTY; h = (h + 1) & mask)
-		if (!strcmp(rs->v[rs->slots[h]].path, path))
-			return &rs->v[rs->slots[h]];
-	return NULL;
+	return i == HASH_EMPTY ? NULL : &rs->v[i];
 }
 
-/* Whether the text a scoped load kept has a line whose path is PATH (or
- * another field that equals it: then it is parsed for nothing). */
-static bool in_rest(struct records *rs, const char *path)
+/* Whether the file PATH's record would be in is one a partial load read:
+ * an interface's path names it; a disk's does not (its name is the
+ * record's target). */
+static bool read_file_of(const struct records *rs, const char *path)
 {
-	size_t n = strlen(path);
+	char rel[STATE_REL_MAX];
+	int ifindex = record_ifindex("qdisc", path);
 
-	rest_compact(rs);
-	for (const char *s = rs->rest; (s = memmem(s, rs->rest_len - (size_t)(s - rs->rest), path, n)); s++)
-		if (s > rs->rest && s[-1] == '\t' && s[n] == '\t')
-			return true;
-	return false;
+	if (ifindex <= 0)
+		return false;
+	snprintf(rel, sizeof(rel), LINKS_DIR "/%d", ifindex);
+	return file_find(rs, rel) != HASH_EMPTY;
 }
 
-/* Parses a scoped load's other lines when they hold PATH (ENOMEM aside,
- * which leaves it unfound as the allocation of a record would). */
+/* A partial load reads the other files when PATH may be in them (ENOMEM
+ * aside, which leaves it unfound as the allocation of a record would). */
 const struct record *state_find(struct records *rs, const char *path)
 {
 	const struct record *x = find(rs, path);
 
-	if (!x && rs->rest && in_rest(rs, path) && state_unscope(rs) >= 0)
+	if (!x && rs->partial && rs->root && !read_file_of(rs, path) && load_rest(rs, rs->root) >= 0)
 		x = find(rs, path);
 	return x;
 }
@@ -532,20 +686,25 @@ int state_add(struct records *rs, const struct item *it, const char *original, c
 {
 	char *f[NFIELDS] = { (char *)it->domain, it->target, it->setting, it->path, (char *)original,
 			     (char *)identity };
+	char rel[STATE_REL_MAX];
+	size_t file;
 	int rr = 0;
 
-	if (rs->scope && !scope_has(rs->scope, it->target, strlen(it->target), it->path, strlen(it->path)))
-		rr = state_unscope(rs); /* its record may be in the text */
+	for (int i = 0; i < NFIELDS; i++)
+		if (!f[i] || strpbrk(f[i], "\t\n"))
+			return -EINVAL;
+	file_of(f[0], f[1], f[2], f[3], rel);
+	if (rs->partial && file_find(rs, rel) == HASH_EMPTY)
+		rr = rs->root ? load_rest(rs, rs->root) : -EINVAL; /* its record may be there */
 	if (rr < 0)
 		return rr;
 	if (find(rs, it->path))
 		return 0;
-	for (int i = 0; i < NFIELDS; i++)
-		if (!f[i] || strpbrk(f[i], "\t\n"))
-			return -EINVAL;
-	rr = push(rs, f);
+	rr = file_add(rs, rel, &file);
 	if (rr >= 0)
-		rs->dirty = true;
+		rr = push(rs, f, file);
+	if (rr >= 0)
+		file_dirty(rs, file);
 	return rr;
 }
 
@@ -558,18 +717,19 @@ void state_forget(struct records *rs, const bool *drop)
 		;
 	if (i == rs->n)
 		return; /* nothing to drop: the index stays */
-	rs->dirty = true;
 	for (i = 0; i < rs->n; i++) {
-		if (drop[i])
+		if (drop[i]) {
+			file_dirty(rs, rs->v[i].file);
 			record_free(&rs->v[i]);
-		else
+		} else {
 			rs->v[keep++] = rs->v[i];
+		}
 	}
 	rs->n = keep;
 	for (size_t k = 0; k < rs->nslots; k++)
 		rs->slots[k] = HASH_EMPTY;
 	for (size_t k = 0; k < rs->n; k++)
-		hash_insert(rs, k);
+		hash_insert(rs->slots, rs->nslots, rs->v[k].path, k);
 }
 
 void state_free(struct records *rs)
@@ -578,8 +738,8 @@ void state_free(struct records *rs)
 		record_free(&rs->v[i]);
 	free(rs->v);
 	free(rs->slots);
-	free(rs->rest);
-	free(rs->holes);
+	free(rs->files);
+	free(rs->fslots);
 	if (rs->lock_fd >= 0)
 		close(rs->lock_fd);
 	*rs = (struct records){ .lock_fd = -1 };

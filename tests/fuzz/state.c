@@ -7,12 +7,15 @@
  * run/systemd/.../50-earlytune-limits.conf) without "..", and state_find()
  * finds it;
  * state_save() then state_load() through a real root gives back the same
- * records in the same order (run/earlytune/originals of a temporary root).
- * A scoped load (a udev run about the first record's target, and the
- * interface of the first netlink record) parses every record in_scope()
+ * records (run/earlytune of a temporary root: originals, disks/, links/),
+ * each in its file.
+ * Read as an earlier version's originals and saved, then loaded scoped (a
+ * udev run about the first record's target, and the interface of the first
+ * netlink record): the scoped load reads exactly the records in_scope()
  * keeps, and saved then loaded in full gives back the records of a full
- * load (in another order: its own lines go last).
+ * load.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -23,10 +26,29 @@
 static struct root root = { .fd = -1 };
 static char dir[] = "/tmp/et-fuzz-state.XXXXXX";
 
+/* Empties run/earlytune (and removes DIRS too): each input starts afresh. */
+static void clear(bool dirs)
+{
+	static const char *const sub[] = { "run/earlytune/disks", "run/earlytune/links" };
+
+	for (size_t i = 0; i < 2; i++) {
+		int fd = openat(root.fd, sub[i], O_RDONLY | O_DIRECTORY);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			unlinkat(fd, de->d_name, 0); /* . and .. fail: directories */
+		if (d)
+			closedir(d);
+		if (dirs)
+			unlinkat(root.fd, sub[i], AT_REMOVEDIR);
+	}
+	unlinkat(root.fd, "run/earlytune/originals", 0);
+}
+
 static void cleanup(void)
 {
-	unlinkat(root.fd, "run/earlytune/originals", 0);
-	unlinkat(root.fd, "run/earlytune/.originals.tmp", 0);
+	clear(true);
 	unlinkat(root.fd, "run/earlytune", AT_REMOVEDIR);
 	unlinkat(root.fd, "run", AT_REMOVEDIR);
 	root_close(&root);
@@ -97,15 +119,23 @@ static void check_scoped(const char *text, size_t len)
 	bool *used;
 	char *dev;
 
+	size_t nscope = 0;
+
+	clear(true);
 	fuzz_assert(root_write_atomic(&root, "run/earlytune/originals", text, len, 0600) == 0, "cannot write");
 	if (state_load(&full, &root) < 0)
 		goto out; /* ENOMEM */
+	fuzz_assert(state_save(&full, &root) == 0, "the move to the files failed");
 	scope_of(&full, &c, &dev);
 	fuzz_assert(state_load_scoped(&sc, &root, &c) == 0, "state_load_scoped failed");
+	fuzz_assert(sc.partial, "a scoped load of this version's files read them all");
 	used = calloc(sc.n + 1, sizeof(*used));
 	for (size_t i = 0; i < full.n; i++)
-		if (in_scope(&c, domain_find(full.v[i].domain), &full.v[i], 0))
-			fuzz_assert(has(&sc, &full.v[i], used), "record %zu in scope not parsed", i);
+		if (in_scope(&c, domain_find(full.v[i].domain), &full.v[i], 0)) {
+			fuzz_assert(has(&sc, &full.v[i], used), "record %zu in scope not read", i);
+			nscope++;
+		}
+	fuzz_assert(sc.n == nscope, "a scoped load read %zu records, %zu in scope", sc.n, nscope);
 	free(used);
 	sc.dirty = true;
 	fuzz_assert(state_save(&sc, &root) == 0, "scoped state_save failed");
@@ -128,6 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int r;
 
 	check_scoped(buf, strlen(buf));
+	clear(false);
 	r = state_parse(&rs, buf);
 
 	fuzz_assert(r == 0 || r == -ENOMEM, "state_parse returned %d", r);
@@ -137,8 +168,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_assert(state_save(&rs, &root) == 0, "state_save failed");
 		fuzz_assert(state_load(&again, &root) == 0, "state_load failed");
 		fuzz_assert(again.n == rs.n, "%zu records saved, %zu loaded", rs.n, again.n);
-		for (size_t i = 0; i < rs.n; i++)
-			fuzz_assert(same(&rs.v[i], &again.v[i]), "record %zu differs after save and load", i);
+		for (size_t i = 0; i < rs.n; i++) {
+			const struct record *x = state_find(&again, rs.v[i].path);
+
+			fuzz_assert(x && same(&rs.v[i], x), "record %zu differs after save and load", i);
+			fuzz_assert(!strcmp(again.files[x->file].rel, rs.files[rs.v[i].file].rel),
+				    "record %zu read from %s, saved to %s", i, again.files[x->file].rel,
+				    rs.files[rs.v[i].file].rel);
+		}
 	}
 	state_free(&again);
 	state_free(&rs);

@@ -24,7 +24,8 @@ while [ $i -lt $N ]; do
 	i=$((i + 1))
 done
 wait
-f=$t/run/earlytune/originals
+f=$WORK/records
+records "$t" >"$f"
 eq "$N concurrent --boot applies all exit 0" "$(cat "$WORK"/rc.* | grep -vc '^0$')" 0
 eq "no error in the kernel log" "$(grep -c '^<3>' "$t/dev/kmsg")" 0
 eq "$N summaries in the kernel log" "$(grep -c ': 2 changed, .* 0 failed' "$t/dev/kmsg")" $N
@@ -35,11 +36,14 @@ eq "every record carries its disk's identity" "$(awk -F'\t' '$6 !~ /^(diskseq:[0
 eq "vd254's diskseq recorded" "$(awk -F'\t' '$2 == "vd254" { print $6 }' "$f" | sort -u)" diskseq:354
 eq "vd$((N - 1))'s read-ahead original recorded exactly" \
 	"$(awk -F'\t' -v d="vd$((N - 1))" '$2 == d && $3 == "queue/read_ahead_kb" { print $5 }' "$f")" $((2048 + (N - 1) * 64))
-ls -A "$t/run/earlytune" | grep -v '^originals$\|^lock$\|^runs$' >"$WORK/left"
+{
+	ls -A "$t/run/earlytune" | grep -v '^originals$\|^lock$\|^runs$\|^disks$\|^links$'
+	find "$t/run/earlytune" -name '.*'
+} >"$WORK/left"
 eq "no temporary file left behind" "$(cat "$WORK/left")" ""
 # Each run rewrote the run log under the lock: none lost (256 is its bound).
 eq "the run log holds every run" "$(grep -c '^R	[0-9]*	[0-9]*	apply	1	device	vd[0-9]*	' "$t/run/earlytune/runs")" $N
 check_rc "verify after concurrent applies" 0 -- "$ET" verify --only block --root "$t"
 check_rc "revert all" 0 -- "$ET" revert --root "$t"
 eq "every original came back" "$(snapshot "$t")" "$before"
-eq "every record forgotten" "$(cat "$f")" ""
+eq "every record forgotten" "$(records "$t")" ""

@@ -166,11 +166,11 @@ _o=$WORK/proof/run/earlytune/originals
 {
 	printf 'thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talways\n'
 	printf 'thp\tthp\tdefrag\tsys/kernel/mm/transparent_hugepage/defrag\tnever\t\n'
-	sed -n '3p; 3p' "$WORK/fx.after/run/earlytune/originals"
-	sed -n 4p "$WORK/fx.after/run/earlytune/originals" | cut -f1-5 | tr '\n' '\t'
+	grep -m1 '^thp' "$WORK/fx.after/run/earlytune/originals" | sed p
+	records "$WORK/fx.after" | grep -m1 '^block' | cut -f1-5 | tr '\n' '\t'
 	echo
 	printf 'net\tsysctl\tnet.core.default_qdisc\tproc/sys/net/core/default_qdisc\tpfifo_fast\tifindex:2\n'
-	sed -n 5p "$WORK/fx.after/run/earlytune/originals" | cut -c1-40 | tr -d '\n'
+	records "$WORK/fx.after" | grep '^block' | sed -n 2p | cut -c1-40 | tr -d '\n'
 } >"$_o"
 eq "the checks see state lines no atomic rewrite of the snapshots makes" \
 	"$(fx_state_lines "$WORK/proof" "$WORK/small" "$WORK/fx.after" | cut -c1-44)" \
@@ -182,8 +182,12 @@ identity of the wrong form in run/earlytune/
 identity of the wrong form in run/earlytune/
 malformed line in run/earlytune/originals: b"
 cp "$WORK/fx.after/run/earlytune/originals" "$_o"
-eq "the state check passes the clean run's state file" \
+eq "the state check passes the clean run's state files" \
 	"$(fx_state_lines "$WORK/proof" "$WORK/small" "$WORK/fx.after")" ""
+grep '	vda	' "$WORK/fx.after/run/earlytune/disks/vda" >>"$WORK/proof/run/earlytune/disks/sda"
+eq "the state check sees a disk's record in another disk's file" \
+	"$(fx_state_lines "$WORK/proof" "$WORK/small" "$WORK/fx.after" | grep -v '^path recorded twice' | cut -f1 | sort -u)" \
+	"record in another file than its own, run/earlytune/disks/sda: block"
 rm -rf "$WORK/proof"
 cp -a "$WORK/small" "$WORK/proof"
 printf 'bbr\n' >"$WORK/proof/proc/sys/net/ipv4/tcp_congestion_control"
@@ -226,13 +230,15 @@ for cmd in apply revert; do
 	fx_strace -o "$WORK/big.trace" "$ET" $cmd --root "$WORK/big.count" >/dev/null 2>&1
 	rm -rf "$WORK/big.count"
 	eval "nw_$cmd=$(grep -c '^write(' "$WORK/big.trace") no_$cmd=$(grep -c '^openat2(' "$WORK/big.trace")"
+	eval "nr_$cmd=$(grep -c '^renameat' "$WORK/big.trace")"
 done
 seed=${FX_SEED:-$(date +%s)}
 # Random points, and the rename of each atomic rewrite, where a kill leaves
 # its temp file (files under run/ are not fsynced: a tmpfs): the sysctl
-# guard's (rename 1), the state's (rename 2), the run log's (rename 3); the
-# revert, under the lock, must remove them.
-points="apply:renameat:1 apply:renameat:2 apply:renameat:3 revert:renameat:1 $(awk -v s="$seed" -v w="$nw_apply" -v o="$no_apply" \
+# guard's (rename 1), the first disk's records (rename 2), originals (the
+# last but one), the run log's (the last); the revert, under the lock, must
+# remove them.
+points="apply:renameat:1 apply:renameat:2 apply:renameat:$((nr_apply - 1)) apply:renameat:$nr_apply revert:renameat:1 $(awk -v s="$seed" -v w="$nw_apply" -v o="$no_apply" \
 	-v rw="$nw_revert" -v ro="$no_revert" 'BEGIN { srand(s)
 	for (i = 0; i < 5; i++) print "apply:write:" 1 + int(rand() * w)
 	for (i = 0; i < 5; i++) print "apply:openat2:" 1 + int(rand() * o)
@@ -258,7 +264,7 @@ for p in $points; do
 	why=$(
 		[ "$rc" = 137 ] || echo "not killed (exit $rc)"
 		fx_mixed "$WORK/$old.lst" "$WORK/$new.lst" "$WORK/big.run.lst" |
-			grep -v -e '^left behind: \./run/earlytune/\.\(originals\|runs\)\.[0-9a-f]\{8\}$' \
+			grep -v -e '^left behind: \./run/earlytune/\(disks/\)\?\.\(originals\|runs\|vd[0-9]*\)\.[0-9a-f]\{8\}$' \
 				-e '^left behind: \./run/sysctl\.d/\.60-earlytune\.conf\.[0-9a-f]\{8\}$' | head -3
 		fx_state_lines "$WORK/big.run" "$t" "$WORK/big.after" | head -3
 		fx_runlog_lines "$WORK/big.run" | head -3
@@ -315,25 +321,27 @@ else
 	contains "/run full: the error says why" "No space left on device"
 	eq "/run full: nothing written (originals could not be recorded)" \
 		"$(fx_list "$t" | grep -v '^\./run/' | diff "$WORK/runfull.lst" - | grep '^[<>]' | cut -f1)" ""
-	# A /run with room for part of the records: a short append tears the last
-	# line; once there is room again (same tmpfs), apply then revert must
-	# bring back all. 12k: the sysctl guard apply writes first takes a page.
+	# A /run with room for part of the records: the disks' files fill it
+	# (each takes a page) and a write fails mid-way; once there is room again
+	# (same tmpfs), apply then revert must bring back all. 200k: the 40
+	# disks' files, originals, the sysctl guard, the run log and a temporary
+	# file take 44 pages; the fill leaves room for 24.
 	t=$WORK/torn
 	mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
 	mk_disks "$t" 0 40
 	fx_list "$t" | grep -v '^\./run/' >"$WORK/torn.lst"
-	full "$t" 12k 4096 sh -c '"$1" apply --root "$2" >/dev/null 2>&1; echo $? >"$3"
+	full "$t" 200k 102400 sh -c '"$1" apply --root "$2" >/dev/null 2>&1; echo $? >"$3"
 		rm "$2/run/fill"
 		"$1" apply --root "$2" >/dev/null 2>&1 && "$1" revert --root "$2"' sh "$ET" "$t" "$WORK/full.rc1"
 	rc1=$(cat "$WORK/full.rc1")
 	rc2=$(cat "$WORK/full.rc")
 	diff=$(fx_list "$t" | grep -v '^\./run/' | diff "$WORK/torn.lst" - | grep '^<' | cut -f1 | head -3)
 	if [ "$rc1" != 0 ] && [ "$rc2" = 0 ] && [ -z "$diff" ]; then
-		pass "/run filled mid-append: apply fails, then apply and revert restore all"
+		pass "/run filled mid-apply: apply fails, then apply and revert restore all"
 	else
-		fail "/run filled mid-append: apply fails, then apply and revert restore all" \
+		fail "/run filled mid-apply: apply fails, then apply and revert restore all" \
 			"first apply exit $rc1, apply+revert exit $rc2; not restored: $(echo $diff)" "$(head -5 "$WORK/full.out")"
-		echo "/run filled mid-append (tmpfs 12k, 40 disks): first apply exit $rc1; after apply+revert (exit $rc2) not restored: $(echo $diff)" >>"$FX_FINDINGS"
+		echo "/run filled mid-apply (tmpfs 200k, 40 disks): first apply exit $rc1; after apply+revert (exit $rc2) not restored: $(echo $diff)" >>"$FX_FINDINGS"
 	fi
 fi
 
@@ -349,7 +357,7 @@ fx_list "$t" >"$WORK/udev.lst"
 # 256 runs together must leave exactly its tree and its records.
 applied "$t" "$WORK/udev.seq" apply --only block
 fx_list "$WORK/udev.seq" | grep -v '^\./run/earlytune/' >"$WORK/udev.seq.lst"
-sort "$WORK/udev.seq/run/earlytune/originals" >"$WORK/udev.seq.state"
+records "$WORK/udev.seq" | sort >"$WORK/udev.seq.state"
 rm -rf "$WORK/udev.seq"
 i=0
 while [ $i -lt 256 ]; do
@@ -364,12 +372,12 @@ eq "256 concurrent --boot apply --device: each logs its 2 changes and no failure
 eq "256 concurrent --boot apply --device: the tree one apply makes" \
 	"$(fx_list "$t" | grep -v '^\./run/earlytune/' | diff "$WORK/udev.seq.lst" - | grep '^[<>]' | head -3)" ""
 eq "256 concurrent --boot apply --device: its $(wc -l <"$WORK/udev.seq.state") records" \
-	"$(sort "$t/run/earlytune/originals" | diff "$WORK/udev.seq.state" - | grep '^[<>]' | head -3)" ""
+	"$(records "$t" | sort | diff "$WORK/udev.seq.state" - | grep '^[<>]' | head -3)" ""
 eq "256 concurrent --boot apply --device: a state file a whole rewrite made" \
 	"$(fx_state_lines "$t" "$WORK/udev.none" "$t" | head -3)" ""
 # A udev run that exits 0 (--boot) but left its disk untuned: say why.
 for i in $(seq 0 255); do
-	grep -q "	vd$i	" "$t/run/earlytune/originals" ||
+	grep -q "	vd$i	" "$t/run/earlytune/disks/vd$i" 2>/dev/null ||
 		echo "256 concurrent --boot apply --device: vd$i has no record: $(tail -n 3 "$WORK/udev.out.$i" | tr '\n' ' ')"
 done | tee -a "$FX_FINDINGS" | head -3 | sed 's/^/# /'
 check_rc "revert after 256 concurrent runs" 0 -- "$ET" revert --root "$t"

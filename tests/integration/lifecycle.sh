@@ -26,7 +26,7 @@ lifecycle() { # MODEL [--config FILE]
 	lacks "$model: second apply writes nothing" '"result":"applied"'
 	after=$(snapshot "$t")
 	[ "$after" != "$before" ]; eq "$model: apply changed the tree" $? 0
-	rec=$(wc -l <"$t/run/earlytune/originals")
+	rec=$(records "$t" | wc -l)
 	changed=$(printf '%s\n' "$before" | diff - "$(printf '%s\n' "$after" >"$WORK/a"; echo "$WORK/a")" | grep -c '^>')
 	[ "$rec" -ge "$changed" ]; eq "$model: every changed attribute has a recorded original ($rec ≥ $changed)" $? 0
 }
@@ -40,7 +40,7 @@ tamper_and_revert() { # MODEL FILE VALUE [--config FILE]
 	contains "$model: drift line names the attribute" "$(basename "$f") is '$(printf '%s\n' "$v" >"$WORK/v"; active "$WORK/v")'"
 	check_rc "$model: revert succeeds" 0 -- "$ET" revert --root "$t" "$@"
 	eq "$model: revert restores every original value" "$(snapshot "$t")" "$before"
-	eq "$model: revert forgets the records" "$(cat "$t/run/earlytune/originals")" ""
+	eq "$model: revert forgets the records" "$(records "$t")" ""
 	check_rc "$model: a second revert has nothing to do" 0 -- "$ET" revert --root "$t" "$@"
 }
 

@@ -103,7 +103,7 @@ eq "a3: back to the kernel's noqueue" "$(qd a3)" "qdisc noqueue 0: root"
 eq "a0: a replacement that is not ours is left alone" "$(qd a0)" "qdisc pfifo 1: root limit 7p"
 eq "renamed4: back to noop (down, never up)" "$(qd renamed4)" ""
 eq "congestion control restored" "$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)" "$cc0"
-eq "records forgotten" "$(cat "$state/originals")" ""
+eq "records forgotten" "$(state_records "$state")" ""
 eq "the host's qdiscs and sysctls did not change" \
 	"$(tc qdisc show; cat /proc/sys/net/ipv4/tcp_congestion_control /proc/sys/net/core/default_qdisc)" "$host_before"
 
@@ -148,5 +148,5 @@ if command -v strace >/dev/null; then
 	eq "c9 applied, all 1000 children" "$(qd c9 | grep -c 'qdisc pfifo .* parent e7e7:[0-9a-f]* limit 321p')" 1000
 	check_rc "revert with an interface gone" 0 -- et revert
 	eq "c9 back to the kernel's" "$(qd c9 | grep -c e7e7)" 0
-	eq "records forgotten after the fault runs" "$(cat "$state/originals")" ""
+	eq "records forgotten after the fault runs" "$(state_records "$state")" ""
 fi

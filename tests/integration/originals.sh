@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 
 ra() { cat "$1/sys/block/$2/queue/read_ahead_kb"; }
-rec() { awk -F'\t' -v p="$2" '$4 == p { print $5 "|" $6 }' "$1/run/earlytune/originals"; }
+rec() { records "$1" | awk -F'\t' -v p="$2" '$4 == p { print $5 "|" $6 }'; }
 RA=sys/block/vda/queue/read_ahead_kb
 
 # ---- defect 3: a disk that reuses a name records its own original ----------
@@ -30,7 +30,7 @@ for kind in diskseq nodiskseq; do
 	printf '4096\n' >"$t/$RA"
 	check_rc "$kind: apply on the new disk of the same name" 0 -- "$ET" apply --wide --root "$t" --device vda
 	eq "$kind: the new disk's original replaces the departed one's" "$(rec "$t" $RA | cut -d'|' -f1)" 4096
-	eq "$kind: one record per attribute" "$(grep -c "	$RA	" "$t/run/earlytune/originals")" 1
+	eq "$kind: one record per attribute" "$(records "$t" | grep -c "	$RA	")" 1
 	check_rc "$kind: revert" 0 -- "$ET" revert --wide --root "$t"
 	eq "$kind: revert gives the new disk its own original" "$(ra "$t" vda)" 4096
 
@@ -42,7 +42,7 @@ for kind in diskseq nodiskseq; do
 	check_rc "$kind: revert after the disk was replaced exits 0" 0 -- "$ET" revert --wide --root "$t"
 	contains "$kind: revert says the record was dropped" "record dropped, not written: vda is another device now"
 	eq "$kind: the departed disk's value is not written to the new one" "$(ra "$t" vda)" 2048
-	eq "$kind: the stale records are forgotten" "$(cat "$t/run/earlytune/originals")" ""
+	eq "$kind: the stale records are forgotten" "$(records "$t")" ""
 done
 
 # A disk that is gone: dropped by revert, not a failure.
@@ -52,10 +52,11 @@ check_rc "gone: apply" 0 -- "$ET" apply --wide --root "$t"
 rm "$t/sys/block/vda"
 check_rc "gone: revert exits 0" 0 -- "$ET" revert --wide --root "$t"
 contains "gone: revert says vda is gone" "record dropped, not written: vda is gone"
-eq "gone: the other records were restored and all forgotten" "$(cat "$t/run/earlytune/originals")" ""
+eq "gone: the other records were restored and all forgotten" "$(records "$t")" ""
 eq "gone: THP restored" "$(active "$t/sys/kernel/mm/transparent_hugepage/enabled")" always
 
-# A five-field line of an earlier version: no identity, not checked, restored.
+# A five-field line of an earlier version (which kept every record in
+# originals): no identity, not checked, restored.
 t=$WORK/old
 mk_kvm "$t"
 mkdir -p "$t/run/earlytune"
@@ -74,7 +75,7 @@ printf 'cpufreq\tcpu0\tgovernor\tsys/devices/system/cpu/cpu0/cpufreq/scaling_gov
 check_rc "unknown domain: revert fails" 1 -- "$ET" revert --wide --root "$t"
 contains "unknown domain: revert names the domain it does not know" "recorded under domain 'cpufreq', which this earlytune does not know: kept, not written"
 eq "unknown domain: the known record is restored" "$(ra "$t" vda)" 2222
-eq "unknown domain: its record is kept, the restored one forgotten" "$(cut -f1 "$t/run/earlytune/originals")" cpufreq
+eq "unknown domain: its record is kept, the restored one forgotten" "$(records "$t" | cut -f1)" cpufreq
 check_rc "unknown domain: revert --only block leaves it alone" 0 -- "$ET" revert --wide --root "$t" --only block
 lacks "unknown domain: --only block does not mention it" "cpufreq"
 
@@ -83,13 +84,14 @@ t=$WORK/forget
 mk_kvm "$t"
 printf '5\n' >"$t/sys/devices/virtual/block/vda/diskseq"
 check_rc "forget: apply" 0 -- "$ET" apply --wide --root "$t"
-n=$(wc -l <"$t/run/earlytune/originals")
+n=$(records "$t" | wc -l)
 check_rc "forget: another disk's diskseq forgets nothing" 0 -- "$ET" forget --root "$t" --device vda --diskseq 4
-eq "forget: records kept" "$(wc -l <"$t/run/earlytune/originals")" "$n"
+eq "forget: records kept" "$(records "$t" | wc -l)" "$n"
 check_rc "forget --device vda --diskseq 5" 0 -- "$ET" forget --root "$t" --device vda --diskseq 5
 contains "forget: says how many" "forget vda: 2 records dropped"
-eq "forget: vda's records gone" "$(grep -c '	vda	' "$t/run/earlytune/originals")" 0
-eq "forget: the others kept" "$(wc -l <"$t/run/earlytune/originals")" $((n - 2))
+eq "forget: vda's records gone" "$(records "$t" | grep -c '	vda	')" 0
+eq "forget: vda's file gone" "$(ls "$t/run/earlytune/disks")" ""
+eq "forget: the others kept" "$(records "$t" | wc -l)" $((n - 2))
 check_rc "forget without a device: usage" 2 -- "$ET" forget --root "$t"
 # The rule's own command line, as udev expands it on remove.
 rules=$TESTS_DIR/../udev/70-earlytune.rules
@@ -97,54 +99,78 @@ check_rc "apply again" 0 -- "$ET" apply --wide --root "$t" --device vda
 run=$(grep 'ACTION=="remove", ENV{DISKSEQ}=="?\*"' "$rules" | sed 's/.*RUN+="\([^"]*\)".*/\1/; s|%k|vda|; s|$env{DISKSEQ}|5|')
 case $run in /usr/sbin/earlytune\ --boot\ forget\ *) pass "udev: remove runs earlytune --boot forget" ;; *) fail "udev: remove runs earlytune --boot forget" "$run" ;; esac
 check_rc "udev: the remove command line runs" 0 -- "$ET" ${run#/usr/sbin/earlytune } --root "$t"
-eq "udev: the remove command line forgets vda" "$(grep -c '	vda	' "$t/run/earlytune/originals")" 0
+eq "udev: the remove command line forgets vda" "$(records "$t" | grep -c '	vda	')" 0
 # Cheap: no configuration read (a broken one does not matter), no plan.
 printf '[block\n' >"$t/etc/earlytune.conf"
 check_rc "forget --boot with a broken configuration" 0 -- "$ET" --boot forget --root "$t" --device dm-0
-eq "forget --boot: dm-0 forgotten" "$(grep -c '	dm-0	' "$t/run/earlytune/originals")" 0
-# Timing: 2,000 records, 100 udev-style removes.
+eq "forget --boot: dm-0 forgotten" "$(records "$t" | grep -c '	dm-0	')" 0
+# Timing: 1,000 disks' files of 2 records, 100 udev-style removes.
 t=$WORK/forget-many
-mkdir -p "$t/run/earlytune"
+mkdir -p "$t/run/earlytune/disks"
 i=0
 while [ $i -lt 1000 ]; do
 	printf 'block\tvd%d\tqueue/scheduler\tsys/block/vd%d/queue/scheduler\tmq-deadline\tdiskseq:%d\n' $i $i $((i + 1))
 	printf 'block\tvd%d\tqueue/read_ahead_kb\tsys/block/vd%d/queue/read_ahead_kb\t128\tdiskseq:%d\n' $i $i $((i + 1))
 	i=$((i + 1))
-done >"$t/run/earlytune/originals"
+done | awk -v d="$t/run/earlytune/disks" -F'\t' '{ print > (d "/" $2) }'
 s=$(date +%s%N)
 i=0
 while [ $i -lt 100 ]; do "$ET" --boot forget --root "$t" --device vd$i --diskseq $((i + 1)) 2>/dev/null; i=$((i + 1)); done
 e=$(date +%s%N)
 echo "# forget: 100 runs on 2,000 records: $(((e - s) / 100000)) µs per run (wall; on $(df -T "$t" | awk 'NR == 2 { print $2 }'))"
-eq "forget: 100 disks forgotten, 1,800 records left" "$(wc -l <"$t/run/earlytune/originals")" 1800
+eq "forget: 100 disks forgotten, 1,800 records left" "$(records "$t" | wc -l)" 1800
+eq "forget: their 100 files gone" "$(ls "$t/run/earlytune/disks" | wc -l)" 900
 
-# The udev path reads only its own records (issue 14): on a host with 2,000
-# records of other disks, an unknown domain's and a line no version can
-# read, apply --device vda forgets vda's stale record, records its own, and
-# writes every other line back as it was, in its order.
+# The udev path reads and writes only its own records (issue 14): on a host
+# with 1,000 other disks' files and global records (an unknown domain's and
+# a line no version can read among them), apply --device vda opens no other
+# file of records, forgets vda's stale record, records its own, and leaves
+# every other file as it was.
 t=$WORK/scoped
 mk_kvm "$t"
-mkdir -p "$t/run/earlytune"
+mkdir -p "$t/run/earlytune/disks"
 i=0
 while [ $i -lt 1000 ]; do
 	printf 'block\tvd%d\tqueue/scheduler\tsys/block/vd%d/queue/scheduler\tmq-deadline\tdiskseq:%d\n' $i $i $((i + 1))
 	printf 'block\tvd%d\tqueue/read_ahead_kb\tsys/block/vd%d/queue/read_ahead_kb\t128\tdiskseq:%d\n' $i $i $((i + 1))
-	[ $i = 500 ] && printf 'cpufreq\tcpu0\tgovernor\tsys/devices/system/cpu/cpu0/cpufreq/scaling_governor\tpowersave\t\nnot a record\n'
 	i=$((i + 1))
-done >"$WORK/scoped.others"
-{ head -n 600 "$WORK/scoped.others"
-  printf 'block\tvda\tqueue/read_ahead_kb\t%s\t2222\tdiskseq:999999\n' $RA
-  tail -n +601 "$WORK/scoped.others"; } >"$t/run/earlytune/originals"
+done | awk -v d="$t/run/earlytune/disks" -F'\t' '{ print > (d "/" $2) }'
+printf 'cpufreq\tcpu0\tgovernor\tsys/devices/system/cpu/cpu0/cpufreq/scaling_governor\tpowersave\t\nnot a record\n' \
+	>"$t/run/earlytune/originals"
+printf 'block\tvda\tqueue/read_ahead_kb\t%s\t2222\tdiskseq:999999\n' $RA >"$t/run/earlytune/disks/vda"
+others() { (cd "$t/run/earlytune" && md5sum originals $(ls disks/* | grep -v '^disks/vda$')); }
+others >"$WORK/scoped.others"
+if command -v strace >/dev/null; then
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 command strace -f -o "$WORK/scoped.trace" \
+		-e trace=open,openat,openat2 "$ET_BIN" apply --root "$t" --device vda >/dev/null 2>&1
+	eq "scoped: apply --device vda opens no other disk's file, nor originals" \
+		"$(grep -c 'disks/vd[0-9]\|earlytune/originals' "$WORK/scoped.trace")" 0
+	eq "scoped: it opens vda's" "$(grep -c 'disks/vda"' "$WORK/scoped.trace")" 1
+	printf 'block\tvda\tqueue/read_ahead_kb\t%s\t2222\tdiskseq:999999\n' $RA >"$t/run/earlytune/disks/vda"
+	printf '8192\n' >"$t/$RA"
+fi
 check_rc "scoped: apply --device vda on 2,000 records" 0 -- "$ET" apply --wide --root "$t" --device vda
 eq "scoped: vda's stale record forgotten, its own recorded" "$(rec "$t" $RA | cut -d'|' -f1)" 8192
-grep -v "	vda	" "$t/run/earlytune/originals" >"$WORK/scoped.after"
-eq "scoped: the 2,002 other lines written back as they were, in order" "$(cmp "$WORK/scoped.others" "$WORK/scoped.after" && echo same)" same
-eq "scoped: vda's records at the end" "$(tail -n +2003 "$t/run/earlytune/originals" | cut -f2 | sort -u)" vda
+eq "scoped: the other files as they were" "$(others | cmp - "$WORK/scoped.others" && echo same)" same
 check_rc "scoped: forget --device vd7" 0 -- "$ET" --boot forget --root "$t" --device vd7
-eq "scoped: forget drops vd7's two lines only" "$(grep -vc "	vda	" "$t/run/earlytune/originals")" 2000
+eq "scoped: forget drops vd7's two lines only" "$(records "$t" | grep -v "	vda	" | grep -c '^block')" 1998
 check_rc "scoped: a full apply" 0 -- "$ET" apply --wide --root "$t"
 eq "scoped: a full load drops the line it cannot read" "$(grep -c '^not a record' "$t/run/earlytune/originals")" 0
 eq "scoped: and keeps the unknown domain's record" "$(grep -c '^cpufreq' "$t/run/earlytune/originals")" 1
+
+# An earlier version's file, every record in originals: the first run, of
+# any kind, moves them to their files; nothing is lost or doubled.
+t=$WORK/migrate
+mk_kvm "$t"
+mkdir -p "$t/run/earlytune"
+{ printf 'block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tkyber\tdiskseq:2\n'
+  printf 'thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\tmadvise\t\n'
+  printf 'block\tvda\tqueue/read_ahead_kb\t%s\t2222\t\n' $RA; } >"$t/run/earlytune/originals"
+check_rc "migrate: apply --device vda" 0 -- "$ET" apply --wide --root "$t" --device vda
+eq "migrate: originals keeps the global record" "$(cut -f1 "$t/run/earlytune/originals")" thp
+eq "migrate: vdb's record in its file" "$(cut -f5 "$t/run/earlytune/disks/vdb")" kyber
+eq "migrate: vda's first original kept" "$(rec "$t" $RA | cut -d'|' -f1)" 2222
+eq "migrate: each path once" "$(records "$t" | cut -f4 | sort | uniq -d)" ""
 
 # ---- defect 4: a torn last line, then an apply of another device ----------
 t=$WORK/torn
@@ -153,11 +179,11 @@ mk_disk "$t" vda virtio_blk "[mq-deadline] kyber none" 8192 1 256
 mk_disk "$t" vdb virtio_blk "[mq-deadline] kyber none" 4096 1 256
 before=$(snapshot "$t")
 check_rc "torn: apply --device vda" 0 -- "$ET" apply --wide --root "$t" --device vda
-printf 'block\tvdc\tqueue/read_ahe' >>"$t/run/earlytune/originals"
+printf 'block\tvdb\tqueue/read_ahe' >"$t/run/earlytune/disks/vdb"
 check_rc "torn: apply --device vdb after a torn tail" 0 -- "$ET" apply --wide --root "$t" --device vdb
 contains "torn: vdb changed" "applied"
-f=$t/run/earlytune/originals
-eq "torn: vda's and vdb's records all complete" "$(cut -f2 "$f" | sort | uniq -c | tr -s ' ')" " 2 vda
+f=$t/run/earlytune/disks/vdb
+eq "torn: vda's and vdb's records all complete" "$(records "$t" | cut -f2 | sort | uniq -c | tr -s ' ')" " 2 vda
  2 vdb"
 eq "torn: the torn fragment is gone" "$(grep -c 'read_ahe	\|read_ahe$' "$f")" 0
 eq "torn: the file ends with a newline" "$(tail -c1 "$f" | od -An -c | tr -d ' ')" '\n'
@@ -172,10 +198,12 @@ mk_kvm "$t"
 check_rc "litter: apply" 0 -- "$ET" apply --wide --root "$t"
 cp "$t/run/earlytune/originals" "$t/run/earlytune/.originals.0badc0de"
 cp "$t/run/earlytune/runs" "$t/run/earlytune/.runs.0badc0de" # the run log's (issue 11)
+cp "$t/run/earlytune/disks/vda" "$t/run/earlytune/disks/.vda.0badc0de"
 : >"$t/run/earlytune/.originals.keep"
 check_rc "litter: revert" 0 -- "$ET" revert --wide --root "$t"
 eq "litter: a dead run's temp file is removed, nothing else" "$(ls -A "$t/run/earlytune" | tr '\n' ' ')" \
-	".originals.keep lock originals runs "
+	".originals.keep disks lock originals runs "
+eq "litter: and a disk's" "$(ls -A "$t/run/earlytune/disks")" ""
 
 # ---- /run full: nothing written, exit 1, the state file unchanged ----------
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
@@ -231,6 +259,10 @@ if command -v strace >/dev/null; then
 		-e trace=read -e inject=read:error=EIO "$ET" revert --wide --root "$t"
 	eq "EIO reading the state: revert wrote nothing" "$(ra "$t" vda)" 4096
 	eq "EIO reading the state: records kept" "$(cat "$t/run/earlytune/originals")" "$(cat "$WORK/orig")"
+	# A disk's file, read by the udev run about that disk.
+	check_rc "EIO reading a disk's records: apply --device vda fails" 1 -- strace -f -o /dev/null \
+		-P "$t/run/earlytune/disks/vda" -e trace=read -e inject=read:error=EIO "$ET_BIN" apply --root "$t" --device vda
+	eq "EIO reading a disk's records: nothing written" "$(ra "$t" vda)" 4096
 	# The re-read after a scheduler switch (recheck) fails: that item fails and
 	# is not written on the strength of a read that did not happen. The plan
 	# no longer reads iosched/ of a scheduler it switches to (defect 14): the
@@ -261,7 +293,7 @@ eq "scope: congestion control set" "$(cat "$cc")" reno
 for sel in "--iface eth0" "--ifindex 2"; do
 	check_rc "scope: revert $sel" 0 -- "$ET" revert --wide --root "$t" $sel
 	eq "scope: revert $sel leaves the global sysctl alone" "$(cat "$cc")" reno
-	eq "scope: revert $sel keeps its record" "$(grep -c tcp_congestion_control "$t/run/earlytune/originals")" 1
+	eq "scope: revert $sel keeps its record" "$(records "$t" | grep -c tcp_congestion_control)" 1
 done
 check_rc "scope: revert --device vda" 0 -- "$ET" revert --wide --root "$t" --device vda
 eq "scope: --device vda restores vda" "$(ra "$t" vda)" 8192
@@ -284,7 +316,7 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null &&
 	printf '[net]\ncongestion_control = reno\nqdisc = pfifo\ninterfaces = a*\n' >"$WORK/net.conf"
 	check_rc "netns: apply" 0 -- et apply --config "$WORK/net.conf"
 	eq "netns: the qdisc records carry the ifindex" \
-		"$(awk -F'\t' '$3 == "qdisc" && $6 == "ifindex:" substr($4, 17)' "$state/originals" | wc -l)" 2
+		"$(state_records "$state" | awk -F'\t' '$3 == "qdisc" && $6 == "ifindex:" substr($4, 17)' | wc -l)" 2
 	check_rc "netns: revert --iface a0" 0 -- et revert --iface a0
 	eq "netns: a0's root handed back" "$(nsx tc qdisc show dev a0 | grep -c pfifo)" 0
 	eq "netns: a1 keeps its qdisc" "$(nsx tc qdisc show dev a1 | grep -c pfifo)" 1
@@ -295,12 +327,12 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null &&
 	eq "netns: revert --ifindex leaves congestion control alone" "$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)" reno
 	check_rc "netns: apply again" 0 -- et apply --config "$WORK/net.conf"
 	check_rc "netns: forget --ifindex $i1 (udev's remove)" 0 -- et forget --ifindex "$i1"
-	eq "netns: a1's record forgotten, a0's kept" "$(awk -F'\t' '$3 == "qdisc" { print $2 }' "$state/originals")" a0
+	eq "netns: a1's record forgotten, a0's kept" "$(state_records "$state" | awk -F'\t' '$3 == "qdisc" { print $2 }')" a0
 	nsx ip link del a0
 	check_rc "netns: revert after a0 left" 0 -- et revert
 	contains "netns: a0's record dropped, said so" "no interface has ifindex"
 	eq "netns: congestion control restored" "$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)" "$cc0"
-	eq "netns: records forgotten" "$(cat "$state/originals")" ""
+	eq "netns: records forgotten" "$(state_records "$state")" ""
 	ip netns del "$ns"
 else
 	echo "# skipped the qdisc half: needs root, ip, tc and a network namespace"

@@ -100,6 +100,17 @@ snapshot() {
 	(cd "$1" && find sys proc/sys -type f 2>/dev/null | sort | while read -r f; do printf '%s=%s\n' "$f" "$(active "$f")"; done)
 }
 
+# The records of a tree (src/state.c): the global ones (originals), then
+# each disk's (disks/NAME) and each interface's (links/IFINDEX), by name.
+# state_records takes the state directory itself (a netns test's /run/earlytune).
+state_records() {
+	for _r in "$1/originals" $(ls -d "$1"/disks/* "$1"/links/* 2>/dev/null | sort); do
+		[ -f "$_r" ] && cat "$_r"
+	done
+	return 0
+}
+records() { state_records "$1/run/earlytune"; }
+
 json_ok() {
 	if printf '%s' "$OUT" | python3 -m json.tool >/dev/null 2>&1; then pass "$1"; else fail "$1" "not valid JSON" "$OUT"; fi
 }

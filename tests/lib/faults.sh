@@ -18,8 +18,9 @@
 # The properties, after each faulty run:
 #   (a) every file is wholly old or wholly new: its bytes and mode equal the
 #       before- or the after-snapshot of that path; no other file (a temp file)
-#       exists; no file present in both snapshots is gone; the state file
-#       (run/earlytune/originals) holds only whole lines of either snapshot;
+#       exists; no file present in both snapshots is gone; the state files
+#       (run/earlytune/originals, disks/NAME, links/IFINDEX) hold only whole
+#       lines of either snapshot, each in its file;
 #   (b) FX_UNDO, run cleanly, exits 0 and restores the target snapshot exactly
 #       (run/earlytune excepted, whose originals must then hold no record);
 #   (c) exit 0 only when the tree is exactly the clean run's result (--boot
@@ -86,9 +87,9 @@ fx_mixed() {
 	FILENAME == ARGV[2] { a[$1] = $2 " " $3; next }
 	{
 		seen[$1] = 1
-		# Its content may be that of a rewrite between the snapshots:
+		# A state file may hold a rewrite between the snapshots:
 		# fx_state_lines judges it; its mode is one of theirs.
-		if ($1 == "./run/earlytune/originals") {
+		if ($1 ~ /^\.\/run\/earlytune\/(originals|(disks|links)\/[^.][^\/]*)$/) {
 			split(b[$1], bm, " "); split(a[$1], am, " ")
 			if (!($1 in b && $3 == bm[2]) && !($1 in a && $3 == am[2]))
 				print "mode neither old nor new: " $1
@@ -101,20 +102,31 @@ fx_mixed() {
 	END { for (p in b) if ((p in a) && !(p in seen)) print "gone: " p }' "$@"
 }
 
-# fx_state_lines RUN BEFORE AFTER: the state file of RUN is one that a
-# whole rewrite made (src/state.c: every change is an atomic rewrite): it
-# ends with a newline, holds only lines of six fields (domain, target,
-# setting, path, value, identity) that one of the snapshots' state files
-# has, each path once, and an identity of the form its domain has.
+# fx_state_files DIR: the state files of tree DIR, relative to it.
+fx_state_files() {
+	(cd "$1" && ls -d run/earlytune/originals run/earlytune/disks/* run/earlytune/links/* 2>/dev/null)
+}
+
+# fx_state_lines RUN BEFORE AFTER: each state file of RUN is one that a
+# whole rewrite made (src/state.c: every change is an atomic rewrite of a
+# file): it ends with a newline, holds only lines of six fields (domain,
+# target, setting, path, value, identity) that one of the snapshots' state
+# files has, each in its file (a disk's in disks/NAME, an interface's in
+# links/IFINDEX), each path once in all, and an identity of the form its
+# domain has.
 fx_state_lines() {
-	_s=run/earlytune/originals
-	[ -f "$1/$_s" ] || return 0
-	if [ -n "$(tail -c 1 "$1/$_s")" ]; then
-		echo "torn last line in $_s"
-	fi
-	cat "$2/$_s" "$3/$_s" >"$WORK/.ok" 2>/dev/null
-	awk -F'\t' -v s="$_s" '
+	{ state_records "$2/run/earlytune"; state_records "$3/run/earlytune"; } >"$WORK/.ok"
+	for _s in $(fx_state_files "$1"); do
+		[ -f "$1/$_s" ] || continue
+		if [ -n "$(tail -c 1 "$1/$_s")" ]; then
+			echo "torn last line in $_s"
+		fi
+		printf '%s\n' "$_s" >>"$WORK/.files"
+	done
+	[ -s "$WORK/.files" ] || return 0
+	awk -F'\t' '
 	FILENAME == ARGV[1] { ok[$0] = 1; next }
+	FNR == 1 { s = FILENAME; sub(/^.*\/run\/earlytune\//, "run/earlytune/", s) }
 	NF != 6 { print "malformed line in " s ": " $0; next }
 	($1 == "block" && $6 !~ /^(diskseq:[0-9]+|dev:[0-9a-f]+)$/) ||
 	($1 == "net" && $3 == "qdisc" && $6 !~ /^ifindex:[1-9][0-9]*$/) ||
@@ -122,7 +134,12 @@ fx_state_lines() {
 		print "identity of the wrong form in " s ": " $0; next
 	}
 	seen[$4]++ == 1 { print "path recorded twice in " s ": " $4 }
-	!($0 in ok) { print "line of neither snapshot in " s ": " $0 }' "$WORK/.ok" "$1/$_s"
+	!($0 in ok) { print "line of neither snapshot in " s ": " $0; next }
+	s != ($1 == "block" ? "run/earlytune/disks/" $2 : \
+	      $1 == "net" && $3 == "qdisc" ? "run/earlytune/links/" substr($4, 17) : "run/earlytune/originals") {
+		print "record in another file than its own, " s ": " $0
+	}' "$WORK/.ok" $(sed "s|^|$1/|" "$WORK/.files")
+	rm -f "$WORK/.files"
 }
 
 # fx_runlog_lines RUN: the run log of RUN is one a whole rewrite made
@@ -140,13 +157,14 @@ fx_runlog_lines() {
 # RUN: the records left are those of TARGET_STATE (none when it is absent:
 # a revert or cmdline remove forgets all, a forget those of its device).
 fx_undone() {
-	_s=$1/run/earlytune/originals
-	if ! { cat "$_s" 2>/dev/null; } | cmp -s - "${3:-/dev/null}"; then
-		echo "records left after the undo: $(head -c 200 "$_s" 2>/dev/null | tr '\t\n' ' |')"
+	if ! state_records "$1/run/earlytune" | cmp -s - "${3:-/dev/null}"; then
+		echo "records left after the undo: $(state_records "$1/run/earlytune" | head -c 200 | tr '\t\n' ' |')"
 	fi
-	# run/earlytune is left holding the lock, the run log and at most an
-	# empty state file: a temp file of a killed rewrite, too, is gone.
-	(cd "$1" && find ./run/earlytune ! -type d ! -name lock ! -name originals ! -name runs 2>/dev/null) |
+	# run/earlytune is left holding the lock, the run log, the state files
+	# of the records left and at most an empty originals: a temp file of a
+	# killed rewrite, too, is gone.
+	(cd "$1" && find ./run/earlytune \( -name '.*' -o ! -type d ! -name lock ! -name originals ! -name runs \
+		! -path './run/earlytune/disks/*' ! -path './run/earlytune/links/*' \) 2>/dev/null) |
 		sed 's/^/left behind after the undo: /'
 	fx_list "$1" | grep -v '^\./run/earlytune/' >"$WORK/.undone"
 	grep -v '^\./run/earlytune/' "$2" | diff - "$WORK/.undone" | grep '^[<>]' | head -5 |
@@ -269,12 +287,12 @@ fx_sweep() {
 	fi
 	if [ "$FX_TARGET" = before ]; then
 		cp "$WORK/fx.before.lst" "$WORK/fx.target.lst"
-		_ts=$FX_BEFORE/run/earlytune/originals
+		_ts=$FX_BEFORE
 	else
 		cp "$WORK/fx.after.lst" "$WORK/fx.target.lst"
-		_ts=$WORK/fx.after/run/earlytune/originals
+		_ts=$WORK/fx.after
 	fi
-	cat "$_ts" >"$WORK/fx.target.state" 2>/dev/null || : >"$WORK/fx.target.state"
+	state_records "$_ts/run/earlytune" >"$WORK/fx.target.state"
 	fx_count
 	: >"$WORK/fx.bads"
 	fx_points >"$WORK/fx.points"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* state.c: originals recorded in ROOT/run/earlytune/originals. */
+/* state.c: originals recorded in ROOT/run/earlytune (originals, disks/, links/). */
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/time.h>
@@ -38,6 +38,21 @@ static void open_root(struct fx *f)
 	assert_int_equal(root_open(&f->c.root, f->dir), 0);
 }
 
+static bool exists(struct fx *f, const char *rel)
+{
+	char path[PATH_MAX];
+
+	tree_path(path, sizeof(path), f->dir, rel);
+	return access(path, F_OK) == 0;
+}
+
+static void assert_file(struct fx *f, const char *rel, const char *want)
+{
+	free(f->text);
+	f->text = tree_read(f->dir, rel);
+	assert_string_equal(f->text, want);
+}
+
 static void test_add_never_overwrites(void **state)
 {
 	struct fx *f = *state;
@@ -74,12 +89,14 @@ static void test_add_rejects(void **state)
 
 static void test_round_trip(void **state)
 {
-	static const char want[] =
+	/* each in its file: the global one, then each disk's */
+	static const char *const want[] = {
+		"thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talways\t\n",
 		"block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tmq-deadline\t\n"
-		"block\tvda\tqueue/read_ahead_kb\tsys/block/vda/queue/read_ahead_kb\t4096\t\n"
-		"thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talways\t\n"
-		"block\tnvme0n1\tqueue/iosched/fifo_batch\tsys/block/nvme0n1/queue/iosched/fifo_batch\t\tdiskseq:7\n"
-		"block\tsda\tqueue/wbt_lat_usec\tsys/block/sda/queue/wbt_lat_usec\tword and  spaces\t\n";
+		"block\tvda\tqueue/read_ahead_kb\tsys/block/vda/queue/read_ahead_kb\t4096\t\n",
+		"block\tnvme0n1\tqueue/iosched/fifo_batch\tsys/block/nvme0n1/queue/iosched/fifo_batch\t\tdiskseq:7\n",
+		"block\tsda\tqueue/wbt_lat_usec\tsys/block/sda/queue/wbt_lat_usec\tword and  spaces\t\n",
+	};
 	struct fx *f = *state;
 	struct records back = { .lock_fd = -1 };
 	struct item it = mkitem("thp", "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enabled");
@@ -94,20 +111,23 @@ static void test_round_trip(void **state)
 	assert_int_equal(state_add(&f->rs, &it, "", "diskseq:7"), 0);
 	assert_int_equal(add(&f->rs, "sda", "queue/wbt_lat_usec", "word and  spaces"), 0);
 	assert_int_equal(state_save(&f->rs, &f->c.root), 0);
-	f->text = tree_read(f->dir, ORIGINALS);
-	assert_non_null(f->text);
-	assert_string_equal(f->text, want);
+	assert_file(f, ORIGINALS, want[0]);
+	assert_file(f, "run/earlytune/disks/vda", want[1]);
+	assert_file(f, "run/earlytune/disks/nvme0n1", want[2]);
+	assert_file(f, "run/earlytune/disks/sda", want[3]);
 	assert_false(root_exists(&f->c.root, "run/earlytune/.originals.tmp"));
 
 	assert_int_equal(state_load(&back, &f->c.root), 0);
 	assert_int_equal(back.n, f->rs.n);
 	for (size_t i = 0; i < back.n; i++) {
-		assert_string_equal(back.v[i].domain, f->rs.v[i].domain);
-		assert_string_equal(back.v[i].target, f->rs.v[i].target);
-		assert_string_equal(back.v[i].setting, f->rs.v[i].setting);
-		assert_string_equal(back.v[i].path, f->rs.v[i].path);
-		assert_string_equal(back.v[i].value, f->rs.v[i].value);
-		assert_string_equal(back.v[i].identity, f->rs.v[i].identity);
+		const struct record *x = state_find(&f->rs, back.v[i].path);
+
+		assert_non_null(x);
+		assert_string_equal(back.v[i].domain, x->domain);
+		assert_string_equal(back.v[i].target, x->target);
+		assert_string_equal(back.v[i].setting, x->setting);
+		assert_string_equal(back.v[i].value, x->value);
+		assert_string_equal(back.v[i].identity, x->identity);
 	}
 	assert_string_equal(value_of(&back, "sys/kernel/mm/transparent_hugepage/enabled"), "always");
 	assert_string_equal(value_of(&back, "sys/block/nvme0n1/queue/iosched/fifo_batch"), "");
@@ -163,6 +183,7 @@ static void test_load_missing_and_torn(void **state)
 	open_root(f);
 	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
 	assert_int_equal(f->rs.n, 0);
+	state_free(&f->rs);
 	/* A last line without its newline was cut short: it is not a record. */
 	tree_write(f->dir, ORIGINALS,
 		   "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\n"
@@ -205,12 +226,12 @@ static void test_save_repairs_torn(void **state)
 	assert_int_equal(add(&f->rs, "vdd", "queue/scheduler", "kyber"), 0);
 	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
 	assert_false(f->rs.dirty);
-	f->text = tree_read(f->dir, ORIGINALS);
-	assert_non_null(f->text);
-	assert_string_equal(f->text,
-			    "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\t\n"
-			    "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tbfq\tdiskseq:3\n"
-			    "block\tvdd\tqueue/scheduler\tsys/block/vdd/queue/scheduler\tkyber\t\n");
+	/* the disks' records moved to their files (an earlier version's file) */
+	assert_file(f, ORIGINALS, "");
+	assert_file(f, "run/earlytune/disks/vda", "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\t\n");
+	assert_file(f, "run/earlytune/disks/vdb",
+		    "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tbfq\tdiskseq:3\n");
+	assert_file(f, "run/earlytune/disks/vdd", "block\tvdd\tqueue/scheduler\tsys/block/vdd/queue/scheduler\tkyber\t\n");
 	assert_int_equal(state_load(&back, &f->c.root), 0);
 	assert_int_equal(back.n, 3);
 	assert_false(back.dirty);
@@ -222,15 +243,17 @@ static void test_commit_clean(void **state)
 {
 	struct fx *f = *state;
 
-	tree_write(f->dir, ORIGINALS, "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\t\n");
+	tree_write(f->dir, "run/earlytune/disks/vda", "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tnone\t\n");
+	tree_write(f->dir, ORIGINALS, "thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talways\t\n");
 	open_root(f);
 	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
 	assert_int_equal(add(&f->rs, "vda", "queue/scheduler", "other"), 0);
 	assert_false(f->rs.dirty);
 	tree_write(f->dir, ORIGINALS, "sentinel");
+	tree_write(f->dir, "run/earlytune/disks/vda", "sentinel");
 	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
-	f->text = tree_read(f->dir, ORIGINALS);
-	assert_string_equal(f->text, "sentinel");
+	assert_file(f, ORIGINALS, "sentinel");
+	assert_file(f, "run/earlytune/disks/vda", "sentinel");
 }
 
 /* Defect 7 (state half): a state file that cannot be read is an error, never
@@ -262,7 +285,7 @@ static void test_identity(void **state)
 	struct fx *f = *state;
 	char id[64], id2[64], why[256], path[PATH_MAX];
 	struct record x = { "block", "loop0", "queue/read_ahead_kb",
-			    "sys/block/loop0/queue/read_ahead_kb", "128", id };
+			    "sys/block/loop0/queue/read_ahead_kb", "128", id, 0 };
 
 	tree_write(f->dir, "sys/devices/virtual/block/loop0/queue/read_ahead_kb", "128\n");
 	tree_write(f->dir, "sys/devices/virtual/block/loop0/dev", "7:0\n");
@@ -330,7 +353,7 @@ static void test_stale_iface(void **state)
 {
 	struct fx *f = *state;
 	char why[256];
-	struct record x = { "net", "eth0", "qdisc", "netlink/ifindex/7", "mq", (char *)"ifindex:7" };
+	struct record x = { "net", "eth0", "qdisc", "netlink/ifindex/7", "mq", (char *)"ifindex:7", 0 };
 
 	tree_write(f->dir, "sys/class/net/renamed/ifindex", "7\n");
 	tree_write(f->dir, "sys/class/net/lo/ifindex", "1\n");
@@ -581,11 +604,13 @@ static void test_lock_queue_moves(void **state)
 	assert_alarm_restored();
 }
 
-/* What a udev run about vdb (or interface 3) parses, and what it writes back. */
-static const char scoped_file[] =
+/* The records of an earlier version, all in originals: a load of any
+ * kind moves them to their files (a scoped one cannot trust the files
+ * until then). */
+static const char old_file[] =
 	"block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tmq-deadline\tdiskseq:1\n"
 	"block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tkyber\tdiskseq:2\n"
-	"garbage kept as text\n"
+	"garbage dropped\n"
 	"net\tsysctl\tnet.core.default_qdisc\tproc/sys/net/core/default_qdisc\tfq_codel\t\n"
 	"net\teth0\tqdisc\tnetlink/ifindex/3\tfq_codel\tifindex:3\n"
 	"block\tvdb0\tqueue/scheduler\tsys/block/vdb0/queue/scheduler\tnone\tdiskseq:3\n"
@@ -593,10 +618,24 @@ static const char scoped_file[] =
 
 static void scoped_setup(struct fx *f, struct ctx *c, char **dev)
 {
-	tree_write(f->dir, ORIGINALS, scoped_file);
+	tree_write(f->dir, ORIGINALS, old_file);
 	open_root(f);
 	c->root = f->c.root;
 	c->devices = dev, c->ndevices = 1;
+}
+
+/* Moves the old file's records to their files, as the first run does. */
+static void migrate(struct fx *f, struct ctx *c)
+{
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, c), 0);
+	assert_false(f->rs.partial); /* an old file: everything */
+	assert_int_equal(f->rs.n, 6);
+	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
+	state_free(&f->rs);
+	assert_file(f, ORIGINALS, "net\tsysctl\tnet.core.default_qdisc\tproc/sys/net/core/default_qdisc\tfq_codel\t\n");
+	assert_file(f, "run/earlytune/links/3", "net\teth0\tqdisc\tnetlink/ifindex/3\tfq_codel\tifindex:3\n");
+	assert_file(f, "run/earlytune/disks/vdb0",
+		    "block\tvdb0\tqueue/scheduler\tsys/block/vdb0/queue/scheduler\tnone\tdiskseq:3\n");
 }
 
 static void test_scoped_load(void **state)
@@ -606,31 +645,35 @@ static void test_scoped_load(void **state)
 	char *dev = "vdb";
 
 	scoped_setup(f, &c, &dev);
+	migrate(f, &c);
+	/* vdb's file only: not vdb0's (a name that begins the same) */
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
-	/* vdb's two lines, not vdb0's (a name that begins the same) */
+	assert_true(f->rs.partial);
 	assert_int_equal(f->rs.n, 2);
+	assert_int_equal(f->rs.nfiles, 1);
 	assert_string_equal(f->rs.v[0].path, "sys/block/vdb/queue/scheduler");
 	assert_string_equal(f->rs.v[1].path, "sys/block/vdb/queue/read_ahead_kb");
-	assert_int_equal(f->rs.nholes, 2); /* the text is copied only when it is saved */
-	assert_int_equal(f->rs.rest_len, strlen(scoped_file));
-	/* a change to vdb rewrites the file: the others as they were, vdb last */
+	/* a change to vdb rewrites its file, no other */
+	tree_write(f->dir, ORIGINALS, "not read\n");
 	assert_int_equal(add(&f->rs, "vdb", "queue/nr_requests", "256"), 0);
-	assert_int_equal(f->rs.n, 3);
+	assert_true(f->rs.partial);
 	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
-	f->text = tree_read(f->dir, ORIGINALS);
-	assert_string_equal(f->text,
-			    "block\tvda\tqueue/scheduler\tsys/block/vda/queue/scheduler\tmq-deadline\tdiskseq:1\n"
-			    "garbage kept as text\n"
-			    "net\tsysctl\tnet.core.default_qdisc\tproc/sys/net/core/default_qdisc\tfq_codel\t\n"
-			    "net\teth0\tqdisc\tnetlink/ifindex/3\tfq_codel\tifindex:3\n"
-			    "block\tvdb0\tqueue/scheduler\tsys/block/vdb0/queue/scheduler\tnone\tdiskseq:3\n"
-			    "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tkyber\tdiskseq:2\n"
-			    "block\tvdb\tqueue/read_ahead_kb\tsys/block/vdb/queue/read_ahead_kb\t8192\tdiskseq:2\n"
-			    "block\tvdb\tqueue/nr_requests\tsys/block/vdb/queue/nr_requests\t256\t\n");
+	assert_file(f, "run/earlytune/disks/vdb",
+		    "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tkyber\tdiskseq:2\n"
+		    "block\tvdb\tqueue/read_ahead_kb\tsys/block/vdb/queue/read_ahead_kb\t8192\tdiskseq:2\n"
+		    "block\tvdb\tqueue/nr_requests\tsys/block/vdb/queue/nr_requests\t256\t\n");
+	assert_file(f, ORIGINALS, "not read\n");
+	state_free(&f->rs);
+	/* its records forgotten, its file goes */
+	f->rs = (struct records){ .lock_fd = -1 };
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	state_forget(&f->rs, (bool[]){ true, true, true });
+	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
+	assert_false(exists(f, "run/earlytune/disks/vdb"));
 }
 
-/* A record outside the scope, asked for or added, is looked up in the text:
- * never recorded twice, never missed. */
+/* A record outside the scope, asked for or added, makes the run read the
+ * other files: never recorded twice, never missed. */
 static void test_scoped_unscopes(void **state)
 {
 	struct fx *f = *state;
@@ -640,11 +683,12 @@ static void test_scoped_unscopes(void **state)
 	const struct record *x;
 
 	scoped_setup(f, &c, &dev);
+	migrate(f, &c);
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
-	assert_null(state_find(&f->rs, "sys/block/vdc/queue/scheduler")); /* in no line: stays scoped */
-	assert_non_null(f->rs.rest);
+	assert_int_equal(add(&f->rs, "vdb", "queue/scheduler", "none"), 0); /* its own file: stays partial */
+	assert_true(f->rs.partial);
 	assert_int_equal(state_add(&f->rs, &it, "fq", ""), 0); /* recorded: the first original stays */
-	assert_null(f->rs.rest);
+	assert_false(f->rs.partial);
 	assert_int_equal(f->rs.n, 6);
 	x = state_find(&f->rs, "proc/sys/net/core/default_qdisc");
 	assert_non_null(x);
@@ -659,6 +703,27 @@ static void test_scoped_unscopes(void **state)
 	assert_int_equal(f->rs.n, 6);
 }
 
+/* A record in a disk's file that is another's (moved by hand) is not
+ * trusted by a scoped load: it reads everything, and the record moves. */
+static void test_scoped_misplaced(void **state)
+{
+	struct fx *f = *state;
+	struct ctx c = { 0 };
+	char *dev = "vdb";
+
+	scoped_setup(f, &c, &dev);
+	migrate(f, &c);
+	tree_write(f->dir, "run/earlytune/disks/vdb",
+		   "block\tvdc\tqueue/scheduler\tsys/block/vdc/queue/scheduler\tbfq\tdiskseq:4\n");
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	assert_false(f->rs.partial);
+	assert_int_equal(f->rs.n, 5);
+	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
+	assert_false(exists(f, "run/earlytune/disks/vdb"));
+	assert_file(f, "run/earlytune/disks/vdc",
+		    "block\tvdc\tqueue/scheduler\tsys/block/vdc/queue/scheduler\tbfq\tdiskseq:4\n");
+}
+
 static void test_scoped_ifindex(void **state)
 {
 	struct fx *f = *state;
@@ -666,17 +731,26 @@ static void test_scoped_ifindex(void **state)
 	char *dev = "vdb";
 
 	scoped_setup(f, &c, &dev);
+	migrate(f, &c);
 	c.ndevices = 0, c.ifindex = 3;
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
 	assert_int_equal(f->rs.n, 1);
 	assert_string_equal(f->rs.v[0].path, "netlink/ifindex/3");
+	state_free(&f->rs);
+	/* an interface without records: a lookup of its path stays partial */
+	f->rs = (struct records){ .lock_fd = -1 };
+	c.ifindex = 4;
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	assert_null(state_find(&f->rs, "netlink/ifindex/4"));
+	assert_true(f->rs.partial);
+	assert_int_equal(f->rs.n, 0);
 	state_free(&f->rs);
 	/* --iface (a name) and no device: everything */
 	f->rs = (struct records){ .lock_fd = -1 };
 	c.ifindex = 0, c.iface = "eth0";
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
 	assert_int_equal(f->rs.n, 6);
-	assert_null(f->rs.rest);
+	assert_false(f->rs.partial);
 }
 
 static const struct CMUnitTest tests[] = {
@@ -700,6 +774,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_lock_queue_moves),
 	FX_TEST(test_scoped_load),
 	FX_TEST(test_scoped_unscopes),
+	FX_TEST(test_scoped_misplaced),
 	FX_TEST(test_scoped_ifindex),
 };
 
