@@ -147,6 +147,7 @@ values() { log "$2" | sed -n "s/^ETWORK $1 //p" | head -1 | sed 's/eth0_qdisc= /
 # the sender socket's congestion control, from ss -ti during the first run per loss setting
 sscc() { log "$1" | sed -n 's/^ETWORK ss loss=\([01]\): /\1 % loss: /p' | tr '\n' ';'; }
 changed() { log "$1" | grep -c '^ETWORK status:   changed'; }
+hostload() { local v; v=$(log "$1" | sed -n 's/^ETWORK host loadavg //p' | head -1); echo "${v:--}"; }
 report() {
 	local first n
 	first=$(cd "$OUT" && ls [0-9]*-stock*.log | head -1)
@@ -167,8 +168,13 @@ report() {
 		echo "## $k"
 		echo
 		for m in $MODES; do
-			f=$(rounds "$k" "$m" | head -1)
-			echo "- $m${1:+ (round 1)}: $(values values "$f")"
+			# the first round whose guest got as far as the workloads
+			f=/dev/null n=0 i=0
+			for g in $(rounds "$k" "$m"); do
+				i=$((i + 1))
+				grep -q '^ETWORK values' "$g" && { f=$g n=$i; break; }
+			done
+			echo "- $m${1:+ (round $n)}: $(values values "$f")"
 			echo "  LV: $(values lv "$f"); sender: $(values sender "$f"); ss -ti: $(sscc "$f")"
 			echo "  before the THP probe: $(values thp "$f")"
 			echo "  earlytune changed $(each changed "$m") items"
@@ -196,6 +202,7 @@ report() {
 		echo "| bbr in force at (s after kernel start) | $(each when '> bbr' stock) | $(each when '> bbr' earlytune) | |"
 		echo "| default_qdisc fq at (s) | $(each when 'default_qdisc: .*> fq' stock) | $(each when 'default_qdisc: .*> fq' earlytune) | |"
 		echo "| eth0 qdisc fq at (s) | $(each when 'eth0 qdisc: .*fq' stock) | $(each when 'eth0 qdisc: .*fq' earlytune) | |"
+		echo "| host load average (1, 5, 15 min) at the boot's end | $(each hostload stock) | $(each hostload earlytune) | |"
 	done
 }
 if [ -n "${LOGS:-}" ]; then
@@ -383,6 +390,8 @@ for k in $kernels; do
 				-nic user,model=virtio-net-pci \
 				-drive file="$OUT/scratch.img",if=none,id=d1,format=raw,cache=unsafe \
 				-device virtio-blk-pci,drive=d1,num-queues=1,opt_io_size=4194304
+			# The host's load at the boot's end: what slowed the emulation (read-only).
+			echo "ETWORK host loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
 			bench_check "$k $m round $r" "$log" ETWORK || bad=1
 		done
 		r=$((r + 1))
