@@ -47,7 +47,8 @@ STORM=${STORM:-256}
 MID=vd$((NDISKS / 2)) # the one device of c.
 TAB=$'\t'
 
-die() { echo "bench/block.sh: $*" >&2; exit 1; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 [[ -x $ET ]] || die "$ET: not an executable (run make first)"
 ET=$(realpath "$ET")

@@ -22,7 +22,8 @@ REPS=${REPS:-3}
 NS=et-bench-$$
 TMP=$(mktemp -d /tmp/et-netbench.XXXXXX)
 trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
-die() { echo "bench/net.sh: $*" >&2; exit 1; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 [[ $(id -u) == 0 ]] || die "needs root (network namespaces)"
 cp "$ET" "$TMP/earlytune"
@@ -72,6 +73,7 @@ ip netns exec "$NS" bash "$TMP/inside.sh" "$TMP" "$REPS" >"$TMP/out" || { cat "$
 get() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/out"; }
 et=$(get earlytune) steady=$(get steady) loop=$(get loop) batch=$(get batch) check=$(get check)
 [[ $check == "$NIFS" ]] || die "FAIL: after earlytune apply, $check of $NIFS interfaces have the pfifo root"
+# not lib.sh's ratio: a bare number, for verdict
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 verdict() { awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = op == ">=" ? v >= l : v <= l; print ok ? "PASS" : "MISS" }'; }
 ms() { awk -v u="$1" 'BEGIN { printf "%.1f ms", u / 1000 }'; }

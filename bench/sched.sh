@@ -32,21 +32,15 @@ export LC_ALL=C
 RUNS=${RUNS:-3}
 LOOPS=${LOOPS:-15000}
 PROFILES=${PROFILES:-latency throughput}
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=$(realpath "${1:-$top/build}")
-ET=$build/earlytune
-ROOT=$build/boot/rootfs
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_paths "${1:-}"
 MOD=$ROOT/usr/lib/dracut/modules.d/98etbench
-
-die() { echo "bench/sched.sh: $*" >&2; exit 1; }
 # ---- report (LOGS=DIR: only this, from the guests' logs of an earlier run) ----
 
 field() { sed -n "s/.* $1=\\([0-9]*\\).*/\\1/p"; }
 # stats KERNEL MODE KEY → "median min max" over the runs
-stats() { tr -d '\r' <"$OUT/$1.log" | grep "^ETBENCH run=.* mode=$2 samples=" | field "$3" | sort -n |
-	awk '{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f %d %d\n", m, v[1], v[NR] }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
+stats() { tr -d '\r' <"$OUT/$1.log" | grep "^ETBENCH run=.* mode=$2 samples=" | field "$3" | bench_stats 0; }
 report() {
 	echo "earlytune [sched] benchmark — $ET"
 	echo "QEMU TCG guests, -smp 2, on a host with $(nproc) CPUs ($(uname -r)); per run: a SCHED_OTHER busy loop"
@@ -76,12 +70,10 @@ if [ -n "${LOGS:-}" ]; then
 	report
 	exit 0
 fi
-[ "$(id -u)" = 0 ] || die "needs root (chroot and dracut in the boot tests' root)"
-[ -x "$ET" ] || die "$ET: not an executable (run make first)"
-"$top/tests/boot/mkroot.sh" "$ROOT" || die "cannot build the Debian root (tests/boot/mkroot.sh)"
+bench_need_root
 OUT=$(mktemp -d /tmp/earlytune-bench-sched.XXXXXX)
 cleanup() {
-	for fs in dev sys proc; do umount "$ROOT/$fs" 2>/dev/null; done
+	bench_mounts off
 	rm -rf "$MOD" "$OUT"
 }
 trap cleanup EXIT
@@ -162,30 +154,16 @@ echo o >/proc/sysrq-trigger
 EOF
 chmod 0755 "$MOD/module-setup.sh" "$MOD/etbench.sh"
 
-kernels=${KERNELS:-$(cd "$ROOT/lib/modules" && ls | sort -V)}
-for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
-for k in $kernels; do
-	chroot "$ROOT" dracut -q --no-hostonly --force --omit earlytune --add etbench \
-		--add-drivers "virtio_pci virtio_blk" "/boot/et-bench-$k.img" "$k" >"$OUT/dracut-$k.log" 2>&1 ||
-		die "$k: dracut: $(tail -5 "$OUT/dracut-$k.log")"
-done
-for fs in dev sys proc; do umount "$ROOT/$fs"; done
-rm -f "$OUT/disk.img" && truncate -s 16M "$OUT/disk.img" && mkfs.ext4 -q -F "$OUT/disk.img"
+bench_images et-bench --omit earlytune --add etbench --add-drivers "virtio_pci virtio_blk"
 
 # ---- boots ---------------------------------------------------------------------
 
 bad=0
 for k in $kernels; do
-	t=$(date +%s)
-	timeout $((300 + RUNS * (2 + $(echo $PROFILES | wc -w)) * (LOOPS / 100 + 30))) \
-		qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
-		-serial "file:$OUT/$k.log" -kernel "$ROOT/boot/vmlinuz-$k" -initrd "$ROOT/boot/et-bench-$k.img" \
-		-append "console=ttyS0 panic=-1 root=/dev/vda rw quiet etbench.runs=$RUNS etbench.loops=$LOOPS etbench.profiles=$(echo $PROFILES | tr ' ' ,)" \
-		-drive file="$OUT/disk.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0 >/dev/null 2>&1
-	echo "# $k: guest ran $(($(date +%s) - t)) s"
+	bench_boot "$k" "$OUT/$k.log" "$k" et-bench $((300 + RUNS * (2 + $(echo $PROFILES | wc -w)) * (LOOPS / 100 + 30))) \
+		"etbench.runs=$RUNS etbench.loops=$LOOPS etbench.profiles=$(echo $PROFILES | tr ' ' ,)"
 	rm -f "$ROOT/boot/et-bench-$k.img"
-	grep -q ETBENCH-DONE "$OUT/$k.log" || { echo "$k: the guest did not finish:"; tail -30 "$OUT/$k.log"; bad=1; }
-	grep -q 'ETBENCH error' "$OUT/$k.log" && { grep -A5 'ETBENCH error' "$OUT/$k.log"; bad=1; }
+	bench_check "$k" "$OUT/$k.log" ETBENCH 5 || bad=1
 done
 report
 exit $bad

@@ -10,6 +10,9 @@
 #   "stock": earlytune=0 on the kernel command line (earlytune writes nothing)
 #   "earlytune": the same image, earlytune applying the profile at boot
 #
+# booted alternately, ROUNDS rounds per kernel (stock, earlytune, stock,
+# earlytune, …), so that a slow spell of the host falls on both modes alike.
+#
 # Each boot has a virtio NIC (QEMU user networking; earlytune gives it its
 # qdisc from udev) and a second virtio disk, vdb (a fresh sparse 4 GiB
 # scratch image per boot, one queue, opt_io_size 4 MiB, so the kernel's own
@@ -51,20 +54,25 @@
 # its "apply …: … in N ms" summary lines) and the kernel timestamps at which
 # bbr, default_qdisc fq and the NIC's fq were in force.
 #
-# Prints per kernel a markdown table, stock vs earlytune, medians with
-# [min..max] over the runs and earlytune/stock ratios, also written to
+# Prints per kernel a markdown table, stock vs earlytune: per cell the
+# median of the rounds' medians (a round's median: over its boot's runs),
+# [min..max] over every run of every round, each round's median, and the
+# earlytune/stock ratio of the medians; also written to
 # BUILD_DIR/bench/workload.md. Exit status 1 if a guest did not finish or a
-# run gave no result.
+# run gave no result. A boot takes 5-6 min here: ROUNDS=2 and both kernels,
+# about 45 min; ROUNDS=1 halves it.
 #
-# Environment: RUNS (3), TOUCHES (2000), LV_TOUCHES (500), NREPS (3), NSECS
-# (15), THP_MIB (128), KERNELS (every kernel of the root). LOGS=DIR reports
-# again from kept guest logs (KEEP=1 keeps them). Needs root (chroot, dracut
+# Environment: ROUNDS (2), RUNS (3), TOUCHES (2000), LV_TOUCHES (500), NREPS
+# (3), NSECS (15), THP_MIB (128), KERNELS (every kernel of the root).
+# LOGS=DIR reports again from kept guest logs (KEEP=1 keeps them; an earlier
+# run's KVER-MODE.log counts as one round). Needs root (chroot, dracut
 # in the boot tests' root, BUILD_DIR/boot/rootfs, built or completed by
 # tests/boot/mkroot.sh; iperf3 and ethtool are added here, only for this
 # bench; it carries earlytune's package and lvm2).
 # Noise: TCG on a shared host; read the spread before the ratios.
 set -u
 export LC_ALL=C
+ROUNDS=${ROUNDS:-2}
 RUNS=${RUNS:-3}
 TOUCHES=${TOUCHES:-2000}
 LV_TOUCHES=${LV_TOUCHES:-500}
@@ -72,58 +80,87 @@ NREPS=${NREPS:-3}
 NSECS=${NSECS:-15}
 THP_MIB=${THP_MIB:-128}
 MODES="stock earlytune"
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=$(realpath "${1:-$top/build}")
-ET=$build/earlytune
-ROOT=$build/boot/rootfs
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_paths "${1:-}"
 MOD=$ROOT/usr/lib/dracut/modules.d/98etwork
-
-die() { echo "bench/workload.sh: $*" >&2; exit 1; }
 
 # ---- report ----------------------------------------------------------------
 
-log() { tr -d '\r' <"$OUT/$1-$2.log"; }
+# Guest logs: KVER-MODE-ROUND.log (KVER-MODE.log: an earlier run's one round).
+# rounds KVER MODE → the mode's logs, round by round
+rounds() { (cd "$OUT" && ls "$1-$2.log" "$1-$2"-[0-9]*.log 2>/dev/null | sort -V | sed "s|^|$OUT/|"); }
+log() { tr -d '\r' <"$1"; }
 field() { sed -n "s/.* $1=\\([0-9.]*\\).*/\\1/p"; }
-# stats → "median min max" of the numbers on stdin, "- - -" without any
-stats() {
-	sort -g | awk 'function f(x) { return x >= 100 || x == int(x) ? sprintf("%.0f", x) : sprintf("%.1f", x) }
-		{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print f(m), f(v[1]), f(v[NR]) }'
+# runs LOG TEST KEY → the KEY of every ETWORK line of that test
+runs() { log "$1" | grep "^ETWORK run=.* test=$2 " | field "$3"; }
+# mode CMD ARGS… MODE → "median min max r1/r2/…": the median of the rounds'
+# medians, the extremes of every run of every round, each round's median
+# (CMD ARGS… LOG gives a round's numbers, one a line)
+mode() {
+	local m=${!#} f out meds='' all='' mm mn mx
+	set -- "${@:1:$#-1}"
+	for f in $(rounds "$k" "$m"); do
+		out=$("$@" "$f" | grep .)
+		meds+="$(printf '%s' "$out" | grep . | bench_stats | cut -d' ' -f1)"$'\n'
+		all+="$out"$'\n'
+	done
+	read -r mm _ _ <<<"$(grep -v '^-$' <<<"$meds" | grep . | bench_stats)"
+	read -r _ mn mx <<<"$(grep . <<<"$all" | bench_stats)"
+	echo "$mm $mn $mx $(grep . <<<"$meds" | paste -sd/)"
 }
-# runs KERNEL MODE TEST KEY → the KEY of every ETWORK line of that test
-runs() { log "$1" "$2" | grep "^ETWORK run=.* test=$3 " | field "$4"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
-# row LABEL CMD ARGS… — one table row: CMD KERNEL MODE ARGS… gives the numbers
+# cell "median min max r1/r2/…" → "median [min..max] (r1 / r2 …)"
+cell() {
+	local m mn mx rounds c
+	read -r m mn mx rounds <<<"$1"
+	c=$m; [ "$mn" != "$mx" ] && c="$m [$mn..$mx]"
+	case $rounds in */*) c="$c (${rounds//\// / })" ;; esac
+	echo "$c"
+}
+# row LABEL CMD ARGS… — one table row: CMD ARGS… MODE gives a mode's numbers
 row() {
 	local label=$1 s e
 	shift
-	read -r s0 s1 s2 <<<"$("$@" stock | stats)"
-	read -r e0 e1 e2 <<<"$("$@" earlytune | stats)"
-	s="$s0"; [ "$s1" != "$s2" ] && s="$s0 [$s1..$s2]"
-	e="$e0"; [ "$e1" != "$e2" ] && e="$e0 [$e1..$e2]"
-	echo "| $label | $s | $e | $(ratio "$e0" "$s0") |"
+	s=$(mode "$@" stock) e=$(mode "$@" earlytune)
+	echo "| $label | $(cell "$s") | $(cell "$e") | $(ratio "${e%% *}" "${s%% *}") |"
 }
-# t TEST KEY MODE: the test's KEY for kernel $k (row passes MODE last)
-t() { runs "$k" "$3" "$1" "$2"; }
-# per TEST MODE: KiB read from vdb per touch
-per() { log "$k" "$2" | grep "^ETWORK run=.* test=$1 " | awk '{ for (f = 1; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+# t TEST KEY LOG: the test's KEY in that round (row passes the log last)
+t() { runs "$3" "$1" "$2"; }
+# per TEST LOG: KiB read from vdb per touch
+per() { log "$2" | grep "^ETWORK run=.* test=$1 " | awk '{ for (f = 1; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
 	if (v["touches"] > 0) printf "%.0f\n", v["kib"] / v["touches"] }'; }
-mib() { runs "$k" "$2" "$1" kib | awk '{ printf "%.0f\n", $1 / 1024 }'; }
+mib() { runs "$2" "$1" kib | awk '{ printf "%.0f\n", $1 / 1024 }'; }
+# each CMD ARGS… MODE → CMD ARGS… LOG of each round of the mode, joined by " / "
+each() {
+	local m=${!#} f out=
+	set -- "${@:1:$#-1}"
+	for f in $(rounds "$k" "$m"); do out="$out / $("$@" "$f")"; done
+	echo "${out# / }"
+}
 # earlytune's own time in the boot: the sum of its summary lines before the workloads
-bootms() { log "$k" "$1" | sed -n 's/^ETWORK kmsg: .*earlytune: apply.* in \([0-9.]*\) ms$/\1/p' |
+bootms() { log "$1" | sed -n 's/^ETWORK kmsg: .*earlytune: apply.* in \([0-9.]*\) ms$/\1/p' |
 	awk '{ s += $1 } END { if (NR) printf "%.0f (%d runs)\n", s, NR; else print "none" }'; }
-# at PATTERN MODE → the kernel timestamp (s) of earlytune's first log line matching PATTERN
-at() { log "$k" "$2" | sed -n "s/^ETWORK kmsg: \\[ *\\([0-9.]*\\)\\] earlytune: .*$1.*/\\1/p" | head -1; }
+# at PATTERN LOG → the kernel timestamp (s) of earlytune's first log line matching PATTERN
+at() { log "$2" | sed -n "s/^ETWORK kmsg: \\[ *\\([0-9.]*\\)\\] earlytune: .*$1.*/\\1/p" | head -1; }
 when() { local v; v=$(at "$1" "$2"); [ -n "$v" ] && printf '%.2f\n' "$v" || echo never; }
-values() { log "$k" "$1" | sed -n "s/^ETWORK $2 //p" | head -1 | sed 's/eth0_qdisc= /eth0_qdisc=noop /; s/eth0_qdisc=$/eth0_qdisc=noop/'; }
+values() { log "$2" | sed -n "s/^ETWORK $1 //p" | head -1 | sed 's/eth0_qdisc= /eth0_qdisc=noop /; s/eth0_qdisc=$/eth0_qdisc=noop/'; }
 # the sender socket's congestion control, from ss -ti during the first run per loss setting
-sscc() { log "$k" "$1" | sed -n 's/^ETWORK ss loss=\([01]\): /\1 % loss: /p' | tr '\n' ';'; }
+sscc() { log "$1" | sed -n 's/^ETWORK ss loss=\([01]\): /\1 % loss: /p' | tr '\n' ';'; }
+changed() { log "$1" | grep -c '^ETWORK status:   changed'; }
+hostload() { local v; v=$(log "$1" | sed -n 's/^ETWORK host loadavg //p' | head -1); echo "${v:--}"; }
 report() {
+	local first n
+	first=$(cd "$OUT" && ls [0-9]*-stock*.log | head -1)
+	n=$(echo "$kernels" | head -1)
+	n=$(rounds "$n" stock | wc -l)
+	[ "$n" -gt 1 ] && set -- several
 	echo "# earlytune workload benchmark"
 	echo
-	echo "$ET; QEMU $(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p'), software emulation (TCG), -smp 2, 1 GiB,"
-	echo "on a host with $(nproc) CPUs ($(uname -r)), $(date -u -r "$OUT/$(cd "$OUT" && ls [0-9]*-stock.log | head -1)" +%Y-%m-%d). Medians [min..max] over the runs;"
-	echo "ratio: earlytune/stock. rand/lv: random 4 KiB mmap touches of vdb / of an LV on it;"
+	echo "$ET; QEMU $(bench_qemu_version), software emulation (TCG), -smp 2, 1 GiB,"
+	echo "on a host with $(nproc) CPUs ($(uname -r)), $(date -u -r "$OUT/$first" +%Y-%m-%d). $n round(s) per kernel,"
+	echo "each a stock boot then an earlytune boot. Per cell: the median of the rounds' medians"
+	echo "[min..max of every run of every round] (each round's median, when more than one);"
+	echo "ratio: earlytune/stock of the medians. rand/lv: random 4 KiB mmap touches of vdb / of an LV on it;"
 	echo "seq: dd bs=64k 512 MiB; net: iperf3 through netem 2x25 ms, 100 Mbit/s, Mbit/s at the receiver;"
 	echo "thp: first writes to fresh anonymous memory after fragmenting free memory."
 	for k in $kernels; do
@@ -131,10 +168,16 @@ report() {
 		echo "## $k"
 		echo
 		for m in $MODES; do
-			echo "- $m: $(values "$m" values)"
-			echo "  LV: $(values "$m" lv); sender: $(values "$m" sender); ss -ti: $(sscc "$m")"
-			echo "  before the THP probe: $(values "$m" thp)"
-			echo "  earlytune changed $(log "$k" "$m" | grep -c '^ETWORK status:   changed') items"
+			# the first round whose guest got as far as the workloads
+			f=/dev/null n=0 i=0
+			for g in $(rounds "$k" "$m"); do
+				i=$((i + 1))
+				grep -q '^ETWORK values' "$g" && { f=$g n=$i; break; }
+			done
+			echo "- $m${1:+ (round $n)}: $(values values "$f")"
+			echo "  LV: $(values lv "$f"); sender: $(values sender "$f"); ss -ti: $(sscc "$f")"
+			echo "  before the THP probe: $(values thp "$f")"
+			echo "  earlytune changed $(each changed "$m") items"
 		done
 		echo
 		echo "| $k | stock | earlytune | ratio |"
@@ -155,30 +198,29 @@ report() {
 		row "thp fault max µs" t thp max_us
 		row "thp fault p99 µs" t thp p99_us
 		row "thp huge pages faulted" t thp thp_alloc
-		echo "| earlytune's own time in the boot, ms | $(bootms stock) | $(bootms earlytune) | |"
-		echo "| bbr in force at (s after kernel start) | $(when '> bbr' stock) | $(when '> bbr' earlytune) | |"
-		echo "| default_qdisc fq at (s) | $(when 'default_qdisc: .*> fq' stock) | $(when 'default_qdisc: .*> fq' earlytune) | |"
-		echo "| eth0 qdisc fq at (s) | $(when 'eth0 qdisc: .*fq' stock) | $(when 'eth0 qdisc: .*fq' earlytune) | |"
+		echo "| earlytune's own time in the boot, ms | $(each bootms stock) | $(each bootms earlytune) | |"
+		echo "| bbr in force at (s after kernel start) | $(each when '> bbr' stock) | $(each when '> bbr' earlytune) | |"
+		echo "| default_qdisc fq at (s) | $(each when 'default_qdisc: .*> fq' stock) | $(each when 'default_qdisc: .*> fq' earlytune) | |"
+		echo "| eth0 qdisc fq at (s) | $(each when 'eth0 qdisc: .*fq' stock) | $(each when 'eth0 qdisc: .*fq' earlytune) | |"
+		echo "| host load average (1, 5, 15 min) at the boot's end | $(each hostload stock) | $(each hostload earlytune) | |"
 	done
 }
 if [ -n "${LOGS:-}" ]; then
 	OUT=$LOGS
-	kernels=$(cd "$OUT" && ls [0-9]*-stock.log | sed 's/-stock\.log$//' | sort -V)
+	kernels=$(cd "$OUT" && ls [0-9]*-stock*.log | sed -E 's/-stock(-[0-9]+)?\.log$//' | sort -uV)
 	report
 	exit 0
 fi
-[ "$(id -u)" = 0 ] || die "needs root (chroot and dracut in the boot tests' root)"
-[ -x "$ET" ] || die "$ET: not an executable (run make first)"
-"$top/tests/boot/mkroot.sh" "$ROOT" || die "cannot build the Debian root (tests/boot/mkroot.sh)"
+bench_need_root
 # Only for this bench: the boot tests' root (make check) does without them.
 need=
 for p in iperf3 ethtool lvm2; do chroot "$ROOT" dpkg -s $p >/dev/null 2>&1 || need="$need $p"; done
 if [ -n "$need" ]; then
-	for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
+	bench_mounts on
 	rc=0
 	chroot "$ROOT" sh -c "export DEBIAN_FRONTEND=noninteractive
 		apt-get install -y -q --no-install-recommends $need && apt-get clean" >>"$ROOT.log" 2>&1 || rc=$?
-	for fs in dev sys proc; do umount "$ROOT/$fs"; done
+	bench_mounts off
 	[ "$rc" = 0 ] || die "cannot install$need in the root (see $ROOT.log)"
 fi
 [ -x "$ROOT/usr/sbin/earlytune" ] && [ -d "$ROOT/usr/lib/dracut/modules.d/50earlytune" ] ||
@@ -190,7 +232,7 @@ cp -a "$ROOT/usr/sbin/earlytune" "$OUT/earlytune.root"
 [ -d "$ROOT/etc/earlytune.d" ] && mv "$ROOT/etc/earlytune.d" "$OUT/earlytune.d.root"
 [ -e "$ROOT/etc/earlytune.conf" ] && mv "$ROOT/etc/earlytune.conf" "$OUT/earlytune.conf.root"
 cleanup() {
-	for fs in dev sys proc; do umount "$ROOT/$fs" 2>/dev/null; done
+	bench_mounts off
 	cp -a "$OUT/earlytune.root" "$ROOT/usr/sbin/earlytune"
 	[ -d "$OUT/earlytune.d.root" ] && mv "$OUT/earlytune.d.root" "$ROOT/etc/earlytune.d"
 	[ -e "$OUT/earlytune.conf.root" ] && mv "$OUT/earlytune.conf.root" "$ROOT/etc/earlytune.conf"
@@ -329,36 +371,30 @@ echo o >/proc/sysrq-trigger
 EOF
 chmod 0755 "$MOD/module-setup.sh" "$MOD/etwork.sh"
 
-kernels=${KERNELS:-$(cd "$ROOT/lib/modules" && ls | sort -V)}
-for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
-for k in $kernels; do
-	chroot "$ROOT" dracut -q --no-hostonly --force --add "earlytune etwork" \
-		--add-drivers "virtio_pci virtio_blk virtio_net" "/boot/et-work-$k.img" "$k" >"$OUT/dracut-$k.log" 2>&1 ||
-		die "$k: dracut: $(tail -5 "$OUT/dracut-$k.log")"
-done
-for fs in dev sys proc; do umount "$ROOT/$fs"; done
-rm -f "$OUT/root.img" && truncate -s 16M "$OUT/root.img" && mkfs.ext4 -q -F "$OUT/root.img"
+bench_images et-work --add "earlytune etwork" --add-drivers "virtio_pci virtio_blk virtio_net"
 
-# ---- boots ---------------------------------------------------------------------
+# ---- boots: stock and earlytune alternately, ROUNDS times per kernel ------------
 
 bad=0
 for k in $kernels; do
-	for m in $MODES; do
-		et=; [ "$m" = stock ] && et=earlytune=0
-		# A fresh scratch disk: the LV is created in each boot.
-		rm -f "$OUT/scratch.img" && truncate -s 4G "$OUT/scratch.img"
-		t=$(date +%s)
-		timeout $((600 + RUNS * (TOUCHES / 10 + LV_TOUCHES / 10 + 120) + 2 * NREPS * (NSECS + 60))) \
-			qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
-			-serial "file:$OUT/$k-$m.log" -kernel "$ROOT/boot/vmlinuz-$k" -initrd "$ROOT/boot/et-work-$k.img" \
-			-append "console=ttyS0 panic=-1 root=/dev/vda rw quiet printk.time=1 $et etwork.mode=$m etwork.runs=$RUNS etwork.touches=$TOUCHES etwork.lvtouches=$LV_TOUCHES etwork.nreps=$NREPS etwork.nsecs=$NSECS etwork.thpmib=$THP_MIB" \
-			-nic user,model=virtio-net-pci \
-			-drive file="$OUT/root.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0 \
-			-drive file="$OUT/scratch.img",if=none,id=d1,format=raw,cache=unsafe \
-			-device virtio-blk-pci,drive=d1,num-queues=1,opt_io_size=4194304 >/dev/null 2>&1
-		echo "# $k $m: guest ran $(($(date +%s) - t)) s"
-		grep -q ETWORK-DONE "$OUT/$k-$m.log" || { echo "$k $m: the guest did not finish:"; tail -30 "$OUT/$k-$m.log"; bad=1; }
-		grep -q 'ETWORK error' "$OUT/$k-$m.log" && { grep 'ETWORK error' "$OUT/$k-$m.log"; bad=1; }
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		for m in $MODES; do
+			et=; [ "$m" = stock ] && et=earlytune=0
+			log=$OUT/$k-$m-$r.log
+			# A fresh scratch disk: the LV is created in each boot.
+			rm -f "$OUT/scratch.img" && truncate -s 4G "$OUT/scratch.img"
+			bench_boot "$k $m round $r" "$log" "$k" et-work \
+				$((600 + RUNS * (TOUCHES / 10 + LV_TOUCHES / 10 + 120) + 2 * NREPS * (NSECS + 60))) \
+				"printk.time=1 $et etwork.mode=$m etwork.runs=$RUNS etwork.touches=$TOUCHES etwork.lvtouches=$LV_TOUCHES etwork.nreps=$NREPS etwork.nsecs=$NSECS etwork.thpmib=$THP_MIB" \
+				-nic user,model=virtio-net-pci \
+				-drive file="$OUT/scratch.img",if=none,id=d1,format=raw,cache=unsafe \
+				-device virtio-blk-pci,drive=d1,num-queues=1,opt_io_size=4194304
+			# The host's load at the boot's end: what slowed the emulation (read-only).
+			echo "ETWORK host loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
+			bench_check "$k $m round $r" "$log" ETWORK || bad=1
+		done
+		r=$((r + 1))
 	done
 done
 mkdir -p "$build/bench"

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
+#
+# bench/lib.sh — sourced (bash) by the benchmarks: the numbers' formatting,
+# and for the QEMU benchmarks (bench/sched.sh, bench/workload.sh) the boot
+# tests' root, its dracut images and the guests' boots and logs.
+#
+# The QEMU part reads what bench_paths sets, OUT (the run's directory: guest
+# logs, disks) and kernels (the kernel versions to boot).
+
+die() { echo "bench/${0##*/}: $*" >&2; exit 1; }
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# bench_paths [BUILD_DIR]: build (top/build by default), ET (the binary under
+# test) and ROOT (the boot tests' root, a build product)
+bench_paths() {
+	build=$(realpath "${1:-$top/build}")
+	ET=$build/earlytune
+	ROOT=$build/boot/rootfs
+}
+
+# ---- numbers ---------------------------------------------------------------
+
+# bench_stats [DIGITS] → "median min max" of the numbers on stdin, "- - -"
+# without any. Without DIGITS, whole numbers and those >= 100 print without
+# decimals, others with one; with DIGITS, every number with that many.
+bench_stats() {
+	sort -g | awk -v d="${1:-}" '
+		function f(x) { if (d != "") return sprintf("%." d "f", x)
+			return x >= 100 || x == int(x) ? sprintf("%.0f", x) : sprintf("%.1f", x) }
+		{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print f(m), f(v[1]), f(v[NR]) }'
+}
+# ratio A B → "A/Bx" with two decimals, "-" when either is missing or B is 0
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2fx", a / b }'; }
+
+# ---- QEMU guests of the boot tests' root -------------------------------------
+
+# Root, this build's binary and the Debian root with its kernels (built or
+# completed by tests/boot/mkroot.sh).
+bench_need_root() {
+	[ "$(id -u)" = 0 ] || die "needs root (chroot and dracut in the boot tests' root)"
+	[ -x "$ET" ] || die "$ET: not an executable (run make first)"
+	"$top/tests/boot/mkroot.sh" "$ROOT" || die "cannot build the Debian root (tests/boot/mkroot.sh)"
+}
+# bench_mounts on|off: the host's /proc, /sys and /dev in the root, for chroot
+bench_mounts() {
+	local fs
+	if [ "$1" = on ]; then
+		for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
+	else
+		for fs in dev sys proc; do umount "$ROOT/$fs" 2>/dev/null; done
+	fi
+}
+# bench_images NAME DRACUT_ARGS…: sets kernels (KERNELS, else every kernel
+# of the root), builds /boot/NAME-KVER.img in the root for each, and the
+# guests' root disk ($OUT/root.img: an empty ext4, never mounted, for
+# root=/dev/vda)
+bench_images() {
+	local name=$1 k
+	shift
+	kernels=${KERNELS:-$(cd "$ROOT/lib/modules" && ls | sort -V)}
+	bench_mounts on
+	for k in $kernels; do
+		chroot "$ROOT" dracut -q --no-hostonly --force "$@" "/boot/$name-$k.img" "$k" >"$OUT/dracut-$k.log" 2>&1 ||
+			{ bench_mounts off; die "$k: dracut: $(tail -5 "$OUT/dracut-$k.log")"; }
+	done
+	bench_mounts off
+	rm -f "$OUT/root.img" && truncate -s 16M "$OUT/root.img" && mkfs.ext4 -q -F "$OUT/root.img"
+}
+# bench_boot LABEL LOG KVER IMAGE SECONDS CMDLINE [QEMU_ARGS…]: one guest
+# under software emulation (-smp 2, 1 GiB), its console to LOG, at most
+# SECONDS; its guest's dracut hook powers it off when done.
+bench_boot() {
+	local label=$1 log=$2 k=$3 img=$4 secs=$5 cmdline=$6 t
+	shift 6
+	t=$(date +%s)
+	timeout "$secs" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
+		-serial "file:$log" -kernel "$ROOT/boot/vmlinuz-$k" -initrd "$ROOT/boot/$img-$k.img" \
+		-append "console=ttyS0 panic=-1 root=/dev/vda rw quiet $cmdline" \
+		-drive file="$OUT/root.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0 "$@" >/dev/null 2>&1
+	echo "# $label: guest ran $(($(date +%s) - t)) s"
+}
+# bench_check LABEL LOG TAG [CONTEXT]: 1, and the why, when the guest did not
+# print TAG-DONE or printed a "TAG error" line (CONTEXT lines after each)
+bench_check() {
+	local bad=0
+	grep -q "$3-DONE" "$2" || { echo "$1: the guest did not finish:"; tail -30 "$2"; bad=1; }
+	grep -q "$3 error" "$2" && { grep ${4:+-A"$4"} "$3 error" "$2"; bad=1; }
+	return $bad
+}
+bench_qemu_version() { qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p'; }
