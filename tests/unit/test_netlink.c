@@ -1810,6 +1810,38 @@ static void test_dump_reply(void **state)
 	assert_int_equal(st, 0);
 }
 
+/* A get's answers come before its ACK: each goes to fn once, one fn
+ * refuses fails its request (the ACK's 0 does not hide it), and an answer
+ * to no request of the batch, or after its ACK, goes nowhere. */
+static void test_get_reply(void **state)
+{
+	struct nfx *x = *state;
+	struct nl_result res[3] = { { 0 } };
+	struct rb r = { 0 };
+	struct mb m;
+	int n = 0;
+
+	qdisc_msg(&m, 10, 1, "mq");
+	rb_add(&r, &m, true);
+	mb_ack(&m, 10, 0);
+	rb_add(&r, &m, true);
+	qdisc_msg(&m, 10, 1, "pfifo"); /* after its ACK */
+	rb_add(&r, &m, true);
+	qdisc_msg(&m, 11, 2, NULL); /* no TCA_KIND: the parser refuses it */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 11, 0);
+	rb_add(&r, &m, true);
+	qdisc_msg(&m, 13, 3, "pfifo"); /* past the batch */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 12, -ENOENT);
+	rb_add(&r, &m, true);
+	assert_int_equal(nl_get_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 10, 3, res, parse_qdisc_msg, &n), 3);
+	assert_int_equal(n, 2);
+	assert_int_equal(res[0].err, 0);
+	assert_int_equal(res[1].err, -EBADMSG);
+	assert_int_equal(res[2].err, -ENOENT);
+}
+
 /* A dump the kernel gave up on, or marked inconsistent, or that holds a
  * message no parser takes, is an error: never a shorter list read as absent. */
 static void test_bug_dump_failure_is_not_absence(void **state)
@@ -2802,6 +2834,7 @@ static const struct CMUnitTest tests[] = {
 	NFX_TEST(test_walk_bad_lengths),
 	NFX_TEST(test_ack_reply),
 	NFX_TEST(test_error_inner_length_wraps),
+	NFX_TEST(test_get_reply),
 	NFX_TEST(test_dump_reply),
 	NFX_TEST(test_bug_dump_failure_is_not_absence),
 	NFX_TEST(test_parse_attr_unaligned_last),
