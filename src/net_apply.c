@@ -301,8 +301,7 @@ static int read_records(struct ctx *c, struct nl *nl, struct item **items, size_
 }
 
 /* After handing back, the qdiscs again: the links stay as read. */
-static int reread_records(struct ctx *c, struct nl *nl, struct item **items, size_t n, const struct links *ls,
-			  struct qdiscs *qs)
+static int reread_records(struct ctx *c, struct nl *nl, const struct links *ls, struct qdiscs *qs)
 {
 	int r = 0;
 
@@ -344,7 +343,7 @@ int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, s
 	if (r >= 0 && d >= 0) {
 		flush(&s);
 		qs.n = 0;
-		d = s.lost ? s.lost : reread_records(c, &s.nl, items, n, &ls, &qs);
+		d = s.lost ? s.lost : reread_records(c, &s.nl, &ls, &qs);
 	}
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct item *it = items[i];
