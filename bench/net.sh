@@ -10,6 +10,13 @@
 #      originals recorded)
 #   b. a shell loop of `tc qdisc replace dev vN root pfifo limit 100`
 #   c. `tc -batch` with the same 1,000 lines
+#   d. the udev path against the size of the host: `apply --ifindex` of v0
+#      in namespaces of CURVE ("1 100 NIFS") veth pairs, every v* applied
+#      and recorded first; first apply (v0 back to the kernel's root, its
+#      record forgotten, as udev's add of a new interface finds it) and
+#      steady state: wall median of CURVE_REPS (20), instructions
+#      (callgrind), netlink calls (strace). Its cost must not grow with the
+#      interfaces of the host (issue 14: it dumped every link and qdisc).
 #
 # This kernel has no sch_fq: pfifo takes the same code path. Every run starts
 # from the kernel's default roots. Prints medians and ratios; exit 0 unless
@@ -19,9 +26,11 @@ set -euo pipefail
 ET=$(realpath "${1:-build/earlytune}")
 NIFS=${NIFS:-1000}
 REPS=${REPS:-3}
+CURVE=${CURVE:-"1 100 $NIFS"}
+CURVE_REPS=${CURVE_REPS:-20}
 NS=et-bench-$$
 TMP=$(mktemp -d /tmp/et-netbench.XXXXXX)
-trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'ip netns del "$NS" 2>/dev/null; for n in $CURVE; do ip netns del "$NS-$n" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -70,6 +79,49 @@ time_it batch tc -batch "$tmp/tc.batch"
 reset
 INSIDE
 ip netns exec "$NS" bash "$TMP/inside.sh" "$TMP" "$REPS" >"$TMP/out" || { cat "$TMP/out"; die "FAIL: a measured command failed"; }
+ip netns del "$NS"
+
+# d. inside a namespace of N pairs: "first|steady WALL_US INSTRUCTIONS RECVMSG SENDTO".
+cat >"$TMP/curve.sh" <<'CURVE'
+set -eu
+tmp=$1 reps=$2
+rm -rf "$tmp/cstate" && mkdir "$tmp/cstate"
+mount --bind "$tmp/cstate" /run/earlytune
+"$tmp/earlytune" apply --only net --profile none --config "$tmp/net.conf" >/dev/null
+idx=$(cat /sys/class/net/v0/ifindex)
+one=("$tmp/earlytune" apply --only net --profile none --config "$tmp/net.conf" --ifindex "$idx")
+reset() { tc qdisc del dev v0 root 2>/dev/null || true; "$tmp/earlytune" forget --ifindex "$idx" >/dev/null 2>&1; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+for mode in first steady; do
+	wall=$(for ((k = 0; k < reps; k++)); do
+		[[ $mode == first ]] && reset
+		t0=${EPOCHREALTIME/./}
+		"${one[@]}" >/dev/null
+		t1=${EPOCHREALTIME/./}
+		echo $((t1 - t0))
+	done | median)
+	ir=- calls="- -"
+	if command -v valgrind >/dev/null; then
+		[[ $mode == first ]] && reset
+		ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "${one[@]}" 2>&1 >/dev/null |
+			sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+	fi
+	if command -v strace >/dev/null; then
+		[[ $mode == first ]] && reset
+		strace -f -qq -o "$tmp/nltrace" -e trace=sendto,sendmsg,recvmsg "${one[@]}" >/dev/null
+		calls="$(grep -c '^[0-9]* *recvmsg(' "$tmp/nltrace") $(grep -cE '^[0-9]* *send(to|msg)\(' "$tmp/nltrace")"
+	fi
+	echo "$mode $wall $ir $calls"
+done
+tc qdisc show dev v0 | grep -q 'qdisc pfifo e7e[89]: root .* limit 100p' || { echo "v0 not tuned" >&2; exit 1; }
+CURVE
+for n in $CURVE; do
+	ip netns add "$NS-$n"
+	head -n "$n" "$TMP/links" | ip -n "$NS-$n" -batch -
+	ip netns exec "$NS-$n" bash "$TMP/curve.sh" "$TMP" "$CURVE_REPS" | sed "s/^/$n /" >>"$TMP/curve" ||
+		die "FAIL: the --ifindex apply in the namespace of $n pairs"
+	ip netns del "$NS-$n"
+done
 get() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/out"; }
 et=$(get earlytune) steady=$(get steady) loop=$(get loop) batch=$(get batch) check=$(get check)
 [[ $check == "$NIFS" ]] || die "FAIL: after earlytune apply, $check of $NIFS interfaces have the pfifo root"
@@ -88,8 +140,19 @@ printf '%-58s %12s\n' "   earlytune apply --only net (steady state, one run)" "$
 printf '%-58s %12s\n' "b. loop of tc qdisc replace" "$(ms "$loop")"
 printf '%-58s %12s\n' "c. tc -batch" "$(ms "$batch")"
 echo
+echo "d. apply --ifindex of v0 against the size of the host (every v* applied and recorded; wall median of $CURVE_REPS)"
+printf '%-8s %-7s %12s %14s %9s %9s\n' PAIRS RUN WALL INSTRUCTIONS RECVMSG SENDS
+while read -r n mode wall ir rcv snd; do
+	printf '%-8s %-7s %12s %14s %9s %9s\n' "$n" "$mode" "$(ms "$wall")" "$ir" "$rcv" "$snd"
+done <"$TMP/curve"
+echo
 r_loop=$(ratio "$loop" "$et")
 r_batch=$(ratio "$et" "$batch")
 printf '%-50s %12s %12s %6s\n' TARGET MEASURED GOAL RESULT
 printf '%-50s %12s %12s %6s\n' "speed-up over the tc loop" "${r_loop}x" ">= 20x" "$(verdict "$r_loop" ">=" 20)"
 printf '%-50s %12s %12s %6s\n' "time relative to tc -batch" "${r_batch}x" "<= 1.5x" "$(verdict "$r_batch" "<=" 1.5)"
+first_n=${CURVE%% *} last_n=${CURVE##* }
+calls() { awk -v n="$1" '$1 == n && $2 == "steady" { print $5 + $6 }' "$TMP/curve"; }
+c1=$(calls "$first_n") c2=$(calls "$last_n")
+printf '%-50s %12s %12s %6s\n' "d. netlink calls, steady, $last_n pairs / $first_n" "$c2 / $c1" "equal" \
+	"$([[ $c1 == "$c2" ]] && echo PASS || echo MISS)"

@@ -138,13 +138,32 @@ static size_t load_modules(struct ctx *c, struct plan *p)
 	return nreq;
 }
 
+static bool scoped(const struct ctx *c)
+{
+	return c->ifindex || c->iface;
+}
+
+/* What the applied items' interfaces have now: a run about one interface
+ * asks for its qdiscs alone, any other takes the dump. */
+static int read_back(struct ctx *c, struct plan *p, struct nl *nl, struct qdiscs *qs)
+{
+	int r = 0;
+
+	if (!scoped(c))
+		return net_dump_qdiscs(nl, qs);
+	for (size_t i = 0; r >= 0 && i < p->n; i++)
+		if (to_apply(&p->v[i]))
+			r = net_get_qdiscs(nl, p->v[i].ifindex, p->v[i].ntx, qs);
+	return r;
+}
+
 /* Every item gets its own result: a refused request, a failed round or a
  * dump that cannot be read back fail that item, never another. */
 static void apply_results(struct ctx *c, struct plan *p, const struct netconf *nc, struct sender *s,
 			  const size_t *first, const size_t *count, int r)
 {
 	struct qdiscs qs = { 0 };
-	int d = r < 0 ? r : s->lost ? s->lost : net_dump_qdiscs(&s->nl, &qs);
+	int d = r < 0 ? r : s->lost ? s->lost : read_back(c, p, &s->nl, &qs);
 
 	for (size_t i = 0; i < p->n; i++) {
 		struct item *it = &p->v[i];
@@ -259,6 +278,40 @@ static void revert_check(struct item *it, const struct qdiscs *qs, const char *v
 			  now, value);
 }
 
+/* The links and qdiscs of the records' interfaces: a run about one
+ * interface asks for each alone, any other takes the dumps. */
+static int read_records(struct ctx *c, struct nl *nl, struct item **items, size_t n, struct links *ls,
+			struct qdiscs *qs)
+{
+	int r;
+
+	if (!scoped(c))
+		return net_dump_all(nl, ls, qs);
+	r = nl_open(nl);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		int ifindex = record_ifindex(items[i]->setting, items[i]->path);
+		bool seen = false;
+
+		for (size_t k = 0; k < ls->n && !seen; k++)
+			seen = ls->v[k].ifindex == ifindex;
+		if (ifindex && !seen)
+			r = net_get_iface(nl, ifindex, NULL, ls, qs);
+	}
+	return r;
+}
+
+/* After handing back, the qdiscs again: the links stay as read. */
+static int reread_records(struct ctx *c, struct nl *nl, const struct links *ls, struct qdiscs *qs)
+{
+	int r = 0;
+
+	if (!scoped(c))
+		return net_dump_qdiscs(nl, qs);
+	for (size_t k = 0; r >= 0 && k < ls->n; k++)
+		r = net_get_qdiscs(nl, ls->v[k].ifindex, ls->v[k].num_tx, qs);
+	return r;
+}
+
 /* Deleting our root hands the device back to the kernel, which attaches its
  * default (handle 0, the default qdisc, mq on multiqueue) — the state we found.
  * Each item gets its own result; only -ENOMEM and -EXDEV (not the running
@@ -274,7 +327,7 @@ int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, s
 	if (r >= 0 && !c->root.is_host)
 		r = -EXDEV;
 	if (r >= 0)
-		d = net_dump_all(&s.nl, &ls, &qs);
+		d = read_records(c, &s.nl, items, n, &ls, &qs);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		const struct nl_qdisc *root = NULL;
 
@@ -290,7 +343,7 @@ int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, s
 	if (r >= 0 && d >= 0) {
 		flush(&s);
 		qs.n = 0;
-		d = s.lost ? s.lost : net_dump_qdiscs(&s.nl, &qs);
+		d = s.lost ? s.lost : reread_records(c, &s.nl, &ls, &qs);
 	}
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct item *it = items[i];

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * What the kernel has: its links and qdiscs dumped over rtnetlink (sorted by
- * interface, so each costs a binary search), described as "mq fq", and
- * whether they hold what [net] asks for; an interface's index from sysfs.
+ * interface, so each costs a binary search), or one interface's asked for
+ * one by one (a udev run must not cost more on a host with more
+ * interfaces); described as "mq fq", and whether they hold what [net]
+ * asks for; an interface's index from sysfs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -264,5 +266,123 @@ int net_dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs)
 		r = dump(nl, RTM_GETLINK, add_link, ls, &ls->n);
 	if (r >= 0)
 		r = net_dump_qdiscs(nl, qs);
+	return r;
+}
+
+/* ---- one interface: get requests, never a dump ------------------------------- */
+
+/* Get requests per sendmsg: every answer and its ACK wait in the receive
+ * buffer until read (rmem_default is 208 KiB). */
+#define GET_REQS 50
+
+struct got {
+	struct links *ls;
+	struct qdiscs *qs;
+};
+
+static int add_answer(const struct nlmsghdr *h, void *data)
+{
+	struct got *g = data;
+
+	return h->nlmsg_type == RTM_NEWLINK && g->ls ? add_link(h, g->ls) : add_qdisc(h, g->qs);
+}
+
+/* Sends the batch; a request answered with absent (the errno the kernel
+ * gives when there is no such interface or qdisc) adds nothing, any other
+ * error is the round's. */
+static int get_round(struct nl *nl, struct nl_batch *b, struct got *g, int absent)
+{
+	struct nl_result res[GET_REQS];
+	unsigned n = b->count;
+	int r = nl_send_gets(nl, b, res, add_answer, g);
+
+	for (unsigned i = 0; r >= 0 && i < n; i++)
+		if (res[i].err && res[i].err != absent && res[i].err != -ENODEV)
+			r = res[i].err;
+	return r;
+}
+
+/* The qdisc under each parent handle | 1..ntx: an mq's children, by queue. */
+static int get_children(struct nl *nl, struct nl_batch *b, int ifindex, uint32_t handle, unsigned ntx,
+			struct qdiscs *qs)
+{
+	struct got g = { NULL, qs };
+	int r = 0;
+
+	for (unsigned k = 1; r >= 0 && k <= ntx; k++) {
+		r = nl_put_get(b, ++nl->seq, RTM_GETQDISC, ifindex, NULL, TC_H_MAKE(handle, k));
+		if (r >= 0 && (b->count == GET_REQS || k == ntx))
+			r = get_round(nl, b, &g, -ENOENT);
+	}
+	b->len = b->count = 0;
+	return r;
+}
+
+/* The children of the kernel's own mq (handle 0) answer no get: the kernel
+ * finds a parent by its handle, and 0 is none. Only the dump lists them. */
+static int dump_one(struct nl *nl, int ifindex, struct qdiscs *qs)
+{
+	struct qdiscs all = { 0 };
+	int r = net_dump_qdiscs(nl, &all);
+
+	for (size_t i = 0; r >= 0 && i < all.n; i++)
+		if (all.v[i].ifindex == ifindex && all.v[i].parent != TC_H_ROOT) {
+			r = grow((void **)&qs->v, &qs->cap, qs->n, sizeof(*qs->v));
+			if (r >= 0)
+				qs->v[qs->n++] = all.v[i];
+		}
+	free(all.v);
+	return r;
+}
+
+static int get_qdiscs(struct nl *nl, struct nl_batch *b, int ifindex, unsigned ntx, struct qdiscs *qs)
+{
+	struct got g = { NULL, qs };
+	size_t had = qs->n;
+	uint32_t handle;
+	int r = nl_put_get(b, ++nl->seq, RTM_GETQDISC, ifindex, NULL, TC_H_ROOT);
+
+	if (r >= 0)
+		r = get_round(nl, b, &g, -ENOENT);
+	if (r < 0 || qs->n == had || strcmp(qs->v[had].kind, "mq"))
+		return r;
+	handle = qs->v[had].handle;
+	return handle ? get_children(nl, b, ifindex, handle, ntx, qs) : dump_one(nl, ifindex, qs);
+}
+
+/* A batch for get requests, not zeroed: 32 KiB of memset would be most
+ * of a udev run's instructions. */
+static struct nl_batch *get_batch(void)
+{
+	struct nl_batch *b = malloc(sizeof(*b));
+
+	if (b)
+		b->len = b->count = 0;
+	return b;
+}
+
+int net_get_qdiscs(struct nl *nl, int ifindex, unsigned ntx, struct qdiscs *qs)
+{
+	struct nl_batch *b = get_batch();
+	int r = b ? get_qdiscs(nl, b, ifindex, ntx, qs) : -ENOMEM;
+
+	free(b);
+	index_qdiscs(qs);
+	return r;
+}
+
+int net_get_iface(struct nl *nl, int ifindex, const char *name, struct links *ls, struct qdiscs *qs)
+{
+	struct nl_batch *b = get_batch();
+	struct got g = { ls, qs };
+	size_t had = ls->n;
+	int r = b ? nl_put_get(b, ++nl->seq, RTM_GETLINK, ifindex, name, 0) : -ENOMEM;
+
+	if (r >= 0)
+		r = get_round(nl, b, &g, -ENODEV);
+	if (r >= 0 && ls->n > had)
+		r = get_qdiscs(nl, b, ls->v[had].ifindex, ls->v[had].num_tx, qs);
+	free(b);
+	index_qdiscs(qs);
 	return r;
 }

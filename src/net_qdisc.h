@@ -51,6 +51,12 @@ void net_describe_params(const struct netconf *nc, const struct qdiscs *qs, int 
 bool net_holds(const struct netconf *nc, const struct qdiscs *qs, int ifindex, unsigned ntx);
 int net_dump_qdiscs(struct nl *nl, struct qdiscs *qs);
 int net_dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs);
+/* One interface by get requests, appended (nothing when it does not exist):
+ * its link by index, or by name when ifindex is 0, and its qdiscs; or only
+ * the qdiscs, an mq root's children on queues 1..ntx. Costs the same on a
+ * host with any number of interfaces, but for the kernel's own mq root. */
+int net_get_iface(struct nl *nl, int ifindex, const char *name, struct links *ls, struct qdiscs *qs);
+int net_get_qdiscs(struct nl *nl, int ifindex, unsigned ntx, struct qdiscs *qs);
 
 /* net_iface.c */
 void net_load_conf(struct ctx *c, struct netconf *nc);

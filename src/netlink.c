@@ -149,6 +149,39 @@ int nl_put_qdisc_del(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t han
 	return 0;
 }
 
+/* One get request, no dump: RTM_GETLINK of an index (or of a name when
+ * ifindex is 0) without statistics, or RTM_GETQDISC of the qdisc under
+ * parent. The kernel sends a qdisc's answer to the asker only under
+ * NLM_F_ECHO, and nothing for a built-in root (noop): the ACK ends each. */
+int nl_put_get(struct nl_batch *b, uint32_t seq, uint16_t type, int ifindex, const char *name, uint32_t parent)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
+	uint32_t mask = RTEXT_FILTER_SKIP_STATS;
+	bool link = type == RTM_GETLINK;
+
+	if (sizeof(b->buf) - b->len < NL_MSG_MAX)
+		return -ENOBUFS;
+	memset(h, 0, NLMSG_SPACE(sizeof(struct tcmsg)));
+	h->nlmsg_len = NLMSG_LENGTH(link ? sizeof(struct ifinfomsg) : sizeof(struct tcmsg));
+	h->nlmsg_type = type;
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (link ? 0 : NLM_F_ECHO);
+	h->nlmsg_seq = seq;
+	if (link) {
+		((struct ifinfomsg *)NLMSG_DATA(h))->ifi_index = ifindex;
+		if ((!ifindex && (!name || !nla_put(h, NL_MSG_MAX, IFLA_IFNAME, name, strlen(name) + 1))) ||
+		    !nla_put(h, NL_MSG_MAX, IFLA_EXT_MASK, &mask, sizeof(mask)))
+			return -EINVAL;
+	} else {
+		((struct tcmsg *)NLMSG_DATA(h))->tcm_ifindex = ifindex;
+		((struct tcmsg *)NLMSG_DATA(h))->tcm_parent = parent;
+	}
+	if (!b->count)
+		b->first_seq = seq;
+	b->len += NLMSG_ALIGN(h->nlmsg_len);
+	b->count++;
+	return 0;
+}
+
 bool nl_batch_full(const struct nl_batch *b)
 {
 	return b->count >= NL_BATCH_REQS || sizeof(b->buf) - b->len < NL_MSG_MAX;
@@ -345,8 +378,8 @@ int nl_dump_reply(const void *buf, size_t len, uint32_t pid, uint32_t seq,
 	return 0;
 }
 
-unsigned nl_ack_reply(const void *buf, size_t len, uint32_t pid, uint32_t first_seq, unsigned count,
-		      struct nl_result *res)
+unsigned nl_get_reply(const void *buf, size_t len, uint32_t pid, uint32_t first_seq, unsigned count,
+		      struct nl_result *res, int (*fn)(const struct nlmsghdr *h, void *data), void *data)
 {
 	const struct nlmsghdr *h;
 	size_t off = 0;
@@ -356,16 +389,32 @@ unsigned nl_ack_reply(const void *buf, size_t len, uint32_t pid, uint32_t first_
 		uint32_t i = h->nlmsg_seq - first_seq;
 		struct nl_result r = { 0 };
 
-		if (h->nlmsg_type != NLMSG_ERROR || h->nlmsg_pid != pid || i >= count || res[i].acked)
+		if (h->nlmsg_pid != pid || i >= count || res[i].acked)
 			continue;
+		if (h->nlmsg_type != NLMSG_ERROR) {
+			/* A get's answer comes before its ACK; one fn refuses fails the request. */
+			int e = fn ? fn(h, data) : 0;
+
+			if (e < 0 && !res[i].bad)
+				res[i].bad = e;
+			continue;
+		}
 		/* A malformed answer is still the answer: no wait for a timeout. */
 		if (nl_parse_error(h, &r) < 0)
 			r = (struct nl_result){ .err = -EBADMSG };
+		if (!r.err)
+			r.err = res[i].bad;
 		r.acked = true;
 		res[i] = r;
 		got++;
 	}
 	return got;
+}
+
+unsigned nl_ack_reply(const void *buf, size_t len, uint32_t pid, uint32_t first_seq, unsigned count,
+		      struct nl_result *res)
+{
+	return nl_get_reply(buf, len, pid, first_seq, count, res, NULL, NULL);
 }
 
 /* ---- I/O ------------------------------------------------------------------ */
@@ -444,6 +493,12 @@ void nl_batch_fail(struct nl_batch *b, struct nl_result *res, int err)
 
 int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res)
 {
+	return nl_send_gets(nl, b, res, NULL, NULL);
+}
+
+int nl_send_gets(struct nl *nl, struct nl_batch *b, struct nl_result *res,
+		 int (*fn)(const struct nlmsghdr *h, void *data), void *data)
+{
 	static char buf[NL_RECV_BUF];
 	unsigned got = 0;
 	int r = 0;
@@ -455,7 +510,7 @@ int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res)
 	while (r >= 0 && got < b->count) {
 		r = nl_recv(nl, buf, sizeof(buf));
 		if (r > 0)
-			got += nl_ack_reply(buf, (size_t)r, nl->pid, b->first_seq, b->count, res);
+			got += nl_get_reply(buf, (size_t)r, nl->pid, b->first_seq, b->count, res, fn, data);
 	}
 	for (unsigned i = 0; r < 0 && i < b->count; i++)
 		if (!res[i].acked)

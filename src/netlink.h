@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* rtnetlink, only what earlytune needs: link and qdisc dumps, qdisc
+/* rtnetlink, only what earlytune needs: link and qdisc dumps and gets, qdisc
  * replacement in batches, ACKs with the kernel's extended-ack message. */
 #pragma once
 
@@ -56,6 +56,7 @@ struct nl_result {
 	int err;             /* 0 or -errno, per request */
 	bool acked;          /* the kernel answered this request */
 	char msg[160];       /* the kernel's extended-ack message, if any */
+	int bad;             /* the first error fn gave for an answer before the ACK */
 };
 
 /* The socket's transport, replaceable by unit tests (a fake kernel). send and
@@ -86,11 +87,16 @@ int nl_dump_reply(const void *buf, size_t len, uint32_t pid, uint32_t seq,
 		  int (*fn)(const struct nlmsghdr *h, void *data), void *data, int *status);
 unsigned nl_ack_reply(const void *buf, size_t len, uint32_t pid, uint32_t first_seq, unsigned count,
 		      struct nl_result *res);
+/* The same for get requests: their answers before the ACK go to fn (a
+ * message fn refuses makes the request's err, unless the ACK has one). */
+unsigned nl_get_reply(const void *buf, size_t len, uint32_t pid, uint32_t first_seq, unsigned count,
+		      struct nl_result *res, int (*fn)(const struct nlmsghdr *h, void *data), void *data);
 
 /* Builders and parsers: pure functions over buffers, unit-tested. */
 int nl_put_qdisc(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t parent, uint32_t handle,
 		 const char *kind, const struct qparam *params, size_t nparams);
 int nl_put_qdisc_del(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t handle);
+int nl_put_get(struct nl_batch *b, uint32_t seq, uint16_t type, int ifindex, const char *name, uint32_t parent);
 /* No room for one more request: its bytes, or the ACK budget NL_BATCH_REQS. */
 bool nl_batch_full(const struct nl_batch *b);
 int nl_parse_error(const struct nlmsghdr *h, struct nl_result *res);
@@ -112,6 +118,9 @@ int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, vo
  * a request without its ACK keeps the transport's error. The batch is
  * emptied, whatever happened. */
 int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res);
+/* The same for a batch of nl_put_get requests: their answers go to fn. */
+int nl_send_gets(struct nl *nl, struct nl_batch *b, struct nl_result *res,
+		 int (*fn)(const struct nlmsghdr *h, void *data), void *data);
 /* A batch that cannot be sent: every request gets err, and it is emptied. */
 void nl_batch_fail(struct nl_batch *b, struct nl_result *res, int err);
 

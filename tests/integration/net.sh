@@ -87,6 +87,28 @@ check_rc "unknown --ifindex: exit 1" 1 -- et apply --ifindex 99999 --config "$WO
 contains "unknown --ifindex: says so" "no interface with index 99999"
 check_rc "--iface by name" 0 -- et plan --iface renamed4 --config "$WORK/net.conf"
 
+# Issue 14: a udev run asks the kernel for its one interface (its link, its
+# root qdisc), never for a dump of every interface: as many netlink calls
+# with 400 more interfaces in the namespace. A dump took 4 recvmsg with one
+# veth pair and 80 with a thousand.
+if command -v strace >/dev/null; then
+	nlcalls() { # OPTION VALUE: the apply's sendto, sendmsg and recvmsg calls
+		ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" \
+			env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$WORK/nltrace" -e trace=sendto,sendmsg,recvmsg \
+			"$ET" apply --only net --profile none --config "$WORK/net.conf" "$@" >/dev/null 2>&1
+		grep -cE '(sendto|sendmsg|recvmsg)\(' "$WORK/nltrace"
+	}
+	few=$(nlcalls --ifindex "$idx")
+	few_name=$(nlcalls --iface renamed4)
+	for i in $(seq 200); do echo "link add m$i numtxqueues 1 type veth peer name n$i numtxqueues 1"; done >"$WORK/links"
+	nsx ip -batch "$WORK/links"
+	eq "--ifindex: a handful of netlink calls" "$([ "$few" -ge 2 ] && [ "$few" -le 8 ] && echo yes)" yes
+	eq "--ifindex: as many with 400 more interfaces" "$(nlcalls --ifindex "$idx")" "$few"
+	eq "--iface: as many with 400 more interfaces" "$(nlcalls --iface renamed4)" "$few_name"
+	eq "--ifindex: the interface still holds" "$(qd renamed4)" "qdisc pfifo e7e8: root limit 321p"
+	sed 's/^link add \(m[0-9]*\) .*/link del \1/' "$WORK/links" | nsx ip -batch -
+fi
+
 # Without CAP_NET_ADMIN: the kernel says no, and earlytune says why.
 if command -v setpriv >/dev/null; then
 	nsx tc qdisc del dev a1 root

@@ -1810,6 +1810,38 @@ static void test_dump_reply(void **state)
 	assert_int_equal(st, 0);
 }
 
+/* A get's answers come before its ACK: each goes to fn once, one fn
+ * refuses fails its request (the ACK's 0 does not hide it), and an answer
+ * to no request of the batch, or after its ACK, goes nowhere. */
+static void test_get_reply(void **state)
+{
+	struct nfx *x = *state;
+	struct nl_result res[3] = { { 0 } };
+	struct rb r = { 0 };
+	struct mb m;
+	int n = 0;
+
+	qdisc_msg(&m, 10, 1, "mq");
+	rb_add(&r, &m, true);
+	mb_ack(&m, 10, 0);
+	rb_add(&r, &m, true);
+	qdisc_msg(&m, 10, 1, "pfifo"); /* after its ACK */
+	rb_add(&r, &m, true);
+	qdisc_msg(&m, 11, 2, NULL); /* no TCA_KIND: the parser refuses it */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 11, 0);
+	rb_add(&r, &m, true);
+	qdisc_msg(&m, 13, 3, "pfifo"); /* past the batch */
+	rb_add(&r, &m, true);
+	mb_ack(&m, 12, -ENOENT);
+	rb_add(&r, &m, true);
+	assert_int_equal(nl_get_reply(exact(x, r.buf, r.len), r.len, NL_FAKE_PID, 10, 3, res, parse_qdisc_msg, &n), 3);
+	assert_int_equal(n, 2);
+	assert_int_equal(res[0].err, 0);
+	assert_int_equal(res[1].err, -EBADMSG);
+	assert_int_equal(res[2].err, -ENOENT);
+}
+
 /* A dump the kernel gave up on, or marked inconsistent, or that holds a
  * message no parser takes, is an error: never a shorter list read as absent. */
 static void test_bug_dump_failure_is_not_absence(void **state)
@@ -1989,6 +2021,8 @@ struct fkern {
 	uint32_t next_handle;
 	unsigned opens, fail_open; /* nl_open calls; this one fails (EMFILE) */
 	bool closed;               /* no socket since then: sending is EBADF */
+	unsigned dumps, gets;      /* dump requests; get requests */
+	int get_refuse;            /* qdisc gets on this ifindex get -EPERM */
 };
 
 static void fk_queue(struct fkern *k, const unsigned char *data, size_t len)
@@ -2120,6 +2154,82 @@ static void fk_dump(struct fkern *k, uint32_t seq, bool links)
 	free(r);
 }
 
+static const struct nl_link *fk_find_link(const struct fkern *k, int ifindex, const char *name)
+{
+	for (size_t i = 0; i < k->nlinks; i++)
+		if (ifindex ? k->links[i].ifindex == ifindex : !strcmp(k->links[i].name, name))
+			return &k->links[i];
+	return NULL;
+}
+
+static const struct nl_qdisc *fk_find(const struct fkern *k, int ifindex, bool by_parent, uint32_t v)
+{
+	for (size_t i = 0; i < k->nq; i++)
+		if (k->q[i].ifindex == ifindex && (by_parent ? k->q[i].parent : k->q[i].handle) == v)
+			return &k->q[i];
+	return NULL;
+}
+
+/* What rtnl_getlink answers: the link, or ENODEV (by index, or by name). */
+static int fk_get_link(struct fkern *k, struct rb *r, const struct nlmsghdr *h)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(h);
+	const struct nlattr *a[8];
+	size_t na = walk((const char *)h + NLMSG_SPACE(sizeof(*ifi)), h->nlmsg_len - NLMSG_SPACE(sizeof(*ifi)), a, 8);
+	const char *name = "";
+	const struct nl_link *l;
+	struct mb m;
+
+	for (size_t i = 0; i < na; i++)
+		if (a[i]->nla_type == IFLA_IFNAME)
+			name = payload(a[i]);
+	if (!(l = fk_find_link(k, ifi->ifi_index, name)))
+		return -ENODEV;
+	link_head(&m, l->ifindex, l->type, 0);
+	m.h.nlmsg_flags = 0;
+	mb_str(&m, IFLA_IFNAME, l->name);
+	mb_u32(&m, IFLA_NUM_TX_QUEUES, l->num_tx);
+	m.h.nlmsg_seq = h->nlmsg_seq;
+	m.h.nlmsg_pid = NL_FAKE_PID;
+	rb_add(r, &m, true);
+	return 0;
+}
+
+/* What tc_get_qdisc answers: the root, or the leaf under a parent the
+ * kernel finds by its handle (never 0), an mq's on queues 1..ntx only;
+ * the qdisc only to NLM_F_ECHO, nothing for a noop (absent) one. */
+static int fk_get_qdisc(struct fkern *k, struct rb *r, const struct nlmsghdr *h)
+{
+	const struct tcmsg *t = NLMSG_DATA(h);
+	const struct nl_link *l = fk_find_link(k, t->tcm_ifindex, "");
+	const struct nl_qdisc *p, *q;
+	struct mb m;
+
+	if (!l)
+		return -ENODEV;
+	if (t->tcm_ifindex == k->get_refuse)
+		return -EPERM;
+	if (t->tcm_parent != TC_H_ROOT) {
+		uint32_t minor = TC_H_MIN(t->tcm_parent);
+
+		p = TC_H_MAJ(t->tcm_parent) ? fk_find(k, l->ifindex, false, TC_H_MAJ(t->tcm_parent)) : NULL;
+		if (!p || strcmp(p->kind, "mq") || minor < 1 || minor > l->num_tx)
+			return -ENOENT;
+	}
+	q = fk_find(k, l->ifindex, true, t->tcm_parent);
+	if (!q || !(h->nlmsg_flags & NLM_F_ECHO))
+		return 0;
+	qdisc_head(&m, q->ifindex, q->parent, q->handle);
+	m.h.nlmsg_flags = 0;
+	mb_str(&m, TCA_KIND, q->kind);
+	if (q->optlen)
+		mb_attr(&m, TCA_OPTIONS, q->opts, q->optlen);
+	m.h.nlmsg_seq = h->nlmsg_seq;
+	m.h.nlmsg_pid = NL_FAKE_PID;
+	rb_add(r, &m, true);
+	return 0;
+}
+
 static int fk_open(void *data)
 {
 	struct fkern *k = data;
@@ -2141,8 +2251,17 @@ static int fk_send(void *data, const void *buf, size_t len)
 	acks = calloc(1, sizeof(*acks));
 	assert_non_null(acks);
 	while ((h = nl_next_msg(buf, len, &off))) {
-		if (h->nlmsg_type == RTM_GETLINK || h->nlmsg_type == RTM_GETQDISC) {
+		if ((h->nlmsg_type == RTM_GETLINK || h->nlmsg_type == RTM_GETQDISC) && (h->nlmsg_flags & NLM_F_DUMP)) {
+			k->dumps++;
 			fk_dump(k, h->nlmsg_seq, h->nlmsg_type == RTM_GETLINK);
+			continue;
+		}
+		if (h->nlmsg_type == RTM_GETLINK || h->nlmsg_type == RTM_GETQDISC) {
+			int e = h->nlmsg_type == RTM_GETLINK ? fk_get_link(k, acks, h) : fk_get_qdisc(k, acks, h);
+
+			k->gets++;
+			assert_true(h->nlmsg_flags & NLM_F_ACK);
+			fk_ack(acks, h->nlmsg_seq, e);
 			continue;
 		}
 		reqs++;
@@ -2153,6 +2272,8 @@ static int fk_send(void *data, const void *buf, size_t len)
 		k->rounds++;
 		k->max_reqs = reqs > k->max_reqs ? reqs : k->max_reqs;
 		fk_queue(k, k->rounds == k->lose ? ENOBUFS_CHUNK : acks->buf, acks->len);
+	} else if (acks->len) {
+		fk_queue(k, acks->buf, acks->len);
 	}
 	free(acks);
 	return (int)len;
@@ -2424,6 +2545,147 @@ static void test_revert_dump_fails(void **state)
 	assert_non_null(fk_root(&x->k, 1));
 }
 
+/* ==== 7b. one interface by get requests (issue 14) ================================== */
+
+static const char pfifo_any[] = "[net]\nqdisc = pfifo\ninterfaces = a*\n";
+
+/* Five interfaces: a0 (one queue, our pfifo), a1 (our mq, four pfifo
+ * children), a9 (our mq on 1,000 queues), a5 (the kernel's mq, handle 0),
+ * a3 (down: noop, no qdisc at all). */
+static void five_ifaces(struct kfx *x)
+{
+	static const struct {
+		int ifindex;
+		const char *name;
+		unsigned ntx;
+		uint32_t root;     /* its root's handle; none: no root (noop) */
+		const char *kind;  /* the root's */
+	} v[] = {
+		{ 1, "a0", 1, 0xe7e80000u, "pfifo" }, { 2, "a9", 1000, 0xe7e70000u, "mq" },
+		{ 3, "a1", 4, 0xe7e70000u, "mq" },    { 4, "a3", 1, 0, NULL },
+		{ 5, "a5", 4, 0, "mq" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		struct nl_qdisc q = own(v[i].ifindex, TC_H_ROOT, v[i].root, v[i].kind ? v[i].kind : "");
+
+		fk_link(&x->k, v[i].ifindex, v[i].name, v[i].ntx);
+		if (v[i].kind)
+			fk_add(&x->k, &q);
+		for (uint32_t k = 1; v[i].kind && !strcmp(v[i].kind, "mq") && k <= v[i].ntx; k++) {
+			/* The kernel's mq numbers its children under handle 0, ours under e7e7:. */
+			q = own(v[i].ifindex, v[i].root | k, v[i].root ? (0x8000u + k) << 16 : 0, "pfifo");
+			fk_add(&x->k, &q);
+		}
+	}
+	fx_ctx(&x->f, pfifo_any, NULL);
+	x->f.c.root.is_host = true;
+}
+
+static const struct item *plan_one(struct kfx *x, int ifindex, const char *iface, const char *target)
+{
+	const struct item *it;
+
+	plan_free(&x->f.p);
+	x->k.dumps = x->k.gets = 0;
+	x->f.c.ifindex = ifindex;
+	x->f.c.iface = iface;
+	assert_int_equal(net_plan(&x->f.c, &x->f.p), 0);
+	assert_int_equal(x->f.p.n, 1);
+	it = find_item(&x->f.p, target, "qdisc");
+	assert_non_null(it);
+	return it;
+}
+
+/* --ifindex (or --iface) asks for its link, its root and an mq root's
+ * children, a thousand in rounds, each once: no dump, whatever else the
+ * host has. A root the kernel answers with nothing (noop, a device never
+ * up) is absent. The kernel's own mq (handle 0) is the exception: its
+ * children answer no get, the dump finds them, only its own are kept. */
+static void test_ifindex_plan_asks_for_one(void **state)
+{
+	static const struct {
+		int ifindex;
+		const char *iface, *target, *current;
+		enum action action;
+		unsigned dumps, gets;
+	} cases[] = {
+		{ 3, NULL, "a1", "mq pfifo", ACT_KEEP, 0, 1 + 1 + 4 },
+		{ 0, "a1", "a1", "mq pfifo", ACT_KEEP, 0, 1 + 1 + 4 },
+		{ 1, NULL, "a0", "pfifo", ACT_KEEP, 0, 2 },
+		{ 4, NULL, "a3", "noop", ACT_CHANGE, 0, 2 },
+		{ 2, NULL, "a9", "mq pfifo", ACT_KEEP, 0, 1 + 1 + 1000 },
+		{ 5, NULL, "a5", "mq pfifo", ACT_KEEP, 1, 2 },
+	};
+	struct kfx *x = *state;
+
+	five_ifaces(x);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct item *it = plan_one(x, cases[i].ifindex, cases[i].iface, cases[i].target);
+
+		assert_int_equal(it->action, cases[i].action);
+		assert_string_equal(it->current, cases[i].current);
+		assert_int_equal(x->k.dumps, cases[i].dumps);
+		assert_int_equal(x->k.gets, cases[i].gets);
+	}
+	assert_int_equal(plan_one(x, 4, NULL, "a3")->qhandle, 0xe7e80000u);
+}
+
+static void test_ifindex_plan_unknown(void **state)
+{
+	struct kfx *x = *state;
+	const struct item *it;
+
+	five_ifaces(x);
+	it = plan_one(x, 77, NULL, "?");
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "no interface with index 77");
+	x->f.c.ifindex = 0;
+	x->f.c.iface = "nosuch";
+	assert_int_equal(net_plan(&x->f.c, &x->f.p), 0);
+	assert_non_null(it = find_item(&x->f.p, "nosuch", "qdisc"));
+	assert_contains(it->error, "no interface named 'nosuch'");
+	assert_int_equal(x->k.dumps, 0);
+}
+
+/* A get the kernel refuses is no absence: the run says it cannot list. */
+static void test_bug_ifindex_get_refused(void **state)
+{
+	struct kfx *x = *state;
+	const struct item *it;
+
+	five_ifaces(x);
+	x->k.get_refuse = 3;
+	it = plan_one(x, 3, NULL, "rtnetlink");
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "cannot list interfaces and qdiscs over rtnetlink: Operation not permitted");
+}
+
+/* Apply --ifindex reads back its interface alone, revert --ifindex too. */
+static void test_ifindex_apply_revert_ask_for_one(void **state)
+{
+	struct kfx *x = *state;
+	struct item *it;
+	const char *value = "noop";
+
+	five_ifaces(x);
+	x->f.c.ifindex = 4;
+	it = qitem(&x->f.p, "a3", 4, 1);
+	net_apply_qdiscs(&x->f.c, &x->f.p);
+	expect_applied(it);
+	assert_string_equal(fk_root(&x->k, 4)->kind, "pfifo");
+	assert_int_equal(x->k.dumps, 0);
+	assert_int_equal(x->k.gets, 1);
+	it->action = ACT_KEEP;
+	it->result = RES_NONE;
+	x->k.gets = 0;
+	assert_int_equal(net_revert_qdiscs(&x->f.c, &it, &value, 1), 0);
+	expect_applied(it);
+	assert_null(fk_root(&x->k, 4));
+	assert_int_equal(x->k.dumps, 0);
+	assert_int_equal(x->k.gets, 1 + 1 + 1);
+}
+
 /* ==== 8. read errors are not absence ================================================== */
 
 /* An unreadable list of congestion controls is not "not available" (a skip
@@ -2572,6 +2834,7 @@ static const struct CMUnitTest tests[] = {
 	NFX_TEST(test_walk_bad_lengths),
 	NFX_TEST(test_ack_reply),
 	NFX_TEST(test_error_inner_length_wraps),
+	NFX_TEST(test_get_reply),
 	NFX_TEST(test_dump_reply),
 	NFX_TEST(test_bug_dump_failure_is_not_absence),
 	NFX_TEST(test_parse_attr_unaligned_last),
@@ -2589,6 +2852,10 @@ static const struct CMUnitTest tests[] = {
 	KFX_TEST(test_bug_reopen_fails),
 	KFX_TEST(test_foreign_root_skipped),
 	NFX_TEST(test_ack_malformed_counts),
+	KFX_TEST(test_ifindex_plan_asks_for_one),
+	KFX_TEST(test_ifindex_plan_unknown),
+	KFX_TEST(test_bug_ifindex_get_refused),
+	KFX_TEST(test_ifindex_apply_revert_ask_for_one),
 };
 
 UNIT_MAIN("netlink", tests)

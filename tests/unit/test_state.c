@@ -753,8 +753,34 @@ static void test_scoped_ifindex(void **state)
 	assert_false(f->rs.partial);
 }
 
+/* Interface 3's file holds its records: not 33's nor 30's, and one whose
+ * number was written with leading zeros (in_scope takes it). */
+static void test_scoped_ifindex_exact(void **state)
+{
+	struct fx *f = *state;
+	struct ctx c = { .ifindex = 3 };
+
+	tree_write(f->dir, ORIGINALS,
+		   "net\teth33\tqdisc\tnetlink/ifindex/33\tnoop\tifindex:33\n"
+		   "net\teth3\tqdisc\tnetlink/ifindex/3\tnoop\tifindex:3\n"
+		   "net\teth30\tqdisc\tnetlink/ifindex/30\tnoop\tifindex:30\n"
+		   "net\told3\tqdisc\tnetlink/ifindex/003\tnoop\tifindex:3\n"
+		   "net\tnetlink/ifindex/3\tqdisc\tnetlink/ifindex/4\tnoop\tifindex:4\n");
+	open_root(f);
+	c.root = f->c.root;
+	assert_int_equal(state_load(&f->rs, &f->c.root), 0); /* an earlier version's file, moved */
+	assert_int_equal(state_save(&f->rs, &f->c.root), 0);
+	state_free(&f->rs);
+	f->rs = (struct records){ .lock_fd = -1 };
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	assert_int_equal(f->rs.n, 2);
+	assert_string_equal(f->rs.v[0].target, "eth3");
+	assert_string_equal(f->rs.v[1].target, "old3");
+}
+
 static const struct CMUnitTest tests[] = {
 	FX_TEST(test_add_never_overwrites),
+	FX_TEST(test_scoped_ifindex_exact),
 	FX_TEST(test_add_rejects),
 	FX_TEST(test_round_trip),
 	FX_TEST(test_load_drops_bad_lines),
