@@ -148,9 +148,10 @@ fx_undone() {
 	if ! { cat "$_s" 2>/dev/null; } | cmp -s - "${3:-/dev/null}"; then
 		echo "records left after the undo: $(head -c 200 "$_s" 2>/dev/null | tr '\t\n' ' |')"
 	fi
-	# run/earlytune is left holding the lock, the run log and at most an
-	# empty state file: a temp file of a killed rewrite, too, is gone.
-	(cd "$1" && find ./run/earlytune ! -type d ! -name lock ! -name originals ! -name runs 2>/dev/null) |
+	# run/earlytune is left holding the lock, the run log (runs, and
+	# runs.old once it rotated) and at most an empty state file: a temp file
+	# of a killed rewrite, too, is gone.
+	(cd "$1" && find ./run/earlytune ! -type d ! -name lock ! -name originals ! -name runs ! -name runs.old 2>/dev/null) |
 		sed 's/^/left behind after the undo: /'
 	fx_list "$1" | grep -v '^\./run/earlytune/' >"$WORK/.undone"
 	grep -v '^\./run/earlytune/' "$2" | diff - "$WORK/.undone" | grep '^[<>]' | head -5 |
