@@ -97,6 +97,7 @@ int root_read_file(const struct root *r, const char *rel, char **out, size_t max
 int root_write(const struct root *r, const char *rel, const char *value); /* one write() */
 int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode);
 int root_write_new(const struct root *r, const char *rel, const char *data, size_t len, int mode);
+int root_open_append(const struct root *r, const char *rel); /* fd (O_RDWR | O_APPEND) or -errno */
 void root_sweep_temps(const struct root *r, const char *dir, const char *name1, const char *name2);
 int write_full(int fd, const void *data, size_t len);
 

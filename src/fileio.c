@@ -146,6 +146,24 @@ int root_write_new(const struct root *r, const char *rel, const char *data, size
 	return root_write_atomic(r, rel, data, len, mode);
 }
 
+/* A file to add to at its end: O_APPEND, so that every write lands there
+ * whatever the offset; readable, so that the caller can check how it
+ * begins and ends. Only a regular file: a symlink is refused as
+ * root_write_atomic refuses it (a directory by open itself). */
+int root_open_append(const struct root *r, const char *rel)
+{
+	int fd = root_openat(r, rel, O_RDWR | O_APPEND | O_NOFOLLOW, 0), rr;
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	rr = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EISDIR;
+	if (rr == 0)
+		return fd;
+	close(fd);
+	return rr;
+}
+
 /* write(2) until done: a short write is retried, so the error reported is
  * the one that stopped it (ENOSPC), never a stale errno. */
 int write_full(int fd, const void *data, size_t len)

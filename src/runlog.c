@@ -4,26 +4,34 @@
  * udev, by hand), so that `earlytune status` can say what was done and what
  * was not, and why. Text, tab-separated, one line per field list:
  *
- *   V  1  DROPPED                     the format, and how many runs the bound dropped
+ *   V  1  DROPPED                     the format, and how many runs were dropped
  *   R  TIME_NS DURATION_US COMMAND BOOT SCOPE NAMES ONLY
  *      CHANGED KEPT SKIPPED FAILED CONFIG_ERRORS MORE NOTE
+ *   P  the same fields: a run carried over by a rotation (below)
  *   I  OUTCOME DOMAIN TARGET SETTING CURRENT DESIRED DETAIL SOURCE
  *
- * Each R line is followed by the I lines of its items that were not kept,
+ * Each R or P line is followed by the I lines of its items that were not kept,
  * failures first; beyond RUNLOG_MAX_ITEMS they are only counted (MORE).
  * Fields escape backslash, tab, newline and carriage return (\\ \t \n \r):
  * device and interface names are untrusted and must not break a line.
  *
- * Bounded: every apply rewrites the whole file through root_write_atomic
- * under the state lock (udev runs one earlytune per device, in parallel),
- * keeping the newest runs that fit RUNLOG_MAX_RUNS and RUNLOG_MAX_BYTES, and
- * always the newest boot run of the whole system. /run is a tmpfs: the log
- * lives as long as the boot it tells about.
+ * Two segments, runs.old and runs. Every apply appends its run to runs
+ * (O_APPEND, under the state lock: udev runs one earlytune per device, in
+ * parallel), so a run costs the same with a full log as with an empty one.
+ * When runs would pass RUNLOG_SEGMENT_BYTES it becomes runs.old, and the
+ * runs.old before it is dropped and counted in the new segment's V line;
+ * the newest boot run of the whole system, when it would go with it, is
+ * carried into the new segment as its first run (P). A crashed append
+ * leaves at most a torn last line: readers skip it, the next append cuts
+ * it. The reader applies the bound (RUNLOG_MAX_RUNS, RUNLOG_MAX_BYTES). /run
+ * is a tmpfs: the log lives as long as the boot it tells about.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runlog.h"
 
@@ -124,7 +132,9 @@ static void put_run(struct strbuf *sb, const struct ctx *c, const struct plan *p
 			}
 }
 
-/* The runs already in the log, as spans of the file. */
+/* ---- writing: an append to the current segment, now and then a rotation ---- */
+
+/* The runs of a segment, as spans of it. */
 struct span {
 	const char *s;
 	size_t len;
@@ -143,15 +153,6 @@ static bool span_is_boot(const char *line)
 	return !strncmp(line, "1\tglobal\t", 9);
 }
 
-/* The length of the line at s, its newline included (strchrnul: strcspn
- * was a tenth of a one-disk run that rewrote a full log). */
-static size_t line_len(const char *s)
-{
-	const char *e = strchrnul(s, '\n');
-
-	return (size_t)(e - s) + (*e == '\n');
-}
-
 static int add_span(struct span **v, size_t *n, size_t *cap, const char *line, size_t len)
 {
 	struct span *nv;
@@ -167,7 +168,8 @@ static int add_span(struct span **v, size_t *n, size_t *cap, const char *line, s
 	return 0;
 }
 
-/* A log of another format (or none) starts again: its runs are not ours to read. */
+/* A run's lines: R (or P, a carried one), then its I lines. A segment of
+ * another format has none; a torn last line (a crashed append) is none. */
 static int split_runs(const char *buf, struct span **v, size_t *n, unsigned long long *dropped)
 {
 	size_t cap = 0, len;
@@ -175,9 +177,9 @@ static int split_runs(const char *buf, struct span **v, size_t *n, unsigned long
 	if (strncmp(buf, "V\t1\t", 4))
 		return 0;
 	*dropped = strtoull(buf + 4, NULL, 10);
-	for (const char *line = buf; *line; line += len) {
-		len = line_len(line);
-		if (!strncmp(line, "R\t", 2) && add_span(v, n, &cap, line, len) < 0)
+	for (const char *line = buf, *end; (end = strchr(line, '\n')); line += len) {
+		len = (size_t)(end - line) + 1;
+		if ((!strncmp(line, "R\t", 2) || !strncmp(line, "P\t", 2)) && add_span(v, n, &cap, line, len) < 0)
 			return -ENOMEM;
 		if (!strncmp(line, "I\t", 2) && *n)
 			(*v)[*n - 1].len += len;
@@ -185,58 +187,141 @@ static int split_runs(const char *buf, struct span **v, size_t *n, unsigned long
 	return 0;
 }
 
-/* The newest boot run (unless the new run is one), then the newest runs
- * back to the first that does not fit. */
-static size_t choose(const struct span *s, size_t n, size_t used, bool pin_boot, bool *keep)
+/* A segment's runs; one that is absent, or too big to be ours, has none. */
+static int read_segment(const struct root *r, const char *rel, char **buf, struct span **s, size_t *n,
+			unsigned long long *dropped)
 {
-	size_t runs = 1, kept = 0, pin = n;
+	int rr = root_read_file(r, rel, buf, 4 * RUNLOG_MAX_BYTES);
 
-	for (size_t i = n; i-- > 0 && pin == n && pin_boot;)
-		if (s[i].boot)
-			pin = i;
-	if (pin < n) {
-		keep[pin] = true;
-		runs++, kept++;
-		used += s[pin].len;
-	}
-	for (size_t i = n; i-- > 0;) {
-		if (i == pin)
-			continue;
-		if (runs >= RUNLOG_MAX_RUNS || used + s[i].len > RUNLOG_MAX_BYTES)
-			break;
-		keep[i] = true;
-		runs++, kept++;
-		used += s[i].len;
-	}
-	return kept;
+	if (rr == -ENOENT || rr == -EFBIG)
+		return 0;
+	return rr < 0 ? rr : split_runs(*buf, s, n, dropped);
 }
 
-/* The log with the new run, within the bound; under the caller's lock. */
-static int rewrite(const struct root *r, const struct strbuf *run, bool boot)
+static size_t newest_boot(const struct span *s, size_t n)
 {
-	_cleanup_(freep) char *old = NULL;
-	_cleanup_(freep) struct span *s = NULL;
-	_cleanup_(freep) bool *keep = NULL;
-	struct strbuf out = { 0 };
-	unsigned long long dropped = 0;
-	size_t n = 0, kept;
-	int rr = root_read_file(r, RUNLOG_FILE, &old, 4 * RUNLOG_MAX_BYTES);
+	for (size_t i = n; i-- > 0;)
+		if (s[i].boot)
+			return i;
+	return n;
+}
 
-	if (rr < 0 && rr != -ENOENT && rr != -EFBIG)
-		return rr;
-	if (rr >= 0 && (rr = split_runs(old, &s, &n, &dropped)) < 0)
-		return rr;
-	keep = calloc(n + 1, sizeof(*keep));
-	if (!keep)
-		return -ENOMEM;
-	kept = choose(s, n, run->len, !boot, keep);
-	sb_printf(&out, "V\t1\t%llu\n", dropped + (n - kept));
-	for (size_t i = 0; i < n; i++)
-		if (keep[i])
-			sb_put(&out, s[i].s, s[i].len);
+/* A log of its own (there was none, or one of another format: its runs are
+ * not ours to read), with the run. */
+static int start_log(const struct root *r, const struct strbuf *run)
+{
+	struct strbuf out = { 0 };
+	int rr;
+
+	sb_printf(&out, "V\t1\t0\n");
 	sb_put(&out, run->s, run->len);
 	rr = out.oom ? -ENOMEM : root_write_atomic(r, RUNLOG_FILE, out.s, out.len, 0644);
 	sb_free(&out);
+	return rr;
+}
+
+/* The current segment becomes runs.old, the one before is dropped (and
+ * counted), a new one begins with the run. Only whole files change: runs.new
+ * is written complete, then runs -> runs.old, runs.new -> runs; a crash
+ * between the renames leaves runs.new for the reader and the next run
+ * (open_segment). The newest boot run goes into the new segment, first, as
+ * a P line, when the dropped segment holds it and the run is not a newer. */
+static int rotate(const struct root *r, const struct strbuf *run, bool boot)
+{
+	_cleanup_(freep) char *cur = NULL, *old = NULL;
+	_cleanup_(freep) struct span *cs = NULL, *os = NULL;
+	unsigned long long dropped = 0, before;
+	size_t nc = 0, no = 0, carry;
+	struct strbuf out = { 0 };
+	int rr = read_segment(r, RUNLOG_FILE, &cur, &cs, &nc, &dropped);
+
+	if (rr >= 0)
+		rr = read_segment(r, RUNLOG_OLD, &old, &os, &no, &before);
+	if (rr < 0)
+		return rr;
+	carry = boot || newest_boot(cs, nc) < nc ? no : newest_boot(os, no);
+	sb_printf(&out, "V\t1\t%llu\n", dropped + no - (carry < no));
+	if (carry < no) {
+		sb_put(&out, "P", 1);
+		sb_put(&out, os[carry].s + 1, os[carry].len - 1);
+	}
+	sb_put(&out, run->s, run->len);
+	root_sweep_temps(r, RUNLOG_DIR, "runs.new", NULL);
+	rr = out.oom ? -ENOMEM : root_write_atomic(r, RUNLOG_NEW, out.s, out.len, 0644);
+	sb_free(&out);
+	if (rr >= 0)
+		rr = root_rename(r, RUNLOG_FILE, RUNLOG_OLD);
+	return rr < 0 ? rr : root_rename(r, RUNLOG_NEW, RUNLOG_FILE);
+}
+
+/* The current segment, open to append; -ENOENT when there is no log. A
+ * crash between rotate's renames left none, and runs.new is it. */
+static int open_segment(const struct root *r)
+{
+	int fd = root_open_append(r, RUNLOG_FILE);
+
+	if (fd == -ENOENT && root_rename(r, RUNLOG_NEW, RUNLOG_FILE) == 0)
+		fd = root_open_append(r, RUNLOG_FILE);
+	return fd;
+}
+
+/* A torn last line, a crashed append's, is cut back to the newline before
+ * it: the run appended next must start a line. Reads one byte when the
+ * segment ends whole. -EBADMSG when no line is whole. */
+static int cut_torn(int fd, off_t *size)
+{
+	char buf[4096];
+	size_t len;
+
+	if (pread(fd, buf, 1, *size - 1) == 1 && buf[0] == '\n')
+		return 0;
+	for (off_t at = *size; at > 0; at -= (off_t)len) {
+		const char *nl;
+
+		len = at < (off_t)sizeof(buf) ? (size_t)at : sizeof(buf);
+		if (pread(fd, buf, len, at - (off_t)len) != (ssize_t)len)
+			return -EIO;
+		nl = memrchr(buf, '\n', len);
+		if (!nl)
+			continue;
+		*size = at - (off_t)len + (nl - buf) + 1;
+		log_msg(LOG_DEBUG, "cut the torn last line of %s, left by a run that died mid-append", RUNLOG_FILE);
+		return ftruncate(fd, *size) < 0 ? -errno : 0;
+	}
+	return -EBADMSG;
+}
+
+/* The run at the end of the current segment: a constant cost (a udev run
+ * per disk pays it), not a rewrite of the log. Under the caller's lock. */
+static int append(const struct root *r, const struct strbuf *run, bool boot)
+{
+	_cleanup_(closep) int fd = open_segment(r);
+	char head[4];
+	struct stat st;
+	ssize_t n;
+	off_t size;
+	int rr;
+
+	if (fd == -ENOENT)
+		return start_log(r, run);
+	if (fd < 0)
+		return fd;
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (n != sizeof(head) || memcmp(head, "V\t1\t", 4))
+		return start_log(r, run);
+	if ((size_t)st.st_size + run->len > RUNLOG_SEGMENT_BYTES)
+		return rotate(r, run, boot);
+	size = st.st_size;
+	rr = cut_torn(fd, &size);
+	if (rr == -EBADMSG)
+		return start_log(r, run);
+	if (rr == 0)
+		rr = write_full(fd, run->s, run->len);
+	/* A failed write (a full /run) leaves no part of the run behind. */
+	if (rr < 0 && ftruncate(fd, size) < 0)
+		log_msg(LOG_DEBUG, "cannot cut %s back after a failed append: %s", RUNLOG_FILE, strerror(errno));
 	return rr;
 }
 
@@ -262,7 +347,7 @@ void runlog_append(const struct ctx *c, const struct plan *p, int err, const str
 	else if (r >= 0)
 		r = state_lock(&lock, &c->root);
 	if (r >= 0)
-		r = rewrite(&c->root, &run, c->boot && !c->ndevices && !c->ifindex && !c->iface);
+		r = append(&c->root, &run, c->boot && !c->ndevices && !c->ifindex && !c->iface);
 	state_free(&lock);
 	sb_free(&run);
 	if (r < 0)
@@ -343,43 +428,128 @@ static int add_item(struct run *x, char **f)
 	return 0;
 }
 
-static int add_line(struct runlog *log, char *line)
+/* A run goes last, or first when carried (P): the newest boot run, moved
+ * by a rotation into the segment after the one that held it, is older
+ * than every run of both segments. */
+static int add_run(struct runlog *log, const struct run *x, bool carried)
+{
+	struct run *v = log->v;
+
+	if (log->n == log->cap) {
+		log->cap = log->cap ? log->cap * 2 : 64;
+		v = realloc(log->v, log->cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		log->v = v;
+	}
+	log->cur = carried ? 0 : log->n;
+	if (carried)
+		memmove(v + 1, v, log->n * sizeof(*v));
+	v[log->cur] = *x;
+	log->n++;
+	return 0;
+}
+
+static int add_line(struct runlog *log, char *line, size_t len)
 {
 	char *f[16];
 	size_t n = split_fields(line, f, ARRAY_SIZE(f));
-	struct run x, *v;
+	bool carried = f[0] && !strcmp(f[0], "P");
+	struct run x;
 
 	if (!f[0])
 		return 0;
 	if (!strcmp(f[0], "V") && n == 3 && f[2])
 		log->dropped = strtoull(f[2], NULL, 10);
-	if (!strcmp(f[0], "I") && n == 9 && log->n && f[1] && f[2])
-		return add_item(&log->v[log->n - 1], f);
-	if (strcmp(f[0], "R") || !parse_run(f, n, &x))
+	if (!strcmp(f[0], "I") && n == 9 && log->cur < log->n && f[1] && f[2]) {
+		log->v[log->cur].bytes += len;
+		return add_item(&log->v[log->cur], f);
+	}
+	if (strcmp(f[0], "R") && !carried)
 		return 0; /* a line this version does not know */
-	v = realloc(log->v, (log->n + 1) * sizeof(*v));
-	if (!v)
+	log->cur = SIZE_MAX;
+	if (!parse_run(f, n, &x))
+		return 0; /* nor is what follows a known run's */
+	x.bytes = len;
+	return add_run(log, &x, carried);
+}
+
+/* One segment's lines. A last line without its newline is a crashed
+ * append's torn write, not a record: skipped. */
+static int load_segment(struct runlog *log, char *buf)
+{
+	int rr = 0;
+
+	log->cur = SIZE_MAX;
+	for (char *line = buf, *next; rr >= 0 && (next = strchr(line, '\n')); line = next) {
+		*next++ = '\0';
+		rr = add_line(log, line, (size_t)(next - line));
+	}
+	return rr;
+}
+
+/* What status shows: the newest run, the newest boot run of the whole
+ * system whatever came after it, then the newest runs back to the first
+ * that does not fit RUNLOG_MAX_RUNS and RUNLOG_MAX_BYTES. The rest counts
+ * as dropped: the segments hold up to twice the bound's runs of tiny ones. */
+static int bound(struct runlog *log)
+{
+	_cleanup_(freep) bool *keep = calloc(log->n + 1, sizeof(*keep));
+	size_t pin = log->n, runs = 0, used = 0, kept = 0;
+
+	if (!keep)
 		return -ENOMEM;
-	log->v = v;
-	v[log->n++] = x;
+	for (size_t i = log->n; i-- > 0 && pin == log->n;)
+		if (run_is_boot(&log->v[i]))
+			pin = i;
+	if (pin < log->n)
+		keep[pin] = true, runs++, used += log->v[pin].bytes;
+	for (size_t i = log->n; i-- > 0;) {
+		if (i == pin)
+			continue;
+		if (i + 1 < log->n && (runs >= RUNLOG_MAX_RUNS || used + log->v[i].bytes > RUNLOG_MAX_BYTES))
+			break;
+		keep[i] = true, runs++, used += log->v[i].bytes;
+	}
+	for (size_t i = 0; i < log->n; i++)
+		if (keep[i])
+			log->v[kept++] = log->v[i];
+		else
+			free(log->v[i].items);
+	log->dropped += log->n - kept;
+	log->n = kept;
 	return 0;
 }
 
+static bool ours(const char *buf)
+{
+	return !strncmp(buf, "V\t1\t", 4);
+}
+
+/* runs.old, when there is one of this format, then runs (runs.new when a
+ * crash between rotate's renames left only that). */
 int runlog_load(const struct root *r, struct runlog *log)
 {
-	int rr = root_read_file(r, RUNLOG_FILE, &log->buf, 4 * RUNLOG_MAX_BYTES);
+	int rr = root_read_file(r, RUNLOG_OLD, &log->buf[0], 4 * RUNLOG_MAX_BYTES);
+	bool old = rr >= 0 && ours(log->buf[0]);
 
-	if (rr < 0)
+	if (rr < 0 && rr != -ENOENT)
+		log_msg(LOG_WARN, "cannot read %s/%s: %s; its runs, the oldest, are left out",
+			r->is_host ? "" : r->dir, RUNLOG_OLD, strerror(-rr));
+	if (old && (rr = load_segment(log, log->buf[0])) < 0)
 		return rr;
-	if (strncmp(log->buf, "V\t1\t", 4))
+	rr = root_read_file(r, RUNLOG_FILE, &log->buf[1], 4 * RUNLOG_MAX_BYTES);
+	if (rr == -ENOENT)
+		rr = root_read_file(r, RUNLOG_NEW, &log->buf[1], 4 * RUNLOG_MAX_BYTES);
+	if (rr == -ENOENT && !old)
+		return rr;
+	if (rr < 0 && rr != -ENOENT)
+		return rr;
+	if (rr >= 0 && !ours(log->buf[1]))
 		return -EBADMSG;
-	for (char *line = log->buf, *next; *line && rr >= 0; line = next) {
-		next = strchrnul(line, '\n');
-		if (*next)
-			*next++ = '\0';
-		rr = add_line(log, line);
-	}
-	return rr < 0 ? rr : 0;
+	if (rr >= 0 && (rr = load_segment(log, log->buf[1])) < 0)
+		return rr;
+	return bound(log);
 }
 
 void runlog_free(struct runlog *log)
@@ -387,7 +557,8 @@ void runlog_free(struct runlog *log)
 	for (size_t i = 0; i < log->n; i++)
 		free(log->v[i].items);
 	free(log->v);
-	free(log->buf);
+	free(log->buf[0]);
+	free(log->buf[1]);
 	*log = (struct runlog){ 0 };
 }
 

@@ -8,11 +8,17 @@
 
 #include "engine.h"
 
-#define RUNLOG_FILE "run/earlytune/runs"
-/* The bound: the newest runs that fit both limits; the newest boot run of
- * the whole system is kept whatever came after it. */
+#define RUNLOG_DIR "run/earlytune"
+#define RUNLOG_FILE RUNLOG_DIR "/runs"   /* the current segment, appended to */
+#define RUNLOG_OLD RUNLOG_FILE ".old"    /* the one before it */
+#define RUNLOG_NEW RUNLOG_FILE ".new"    /* the next one, between rotate's renames */
+/* The bound status shows: the newest runs that fit both limits; the newest
+ * boot run of the whole system is kept whatever came after it. */
 #define RUNLOG_MAX_RUNS 256
 #define RUNLOG_MAX_BYTES (256 * 1024)
+/* The current segment rotates before it passes half of that: the two hold
+ * at most the bound (more only when one run alone is bigger). */
+#define RUNLOG_SEGMENT_BYTES (RUNLOG_MAX_BYTES / 2)
 /* Items of one run beyond this are counted, not recorded (failures first). */
 #define RUNLOG_MAX_ITEMS 200
 
@@ -31,13 +37,15 @@ struct run {
 	unsigned changed, kept, skipped, failed, config_errors, more;
 	struct run_item *items;
 	size_t nitems;
+	size_t bytes; /* its lines in the log, for the bound */
 };
 
 struct runlog {
 	struct run *v;
-	size_t n;
+	size_t n, cap;
+	size_t cur;                 /* the run an I line belongs to; SIZE_MAX: none */
 	unsigned long long dropped; /* runs the bound removed since the log began */
-	char *buf;                  /* the file; every string points into it */
+	char *buf[2];               /* runs.old, runs: every string points into them */
 };
 
 /* runlog.c */

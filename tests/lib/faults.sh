@@ -40,17 +40,18 @@ fx_strace() {
 }
 
 # fx_list DIR: "path<TAB>content<TAB>mode" of every regular file, the lock
-# and the run log (its records hold times: fx_runlog_lines judges it)
+# and the run log's segments (runs, runs.old, runs.new: their records hold
+# times; fx_runlog_lines judges them)
 # excluded. The content is an md5 sum, but for kernel attributes (under sys/
 # and proc/sys/) the active value: a fake selector file holds
 # "[mq-deadline] none" before and "mq-deadline" after a revert.
 fx_list() {
 	(
 		cd "$1" || exit 1
-		find . -type f ! -path ./run/earlytune/lock ! -path ./run/earlytune/runs -printf '%p\t%m\n' |
+		find . -type f ! -path ./run/earlytune/lock ! -path './run/earlytune/runs*' -printf '%p\t%m\n' |
 			sort >"$WORK/.modes"
 		{
-			find . -type f ! -path ./run/earlytune/lock ! -path ./run/earlytune/runs ! -path './sys/*' \
+			find . -type f ! -path ./run/earlytune/lock ! -path './run/earlytune/runs*' ! -path './sys/*' \
 				! -path './proc/sys/*' -print0 |
 				xargs -0 -r md5sum | awk '{ print substr($0, 35) "\t" $1 }'
 			find ./sys ./proc/sys -type f -print0 2>/dev/null | xargs -0 -r awk '
@@ -142,15 +143,18 @@ fx_state_lines() {
 	rm -f "$WORK/.files"
 }
 
-# fx_runlog_lines RUN: the run log of RUN is one a whole rewrite made
-# (src/runlog.c): the version line first, then only whole run and item
-# records, the last line ended.
+# fx_runlog_lines RUN: each segment of the run log of RUN (src/runlog.c) is
+# one an append or a rotation made: the version line first, then only whole
+# run, carried run and item records, the last line ended (a failed append
+# cuts what it wrote; only a death inside write(2) could tear a line).
 fx_runlog_lines() {
-	_l=$1/run/earlytune/runs
-	[ -f "$_l" ] || return 0
-	[ -z "$(tail -c 1 "$_l")" ] || echo "torn last line in run/earlytune/runs"
-	head -1 "$_l" | grep -q '^V	1	[0-9]*$' || echo "run/earlytune/runs does not start with its version"
-	grep -v '^[RI]	' "$_l" | tail -n +2 | head -1 | sed 's/^/malformed line in run\/earlytune\/runs: /'
+	for _l in "$1"/run/earlytune/runs "$1"/run/earlytune/runs.old "$1"/run/earlytune/runs.new; do
+		[ -f "$_l" ] || continue
+		_n=${_l##*/}
+		[ -z "$(tail -c 1 "$_l")" ] || echo "torn last line in run/earlytune/$_n"
+		head -1 "$_l" | grep -q '^V	1	[0-9]*$' || echo "run/earlytune/$_n does not start with its version"
+		grep -v '^[RPI]	' "$_l" | tail -n +2 | head -1 | sed "s|^|malformed line in run/earlytune/$_n: |"
+	done
 }
 
 # fx_undone RUN TARGET.lst [TARGET_STATE]: property (b) after FX_UNDO ran on
@@ -160,11 +164,11 @@ fx_undone() {
 	if ! state_records "$1/run/earlytune" | cmp -s - "${3:-/dev/null}"; then
 		echo "records left after the undo: $(state_records "$1/run/earlytune" | head -c 200 | tr '\t\n' ' |')"
 	fi
-	# run/earlytune is left holding the lock, the run log, the state files
-	# of the records left and at most an empty originals: a temp file of a
-	# killed rewrite, too, is gone.
+	# run/earlytune is left holding the lock, the run log (runs, and
+	# runs.old once it rotated), the state files of the records left and at
+	# most an empty originals: a temp file of a killed rewrite, too, is gone.
 	(cd "$1" && find ./run/earlytune \( -name '.*' -o ! -type d ! -name lock ! -name originals ! -name runs \
-		! -path './run/earlytune/disks/*' ! -path './run/earlytune/links/*' \) 2>/dev/null) |
+		! -name runs.old ! -path './run/earlytune/disks/*' ! -path './run/earlytune/links/*' \) 2>/dev/null) |
 		sed 's/^/left behind after the undo: /'
 	fx_list "$1" | grep -v '^\./run/earlytune/' >"$WORK/.undone"
 	grep -v '^\./run/earlytune/' "$2" | diff - "$WORK/.undone" | grep '^[<>]' | head -5 |

@@ -332,6 +332,41 @@ static void test_write_atomic(void **state)
 	closedir(d);
 }
 
+/* The run log's append (issue 14): writes land at the end whatever the
+ * offset, the file stays readable, and only a regular file inside the root
+ * is opened, as for root_write_atomic. */
+static void test_open_append(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+	char buf[8] = "";
+	int fd;
+
+	tree_write(f->dir, "run/log", "V\n");
+	fd = root_open_append(r, "run/log");
+	assert_true(fd >= 0);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(write_full(fd, "R\n", 2), 0);
+	assert_int_equal(pread(fd, buf, sizeof(buf) - 1, 0), 4);
+	assert_string_equal(buf, "V\nR\n");
+	close(fd);
+	f->text = tree_read(f->dir, "run/log");
+	assert_string_equal(f->text, "V\nR\n");
+	assert_int_equal(root_open_append(r, "run/missing"), -ENOENT);
+	assert_int_equal(root_open_append(r, "run"), -EISDIR);
+	tree_symlink(f->dir, "run/link", "log");
+	assert_int_equal(root_open_append(r, "run/link"), -ELOOP);
+	/* A directory link that leads out of the root leads to the root's own. */
+	tree_symlink(f->dir, "var", "/run");
+	fd = root_open_append(r, "var/log");
+	assert_true(fd >= 0);
+	assert_int_equal(write_full(fd, "X\n", 2), 0);
+	close(fd);
+	free(f->text);
+	f->text = tree_read(f->dir, "run/log");
+	assert_string_equal(f->text, "V\nR\nX\n");
+}
+
 static void test_write_full_reports_the_error(void **state)
 {
 	int fd = open("/dev/full", O_WRONLY);
@@ -405,6 +440,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_no_escape_without_openat2),
 	FX_TEST(test_walk_resolves_like_the_kernel),
 	FX_TEST(test_write_atomic),
+	FX_TEST(test_open_append),
 	FX_TEST(test_write_full_reports_the_error),
 	FX_TEST(test_access_and_match_errors),
 	FX_TEST(test_missing),
