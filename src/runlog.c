@@ -168,13 +168,19 @@ static int add_span(struct span **v, size_t *n, size_t *cap, const char *line, s
 	return 0;
 }
 
+/* A log of this format: its version line first. */
+static bool ours(const char *buf)
+{
+	return !strncmp(buf, "V\t1\t", 4);
+}
+
 /* A run's lines: R (or P, a carried one), then its I lines. A segment of
  * another format has none; a torn last line (a crashed append) is none. */
 static int split_runs(const char *buf, struct span **v, size_t *n, unsigned long long *dropped)
 {
 	size_t cap = 0, len;
 
-	if (strncmp(buf, "V\t1\t", 4))
+	if (!ours(buf))
 		return 0;
 	*dropped = strtoull(buf + 4, NULL, 10);
 	for (const char *line = buf, *end; (end = strchr(line, '\n')); line += len) {
@@ -519,11 +525,6 @@ static int bound(struct runlog *log)
 	log->dropped += log->n - kept;
 	log->n = kept;
 	return 0;
-}
-
-static bool ours(const char *buf)
-{
-	return !strncmp(buf, "V\t1\t", 4);
 }
 
 /* runs.old, when there is one of this format, then runs (runs.new when a
