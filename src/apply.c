@@ -54,7 +54,7 @@ static bool recheck(struct ctx *c, struct item *it, struct records *rs)
 static void execute(struct ctx *c, struct item *it, struct records *rs)
 {
 	char raw[256];
-	int r;
+	int r, got;
 
 	if (it->recheck && !recheck(c, it, rs))
 		return;
@@ -65,14 +65,13 @@ static void execute(struct ctx *c, struct item *it, struct records *rs)
 			return;
 		}
 	}
-	r = root_write(&c->root, it->path, it->desired);
+	r = root_write_readback(&c->root, it->path, it->desired, raw, sizeof(raw), &got);
 	if (r < 0) {
 		item_fail(it, r, "writing %s", it->desired);
 		return;
 	}
-	r = root_read(&c->root, it->path, raw, sizeof(raw));
-	if (r < 0) {
-		item_fail(it, r, "reading back %s", it->setting);
+	if (got < 0) {
+		item_fail(it, got, "reading back %s", it->setting);
 		return;
 	}
 	if (item_compare_value(it, raw)) {

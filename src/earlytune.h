@@ -95,7 +95,10 @@ int root_read(const struct root *r, const char *rel, char *buf, size_t size); /*
 int root_read_u64(const struct root *r, const char *rel, unsigned long long *v);
 int root_read_file(const struct root *r, const char *rel, char **out, size_t max);
 int root_write(const struct root *r, const char *rel, const char *value); /* one write() */
+int root_write_readback(const struct root *r, const char *rel, const char *value, char *buf, size_t size,
+			int *got);
 int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode);
+int file_replace_at(int dfd, const char *last, const char *data, size_t len, int mode, bool durable);
 int root_write_new(const struct root *r, const char *rel, const char *data, size_t len, int mode);
 int root_open_append(const struct root *r, const char *rel); /* fd (O_RDWR | O_APPEND) or -errno */
 void root_sweep_temps(const struct root *r, const char *dir, const char *name1, const char *name2);

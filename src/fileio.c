@@ -33,16 +33,11 @@ int pathf(char *buf, size_t size, const char *fmt, ...)
 	return (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
-/* Reads one attribute: at most size-1 bytes, trailing white space removed. */
-int root_read(const struct root *r, const char *rel, char *buf, size_t size)
+/* An attribute's value as read: n bytes, trailing white space removed. */
+static int trimmed(char *buf, ssize_t n)
 {
-	_cleanup_(closep) int fd = root_openat(r, rel, O_RDONLY, 0);
-	ssize_t n;
 	size_t len;
 
-	if (fd < 0)
-		return fd;
-	n = read(fd, buf, size - 1);
 	if (n < 0)
 		return -errno;
 	/* Captured trees pad attributes with NULs: the value ends at the first. */
@@ -53,23 +48,51 @@ int root_read(const struct root *r, const char *rel, char *buf, size_t size)
 	return (int)len;
 }
 
-/* Writes one attribute in a single write(), as sysfs wants. O_TRUNC makes the
- * same call work on the regular files of a fake tree; no O_CREAT, so a
- * missing attribute stays missing. */
-int root_write(const struct root *r, const char *rel, const char *value)
+/* Reads one attribute: at most size-1 bytes, trailing white space removed. */
+int root_read(const struct root *r, const char *rel, char *buf, size_t size)
 {
-	_cleanup_(closep) int fd = root_openat(r, rel, O_WRONLY | O_TRUNC, 0);
-	_cleanup_(freep) char *line = xasprintf("%s\n", value);
-	ssize_t n;
+	_cleanup_(closep) int fd = root_openat(r, rel, O_RDONLY, 0);
 
 	if (fd < 0)
 		return fd;
+	return trimmed(buf, read(fd, buf, size - 1));
+}
+
+/* Writes one attribute in a single write(), as sysfs wants. O_TRUNC makes the
+ * same call work on the regular files of a fake tree; no O_CREAT, so a
+ * missing attribute stays missing. */
+static int write_value(int fd, const char *value)
+{
+	_cleanup_(freep) char *line = xasprintf("%s\n", value);
+	ssize_t n;
+
 	if (!line)
 		return -ENOMEM;
 	n = write(fd, line, strlen(line));
 	if (n < 0)
 		return -errno;
 	return (size_t)n == strlen(line) ? 0 : -EIO;
+}
+
+int root_write(const struct root *r, const char *rel, const char *value)
+{
+	_cleanup_(closep) int fd = root_openat(r, rel, O_WRONLY | O_TRUNC, 0);
+
+	return fd < 0 ? fd : write_value(fd, value);
+}
+
+/* root_write, then the value the kernel kept read back through the same
+ * open file (sysfs and procfs show afresh on a read at offset 0): what a
+ * write then a read of the attribute do, in two system calls fewer. Returns
+ * the write's result; the read's (a length or -errno) goes to *got. */
+int root_write_readback(const struct root *r, const char *rel, const char *value, char *buf, size_t size,
+			int *got)
+{
+	_cleanup_(closep) int fd = root_openat(r, rel, O_RDWR | O_TRUNC, 0);
+	int rr = fd < 0 ? fd : write_value(fd, value);
+
+	*got = rr < 0 ? rr : trimmed(buf, pread(fd, buf, size - 1, 0));
+	return rr;
 }
 
 int root_read_file(const struct root *r, const char *rel, char **out, size_t max)
@@ -189,11 +212,14 @@ int write_full(int fd, const void *data, size_t len)
  * of a crashed run, or another writer's, is never reused. */
 static int create_temp(int dfd, const char *last, mode_t mode, char *tmp, size_t size)
 {
+	static pid_t pid; /* a name's salt only: O_EXCL makes it safe */
 	struct timespec ts;
 
+	if (!pid)
+		pid = getpid();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	for (unsigned i = 0; i < 100; i++) {
-		unsigned x = (unsigned)ts.tv_nsec ^ ((unsigned)getpid() << 12) ^ (i * 2654435761u);
+		unsigned x = (unsigned)ts.tv_nsec ^ ((unsigned)pid << 12) ^ (i * 2654435761u);
 		int fd;
 
 		snprintf(tmp, size, ".%.200s.%08x", last, x);
@@ -217,23 +243,19 @@ static bool volatile_path(const char *rel)
 	return !strncmp(rel, "run/", 4);
 }
 
-/* The one way earlytune replaces a file: an exclusive temporary file with
- * the target's mode and owner (mode for a new one), written, fsynced,
- * renamed over the target, then the directory fsynced (no fsync for a
- * volatile_path). Readers and a crash at any point see the whole old file
- * or the whole new one. A target that is a symlink or not a regular file is
- * refused, not replaced. */
-int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode)
+/* The one way earlytune replaces a file, last in the directory dfd: an
+ * exclusive temporary file with the target's mode and owner (mode for a new
+ * one), written, fsynced if durable, renamed over the target, then the
+ * directory fsynced if durable. Readers and a crash at any point see the
+ * whole old file or the whole new one. A target that is a symlink or not a
+ * regular file is refused, not replaced. */
+int file_replace_at(int dfd, const char *last, const char *data, size_t len, int mode, bool durable)
 {
-	char last[NAME_MAX + 1], tmp[NAME_MAX + 1];
-	_cleanup_(closep) int dfd = root_parent(r, rel, last, sizeof(last));
+	char tmp[NAME_MAX + 1];
 	struct stat st;
-	bool exists;
-	int fd, rr;
+	bool exists = fstatat(dfd, last, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	int fd, rr = 0;
 
-	if (dfd < 0)
-		return dfd;
-	exists = fstatat(dfd, last, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (!exists && errno != ENOENT)
 		return -errno;
 	if (exists && !S_ISREG(st.st_mode))
@@ -242,12 +264,13 @@ int root_write_atomic(const struct root *r, const char *rel, const char *data, s
 	fd = create_temp(dfd, last, (mode_t)mode, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	rr = fchmod(fd, (mode_t)mode) < 0 ? -errno : 0; /* past the umask */
+	if (fchmod(fd, (mode_t)mode) < 0) /* past the umask */
+		rr = -errno;
 	if (!rr && exists && fchown(fd, st.st_uid, st.st_gid) < 0)
 		rr = -errno;
 	if (!rr)
 		rr = write_full(fd, data, len);
-	if (!rr && !volatile_path(rel) && fsync(fd) < 0)
+	if (!rr && durable && fsync(fd) < 0)
 		rr = -errno;
 	if (close(fd) < 0 && !rr)
 		rr = -errno;
@@ -257,9 +280,16 @@ int root_write_atomic(const struct root *r, const char *rel, const char *data, s
 		unlinkat(dfd, tmp, 0);
 		return rr;
 	}
-	if (volatile_path(rel))
-		return 0;
-	return fsync(dfd) < 0 && errno != EINVAL ? -errno : 0;
+	return durable && fsync(dfd) < 0 && errno != EINVAL ? -errno : 0;
+}
+
+/* file_replace_at for a path under the root. */
+int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode)
+{
+	char last[NAME_MAX + 1];
+	_cleanup_(closep) int dfd = root_parent(r, rel, last, sizeof(last));
+
+	return dfd < 0 ? dfd : file_replace_at(dfd, last, data, len, mode, !volatile_path(rel));
 }
 
 /* A temporary file of root_write_atomic for NAME (NULL: any name):

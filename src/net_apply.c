@@ -138,18 +138,13 @@ static size_t load_modules(struct ctx *c, struct plan *p)
 	return nreq;
 }
 
-static bool scoped(const struct ctx *c)
-{
-	return c->ifindex || c->iface;
-}
-
 /* What the applied items' interfaces have now: a run about one interface
  * asks for its qdiscs alone, any other takes the dump. */
 static int read_back(struct ctx *c, struct plan *p, struct nl *nl, struct qdiscs *qs)
 {
 	int r = 0;
 
-	if (!scoped(c))
+	if (!one_iface(c))
 		return net_dump_qdiscs(nl, qs);
 	for (size_t i = 0; r >= 0 && i < p->n; i++)
 		if (to_apply(&p->v[i]))
@@ -285,7 +280,7 @@ static int read_records(struct ctx *c, struct nl *nl, struct item **items, size_
 {
 	int r;
 
-	if (!scoped(c))
+	if (!one_iface(c))
 		return net_dump_all(nl, ls, qs);
 	r = nl_open(nl);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
@@ -305,7 +300,7 @@ static int reread_records(struct ctx *c, struct nl *nl, const struct links *ls, 
 {
 	int r = 0;
 
-	if (!scoped(c))
+	if (!one_iface(c))
 		return net_dump_qdiscs(nl, qs);
 	for (size_t k = 0; r >= 0 && k < ls->n; k++)
 		r = net_get_qdiscs(nl, ls->v[k].ifindex, ls->v[k].num_tx, qs);

@@ -181,7 +181,7 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 	dflt = nc->positive_globs || default_selected(c, l->name, l->type, root ? root->kind : NULL,
 							  why, sizeof(why));
 	if (!glob_selected(nc->interfaces ? nc->interfaces->value : "", l->name, dflt)) {
-		if (!c->ifindex && !c->iface)
+		if (!one_iface(c))
 			return;
 		it = iface_item(p, l->name, l->ifindex, nc);
 		if (it) {
@@ -351,7 +351,7 @@ static int read_ifaces(const struct ctx *c, struct nl *nl, struct links *ls, str
 {
 	int r;
 
-	if (!c->ifindex && !c->iface)
+	if (!one_iface(c))
 		return net_dump_all(nl, ls, qs);
 	if (!c->ifindex && strlen(c->iface) >= IFNAMSIZ)
 		return 0;
@@ -393,7 +393,7 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 		if (wanted(c, ls.v[i].name, ls.v[i].ifindex))
 			plan_iface(c, p, nc, &ls.v[i], &qs, *err ? err : NULL,
 				   c->records ? c->records : rs_err < 0 ? NULL : &rs, rs_err);
-	if (r >= 0 && (c->ifindex || c->iface) && p->n == before)
+	if (r >= 0 && one_iface(c) && p->n == before)
 		unknown_iface(c, p);
 	state_free(&rs);
 	free(ls.v);
@@ -405,7 +405,7 @@ int net_plan(struct ctx *c, struct plan *p)
 	struct netconf nc;
 
 	net_load_conf(c, &nc);
-	if (!c->ifindex && !c->iface)
+	if (!one_iface(c))
 		net_plan_sysctls(c, p, &nc);
 	if (nc.kind)
 		plan_ifaces(c, p, &nc);

@@ -22,6 +22,13 @@ static inline bool own_handle(uint32_t h)
 {
 	return h == MQ_HANDLE || h == ROOT_A || h == ROOT_B;
 }
+
+/* A run about one interface (--ifindex or --iface, udev's): it asks the
+ * kernel for that interface only and leaves the global settings alone. */
+static inline bool one_iface(const struct ctx *c)
+{
+	return c->ifindex || c->iface;
+}
 #define MAX_PARAMS 16
 #define CC_AVAILABLE "proc/sys/net/ipv4/tcp_available_congestion_control"
 

@@ -89,7 +89,7 @@ static size_t pick_records(const struct ctx *c, const struct records *rs, struct
 static bool restore(struct ctx *c, const struct domain *d, const struct record *x, struct item *it)
 {
 	char raw[256];
-	int r = root_read(&c->root, x->path, raw, sizeof(raw));
+	int got, r = root_read(&c->root, x->path, raw, sizeof(raw));
 	const char *gone = r == -ENOENT && d->gone ? d->gone(x->setting) : NULL;
 
 	it->selector = r > 0 && strchr(raw, '[');
@@ -108,9 +108,9 @@ static bool restore(struct ctx *c, const struct domain *d, const struct record *
 		}
 	}
 	it->action = ACT_CHANGE;
-	r = root_write(&c->root, x->path, x->value);
+	r = root_write_readback(&c->root, x->path, x->value, raw, sizeof(raw), &got);
 	if (r >= 0)
-		r = root_read(&c->root, x->path, raw, sizeof(raw));
+		r = got;
 	if (r < 0) {
 		item_fail(it, r, "restoring '%s'", x->value);
 		return false;

@@ -86,6 +86,32 @@ static void test_write(void **state)
 	assert_int_equal(root_write(r, "nodir/x", "1"), -ENOENT);
 }
 
+/* The write and its read-back through one open file: the read-back sees
+ * what the write left (a fake attribute: exactly the value written), and
+ * each failure is told apart. */
+static void test_write_readback(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+	char buf[64];
+	int got = 99;
+
+	tree_write(f->dir, "sys/scheduler", "[mq-deadline] kyber none\n");
+	assert_int_equal(root_write_readback(r, "sys/scheduler", "none", buf, sizeof(buf), &got), 0);
+	assert_int_equal(got, 4);
+	assert_string_equal(buf, "none");
+	f->text = tree_read(f->dir, "sys/scheduler");
+	assert_string_equal(f->text, "none\n");
+	/* A missing attribute: the write fails, and so does the read. */
+	got = 99;
+	assert_int_equal(root_write_readback(r, "sys/nr_requests", "64", buf, sizeof(buf), &got), -ENOENT);
+	assert_int_equal(got, -ENOENT);
+	assert_false(root_exists(r, "sys/nr_requests"));
+	/* Not a file: refused at the open. */
+	tree_write(f->dir, "sys/dir/x", "1\n");
+	assert_int_equal(root_write_readback(r, "sys/dir", "1", buf, sizeof(buf), &got), -EISDIR);
+}
+
 static void test_read_file(void **state)
 {
 	struct fx *f = *state;
@@ -433,6 +459,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_open),
 	FX_TEST(test_read),
 	FX_TEST(test_write),
+	FX_TEST(test_write_readback),
 	FX_TEST(test_read_file),
 	FX_TEST(test_links_and_dirs),
 	FX_TEST(test_symlinks_stay_inside),
