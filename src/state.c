@@ -190,14 +190,26 @@ static size_t hash_find(const struct records *rs, const size_t *slots, size_t ns
 #define DISKS_DIR STATE_DIR "/disks"
 #define LINKS_DIR STATE_DIR "/links"
 
+/* The file of disk NAME in rel: any kernel name but one that starts with a
+ * dot, which a full load would take for a temporary file and skip (and a
+ * sweep remove). No kernel names a disk so; a --device or a record can:
+ * its records stay in originals. */
+static bool disk_file(const char *name, char *rel)
+{
+	if (!valid_name(name) || name[0] == '.')
+		return false;
+	snprintf(rel, STATE_REL_MAX, DISKS_DIR "/%s", name);
+	return true;
+}
+
 static void file_of(const char *domain, const char *target, const char *setting, const char *path, char *rel)
 {
 	const struct domain *d = domain_find(domain);
 	int ifindex = d && d->ifindex ? d->ifindex(setting, path) : 0;
 
-	if (d && d->disks && valid_name(target))
-		snprintf(rel, STATE_REL_MAX, DISKS_DIR "/%s", target);
-	else if (ifindex > 0)
+	if (d && d->disks && disk_file(target, rel))
+		return;
+	if (ifindex > 0)
 		snprintf(rel, STATE_REL_MAX, LINKS_DIR "/%d", ifindex);
 	else
 		snprintf(rel, STATE_REL_MAX, STATE_FILE);
@@ -490,13 +502,16 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 
 	if (c->iface || (!c->ndevices && !c->ifindex) || !files_split(r))
 		return state_load(rs, r);
+	/* A name without a file of its own (a dot first) has its records in
+	 * originals, beside the global ones: a full load, then, as for a run
+	 * about everything. An invalid name has none. */
+	for (size_t i = 0; i < c->ndevices; i++)
+		if (valid_name(c->devices[i]) && !disk_file(c->devices[i], rel))
+			return state_load(rs, r);
 	rs->root = r, rs->partial = true;
-	for (size_t i = 0; i < c->ndevices && rr >= 0; i++) {
-		if (!valid_name(c->devices[i]))
-			continue;
-		snprintf(rel, sizeof(rel), DISKS_DIR "/%s", c->devices[i]);
-		rr = load_file(rs, r, rel);
-	}
+	for (size_t i = 0; i < c->ndevices && rr >= 0; i++)
+		if (disk_file(c->devices[i], rel))
+			rr = load_file(rs, r, rel);
 	if (rr >= 0 && c->ifindex > 0) {
 		snprintf(rel, sizeof(rel), LINKS_DIR "/%d", c->ifindex);
 		rr = load_file(rs, r, rel);

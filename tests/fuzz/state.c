@@ -12,8 +12,9 @@
  * Read as an earlier version's originals and saved, then loaded scoped (a
  * udev run about the first record's target, and the interface of the first
  * netlink record): the scoped load reads exactly the records in_scope()
- * keeps, and saved then loaded in full gives back the records of a full
- * load.
+ * keeps (all of them for a disk whose name starts with a dot: it has no
+ * file of its own), and saved then loaded in full gives back the records
+ * of a full load.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -116,7 +117,7 @@ static void check_scoped(const char *text, size_t len)
 {
 	struct records full = { .lock_fd = -1 }, sc = { .lock_fd = -1 }, again = { .lock_fd = -1 };
 	struct ctx c = { 0 };
-	bool *used;
+	bool *used, dotted;
 	char *dev;
 
 	size_t nscope = 0;
@@ -128,10 +129,15 @@ static void check_scoped(const char *text, size_t len)
 	fuzz_assert(state_save(&full, &root) == 0, "the move to the files failed");
 	scope_of(&full, &c, &dev);
 	fuzz_assert(state_load_scoped(&sc, &root, &c) == 0, "state_load_scoped failed");
-	fuzz_assert(sc.partial, "a scoped load of this version's files read them all");
+	/* A disk's file is named after it; a name with a dot first would pass
+	 * for a temporary file, so its records stay in originals, and a run
+	 * about it reads everything. */
+	dotted = valid_name(dev) && dev[0] == '.';
+	fuzz_assert(sc.partial != dotted, "a scoped load about '%s' %s", dev,
+		    dotted ? "missed originals" : "of this version's files read them all");
 	used = calloc(sc.n + 1, sizeof(*used));
 	for (size_t i = 0; i < full.n; i++)
-		if (in_scope(&c, domain_find(full.v[i].domain), &full.v[i], 0)) {
+		if (dotted || in_scope(&c, domain_find(full.v[i].domain), &full.v[i], 0)) {
 			fuzz_assert(has(&sc, &full.v[i], used), "record %zu in scope not read", i);
 			nscope++;
 		}
