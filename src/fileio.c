@@ -58,9 +58,7 @@ int root_read(const struct root *r, const char *rel, char *buf, size_t size)
 	return trimmed(buf, read(fd, buf, size - 1));
 }
 
-/* Writes one attribute in a single write(), as sysfs wants. O_TRUNC makes the
- * same call work on the regular files of a fake tree; no O_CREAT, so a
- * missing attribute stays missing. */
+/* The value and a newline in a single write(), as sysfs wants. */
 static int write_value(int fd, const char *value)
 {
 	_cleanup_(freep) char *line = xasprintf("%s\n", value);
@@ -74,6 +72,8 @@ static int write_value(int fd, const char *value)
 	return (size_t)n == strlen(line) ? 0 : -EIO;
 }
 
+/* Writes one attribute. O_TRUNC makes the same call work on the regular
+ * files of a fake tree; no O_CREAT, so a missing attribute stays missing. */
 int root_write(const struct root *r, const char *rel, const char *value)
 {
 	_cleanup_(closep) int fd = root_openat(r, rel, O_WRONLY | O_TRUNC, 0);
