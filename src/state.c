@@ -604,9 +604,9 @@ static int write_file(const struct records *rs, const struct root *r, struct dir
 
 	if (!n && i != DIR_STATE) {
 		dfd = dir_fd(ds, r, i, false);
-		if (dfd >= 0 && unlinkat(dfd, name, 0) < 0)
-			dfd = -errno;
-		return dfd == -ENOENT || dfd >= 0 ? 0 : dfd;
+		if (dfd < 0)
+			return dfd == -ENOENT ? 0 : dfd;
+		return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
 	}
 	buf = format(rs, idx, n, &len);
 	if (!buf)
