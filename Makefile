@@ -64,7 +64,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 SAN_OBJS  := $(LIBSRCS:src/%.c=$(BUILD)/san/%.o)
 
-.PHONY: all check check-unit check-integration check-valgrind check-package check-boot check-fuzz-regress fuzz bench bench-sched bench-workload clean install uninstall print-installed deb rpm
+.PHONY: all check check-faults check-unit check-integration check-valgrind check-package check-boot check-fuzz-regress fuzz bench bench-sched bench-workload clean install uninstall print-installed deb rpm
 
 all: $(BUILD)/earlytune
 
@@ -129,7 +129,6 @@ $(BUILD)/dyn/earlytune: $(OBJS)
 # The library again, compiled by clang with coverage for libFuzzer.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-export FUZZ_SECONDS
 FUZZ_CFLAGS   = $(filter-out -Wno-format-truncation,$(ALLCFLAGS)) -O1 -g -fno-omit-frame-pointer \
 		-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_NAMES   := $(notdir $(basename $(wildcard tests/fuzz/*.c)))
@@ -153,9 +152,10 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 check-fuzz-regress: $(FUZZ_BINS)
 	tests/run-fuzz regress $(BUILD)
 
-# Each harness for FUZZ_SECONDS, two at a time; crashes go to $(BUILD)/fuzz/crashes.
+# Each harness for FUZZ_SECONDS (60; make check: 20), two at a time; crashes
+# go to $(BUILD)/fuzz/crashes.
 fuzz: $(FUZZ_BINS)
-	tests/run-fuzz fuzz $(BUILD)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-fuzz fuzz $(BUILD)
 
 check-unit: $(UNIT_BINS)
 	tests/run-unit $(UNIT_BINS)
@@ -165,6 +165,11 @@ $(BUILD)/zstdcat: tests/tools/zstdcat.c $(ZSTD_A)
 
 check-integration: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/zstdcat
 	tests/run-integration $(BUILD)/earlytune $(BUILD)/san/earlytune
+
+# Fault injection at every position (make check samples them): faults.sh on
+# the static and the sanitizer build, about 20 minutes here.
+check-faults: $(BUILD)/earlytune $(BUILD)/san/earlytune
+	FX_EVERY=1 SCRIPTS=faults tests/run-integration $(BUILD)/earlytune $(BUILD)/san/earlytune
 
 check-valgrind: $(BUILD)/dyn/earlytune
 	tests/run-valgrind $(BUILD)/dyn/earlytune
@@ -177,6 +182,7 @@ check-package: $(BUILD)/earlytune $(DEPS_A)
 check-boot: $(BUILD)/earlytune
 	tests/boot/run.sh $(BUILD)
 
+# Every flavour is built once, here; the steps (tests/steps) only run them.
 check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)/zstdcat $(UNIT_BINS) $(FUZZ_BINS)
 	tests/check $(BUILD)
 

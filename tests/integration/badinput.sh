@@ -144,7 +144,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	contains "read-only /run: says originals cannot be recorded" "run/earlytune"
 	eq "read-only /run: nothing written" "$(snapshot "$t4")" "$before4"
 else
-	echo "# skipped read-only bind mount cases: need root and unshare"
+	skip "read-only bind mounts" "need root"
 fi
 
 # An attribute that is not a number: a range cannot clamp it, nothing is written.

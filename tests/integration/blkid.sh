@@ -4,7 +4,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 
 for tool in mkfs.ext4 sfdisk; do
-	command -v $tool >/dev/null || { echo "# skipped: $tool missing"; exit 0; }
+	need "$tool is installed (.ci/bootstrap)" command -v $tool
 done
 t=$WORK/kvm
 mk_kvm "$t"

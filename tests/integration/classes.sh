@@ -3,7 +3,7 @@
 # real-sysfs, unpacked at test time), through plan --json's "class" field.
 . "$(dirname "$0")/../lib/common.sh"
 
-fx=$(real_sysfs_dir) || { echo "# skipped: no shared/fixtures/real-sysfs beside the checkout"; exit 0; }
+fx=$(real_sysfs_dir) || { fail "the real-sysfs captures of ../shared/fixtures are beside the checkout"; exit 1; }
 
 # Every disk gets one item from a section that matches every class.
 printf '[block "all"]\nmatch.class = *\nread_ahead_kb = 64\n' >"$WORK/all.conf"

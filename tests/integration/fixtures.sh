@@ -4,7 +4,7 @@
 # around, and what it reads must agree with what lsblk recorded from them.
 . "$(dirname "$0")/../lib/common.sh"
 
-fx=$(real_sysfs_dir) || { echo "# skipped: no shared/fixtures/real-sysfs beside the checkout"; exit 0; }
+fx=$(real_sysfs_dir) || { fail "the real-sysfs captures of ../shared/fixtures are beside the checkout"; exit 1; }
 
 # lsblk's recorded column COL for whole disks → "name=value" lines.
 lsblk_col() { # FILE COL

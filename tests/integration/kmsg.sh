@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 
 if [ "$(id -u)" != 0 ] || ! command -v dmesg >/dev/null || ! dmesg >/dev/null 2>&1; then
-	echo "# skipped: needs root and dmesg"
+	skip "the real kernel log" "needs root"
 	exit 0
 fi
 echo "# printk_devkmsg: $(cat /proc/sys/kernel/printk_devkmsg 2>/dev/null || echo unknown)"
@@ -20,7 +20,7 @@ while [ $i -lt 30 ]; do
 	i=$((i + 1))
 done
 if ! mknod "$t/dev/kmsg" c 1 11 2>/dev/null || ! : >>"$t/dev/kmsg" 2>/dev/null; then
-	echo "# skipped: cannot make a /dev/kmsg node in $WORK (nodev?)"
+	skip "the real kernel log" "cannot make a /dev/kmsg node in $WORK (nodev?)"
 	exit 0
 fi
 printf '[block]\nread_ahead_kb = 1024\nnr_requests = 64\n' >"$t/etc/kmsg-test.conf"

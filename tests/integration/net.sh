@@ -6,14 +6,14 @@
 . "$(dirname "$0")/../lib/common.sh"
 
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
-	echo "# skipped: needs root, ip and tc"
+	skip "network namespaces" "need root, ip and tc"
 	exit 0
 fi
 ns=et-test-$$
 state=$WORK/state
 mkdir -p "$state" /run/earlytune
 ip netns add "$ns" || { fail "create a network namespace"; exit 0; }
-trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$WORK"' EXIT
+at_exit 'ip netns del "$ns" 2>/dev/null'
 nsx() { ip netns exec "$ns" "$@"; }
 # et ARGS…: earlytune in the namespace, net domain only, our records.
 et() { ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$ET" "$@" --only net --profile none --wide; }

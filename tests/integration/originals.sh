@@ -231,7 +231,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	lacks "full /run: no temporary file left" ".originals"
 	eq "full /run: nothing written to the disk" "$(snapshot "$t")" "$before"
 else
-	echo "# skipped /run full: needs root and unshare"
+	skip "/run full" "needs root"
 fi
 
 # ---- defect 7 (state half): a state file that cannot be read --------------
@@ -280,7 +280,7 @@ if command -v strace >/dev/null; then
 	check_rc "recheck EIO: revert" 0 -- "$ET" revert --wide --root "$t"
 	eq "recheck EIO: the scheduler is back" "$(active "$t/sys/block/vda/queue/scheduler")" none
 else
-	echo "# skipped EIO injection: no strace"
+	fail "strace is installed (.ci/bootstrap): EIO injection"
 fi
 
 # ---- defect 6: revert --iface/--ifindex/--device touch only that device ----
@@ -306,7 +306,7 @@ eq "scope: now the sysctl is back" "$(cat "$cc")" cubic
 # namespace of the test's own (as in net.sh), records in a directory of ours.
 if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null && ip netns add "et-orig-$$" 2>/dev/null; then
 	ns=et-orig-$$
-	trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$WORK"' EXIT
+	at_exit 'ip netns del "$ns" 2>/dev/null'
 	state=$WORK/netstate
 	mkdir -p "$state" /run/earlytune
 	nsx() { ip netns exec "$ns" "$@"; }
@@ -335,14 +335,15 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null &&
 	eq "netns: records forgotten" "$(state_records "$state")" ""
 	ip netns del "$ns"
 else
-	echo "# skipped the qdisc half: needs root, ip, tc and a network namespace"
+	skip "the qdisc half" "needs root and a network namespace"
 fi
 
 # ---- the real kernel: a loop device that gets another file ----------------
 if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null || ! command -v unshare >/dev/null; then
-	echo "# skipped real loop devices: needs root, losetup and unshare"
+	skip "real loop devices" "needs root"
 	exit 0
 fi
+host_lock
 loop=
 for n in 7 6 5 4 3 2; do
 	if [ -w /sys/block/loop$n/queue/read_ahead_kb ] && [ -z "$(cat /sys/block/loop$n/loop/backing_file 2>/dev/null)" ]; then
@@ -350,10 +351,10 @@ for n in 7 6 5 4 3 2; do
 		break
 	fi
 done
-[ -n "$loop" ] || { echo "# skipped real loop devices: no free loop2..loop7"; exit 0; }
+[ -n "$loop" ] || { skip "real loop devices" "no free loop2..loop7"; exit 0; }
 ra0=$(cat /sys/block/$loop/queue/read_ahead_kb)
 truncate -s 1M "$WORK/a.img" "$WORK/b.img"
-trap 'losetup -d /dev/$loop 2>/dev/null; echo "$ra0" >/sys/block/$loop/queue/read_ahead_kb; rm -rf "$WORK"' EXIT
+at_exit 'losetup -d /dev/$loop 2>/dev/null; echo "$ra0" >/sys/block/$loop/queue/read_ahead_kb'
 r=$WORK/root
 mkdir -p "$r/sys" "$r/proc" "$r/run" "$r/dev"
 printf '[block "l"]\nmatch.name = %s\nread_ahead_kb = 512\n' $loop >"$WORK/loop.conf"

@@ -4,7 +4,7 @@
 # alert rules pass promtool's own tests and use only metrics earlytune writes.
 . "$(dirname "$0")/../lib/common.sh"
 
-command -v promtool >/dev/null || { echo "# skipped: promtool missing (Debian package prometheus; .ci/bootstrap installs it)"; exit 0; }
+need "promtool is installed (.ci/bootstrap takes it from Debian's prometheus package)" command -v promtool
 REPO=$(cd "$TESTS_DIR/.." && pwd)
 PROM=/var/lib/prometheus/node-exporter/earlytune.prom
 

@@ -5,10 +5,11 @@
 . "$(dirname "$0")/../lib/common.sh"
 
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null || [ ! -w /sys/block/loop0/queue/read_ahead_kb ]; then
-	echo "# skipped: needs root, unshare and writable /sys/block/loop0"
+	skip "this machine's loop devices" "needs root and a writable /sys/block/loop0"
 	exit 0
 fi
-for d in loop0 loop1; do [ -e /sys/block/$d ] || { echo "# skipped: no $d"; exit 0; }; done
+for d in loop0 loop1; do [ -e /sys/block/$d ] || { skip "this machine's loop devices" "no $d"; exit 0; }; done
+host_lock
 
 real_snapshot() {
 	for d in loop0 loop1; do

@@ -98,10 +98,10 @@ check_rc "md on virtio: revert" 0 -- "$ET" revert --wide --root "$t"
 eq "md on virtio: md0 read_ahead_kb restored" "$(cat "$t/sys/block/md0/queue/read_ahead_kb")" 2048
 
 # ---- for real: LVM and LUKS on loop devices -----------------------------------
-real_skip() { echo "# skipped (real dm): $1"; exit 0; }
+real_skip() { skip "real LVM and LUKS" "$1"; exit 0; }
 [ "$(id -u)" = 0 ] || real_skip "needs root"
 for c in unshare losetup dmsetup pvcreate vgcreate lvcreate cryptsetup; do
-	command -v "$c" >/dev/null || real_skip "no $c (lvm2, cryptsetup-bin: .ci/bootstrap)"
+	need "$c is installed (lvm2, cryptsetup-bin: .ci/bootstrap)" command -v "$c"
 done
 modprobe -q dm_mod 2>/dev/null
 modprobe -q dm_crypt 2>/dev/null
@@ -120,9 +120,10 @@ real_cleanup() {
 	dmsetup info "$CRYPT" >/dev/null 2>&1 && cryptsetup close "$CRYPT" >/dev/null 2>&1
 	[ -n "$L1" ] && losetup -d "$L1"
 	[ -n "$L2" ] && losetup -d "$L2"
-	rm -rf "$WORK"
+	return 0
 }
-trap real_cleanup EXIT
+host_lock
+at_exit real_cleanup
 truncate -s 64M "$WORK/pv.img" "$WORK/luks.img"
 L1=$(losetup --show -f "$WORK/pv.img") || real_skip "no free loop device"
 L2=$(losetup --show -f "$WORK/luks.img") || real_skip "no second free loop device"

@@ -11,41 +11,60 @@ TESTS_DIR=$(cd "$(dirname "$0")/.." && pwd)
 
 _name=$(basename "$0" .sh)
 WORK=$(mktemp -d "/tmp/et-$_name.XXXXXX")
-trap 'schema_report; rm -rf "$WORK"' EXIT
+# at_exit CMD: CMD runs at exit, before what was registered earlier; the
+# JSON check first, the removal of WORK last.
+_at_exit='rm -rf "$WORK"'
+at_exit() { _at_exit="$1; $_at_exit"; }
+trap 'schema_report; eval "$_at_exit"' EXIT
 
 # Every JSON the suite produces is checked against tests/schema (issue 11):
-# ET becomes a wrapper that, when --json is among the arguments, passes the
-# run's stdout through tests/tools/json-schema-check; schema_report (at exit)
-# turns what it found into one pass or fail. ET_BIN stays the binary itself,
-# for what needs the file (size, strace). Tools by absolute path: tests run
-# earlytune with a PATH of stubs.
+# ET becomes a wrapper that, when --json is among the arguments, keeps the
+# run's stdout and arguments under $WORK/.json; schema_report (at exit)
+# checks them all in one tests/tools/json-schema-check process (a python
+# start per run cost 0.2 s) and turns what it found into one pass or fail.
+# ET_BIN stays the binary itself, for what needs the file (size, strace).
+# Tools by absolute path: tests run earlytune with a PATH of stubs.
 ET_BIN=${ET_BIN:-$ET}
-{
-	echo '#!/bin/sh'
-	echo "case \" \$* \" in *\" --json \"*|*\" -j \"*) ;; *) exec '$ET_BIN' \"\$@\" ;; esac"
-	echo "_o='$WORK/.json.'\$\$"
-	echo "'$ET_BIN' \"\$@\" >\"\$_o\""
-	echo "_rc=\$?"
-	echo "'$(command -v cat)' \"\$_o\""
-	echo "echo checked >>'$WORK/.schema-checked'"
-	echo "'$(command -v python3)' '$TESTS_DIR/tools/json-schema-check' \"\$_o\" \"\$@\" >>'$WORK/.schema-failures' 2>&1"
-	echo "'$(command -v rm)' -f \"\$_o\""
-	echo "exit \$_rc"
-} >"$WORK/.et"
+mkdir "$WORK/.json"
+cat >"$WORK/.et" <<EOF
+#!/bin/sh
+case " \$* " in *" --json "*|*" -j "*) ;; *) exec '$ET_BIN' "\$@" ;; esac
+_o='$WORK/.json/'\$\$
+while [ -e "\$_o" ]; do _o=\$_o.x; done
+printf '%s\\0' "\$@" >"\$_o.args"
+'$ET_BIN' "\$@" >"\$_o"
+_rc=\$?
+'$(command -v cat)' "\$_o"
+exit \$_rc
+EOF
 chmod +x "$WORK/.et"
 ET=$WORK/.et
 
 schema_report() {
-	[ -s "$WORK/.schema-checked" ] || return 0
-	_n=$(wc -l <"$WORK/.schema-checked")
-	if [ -s "$WORK/.schema-failures" ]; then
-		fail "every --json output matches its schema in tests/schema ($_n checked)" "$(head -20 "$WORK/.schema-failures")"
-	else
+	[ -d "$WORK/.json" ] || return 0
+	_n=$(find "$WORK/.json" -name '*.args' | wc -l)
+	[ "$_n" -gt 0 ] || return 0
+	if _f=$(python3 "$TESTS_DIR/tools/json-schema-check" --batch "$WORK/.json" 2>&1); then
 		pass "every --json output matches its schema in tests/schema ($_n checked)"
+	else
+		fail "every --json output matches its schema in tests/schema ($_n checked)" "$(printf '%s\n' "$_f" | head -20)"
 	fi
 }
 
 pass() { echo "ok - $_name: $1"; echo pass >>"$RESULTS"; }
+# skip DESC WHY: a check this machine cannot run (not root, a kernel without
+# the feature); counted and printed as skipped, never as passed. What the
+# suite needs from packages is never a skip: .ci/bootstrap installs it, and
+# its absence is a failure (need).
+skip() { echo "skip - $_name: $1: $2"; echo skip >>"$RESULTS"; }
+# need DESC COMMAND...: COMMAND must succeed, or DESC fails and the script ends.
+need() {
+	_d=$1
+	shift
+	"$@" >/dev/null 2>&1 && return 0
+	fail "$_d" "this failed: $*"
+	exit 1
+}
 fail() { echo "not ok - $_name: $1"; shift; for l in "$@"; do echo "    $l"; done; echo fail >>"$RESULTS"; }
 
 # check DESC EXPECTED_RC -- CMD...: runs CMD, output in $OUT, asserts the exit code.
@@ -123,4 +142,14 @@ real_sysfs_dir() {
 		[ -d "$_d" ] && { echo "$_d"; return 0; }
 	done
 	return 1
+}
+
+# host_lock: holds, until the script ends, the lock of this machine's block
+# devices (loop devices, device-mapper): the scripts that set up real ones
+# (realsysfs, originals, stacked) run in parallel with the others, not with
+# each other (losetup -f could take another's loop0; a new dm device would
+# show in another's snapshot).
+host_lock() {
+	exec 9>/run/lock/earlytune-tests-blockdev.lock
+	flock 9
 }

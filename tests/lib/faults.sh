@@ -183,12 +183,30 @@ fx_crashed() {
 	grep -m 3 -E 'Sanitizer|runtime error|Segmentation fault|core dumped|Aborted|^strace: ' "$2"
 }
 
+# Sampling: FX_EVERY=K keeps, of each syscall's positions, the first, the
+# last and every K-th from FX_OFFSET on. make check samples (K = 4, 8 under
+# the sanitizers) with the offset of the commit's number in the history, so
+# that any K commits in a row together try every position; make check-faults
+# tries them all (K = 1).
+FX_EVERY=${FX_EVERY:-1}
+if [ -z "${FX_OFFSET:-}" ]; then
+	FX_OFFSET=$(git -C "$TESTS_DIR" rev-list --count HEAD 2>/dev/null || echo 0)
+fi
+FX_OFFSET=$((FX_OFFSET % FX_EVERY))
+
+# fx_sampling: how the positions were chosen, for the report lines
+fx_sampling() {
+	if [ "$FX_EVERY" -gt 1 ]; then echo "sampled: first, last and 1 in $FX_EVERY from $FX_OFFSET"; else echo "every position"; fi
+}
+
 # fx_positions COUNT FIRST: COUNT positions from FIRST on, at most FX_MAX of
-# them, evenly spread, the first and the last always included.
+# them, evenly spread, then sampled by FX_EVERY; the first and the last
+# always included.
 fx_positions() {
-	awk -v c="$1" -v f="$2" -v m="$FX_MAX" 'BEGIN {
-		if (m <= 0 || c <= m) { for (i = 0; i < c; i++) print f + i; exit }
-		for (k = 0; k < m; k++) print f + int(k * (c - 1) / (m - 1) + 0.5)
+	awk -v c="$1" -v f="$2" -v m="$FX_MAX" -v k="$FX_EVERY" -v o="$FX_OFFSET" 'BEGIN {
+		if (m <= 0 || c <= m) { for (i = 0; i < c; i++) p[n++] = f + i }
+		else for (j = 0; j < m; j++) p[n++] = f + int(j * (c - 1) / (m - 1) + 0.5)
+		for (i = 0; i < n; i++) if (i == 0 || i == n - 1 || (p[i] - f) % k == o) print p[i]
 	}' | uniq
 }
 
@@ -269,9 +287,9 @@ fx_report() {
 	_classes=$(awk -v l="$FX_SYSCALLS" 'BEGIN { n = split(l, s, " "); for (i = 1; i <= n; i++) w[s[i]] = 1 }
 		$2 in w { printf "%s%s×%s", sep, $2, $1; sep = " " }' "$WORK/fx.counts")
 	if [ "$_bad" = 0 ]; then
-		pass "$1: $2 runs, 0 failures ($_classes)"
+		pass "$1: $2 runs, 0 failures ($_classes; $(fx_sampling))"
 	else
-		fail "$1: $2 runs, $_bad failures ($_classes)" "$(head -12 "$WORK/fx.bads")"
+		fail "$1: $2 runs, $_bad failures ($_classes; $(fx_sampling))" "$(head -12 "$WORK/fx.bads")"
 	fi
 	FX_RUNS=$((${FX_RUNS:-0} + $2))
 }
