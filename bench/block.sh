@@ -32,6 +32,8 @@
 # or the tree did not end up tuned.
 #
 # Environment: NDISKS (1000), REPS (5, median taken), NRUNS (200, one device), CURVE,
+# BENCH_DRY (1: a dry run, see bench/lib.sh: a tree of 4 disks, the helpers
+# built and run once, the correctness checks, no measurement),
 # BENCH_DIR (/dev/shm, else /tmp): where the tree goes. On a disk file system (ext4 /tmp)
 # every rewrite of an attribute pays for truncating a regular file (ext4
 # frees the block and, with auto_da_alloc, starts writeback on close), a cost
@@ -39,21 +41,26 @@
 # tmpfs is much closer to what sysfs costs, hence the default.
 set -euo pipefail
 
-ET=${1:-build/earlytune}
 NDISKS=${NDISKS:-1000}
 REPS=${REPS:-5}
 NRUNS=${NRUNS:-200}
 STORM=${STORM:-256}
-MID=vd$((NDISKS / 2)) # the one device of c.
 TAB=$'\t'
 
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
+ET=${1:-$top/build/earlytune}
+if bench_dry; then
+	plan="$NDISKS disks (REPS=$REPS NRUNS=$NRUNS STORM=$STORM CURVE=\"${CURVE:-1 100 $NDISKS}\")"
+	NDISKS=4
+fi
+MID=vd$((NDISKS / 2)) # the one device of c.
 
 [[ -x $ET ]] || die "$ET: not an executable (run make first)"
 ET=$(realpath "$ET")
 [[ -x /usr/bin/time ]] || die "/usr/bin/time missing (package time)"
 command -v gcc >/dev/null || die "gcc missing"
+command -v strip >/dev/null || die "strip missing (binutils)"
 SH=$(command -v dash || command -v sh)
 
 [[ -d /dev/shm && -w /dev/shm ]] && default_dir=/dev/shm || default_dir=/tmp
@@ -362,6 +369,17 @@ grep -Eq ' applied( |$)' "$TMP/apply2.out" && die "FAIL: second apply changed so
 $RESET
 $SH "$TMP/loop-write.sh" "$TREE" || die "FAIL: shell loop exited $?"
 check_tuned "the shell loop" vd0 $MID vd$((NDISKS - 1))
+
+if bench_dry; then
+	"$TMP/runner" 1 -s "$RESET" "$ET" apply --only block --root "$TREE" >/dev/null ||
+		die "FAIL: the runner cannot time earlytune apply"
+	"$TMP/storm" 2 "$TMP/noop" >/dev/null || die "FAIL: the storm runner cannot start the static no-op"
+	bench_say "a $NDISKS-disk tree in $TMP ($(stat -f -c %T "$TMP")): earlytune apply tuned and recorded every disk," \
+		"a second apply changed nothing, the shell loop tuned them; the runner, the storm runner and the static no-op work"
+	bench_say "a real run measures a. to h. on $plan$(command -v valgrind >/dev/null ||
+		echo '; no valgrind: no instruction counts')$(command -v strace >/dev/null || echo '; no strace: no syscall counts')"
+	exit 0
+fi
 
 # ---- measurements ------------------------------------------------------------------
 

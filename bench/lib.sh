@@ -89,3 +89,68 @@ bench_check() {
 	return $bad
 }
 bench_qemu_version() { qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p'; }
+
+# ---- dry runs (BENCH_DRY=1) ---------------------------------------------------
+# A dry run does what a real one does before its first measurement (checks,
+# work directories, a small generated tree or the guests' dracut module,
+# earlytune run once and its result checked), says what the real run would
+# do and exits 0: cheap enough for make check to prove, from a fresh clone,
+# that each benchmark gets that far. It never builds the Debian root, touches
+# it or boots a guest.
+
+# bench_dry: true in a dry run
+bench_dry() { case ${BENCH_DRY:-0} in '' | 0 | no) return 1 ;; esac; }
+# bench_say WORDS…: one line of a dry run's report
+bench_say() { echo "bench/${0##*/}: dry run: $*"; }
+# bench_dry_guests [TOOL…]: what the QEMU benchmarks need before their first
+# boot: root, this build's binary, the root's directory, QEMU and the host
+# tools of bench_images and bench_boot (and TOOL…), and a Debian root that is
+# there or can be built
+bench_dry_guests() {
+	local t v
+	[ "$(id -u)" = 0 ] || die "needs root (chroot and dracut in the boot tests' root)"
+	[ -x "$ET" ] || die "$ET: not an executable (run make first)"
+	[ -d "${ROOT%/*}" ] && [ -w "${ROOT%/*}" ] || die "${ROOT%/*}: no writable directory for the root and its log"
+	for t in qemu-system-x86_64 chroot mount mkfs.ext4 truncate timeout "$@"; do
+		command -v "$t" >/dev/null || die "$t missing"
+	done
+	v=$(bench_qemu_version 2>/dev/null)
+	[ -n "$v" ] || die "qemu-system-x86_64 --version prints no version"
+	bench_say "running as root; $ET; QEMU $v (TCG); chroot, mount, mkfs.ext4, truncate, timeout${*:+, $*}"
+	bench_dry_root
+}
+# bench_dry_root: the Debian root bench_need_root takes: complete (kernels with
+# their vmlinuz, dracut), else what tests/boot/mkroot.sh needs to build it
+bench_dry_root() {
+	local mk=$top/tests/boot/mkroot.sh r=$ROOT k ks mirror
+	[ -x "$mk" ] || die "tests/boot/mkroot.sh missing or not executable"
+	# A root cached outside the tree, when mkroot.sh keeps one: --path names
+	# it, built or not, and builds nothing.
+	if grep -q -e '--path' "$mk"; then
+		r=$("$mk" --path) && [ -n "$r" ] || die "tests/boot/mkroot.sh --path names no root"
+	fi
+	if [ -e "$r/.complete" ]; then
+		ks=$(cd "$r/lib/modules" 2>/dev/null && ls | sort -V | tr '\n' ' ')
+		[ -n "$ks" ] || die "the Debian root $r has no kernel (lib/modules is empty)"
+		for k in $ks; do
+			[ -f "$r/boot/vmlinuz-$k" ] || die "the Debian root $r has no boot/vmlinuz-$k"
+		done
+		[ -x "$r/usr/bin/dracut" ] || die "the Debian root $r has no dracut"
+		bench_say "the Debian root is there: $r (kernels ${ks% })"
+		return
+	fi
+	command -v debootstrap >/dev/null || die "no Debian root at $r and no debootstrap to build one"
+	mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
+	[ -n "$mirror" ] || die "no Debian root at $r and no archive in /etc/apt/sources.list.d/debian.sources to build one from"
+	bench_say "no complete Debian root at $r: the run builds it first (tests/boot/mkroot.sh, debootstrap from $mirror; minutes)"
+}
+# bench_dry_module DIR: the generated dracut module parses (module-setup.sh
+# as bash, its hooks as the initramfs' POSIX sh)
+bench_dry_module() {
+	local f
+	bash -n "$1/module-setup.sh" || die "$1/module-setup.sh: syntax error"
+	for f in "$1"/*.sh; do
+		[ "$f" = "$1/module-setup.sh" ] && continue
+		sh -n "$f" || die "$f: syntax error"
+	done
+}

@@ -20,21 +20,38 @@
 #
 # This kernel has no sch_fq: pfifo takes the same code path. Every run starts
 # from the kernel's default roots. Prints medians and ratios; exit 0 unless
-# something failed. Needs root, ip and tc. NIFS (1000), REPS (3).
+# something failed. Needs root, ip and tc. NIFS (1000), REPS (3), BENCH_DRY
+# (1: a dry run, see bench/lib.sh: a. to c. once on 2 pairs, the result
+# checked; no d.).
 set -euo pipefail
 
-ET=$(realpath "${1:-build/earlytune}")
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+ET=${1:-$top/build/earlytune}
 NIFS=${NIFS:-1000}
 REPS=${REPS:-3}
 CURVE=${CURVE:-"1 100 $NIFS"}
 CURVE_REPS=${CURVE_REPS:-20}
+if bench_dry; then
+	plan="$NIFS pairs (REPS=$REPS CURVE=\"$CURVE\" CURVE_REPS=$CURVE_REPS)"
+	NIFS=2 REPS=1
+fi
 NS=et-bench-$$
-TMP=$(mktemp -d /tmp/et-netbench.XXXXXX)
-trap 'ip netns del "$NS" 2>/dev/null; for n in $CURVE; do ip netns del "$NS-$n" 2>/dev/null; done; rm -rf "$TMP"' EXIT
-# shellcheck source=bench/lib.sh
-. "$(dirname "$0")/lib.sh"
 
 [[ $(id -u) == 0 ]] || die "needs root (network namespaces)"
+[[ -x $ET ]] || die "$ET: not an executable (run make first)"
+ET=$(realpath "$ET")
+for t in ip tc; do command -v $t >/dev/null || die "$t missing (package iproute2)"; done
+TMP=$(mktemp -d /tmp/et-netbench.XXXXXX)
+# Not under set -e: the namespaces the run deleted itself are gone, and the
+# exit status stays the run's.
+cleanup() {
+	set +e
+	ip netns del "$NS" 2>/dev/null
+	for n in $CURVE; do ip netns del "$NS-$n" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
 cp "$ET" "$TMP/earlytune"
 mkdir -p "$TMP/state" /run/earlytune
 ip netns add "$NS"
@@ -80,6 +97,9 @@ reset
 INSIDE
 ip netns exec "$NS" bash "$TMP/inside.sh" "$TMP" "$REPS" >"$TMP/out" || { cat "$TMP/out"; die "FAIL: a measured command failed"; }
 ip netns del "$NS"
+get() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/out"; }
+check=$(get check)
+[[ $check == "$NIFS" ]] || die "FAIL: after earlytune apply, $check of $NIFS interfaces have the pfifo root"
 
 # d. inside a namespace of N pairs: "first|steady WALL_US INSTRUCTIONS RECVMSG SENDTO".
 cat >"$TMP/curve.sh" <<'CURVE'
@@ -115,6 +135,13 @@ for mode in first steady; do
 done
 tc qdisc show dev v0 | grep -q 'qdisc pfifo e7e[89]: root .* limit 100p' || { echo "v0 not tuned" >&2; exit 1; }
 CURVE
+if bench_dry; then
+	bash -n "$TMP/curve.sh" || die "FAIL: the script of d. does not parse"
+	bench_say "$NIFS veth pairs in a namespace: earlytune apply --only net gave each v* the pfifo root (a. to c. run once)"
+	bench_say "a real run measures a. to c. on $plan, then d.$(command -v valgrind >/dev/null ||
+		echo '; no valgrind: no instruction counts')$(command -v strace >/dev/null || echo '; no strace: no netlink call counts')"
+	exit 0
+fi
 for n in $CURVE; do
 	ip netns add "$NS-$n"
 	head -n "$n" "$TMP/links" | ip -n "$NS-$n" -batch -
@@ -122,9 +149,7 @@ for n in $CURVE; do
 		die "FAIL: the --ifindex apply in the namespace of $n pairs"
 	ip netns del "$NS-$n"
 done
-get() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/out"; }
-et=$(get earlytune) steady=$(get steady) loop=$(get loop) batch=$(get batch) check=$(get check)
-[[ $check == "$NIFS" ]] || die "FAIL: after earlytune apply, $check of $NIFS interfaces have the pfifo root"
+et=$(get earlytune) steady=$(get steady) loop=$(get loop) batch=$(get batch)
 # not lib.sh's ratio: a bare number, for verdict
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 verdict() { awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = op == ">=" ? v >= l : v <= l; print ok ? "PASS" : "MISS" }'; }

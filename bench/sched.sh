@@ -24,7 +24,9 @@
 # Environment: RUNS (3), LOOPS (15000: 15 s at 1 ms), PROFILES ("latency
 # throughput"), KERNELS (every kernel of the root). The root is the boot
 # tests' (BUILD_DIR/boot/rootfs, built or completed by tests/boot/mkroot.sh;
-# it carries rt-tests). Needs root (chroot, dracut in the root).
+# it carries rt-tests). Needs root (chroot, dracut in the root). BENCH_DRY=1:
+# a dry run (bench/lib.sh): the checks, the guests' dracut module generated
+# and parsed in a scratch directory; no root built or touched, no boot.
 # Noise: TCG on a shared host is noisy, the wall clock of each guest is the
 # host's; read the spread before the ratios.
 set -u
@@ -70,13 +72,24 @@ if [ -n "${LOGS:-}" ]; then
 	report
 	exit 0
 fi
-bench_need_root
+# A fresh clone has no directory for the root (and its log) yet.
+mkdir -p "${ROOT%/*}" || die "cannot create ${ROOT%/*}"
+if bench_dry; then
+	bench_dry_guests
+else
+	bench_need_root
+fi
 OUT=$(mktemp -d /tmp/earlytune-bench-sched.XXXXXX)
-cleanup() {
-	bench_mounts off
-	rm -rf "$MOD" "$OUT"
-}
-trap cleanup EXIT
+if bench_dry; then
+	MOD=$OUT/98etbench
+	trap 'rm -rf "$OUT"' EXIT
+else
+	cleanup() {
+		bench_mounts off
+		rm -rf "$MOD" "$OUT"
+	}
+	trap cleanup EXIT
+fi
 
 # ---- the guest side: a dracut module whose pre-mount hook runs the bench ------
 
@@ -153,6 +166,14 @@ echo "ETBENCH-DONE"
 echo o >/proc/sysrq-trigger
 EOF
 chmod 0755 "$MOD/module-setup.sh" "$MOD/etbench.sh"
+secs=$((300 + RUNS * (2 + $(echo $PROFILES | wc -w)) * (LOOPS / 100 + 30)))
+if bench_dry; then
+	bench_dry_module "$MOD"
+	bench_say "the guests' dracut module (98etbench, this build's binary) generated in $OUT and parsed"
+	bench_say "a real run builds an initramfs per kernel in the root, boots each once (QEMU TCG, at most $secs s):" \
+		"RUNS=$RUNS LOOPS=$LOOPS PROFILES=\"$PROFILES\" KERNELS=\"${KERNELS:-every kernel of the root}\"; about 15 minutes"
+	exit 0
+fi
 
 bench_images et-bench --omit earlytune --add etbench --add-drivers "virtio_pci virtio_blk"
 
@@ -160,7 +181,7 @@ bench_images et-bench --omit earlytune --add etbench --add-drivers "virtio_pci v
 
 bad=0
 for k in $kernels; do
-	bench_boot "$k" "$OUT/$k.log" "$k" et-bench $((300 + RUNS * (2 + $(echo $PROFILES | wc -w)) * (LOOPS / 100 + 30))) \
+	bench_boot "$k" "$OUT/$k.log" "$k" et-bench "$secs" \
 		"etbench.runs=$RUNS etbench.loops=$LOOPS etbench.profiles=$(echo $PROFILES | tr ' ' ,)"
 	rm -f "$ROOT/boot/et-bench-$k.img"
 	bench_check "$k" "$OUT/$k.log" ETBENCH 5 || bad=1

@@ -67,8 +67,11 @@
 # LOGS=DIR reports again from kept guest logs (KEEP=1 keeps them; an earlier
 # run's KVER-MODE.log counts as one round). Needs root (chroot, dracut
 # in the boot tests' root, BUILD_DIR/boot/rootfs, built or completed by
-# tests/boot/mkroot.sh; iperf3 and ethtool are added here, only for this
-# bench; it carries earlytune's package and lvm2).
+# tests/boot/mkroot.sh; iperf3, ethtool and lvm2 are added here, only for
+# this bench, and earlytune's package from this tree's .deb when the root
+# lacks it). BENCH_DRY=1: a dry run (bench/lib.sh): the checks, etmmap and
+# etfault built, the guests' dracut module generated and parsed in a scratch
+# directory; no .deb, no root built or touched, no boot.
 # Noise: TCG on a shared host; read the spread before the ratios.
 set -u
 export LC_ALL=C
@@ -211,36 +214,61 @@ if [ -n "${LOGS:-}" ]; then
 	report
 	exit 0
 fi
-bench_need_root
-# Only for this bench: the boot tests' root (make check) does without them.
-need=
-for p in iperf3 ethtool lvm2; do chroot "$ROOT" dpkg -s $p >/dev/null 2>&1 || need="$need $p"; done
-if [ -n "$need" ]; then
-	bench_mounts on
-	rc=0
-	chroot "$ROOT" sh -c "export DEBIAN_FRONTEND=noninteractive
-		apt-get install -y -q --no-install-recommends $need && apt-get clean" >>"$ROOT.log" 2>&1 || rc=$?
-	bench_mounts off
-	[ "$rc" = 0 ] || die "cannot install$need in the root (see $ROOT.log)"
+# A fresh clone has no directory for the root (and its log) yet.
+mkdir -p "${ROOT%/*}" || die "cannot create ${ROOT%/*}"
+if bench_dry; then
+	bench_dry_guests dpkg-checkbuilddeps
+	# A root without earlytune's package gets this tree's .deb (make deb).
+	out=$(cd "$top" && dpkg-checkbuilddeps 2>&1) || die "make deb could not build the root's package: $out"
+	bench_say "the build dependencies of make deb are installed (the .deb for a root without earlytune)"
+	OUT=$(mktemp -d /tmp/earlytune-bench-workload.XXXXXX)
+	MOD=$OUT/98etwork
+	trap 'rm -rf "$OUT"' EXIT
+else
+	bench_need_root
+	# Only for this bench: the boot tests' root (make check) does without them.
+	need=
+	for p in iperf3 ethtool lvm2; do chroot "$ROOT" dpkg -s $p >/dev/null 2>&1 || need="$need $p"; done
+	if [ -n "$need" ]; then
+		bench_mounts on
+		rc=0
+		chroot "$ROOT" sh -c "export DEBIAN_FRONTEND=noninteractive
+			apt-get install -y -q --no-install-recommends $need && apt-get clean" >>"$ROOT.log" 2>&1 || rc=$?
+		bench_mounts off
+		[ "$rc" = 0 ] || die "cannot install$need in the root (see $ROOT.log)"
+	fi
+	# The package's dracut module and udev rule come from this tree's .deb,
+	# installed as the boot tests install it, when the root has none (a
+	# fresh root, or one whose boot tests never ran).
+	if ! [ -x "$ROOT/usr/sbin/earlytune" ] || ! [ -d "$ROOT/usr/lib/dracut/modules.d/50earlytune" ]; then
+		echo "# the root has no earlytune package: make deb, dpkg -i in the root"
+		make -s -C "$top" deb BUILD="$build" >>"$ROOT.log" 2>&1 || die "make deb failed: $(tail -20 "$ROOT.log")"
+		deb=$(ls "$build"/deb/earlytune_*.deb | head -1)
+		cp "$deb" "$ROOT/tmp/earlytune.deb"
+		bench_mounts on
+		rc=0
+		chroot "$ROOT" dpkg -i /tmp/earlytune.deb >>"$ROOT.log" 2>&1 || rc=$?
+		bench_mounts off
+		rm -f "$ROOT/tmp/earlytune.deb"
+		[ "$rc" = 0 ] || die "dpkg -i ${deb##*/} in the root failed: $(tail -10 "$ROOT.log")"
+	fi
+	OUT=$(mktemp -d /tmp/earlytune-bench-workload.XXXXXX)
+	# The image carries this build's binary and only the built-in profile: the
+	# root's binary and the boot tests' drop-ins are put back afterwards.
+	cp -a "$ROOT/usr/sbin/earlytune" "$OUT/earlytune.root"
+	[ -d "$ROOT/etc/earlytune.d" ] && mv "$ROOT/etc/earlytune.d" "$OUT/earlytune.d.root"
+	[ -e "$ROOT/etc/earlytune.conf" ] && mv "$ROOT/etc/earlytune.conf" "$OUT/earlytune.conf.root"
+	cleanup() {
+		bench_mounts off
+		cp -a "$OUT/earlytune.root" "$ROOT/usr/sbin/earlytune"
+		[ -d "$OUT/earlytune.d.root" ] && mv "$OUT/earlytune.d.root" "$ROOT/etc/earlytune.d"
+		[ -e "$OUT/earlytune.conf.root" ] && mv "$OUT/earlytune.conf.root" "$ROOT/etc/earlytune.conf"
+		rm -rf "$MOD" "$ROOT"/boot/et-work-*.img
+		if [ "${KEEP:-0}" = 1 ]; then echo "# guest logs kept in $OUT"; else rm -rf "$OUT"; fi
+	}
+	trap cleanup EXIT
+	cp "$ET" "$ROOT/usr/sbin/earlytune"
 fi
-[ -x "$ROOT/usr/sbin/earlytune" ] && [ -d "$ROOT/usr/lib/dracut/modules.d/50earlytune" ] ||
-	die "the root has no earlytune package: run make check-boot once (it installs the .deb)"
-OUT=$(mktemp -d /tmp/earlytune-bench-workload.XXXXXX)
-# The image carries this build's binary and only the built-in profile: the
-# root's binary and the boot tests' drop-ins are put back afterwards.
-cp -a "$ROOT/usr/sbin/earlytune" "$OUT/earlytune.root"
-[ -d "$ROOT/etc/earlytune.d" ] && mv "$ROOT/etc/earlytune.d" "$OUT/earlytune.d.root"
-[ -e "$ROOT/etc/earlytune.conf" ] && mv "$ROOT/etc/earlytune.conf" "$OUT/earlytune.conf.root"
-cleanup() {
-	bench_mounts off
-	cp -a "$OUT/earlytune.root" "$ROOT/usr/sbin/earlytune"
-	[ -d "$OUT/earlytune.d.root" ] && mv "$OUT/earlytune.d.root" "$ROOT/etc/earlytune.d"
-	[ -e "$OUT/earlytune.conf.root" ] && mv "$OUT/earlytune.conf.root" "$ROOT/etc/earlytune.conf"
-	rm -rf "$MOD" "$ROOT"/boot/et-work-*.img
-	if [ "${KEEP:-0}" = 1 ]; then echo "# guest logs kept in $OUT"; else rm -rf "$OUT"; fi
-}
-trap cleanup EXIT
-cp "$ET" "$ROOT/usr/sbin/earlytune"
 
 # ---- the guest side: a dracut module whose pre-mount hook runs the workloads --
 
@@ -370,6 +398,16 @@ echo "ETWORK-DONE"
 echo o >/proc/sysrq-trigger
 EOF
 chmod 0755 "$MOD/module-setup.sh" "$MOD/etwork.sh"
+secs=$((600 + RUNS * (TOUCHES / 10 + LV_TOUCHES / 10 + 120) + 2 * NREPS * (NSECS + 60)))
+if bench_dry; then
+	bench_dry_module "$MOD"
+	bench_say "etmmap and etfault built (static), the guests' dracut module (98etwork) generated in $OUT and parsed"
+	bench_say "a real run installs iperf3, ethtool, lvm2 and earlytune's package in the root if missing, builds an initramfs" \
+		"per kernel, boots stock and earlytune alternately (QEMU TCG, at most $secs s each): ROUNDS=$ROUNDS RUNS=$RUNS" \
+		"TOUCHES=$TOUCHES LV_TOUCHES=$LV_TOUCHES NREPS=$NREPS NSECS=$NSECS THP_MIB=$THP_MIB" \
+		"KERNELS=\"${KERNELS:-every kernel of the root}\"; report in $build/bench/workload.md; about 45 minutes"
+	exit 0
+fi
 
 bench_images et-work --add "earlytune etwork" --add-drivers "virtio_pci virtio_blk virtio_net"
 
@@ -385,7 +423,7 @@ for k in $kernels; do
 			# A fresh scratch disk: the LV is created in each boot.
 			rm -f "$OUT/scratch.img" && truncate -s 4G "$OUT/scratch.img"
 			bench_boot "$k $m round $r" "$log" "$k" et-work \
-				$((600 + RUNS * (TOUCHES / 10 + LV_TOUCHES / 10 + 120) + 2 * NREPS * (NSECS + 60))) \
+				"$secs" \
 				"printk.time=1 $et etwork.mode=$m etwork.runs=$RUNS etwork.touches=$TOUCHES etwork.lvtouches=$LV_TOUCHES etwork.nreps=$NREPS etwork.nsecs=$NSECS etwork.thpmib=$THP_MIB" \
 				-nic user,model=virtio-net-pci \
 				-drive file="$OUT/scratch.img",if=none,id=d1,format=raw,cache=unsafe \
