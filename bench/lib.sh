@@ -10,12 +10,15 @@
 
 die() { echo "bench/${0##*/}: $*" >&2; exit 1; }
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/boot/root.sh
+. "$top/tests/boot/root.sh"
 # bench_paths [BUILD_DIR]: build (top/build by default), ET (the binary under
-# test) and ROOT (the boot tests' root, a build product)
+# test) and ROOT (where bench_need_root mounts the boot tests' root)
 bench_paths() {
 	build=$(realpath "${1:-$top/build}")
 	ET=$build/earlytune
-	ROOT=$build/boot/rootfs
+	BENCH_STATE=$build/boot-bench
+	ROOT=$BENCH_STATE/rootfs
 }
 
 # ---- numbers ---------------------------------------------------------------
@@ -35,22 +38,24 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) p
 
 # ---- QEMU guests of the boot tests' root -------------------------------------
 
-# Root, this build's binary and the Debian root with its kernels (built or
-# completed by tests/boot/mkroot.sh).
+# Root, this build's binary, and at ROOT the boot tests' Debian root with its
+# kernels (tests/boot/mkroot.sh's cached one, built if missing) under an
+# overlay of this bench's own (BUILD_DIR/boot-bench/upper, emptied here): what
+# the bench installs or builds in it never reaches the cache or another run.
+# Unmounted at exit by bench_root_off (a script's own EXIT trap calls it).
 bench_need_root() {
+	local lower
 	[ "$(id -u)" = 0 ] || die "needs root (chroot and dracut in the boot tests' root)"
 	[ -x "$ET" ] || die "$ET: not an executable (run make first)"
-	"$top/tests/boot/mkroot.sh" "$ROOT" || die "cannot build the Debian root (tests/boot/mkroot.sh)"
+	lower=$("$top/tests/boot/mkroot.sh") || die "cannot build the Debian root (tests/boot/mkroot.sh)"
+	mkdir -p "$BENCH_STATE" || die "cannot create $BENCH_STATE"
+	trap bench_root_off EXIT
+	et_root_mount "$lower" "$BENCH_STATE" "$ROOT" || die "cannot mount the root (overlay on $lower) at $ROOT"
+	et_binds off "$ROOT"
 }
+bench_root_off() { et_root_umount "$ROOT"; }
 # bench_mounts on|off: the host's /proc, /sys and /dev in the root, for chroot
-bench_mounts() {
-	local fs
-	if [ "$1" = on ]; then
-		for fs in proc sys dev; do mount --bind /$fs "$ROOT/$fs"; done
-	else
-		for fs in dev sys proc; do umount "$ROOT/$fs" 2>/dev/null; done
-	fi
-}
+bench_mounts() { et_binds "$1" "$ROOT"; }
 # bench_images NAME DRACUT_ARGS…: sets kernels (KERNELS, else every kernel
 # of the root), builds /boot/NAME-KVER.img in the root for each, and the
 # guests' root disk ($OUT/root.img: an empty ext4, never mounted, for

@@ -23,10 +23,11 @@
 #
 # Environment: RUNS (3), LOOPS (15000: 15 s at 1 ms), PROFILES ("latency
 # throughput"), KERNELS (every kernel of the root). The root is the boot
-# tests' (BUILD_DIR/boot/rootfs, built or completed by tests/boot/mkroot.sh;
-# it carries rt-tests). Needs root (chroot, dracut in the root). BENCH_DRY=1:
-# a dry run (bench/lib.sh): the checks, the guests' dracut module generated
-# and parsed in a scratch directory; no root built or touched, no boot.
+# tests' (tests/boot/mkroot.sh's cached one; it carries rt-tests), under an
+# overlay of this bench's own at BUILD_DIR/boot-bench/rootfs. Needs root
+# (chroot, dracut in the root). BENCH_DRY=1: a dry run (bench/lib.sh): the
+# checks, the guests' dracut module generated and parsed in a scratch
+# directory; no root built or touched, no boot.
 # Noise: TCG on a shared host is noisy, the wall clock of each guest is the
 # host's; read the spread before the ratios.
 set -u
@@ -85,8 +86,8 @@ if bench_dry; then
 	trap 'rm -rf "$OUT"' EXIT
 else
 	cleanup() {
-		bench_mounts off
-		rm -rf "$MOD" "$OUT"
+		bench_root_off
+		rm -rf "$OUT"
 	}
 	trap cleanup EXIT
 fi

@@ -66,12 +66,13 @@
 # (3), NSECS (15), THP_MIB (128), KERNELS (every kernel of the root).
 # LOGS=DIR reports again from kept guest logs (KEEP=1 keeps them; an earlier
 # run's KVER-MODE.log counts as one round). Needs root (chroot, dracut
-# in the boot tests' root, BUILD_DIR/boot/rootfs, built or completed by
-# tests/boot/mkroot.sh; iperf3, ethtool and lvm2 are added here, only for
-# this bench, and earlytune's package from this tree's .deb when the root
-# lacks it). BENCH_DRY=1: a dry run (bench/lib.sh): the checks, etmmap and
-# etfault built, the guests' dracut module generated and parsed in a scratch
-# directory; no .deb, no root built or touched, no boot.
+# in the boot tests' root: tests/boot/mkroot.sh's cached one, under an
+# overlay of this bench's own at BUILD_DIR/boot-bench/rootfs that the next
+# run discards; iperf3, ethtool and lvm2 are added there, only for this
+# bench, and earlytune's package from this tree's .deb). BENCH_DRY=1: a dry
+# run (bench/lib.sh): the checks, etmmap and etfault built, the guests'
+# dracut module generated and parsed in a scratch directory; no .deb, no root
+# built or touched, no boot.
 # Noise: TCG on a shared host; read the spread before the ratios.
 set -u
 export LC_ALL=C
@@ -238,8 +239,7 @@ else
 		[ "$rc" = 0 ] || die "cannot install$need in the root (see $ROOT.log)"
 	fi
 	# The package's dracut module and udev rule come from this tree's .deb,
-	# installed as the boot tests install it, when the root has none (a
-	# fresh root, or one whose boot tests never ran).
+	# installed as the boot tests install it (the cached root has none).
 	if ! [ -x "$ROOT/usr/sbin/earlytune" ] || ! [ -d "$ROOT/usr/lib/dracut/modules.d/50earlytune" ]; then
 		echo "# the root has no earlytune package: make deb, dpkg -i in the root"
 		make -s -C "$top" deb BUILD="$build" >>"$ROOT.log" 2>&1 || die "make deb failed: $(tail -20 "$ROOT.log")"
@@ -253,21 +253,14 @@ else
 		[ "$rc" = 0 ] || die "dpkg -i ${deb##*/} in the root failed: $(tail -10 "$ROOT.log")"
 	fi
 	OUT=$(mktemp -d /tmp/earlytune-bench-workload.XXXXXX)
-	# The image carries this build's binary and only the built-in profile: the
-	# root's binary and the boot tests' drop-ins are put back afterwards.
-	cp -a "$ROOT/usr/sbin/earlytune" "$OUT/earlytune.root"
-	[ -d "$ROOT/etc/earlytune.d" ] && mv "$ROOT/etc/earlytune.d" "$OUT/earlytune.d.root"
-	[ -e "$ROOT/etc/earlytune.conf" ] && mv "$ROOT/etc/earlytune.conf" "$OUT/earlytune.conf.root"
 	cleanup() {
-		bench_mounts off
-		cp -a "$OUT/earlytune.root" "$ROOT/usr/sbin/earlytune"
-		[ -d "$OUT/earlytune.d.root" ] && mv "$OUT/earlytune.d.root" "$ROOT/etc/earlytune.d"
-		[ -e "$OUT/earlytune.conf.root" ] && mv "$OUT/earlytune.conf.root" "$ROOT/etc/earlytune.conf"
-		rm -rf "$MOD" "$ROOT"/boot/et-work-*.img
+		bench_root_off
 		if [ "${KEEP:-0}" = 1 ]; then echo "# guest logs kept in $OUT"; else rm -rf "$OUT"; fi
 	}
 	trap cleanup EXIT
+	# The image carries this build's binary and only the built-in profile.
 	cp "$ET" "$ROOT/usr/sbin/earlytune"
+	rm -rf "$ROOT/etc/earlytune.d" "$ROOT/etc/earlytune.conf"
 fi
 
 # ---- the guest side: a dracut module whose pre-mount hook runs the workloads --

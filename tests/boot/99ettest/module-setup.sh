@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Test-only dracut module: at pre-mount (udev settled, root device found)
-# print the tuned state on the console and power off.
+# print the tuned state and run the [sched] checks on the console (ettest.sh),
+# then power off or, with rd.ettest=continue, go on to the real root.
 check() { return 255; }
 depends() { echo earlytune; return 0; }
 install() {
