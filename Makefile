@@ -64,6 +64,12 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 SAN_OBJS  := $(LIBSRCS:src/%.c=$(BUILD)/san/%.o)
 
+# Every core unless -j was given: `make check` compiles five flavours of the
+# tree before its steps.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
+
 .PHONY: all check check-faults check-unit check-integration check-valgrind check-package check-boot check-fuzz-regress fuzz bench bench-sched bench-workload clean install uninstall print-installed deb rpm
 
 all: $(BUILD)/earlytune
