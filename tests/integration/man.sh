@@ -143,17 +143,17 @@ for probe in '[block]\nscheduler = x|allowed: ' '[thp]\nenabled = x|allowed: ' '
 	has_words "earlytune.conf.5 names the values of: $what" "$TXT5" $vals
 done
 
-# ---- earlytune.conf(5): README's configuration table --------------------------------
+# ---- earlytune.conf(5): the configuration table of docs/configuration.md ----------
 # Every key and word in backquotes in its rows; a placeholder (N, NAME, MOD…)
 # is checked by what comes before it ("options." for options.MOD).
-readme=$(sed -n '/^| section | keys |/,/^$/p' "$TESTS_DIR/../README.md" | grep -oE '`[^`]+`' | tr -d '`' |
+table=$(sed -n '/^| section | keys |/,/^$/p' "$TESTS_DIR/../docs/configuration.md" | grep -oE '`[^`]+`' | tr -d '`' |
 	sed 's/ *=.*//' | tr ' ' '\n' | sed 's/[A-Z].*//; s/…//g' | grep -E '^[a-z][a-z0-9_.+-]*$' | sort -u)
-eq "README's configuration table was read" "$([ "$(echo $readme | wc -w)" -ge 60 ] && echo yes)" yes
+eq "docs/configuration.md's table of sections and keys was read" "$([ "$(echo $table | wc -w)" -ge 60 ] && echo yes)" yes
 miss=
-for w in $readme; do
+for w in $table; do
 	case $w in
 	*.) printf '%s\n' "$TXT5" | grep -qF -e "$w" || miss="$miss $w" ;;
 	*) printf '%s\n' "$TXT5" | grep -qFw -e "$w" || miss="$miss $w" ;;
 	esac
 done
-eq "earlytune.conf.5 names every key and value of README's configuration table" "${miss# }" ""
+eq "earlytune.conf.5 names every key and value of docs/configuration.md's table" "${miss# }" ""

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The configuration mistakes a new user makes (issue 11), each with its exact
-# message, FILE:LINE and exit code; and every ```ini block of the README
-# parses as it stands.
+# message, FILE:LINE and exit code. That every ```ini block of README.md and
+# docs/*.md parses as it stands is checked by docs.sh.
 . "$(dirname "$0")/../lib/common.sh"
 
 t=$WORK/kvm
@@ -136,16 +136,6 @@ check_rc "cake/vegas: config accepts known names" 0 -- "$ET" config --root "$t" 
 check_rc "cake/vegas: plan runs" 0 -- "$ET" plan --root "$t" --config "$WORK/lacks.conf"
 contains "vegas: plan says skip with the reason" "vegas not available"
 contains "cake: plan says skip with the reason" "cake not available"
-
-# ---- README: every ```ini block parses as it stands --------------------------------
-readme=$TESTS_DIR/../README.md
-n=$(awk -v dir="$WORK" '/^```ini$/ { n++; f = dir "/readme-" n ".conf"; on = 1; next }
-	/^```/ { on = 0 } on { print > f } END { print n + 0 }' "$readme")
-[ "$n" -gt 0 ]; eq "README has ini blocks" $? 0
-for f in "$WORK"/readme-*.conf; do
-	check_rc "README block $(basename "$f"): parses" 0 -- "$ET" config --root "$t" --config "$f"
-done
-if grep -n '−' "$readme" >/dev/null; then fail "README has no U+2212 minus" "$(grep -n '−' "$readme")"; else pass "README has no U+2212 minus"; fi
 
 # ---- the sysctl.d file that wins, and the fix that works (issue 11) ----------------
 t=$WORK/sysctl
