@@ -249,6 +249,8 @@ DOCDIR     ?= $(PREFIX)/share/doc/earlytune
 MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 EXAMPLES   := $(notdir $(wildcard examples/*.conf))
+# README links the documents of docs/: installed beside it, the links hold.
+DOCS       := $(notdir $(wildcard docs/*.md))
 # Packages strip (and keep debug symbols) themselves: INSTALL_STRIP=.
 INSTALL_STRIP ?= -s
 # 1: enable earlytune.service through its preset (systemctl --root); packages
@@ -271,6 +273,7 @@ INSTALLED  := $(SBINDIR)/earlytune $(UDEVRULESDIR)/70-earlytune.rules \
 	      $(GENERATORDIR)/earlytune-generator \
 	      $(SYSTEMDDIR)/earlytune-verify.service $(SYSTEMDDIR)/earlytune-verify.timer \
 	      $(DOCDIR)/examples/earlytune.rules.yml $(EXAMPLES:%=$(DOCDIR)/examples/%) \
+	      $(DOCDIR)/README.md $(DOCS:%=$(DOCDIR)/docs/%) \
 	      $(MANDIR)/man8/earlytune.8 $(MANDIR)/man5/earlytune.conf.5 $(BASHCOMPDIR)/earlytune
 
 install: $(BUILD)/earlytune
@@ -292,6 +295,9 @@ install: $(BUILD)/earlytune
 	install -D -m 0644 hook/earlytune-verify.timer $(DESTDIR)$(SYSTEMDDIR)/earlytune-verify.timer
 	install -D -m 0644 hook/earlytune.rules.yml $(DESTDIR)$(DOCDIR)/examples/earlytune.rules.yml
 	install -m 0644 $(addprefix examples/,$(EXAMPLES)) $(DESTDIR)$(DOCDIR)/examples/
+	$(call install_subst,0644,README.md,$(DOCDIR)/README.md)
+	install -d $(DESTDIR)$(DOCDIR)/docs
+	for d in $(DOCS); do $(SUBST) docs/$$d >$(DESTDIR)$(DOCDIR)/docs/$$d && chmod 0644 $(DESTDIR)$(DOCDIR)/docs/$$d || exit 1; done
 	$(call install_subst,0644,man/earlytune.8,$(MANDIR)/man8/earlytune.8)
 	install -D -m 0644 man/earlytune.conf.5 $(DESTDIR)$(MANDIR)/man5/earlytune.conf.5
 	install -D -m 0644 hook/earlytune.bash-completion $(DESTDIR)$(BASHCOMPDIR)/earlytune
@@ -305,4 +311,4 @@ uninstall:
 	$(if $(SYSTEMCTL),-[ ! -e $(DESTDIR)$(SYSTEMDDIR)/earlytune.service ] || \
 	  $(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) disable earlytune.service earlytune-verify.timer)
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DRACUTDIR)/50earlytune $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DRACUTDIR)/50earlytune $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null

@@ -120,11 +120,11 @@ if [ -f "$rpm" ]; then
 	# The spec's file list is the Makefile's, less Debian's generator and kernel hook.
 	mk print-installed PREFIX=/usr UDEVRULESDIR=/usr/lib/udev/rules.d | sed -e '/initramfs-tools/d' \
 		-e '\|^/etc/kernel/postinst.d/|d' -e 's|^\(/usr/share/man/.*\)|\1.gz|' |
-		{ cat; printf '%s\n' /usr/share/doc/earlytune/README.md /usr/share/licenses/earlytune/LICENSE; } | sort >"$W/rpm.want"
+		{ cat; printf '%s\n' /usr/share/licenses/earlytune/LICENSE; } | sort >"$W/rpm.want"
 	rpm -qlp "$rpm" 2>/dev/null | grep -v '^/usr/lib/.build-id' >"$W/rpm.all"
 	rpm -qlp --dump "$rpm" 2>/dev/null | awk '$5 !~ /^040/ { print $1 }' | grep -v '^/usr/lib/.build-id' | sort >"$W/rpm.have"
 	same_list ".rpm contents = make install's INSTALLED list (no initramfs-tools, no Debian kernel hook)" "$W/rpm.want" "$W/rpm.have"
-	for d in /usr/lib/dracut/modules.d/50earlytune /usr/share/doc/earlytune/examples; do
+	for d in /usr/lib/dracut/modules.d/50earlytune /usr/share/doc/earlytune/examples /usr/share/doc/earlytune/docs; do
 		grep -qx "$d" "$W/rpm.all"; ok "the .rpm owns $d" $?
 	done
 	rpm -qp --scripts "$rpm" 2>/dev/null | grep -q 'preset earlytune.service'
@@ -137,6 +137,12 @@ fi
 D=$W/root
 mk install DESTDIR="$D" PREFIX=/usr >"$W/install.out" 2>&1
 ok "make install DESTDIR PREFIX=/usr" $? "$(tail -5 "$W/install.out")"
+# The installed README's links to docs/ name installed files.
+missing=$(grep -o '](docs/[^)#]*' "$D/usr/share/doc/earlytune/README.md" | cut -c3- | sort -u |
+	while read -r f; do [ -e "$D/usr/share/doc/earlytune/$f" ] || echo "$f"; done)
+n=$(grep -c '](docs/' "$D/usr/share/doc/earlytune/README.md")
+[ -z "$missing" ] && [ "$n" -gt 0 ]
+ok "the installed README's $n links to docs/ name installed files" $? "missing: $missing"
 [ ! -e "$D/usr/lib/systemd/system/sysinit.target.wants" ]
 ok "no static sysinit.target.wants link in the unit directory" $?
 grep -qx 'enable earlytune.service' "$D/usr/lib/systemd/system-preset/80-earlytune.preset"
