@@ -41,13 +41,14 @@ CFLAGS   ?= -Os -g
 ALLCFLAGS = -std=gnu11 $(shell pkg-config --cflags blkid libkmod) $(WARN) $(CPPFLAGS) $(CFLAGS) -D_GNU_SOURCE -DEARLYTUNE_VERSION='"$(VERSION)"' \
             -ffunction-sections -fdata-sections -Isrc
 
-# src/cmdline/: `earlytune cmdline` (suggestions, bootloader backends).
-SRCS     := $(wildcard src/*.c src/cmdline/*.c)
-HDRS     := $(wildcard src/*.h src/cmdline/*.h)
+# main.c, and one folder per layer or domain (src/base/, src/engine/,
+# src/block/, ...): a new folder is built without a change here.
+SRCS     := $(wildcard src/*.c src/*/*.c)
+HDRS     := $(wildcard src/*.h src/*/*.h)
 LIBSRCS  := $(filter-out src/main.c,$(SRCS))
 OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 
-# src/initrd_cpio.c calls zlib, liblzma and zstd itself (not only through libkmod).
+# src/image/cpio.c calls zlib, liblzma and zstd itself (not only through libkmod).
 DYNLIBS  := $(shell pkg-config --libs libkmod blkid) -lzstd -llzma -lz
 ifeq ($(DYNAMIC),1)
 LINK     := $(DYNLIBS)

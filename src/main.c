@@ -8,8 +8,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "runlog.h"
+#include "base/kmod.h"
+#include "base/log.h"
+#include "engine/domain.h"
+#include "engine/engine.h"
+#include "engine/sysctl.h"
+#include "modules/modules.h"
+#include "image/image.h"
+#include "cmdline/cmdline.h"
 
 enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
 

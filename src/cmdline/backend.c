@@ -6,7 +6,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cmdline/cmdline.h"
+#include "base/log.h"
+#include "cmdline/internal.h"
 
 /* Detection takes the first whose files exist: an ostree system has BLS
  * entries too, and a BLS system /etc/default/grub. */

@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmdline/cmdline.h"
+#include "base/kparam.h"
+#include "base/log.h"
+#include "cmdline/internal.h"
 
 /* Under --root no entry may be a symlink: grubby would follow it out of
  * the image (its paths are not confined the way earlytune's opens are). */

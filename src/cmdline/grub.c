@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cmdline/cmdline.h"
+#include "cmdline/internal.h"
 
 #define GRUB_DROPIN "etc/default/grub.d/99-earlytune.cfg"
 

@@ -13,7 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmdline/cmdline.h"
+#include "base/log.h"
+#include "cmdline/internal.h"
 
 /* Command lines are a few KiB at most (COMMAND_LINE_SIZE); a file beyond
  * this is an error, never taken as absent or cut. */

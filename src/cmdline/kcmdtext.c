@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "earlytune.h"
+#include "base/kparam.h"
+#include "base/util.h"
 #include "cmdline/kcmdtext.h"
 
 /* The next word of a parameter list: its start, or NULL at the end. */

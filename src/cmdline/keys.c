@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "earlytune.h"
+#include "cmdline/cmdline.h"
 
 static bool param_word(const char *w)
 {

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline/cmdline.h"
+#include "base/log.h"
+#include "cmdline/internal.h"
 
 #define KINSTALL "etc/kernel/cmdline"
 

@@ -3,7 +3,7 @@
  * ostree and bootc keep kernel arguments in the deployment: earlytune
  * prints the rpm-ostree command that adds them and records nothing.
  */
-#include "cmdline/cmdline.h"
+#include "cmdline/internal.h"
 
 static int ostree_add(struct apply *ap)
 {

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline/cmdline.h"
+#include "base/log.h"
+#include "cmdline/internal.h"
 
 void added_free(struct added *a)
 {

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmdline/cmdline.h"
+#include "base/kparam.h"
+#include "base/log.h"
+#include "engine/engine.h"
+#include "cmdline/internal.h"
 
 /* Parameters that trade security for speed: suggested only when configured,
  * and then always with a warning. */

@@ -5,7 +5,8 @@
  */
 #include <errno.h>
 
-#include "cmdline/cmdline.h"
+#include "base/log.h"
+#include "cmdline/internal.h"
 
 static int uki_add(struct apply *ap)
 {

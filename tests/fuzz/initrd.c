@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The initramfs reader (src/initrd_cpio.c). Properties: no crash, no read
+ * The initramfs reader (src/image/cpio.c). Properties: no crash, no read
  * past the input (ASan); every entry's data arrives in pieces that add up
  * to the size its header announced, between begin() and end(), never
  * interleaved; the result is 0 or one of the documented errors.
  */
 #include "fuzz.h"
-#include "initrd.h"
+#include "image/initrd.h"
 
 struct track {
 	bool open;

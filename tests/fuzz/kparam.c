@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The kernel command-line lexer (src/kparam.c). Properties: outside double
+ * The kernel command-line lexer (src/base/kparam.c). Properties: outside double
  * quotes, no key or value kparam_each() yields holds a byte the kernel's
  * isspace() splits on (lib/ctype.c: \t \n \v \f \r, space and 0xA0);
  * kparam_get() finds every key kparam_each() yields, with the value of its
@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "fuzz.h"
+#include "base/kparam.h"
 
 #define MAX_CHECKED 8 /* keys checked against kparam_get(): the check is quadratic */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The qdisc parameter parser (src/qdisc.c). Input: a kind line ("" for
+ * The qdisc parameter parser (src/net/qdisc.c). Input: a kind line ("" for
  * any kind, as [net] qdisc.PARAM is checked), a name line, a value line,
  * then raw bytes taken as a dumped TCA_OPTIONS payload. Properties: a value
  * qparam_parse() accepts is known, net_check_key() agrees with it, and it
@@ -12,7 +12,8 @@
 #include <linux/pkt_sched.h>
 
 #include "fuzz.h"
-#include "netlink.h"
+#include "net/net.h"
+#include "net/netlink.h"
 
 static const char *const kinds[] = { "fq", "fq_codel", "pfifo", "bfifo", "pfifo_head_drop" };
 

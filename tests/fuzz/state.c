@@ -21,7 +21,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "engine.h"
+#include "engine/internal.h"
 #include "fuzz.h"
 
 static struct root root = { .fd = -1 };

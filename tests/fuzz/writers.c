@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The other writers' line readers (src/writers_udev.c, src/writers_tuned.c).
+ * The other writers' line readers (src/writers/udev.c, src/writers/tuned.c).
  * The input is written as one udev rules file and as the active TuneD
  * profile of a scratch tree; both readers run and every entry is judged
  * against a block, a THP and a sysctl item. Properties: udev_next_pair()
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "fuzz.h"
-#include "writers_udev.h"
+#include "writers/udev.h"
 
 static char dir[] = "/tmp/et-fuzz-writers.XXXXXX";
 static struct root root = { .fd = -1 };

@@ -127,7 +127,7 @@ for sec in main block thp modules net cmdline limits sched; do
 	in_list "earlytune.conf.5: every key of [$sec] has its entry" "$("$TAGS" "$P5" SECTIONS "[$sec]")" $keys
 done
 # khugepaged/ files: no message lists them; thp.c's table does.
-khp=$(sed -n 's/.*{ "khugepaged\.\([a-z_]*\)".*/\1/p' "$TESTS_DIR/../src/thp.c")
+khp=$(sed -n 's/.*{ "khugepaged\.\([a-z_]*\)".*/\1/p' "$TESTS_DIR/../src/thp/thp.c")
 eq "thp.c's khugepaged keys were read" "$([ "$(echo $khp | wc -w)" -ge 7 ] && echo yes)" yes
 has_words "earlytune.conf.5 names every khugepaged key" "$TXT5" $khp
 

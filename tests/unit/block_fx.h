@@ -3,6 +3,7 @@
 #pragma once
 
 #include "unit.h"
+#include "block/block.h"
 
 static void expect_key(const char *key, const char *value, bool ok, const char *msg)
 {

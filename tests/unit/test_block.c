@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* block.c and block_config.c: key checks, classification, matching, ranges
- * and scheduler choice, through block_plan() on fake sysfs trees. */
+/* block/: key checks, classification, matching, ranges and scheduler
+ * choice, through block_plan() on fake sysfs trees. */
 #include "unit.h"
 #include "block_fx.h"
 

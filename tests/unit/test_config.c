@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* config.c and profiles.c: the parser, reasons, errors, drop-ins, profiles. */
 #include "unit.h"
-#include "domain.h"
+#include "engine/domain.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

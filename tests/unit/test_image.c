@@ -2,6 +2,7 @@
 /* image.c and platform.c: the kernels of an image, its only one, and the
  * platform the cloud rules are matched against. */
 #include "unit.h"
+#include "image/image.h"
 
 static struct root *open_root(struct fx *f)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The initramfs reader (src/initrd_cpio.c) on crafted newc archives: what a
+ * The initramfs reader (src/image/cpio.c) on crafted newc archives: what a
  * valid image hands over, and that every malformed one is refused (never
  * read past its end, under ASan).
  */
@@ -9,7 +9,7 @@
 #include <zstd.h>
 
 #include "unit.h"
-#include "initrd.h"
+#include "image/initrd.h"
 
 struct seen {
 	char names[16][64];

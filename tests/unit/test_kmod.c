@@ -2,6 +2,8 @@
 /* kmod.c behind its seam, kernel.c's probe, and a scheduler that needs a
  * module loaded before the queue offers it. */
 #include "unit.h"
+#include "base/kparam.h"
+#include "block/block.h"
 
 /* A mods on the fixture's tree with a fake kernel; modules: CONFIG_MODULES
  * (proc/modules, or proc/ without it: a fact, not a tree that lacks proc/). */

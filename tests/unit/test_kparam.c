@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* kparam.c: the kernel command line, split the way the kernel splits it. */
 #include "unit.h"
+#include "base/kparam.h"
 
 /* Asserts key is present with value want (NULL: asserts it is absent). */
 static void expect_get(const char *cmdline, const char *key, const char *want)
@@ -57,7 +58,7 @@ static void test_quotes(void **state)
 }
 
 /*
- * Regression (fixed): src/kparam.c next_arg() strips a trailing '"' from every value, but
+ * Regression (fixed): src/base/kparam.c next_arg() strips a trailing '"' from every value, but
  * the kernel's next_arg() (lib/cmdline.c) strips it only when the value (or
  * the whole argument) began with a quote. For `foo=a"b c"` the kernel's
  * value is `a"b c"`; kparam_get() returns `a"b c`.

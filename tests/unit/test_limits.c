@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* limits_conf.c: the [limits] values (systemd's LimitNOFILE= syntax), keys,
+/* limits/conf.c: the [limits] values (systemd's LimitNOFILE= syntax), keys,
  * unit names, and the lines of /proc/PID/limits. */
 #include "unit.h"
-#include "limits_dom.h"
+#include "limits/internal.h"
 
 #define INF LIMIT_INFINITY
 

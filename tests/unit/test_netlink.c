@@ -9,7 +9,7 @@
 #include <net/if_arp.h>
 
 #include "unit.h"
-#include "netlink.h"
+#include "net/internal.h"
 
 /* Attributes of newer kernels' fq dumps, unknown to older uapi headers. */
 #define FQ_PRIOMAP (TCA_FQ_HORIZON_DROP + 1)
@@ -1358,7 +1358,7 @@ static int get_buckets_log(void *arg)
 }
 
 /*
- * Regression (fixed): src/qdisc.c qparam_get(): a dumped TCA_FQ_BUCKETS_LOG is turned back
+ * Regression (fixed): src/net/qdisc.c qparam_get(): a dumped TCA_FQ_BUCKETS_LOG is turned back
  * into a bucket count with `1ULL << *value` without checking the exponent.
  * Input: qparam_get("fq", opts, 8, "buckets", &v) with opts one
  * TCA_FQ_BUCKETS_LOG attribute holding the u32 64 (or anything >= 64).
@@ -1576,7 +1576,7 @@ static void test_qparam_known(void **state)
 }
 
 /*
- * Regression (fixed): src/qdisc.c qparam_names() answers "limit" for every kind containing
+ * Regression (fixed): src/net/qdisc.c qparam_names() answers "limit" for every kind containing
  * "fifo", including pfifo_fast, which has no entry in pdefs[]. Input:
  * qparam_parse("pfifo_fast", "limit", "100", &v, why, size). Expected: either
  * accepted, or rejected with a reason that does not offer limit. Actual:
@@ -1594,7 +1594,7 @@ static void test_bug_names_pfifo_fast(void **state)
 }
 
 /*
- * Regression (fixed): src/qdisc.c pdefs[] / qparam_parse(): the ranges accept values that the
+ * Regression (fixed): src/net/qdisc.c pdefs[] / qparam_parse(): the ranges accept values that the
  * kernel always rejects with EINVAL, so a configuration passes the check and
  * then fails when applied:
  *  - qparam_parse("fq", "buckets", "1") accepts 1 (a power of two), encoded as

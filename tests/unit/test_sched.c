@@ -2,7 +2,7 @@
 /* sched.c: the mapping of [sched] keys per kernel version, the key checks,
  * and plans on fake 5.10, 6.1 and 6.12 trees. */
 #include "unit.h"
-#include "sched.h"
+#include "sched/internal.h"
 
 #define DBG "sys/kernel/debug/sched/"
 

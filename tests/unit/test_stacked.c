@@ -3,7 +3,7 @@
  * md through slaves/, the vps profile's read-ahead for them, and devices that
  * are not ready yet — through block_plan() on fake sysfs trees. */
 #include "unit.h"
-#include "block.h"
+#include "block/disk.h"
 #include "block_fx.h"
 
 /* A dm map named dm_name on the given slaves (a partition "vda1" is made

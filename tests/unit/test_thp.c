@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* thp.c: [thp] key checks and planning on fake transparent_hugepage trees. */
 #include "unit.h"
+#include "thp/thp.h"
 
 #define THP "sys/kernel/mm/transparent_hugepage/"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* writers*.c: each source's reader on fake trees, and the verdicts. */
 #include "unit.h"
-#include "writers_udev.h"
+#include "writers/udev.h"
 
 struct wfx {
 	char dir[PATH_MAX];

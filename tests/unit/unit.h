@@ -23,7 +23,11 @@
 
 #include <cmocka.h>
 
-#include "domain.h"
+#include "earlytune.h"
+#include "base/kmod.h"
+#include "base/log.h"
+#include "engine/item.h"
+#include "engine/state.h"
 
 /* ---- temporary trees ------------------------------------------------------ */
 

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* One place that decides where a message goes: stderr normally, the kernel log
+ * in --boot mode (the only log an initramfs or a udev RUN program has). */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/root.h"
+
+/*
+ * With printk.devkmsg=ratelimit (the default) each open /dev/kmsg carries its
+ * own ratelimit state: DEFAULT_RATELIMIT_BURST (10) writes per 5 s, and every
+ * write beyond that is dropped while write() still returns its length
+ * (devkmsg_write). A fresh open every KMSG_BURST lines gives every line,
+ * summary included, a fresh budget.
+ */
+#define KMSG_BURST 10
+
+static const struct root *kmsg_root;
+static int kmsg_fd = -1;
+static unsigned kmsg_lines;
+static bool verbose;
+
+/* --json: the error lines, for the object main prints when a command fails
+ * before it could print its own. */
+#define CAPTURE_MAX 16
+static char captured[CAPTURE_MAX][512];
+static size_t ncaptured;
+static bool capture;
+
+static int kmsg_open(void)
+{
+	return root_openat(kmsg_root, "dev/kmsg", O_WRONLY | O_APPEND | O_NOCTTY, 0);
+}
+
+void log_setup_boot(const struct root *r)
+{
+	kmsg_root = r;
+	kmsg_fd = kmsg_open();
+	kmsg_lines = 0;
+}
+
+void log_set_verbose(bool v)
+{
+	verbose = v;
+}
+
+void log_capture_errors(bool on)
+{
+	capture = on;
+}
+
+size_t log_captured(size_t i, const char **msg)
+{
+	if (i < ncaptured && i < CAPTURE_MAX)
+		*msg = captured[i];
+	return ncaptured < CAPTURE_MAX ? ncaptured : CAPTURE_MAX;
+}
+
+bool log_boot_mode(void)
+{
+	return kmsg_fd >= 0;
+}
+
+/* If no new descriptor can be had, the old one still takes what the
+ * ratelimit lets through. */
+static void kmsg_budget(void)
+{
+	int fd;
+
+	if (kmsg_lines < KMSG_BURST)
+		return;
+	fd = kmsg_open();
+	if (fd < 0)
+		return;
+	close(kmsg_fd);
+	kmsg_fd = fd;
+	kmsg_lines = 0;
+}
+
+void log_msg(int prio, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n, off;
+
+	if (prio >= LOG_DEBUG && !verbose)
+		return;
+	off = kmsg_fd >= 0 ? snprintf(line, sizeof(line), "<%d>earlytune: ", prio)
+			   : snprintf(line, sizeof(line), "earlytune: ");
+	va_start(ap, fmt);
+	n = vsnprintf(line + off, sizeof(line) - (size_t)off - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (capture && prio <= LOG_ERR && ncaptured < CAPTURE_MAX)
+		snprintf(captured[ncaptured++], sizeof(captured[0]), "%s", line + off);
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	/* /dev/kmsg takes one record per write(); a failed log write must not
+	 * become an error of its own. */
+	if (kmsg_fd >= 0) {
+		kmsg_budget();
+		kmsg_lines++;
+		if (write(kmsg_fd, line, (size_t)n) == n)
+			return;
+	}
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}

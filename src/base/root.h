@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The confined root: every path below /sys /proc /etc /run /dev /lib goes
+ * through here. root.c resolves, fileio.c reads and writes. Anyone may
+ * include it.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/util.h"
+
+/* ---- root.c ---- */
+struct root {
+	int fd;
+	char *dir;     /* as given, for messages */
+	bool is_host;  /* the running system's "/": only then may we touch the kernel directly */
+};
+int root_open(struct root *r, const char *dir);
+void root_close(struct root *r);
+/* Outside the host root every operation resolves inside it: openat2
+ * RESOLVE_IN_ROOT (retried on EAGAIN), or on kernels without it a
+ * component-by-component walk with the same rules; never a plain openat. */
+int root_openat(const struct root *r, const char *rel, int flags, int mode);
+int root_readlink(const struct root *r, const char *rel, char *buf, size_t size);
+bool root_exists(const struct root *r, const char *rel);
+int root_access(const struct root *r, const char *rel); /* 1, 0 (absent) or -errno */
+int root_missing(const struct root *r, const char *rel, char *miss, size_t size);
+int root_match(const struct root *r, const char *dir, const char *pattern,
+	       void (*fn)(const char *rel, void *data), void *data); /* count, or -errno */
+int root_list(const struct root *r, const char *dir, const char *pattern,
+	      void (*fn)(const char *rel, void *data), void *data); /* root_match; absent: -ENOENT */
+int root_mkdir_p(const struct root *r, const char *rel, int mode);
+int root_parent(const struct root *r, const char *rel, char *last, size_t size);
+int root_unlink(const struct root *r, const char *rel, int flags);
+int root_rename(const struct root *r, const char *from, const char *to);
+extern bool root_no_openat2; /* tests: use the resolver of kernels without openat2 */
+
+/* ---- fileio.c: reading and writing through the root ---- */
+int pathf(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4); /* 0 or -ENAMETOOLONG */
+int root_read(const struct root *r, const char *rel, char *buf, size_t size); /* length, trimmed */
+int root_read_u64(const struct root *r, const char *rel, unsigned long long *v);
+int root_read_file(const struct root *r, const char *rel, char **out, size_t max);
+int root_write(const struct root *r, const char *rel, const char *value); /* one write() */
+int root_write_readback(const struct root *r, const char *rel, const char *value, char *buf, size_t size,
+			int *got);
+int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode);
+int file_replace_at(int dfd, const char *last, const char *data, size_t len, int mode, bool durable);
+int root_write_new(const struct root *r, const char *rel, const char *data, size_t len, int mode);
+int root_open_append(const struct root *r, const char *rel); /* fd (O_RDWR | O_APPEND) or -errno */
+void root_sweep_temps(const struct root *r, const char *dir, const char *name1, const char *name2);
+int write_full(int fd, const void *data, size_t len);

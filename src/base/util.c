@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+/* FNV-1a: the record index's hash, and a disk's identity without diskseq. */
+uint64_t fnv1a(uint64_t h, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * FNV_PRIME;
+	return h;
+}
+
+char *strip(char *s)
+{
+	size_t n;
+
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+bool streq_ptr(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+int parse_u64(const char *s, unsigned long long *out)
+{
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno)
+		return -errno;
+	return *end ? -EINVAL : 0;
+}
+
+int parse_s64(const char *s, long long *out)
+{
+	char *end;
+
+	if (!s || !(*s == '-' || isdigit((unsigned char)*s)))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno)
+		return -errno;
+	return *end || end == s ? -EINVAL : 0;
+}
+
+/* A kernel object name that is safe to put into a path. */
+bool valid_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > NAME_MAX || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	if (strchr(s, '/') || strstr(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (iscntrl((unsigned char)*s))
+			return false;
+	return true;
+}
+
+long long now_ns(int clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
+}
+
+void freep(void *p)
+{
+	free(*(void **)p);
+}
+
+void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+static bool sb_grow(struct strbuf *sb, size_t need)
+{
+	size_t cap;
+	char *s;
+
+	if (sb->oom)
+		return false;
+	if (sb->len + need + 1 <= sb->cap)
+		return true;
+	cap = sb->cap ? sb->cap : 256;
+	while (cap < sb->len + need + 1)
+		cap *= 2;
+	s = realloc(sb->s, cap);
+	if (!s) {
+		sb->oom = true;
+		return false;
+	}
+	sb->s = s;
+	sb->cap = cap;
+	return true;
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !sb_grow(sb, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->s + sb->len, sb->cap - sb->len, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+/* n bytes of s, verbatim: no format pass over a large copy (the run log's
+ * rewrite of its 128 KiB went through vsnprintf twice per apply). */
+void sb_put(struct strbuf *sb, const char *s, size_t n)
+{
+	if (!sb_grow(sb, n))
+		return;
+	memcpy(sb->s + sb->len, s, n);
+	sb->len += n;
+	sb->s[sb->len] = '\0';
+}
+
+/* text in lines of at most columns, each after indent spaces; a word
+ * longer than a line is split. */
+void sb_wrap(struct strbuf *sb, const char *text, int indent, int columns)
+{
+	int room = columns - indent, used = 0; /* used: of the current line, 0 before its first word */
+
+	for (const char *s = text; *s;) {
+		int n = (int)strcspn(s, " ");
+
+		if (!n) {
+			s++;
+			continue;
+		}
+		if (used && used + 1 + n > room) {
+			sb_printf(sb, "\n");
+			used = 0;
+		}
+		if (used) {
+			sb_printf(sb, " ");
+			used++;
+		} else {
+			sb_printf(sb, "%*s", indent, "");
+		}
+		if (n > room - used)
+			n = room - used;
+		sb_printf(sb, "%.*s", n, s);
+		used += n;
+		s += n;
+	}
+	if (used)
+		sb_printf(sb, "\n");
+}
+
+void sb_json_str(struct strbuf *sb, const char *s)
+{
+	if (!s) {
+		sb_printf(sb, "null");
+		return;
+	}
+	sb_printf(sb, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			sb_printf(sb, "\\%c", ch);
+		else if (ch == '\n')
+			sb_printf(sb, "\\n");
+		else if (ch == '\t')
+			sb_printf(sb, "\\t");
+		else if (ch < 0x20 || ch == 0x7f)
+			sb_printf(sb, "\\u%04x", ch);
+		else
+			sb_printf(sb, "%c", ch);
+	}
+	sb_printf(sb, "\"");
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->s);
+	*sb = (struct strbuf){ 0 };
+}
+
+/* Copies the next space-separated word of *p into buf and advances *p.
+ * Returns the word's full length (≥ size means it did not fit), 0 at the end. */
+size_t next_word(const char **p, char *buf, size_t size)
+{
+	const char *s = *p, *e;
+	size_t n;
+
+	s += strspn(s, " \t\n");
+	e = s + strcspn(s, " \t\n");
+	n = (size_t)(e - s);
+	snprintf(buf, size, "%.*s", (int)n, s);
+	*p = e;
+	return n;
+}
+
+/* "always [madvise] never" → "madvise"; a lone unbracketed word is active
+ * (dm queues on ≤6.1 print "none"; fake trees hold the last value written). */
+int selector_active(const char *content, char *out, size_t size)
+{
+	const char *open = strchr(content, '['), *close;
+	char tmp[256], second[8];
+
+	if (open) {
+		close = strchr(open, ']');
+		if (!close || (size_t)(close - open - 1) >= size)
+			return -EINVAL;
+		memcpy(out, open + 1, (size_t)(close - open - 1));
+		out[close - open - 1] = '\0';
+		return 0;
+	}
+	if (next_word(&content, tmp, sizeof(tmp)) >= size || !*tmp ||
+	    next_word(&content, second, sizeof(second)))
+		return -EINVAL;
+	strcpy(out, tmp);
+	return 0;
+}
+
+/* word is one of the words of a space-separated list. */
+bool word_listed(const char *list, const char *word)
+{
+	char w[WORD_MAX];
+
+	while (next_word(&list, w, sizeof(w)))
+		if (!strcmp(w, word))
+			return true;
+	return false;
+}
+
+bool selector_offers(const char *content, const char *word)
+{
+	char buf[128];
+	size_t len;
+
+	while ((len = next_word(&content, buf, sizeof(buf)))) {
+		char *w = buf;
+
+		if (len >= sizeof(buf))
+			continue;
+		if (w[0] == '[' && len >= 2 && w[len - 1] == ']') {
+			w[len - 1] = '\0';
+			w++;
+		}
+		if (!strcmp(w, word))
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * util.c: strings, numbers, growable strings, word lists; and the macros
+ * every file uses. Anyone may include it: it knows nothing of earlytune.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+
+char *strip(char *s);
+bool streq_ptr(const char *a, const char *b);
+int parse_u64(const char *s, unsigned long long *out);
+int parse_s64(const char *s, long long *out);
+bool valid_name(const char *s);
+char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+long long now_ns(int clock); /* clock_gettime(clock) in ns */
+void freep(void *p);
+void closep(int *fd);
+void fclosep(FILE **f);
+#define FNV_OFFSET 14695981039346656037ULL
+#define FNV_PRIME 1099511628211ULL
+uint64_t fnv1a(uint64_t h, const char *s, size_t len);
+
+/* A growable string; printing into it never fails silently: on ENOMEM the
+ * buffer is marked and callers check sb->oom once at the end. */
+struct strbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+void sb_printf(struct strbuf *sb, const char *fmt, ...) _printf_(2, 3);
+void sb_put(struct strbuf *sb, const char *s, size_t n);
+void sb_wrap(struct strbuf *sb, const char *text, int indent, int columns);
+void sb_json_str(struct strbuf *sb, const char *s);
+void sb_free(struct strbuf *sb);
+
+/* Words of a space-separated list, one at a time; no limit on their count. */
+size_t next_word(const char **p, char *buf, size_t size);
+#define WORD_MAX 256
+bool word_listed(const char *list, const char *word);
+
+/* Selector files: "always [madvise] never". */
+int selector_active(const char *content, char *out, size_t size);
+bool selector_offers(const char *content, const char *word);

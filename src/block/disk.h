@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The block domain's own: its settings and classes, a disk being planned
+ * and the compiled [block] sections. Only block/ and its unit tests include
+ * it. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "block/block.h"
+#include "engine/item.h"
+
+/* ---- config.c: the settings, classes and schedulers [block] knows ---- */
+struct block_setting {
+	const char *key;
+	const char *attr;
+	int rank; /* 0 scheduler, 1 nr_requests, 2 iosched, 3 other, 4 read-ahead last */
+	long long min, max;
+};
+
+/* The index of each class's name in block_classes. */
+enum block_class {
+	BC_VIRTUAL,
+	BC_NVME,
+	BC_SSD,
+	BC_HDD,
+	BC_STACKED,
+	BC_LOOP,
+	BC_ZRAM,
+	BC_REMOVABLE,
+	BC_RAID,
+	BC_UNKNOWN,
+	BC_OTHER,
+};
+
+extern const char *const block_classes[];
+extern const char *const block_schedulers[];
+extern const struct block_setting block_settings[];
+
+const struct block_setting *block_setting_find(const char *key);
+int block_parse_range(const char *value, long long *lo, long long *hi);
+
+/* ---- stack.c ---- */
+int block_bottom_disks(const struct root *r, const char *dir, char ***names, size_t *n);
+/* The disk of partition NAME, by the link at rel (slaves/NAME or
+ * sys/class/block/NAME); in captured trees where that link is a copied
+ * directory or absent, by sys/class/block/NAME, then by the disk whose name
+ * prefixes NAME and that holds NAME/partition. 0, -ENOENT, or -errno. */
+int block_partition_disk(const struct root *r, const char *rel, char *disk, size_t size);
+int block_stack_ready(const struct root *r, const char *dir, const char *name, char *why, size_t size);
+
+/* ---- probe.c: libblkid tags of a disk and its partitions ---- */
+int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, char ***tags, size_t *n);
+
+struct disk {
+	const char *name;
+	const char *dir; /* sys/block/NAME, or where a captured tree without sys/block keeps it */
+	enum block_class cls;
+	char why[256];
+	char driver[64];
+	char path[PATH_MAX]; /* the device path: where sys/block/NAME points, dir itself when found under
+			      * sys/devices, "" unknown */
+	char **tags; /* "fstype=ext4", "uuid=…" from libblkid, read on demand */
+	size_t ntags;
+	bool probed;
+	bool bio; /* no I/O scheduler: blk-mq attributes do not apply to it */
+	char err[320]; /* a read that failed (not ENOENT) while classifying or matching */
+	char **slaves; /* stacked: the whole disks at the bottom, sorted */
+	enum block_class *scls; /* their classes */
+	size_t nslaves;
+	char notready[96]; /* stacked: why it is not ready yet, "" when it is */
+	char sched[256]; /* queue/scheduler as read once by block_plan_disk */
+	int sched_r;     /* that read's result: -ENOENT none, another -errno unreadable */
+	char rot[16];    /* queue/rotational, read once on demand */
+	int rot_r;       /* that read's result, once rot_read */
+	bool rot_read;
+};
+
+/* The scheduler a disk has after the plan: the one iosched.KEY tunes. */
+struct sched_after {
+	char name[64];  /* "" when no section sets a scheduler */
+	bool switching; /* the plan selects it */
+	bool missing;   /* the configured one will not be active (unmet, error) */
+};
+
+/* The [block] sections compiled once per run: for every section and every
+ * distinct key, the effective assignment. A disk then costs no config scans. */
+struct bconf {
+	const char **sections; /* [0] is the unnamed [block] */
+	size_t ns;
+	const char **keys;
+	size_t nk;
+	const struct cfg_entry **eff; /* eff[i * nk + k] */
+};
+
+static inline const char *cls_name(const struct disk *d)
+{
+	return block_classes[d->cls];
+}
+
+static inline const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static inline bool prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static inline const char *dash_or(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static inline void item_skip(struct item *it, const char *why)
+{
+	it->action = ACT_SKIP;
+	item_set(&it->reason, why);
+}
+
+static inline void item_error(struct item *it, int err, const char *what)
+{
+	it->action = ACT_ERROR;
+	item_setf(&it->error, "cannot read %s: %s", what, strerror(-err));
+}
+
+/* ---- class.c ---- */
+void disk_fail(struct disk *d, int err, const char *what);
+int disk_rotational(struct ctx *c, struct disk *d, char *rel, size_t size);
+void block_classify(struct ctx *c, struct disk *d);
+void disk_free(struct disk *d);
+
+/* ---- match.c ---- */
+struct bconf *bconf_new(const struct config *cfg);
+void bconf_free(struct bconf *bc);
+size_t bconf_key(const struct bconf *bc, const char *key);
+const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i);
+const struct cfg_entry *bconf_lookup(const struct bconf *bc, const struct cfg_entry *const *miss, size_t k);
+void bconf_why_none(const struct bconf *bc, const struct cfg_entry *const *miss, struct strbuf *sb);
+bool bconf_in_use(const struct ctx *c, const struct bconf *bc);
+
+/* ---- sched.c ---- */
+void disk_read_scheduler(struct ctx *c, struct disk *d);
+void disk_active_scheduler(const struct disk *d, struct sched_after *sa);
+bool block_sched_item(struct ctx *c, struct item *it, const struct disk *d, const struct cfg_entry *e);
+bool block_plan_iosched(struct item *it, const struct disk *d, const struct sched_after *sa);
+
+/* ---- plan.c ---- */
+struct item *block_item(struct plan *p, const struct disk *d, const char *attr, const struct cfg_entry *e);
+void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc);

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The block domain: whole disks of ROOT/sys/block (or of sys/devices in a
+ * captured tree), or those --device names, each classified and planned.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "block/disk.h"
+
+/* ---- discovery ----------------------------------------------------------- */
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strverscmp(base_of(*(char *const *)a), base_of(*(char *const *)b));
+}
+
+static int add_dir(char ***v, size_t *cnt, char *dir)
+{
+	char **nv = dir ? realloc(*v, (*cnt + 1) * sizeof(**v)) : NULL;
+
+	if (!nv) {
+		free(dir);
+		return -ENOMEM;
+	}
+	*v = nv;
+	nv[(*cnt)++] = dir;
+	return 0;
+}
+
+/* Trees captured without sys/block (libnvme's test data) still hold the
+ * disks under sys/devices: a directory with a queue/ and no partition file.
+ * Links are not followed; a disk's own subdirectories are not searched. */
+static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, size_t *cnt);
+
+/* A directory with a queue/ and no partition file is a disk; any other is
+ * searched, a few levels deep. */
+static int walk_child(struct ctx *c, const char *child, int depth, char ***v, size_t *cnt)
+{
+	char probe[PATH_MAX];
+	int r = pathf(probe, sizeof(probe), "%s/queue", child);
+
+	if (r == 0)
+		r = root_access(&c->root, probe);
+	if (r > 0) {
+		r = pathf(probe, sizeof(probe), "%s/partition", child);
+		if (r == 0)
+			r = root_access(&c->root, probe);
+		return r == 0 ? add_dir(v, cnt, strdup(child)) : r;
+	}
+	return r == 0 && depth < 12 ? walk_devices(c, child, depth + 1, v, cnt) : r;
+}
+
+static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, size_t *cnt)
+{
+	int fd = root_openat(&c->root, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	int r = 0;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		/* Absent, or a link (not followed): nothing to walk. */
+		return fd >= 0 ? -errno : fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR ? 0 : fd;
+	}
+	for (errno = 0; r >= 0 && (de = readdir(dir)); errno = 0) {
+		char child[PATH_MAX];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		r = pathf(child, sizeof(child), "%s/%s", rel, de->d_name);
+		if (r == 0)
+			r = walk_child(c, child, depth, v, cnt);
+	}
+	if (r >= 0 && errno)
+		r = -errno;
+	closedir(dir);
+	return r < 0 ? r : 0;
+}
+
+/* The sysfs directory of every whole disk: sys/block/NAME normally. */
+static int list_disks(struct ctx *c, char ***out, size_t *n)
+{
+	int fd = root_openat(&c->root, "sys/block", O_RDONLY | O_DIRECTORY, 0);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	char **v = NULL;
+	size_t cnt = 0;
+	int r = 0;
+
+	if (!dir && fd >= 0)
+		close(fd);
+	if (!dir && fd != -ENOENT) {
+		*out = NULL;
+		*n = 0;
+		return fd < 0 ? fd : -errno;
+	}
+	if (!dir)
+		r = walk_devices(c, "sys/devices", 0, &v, &cnt);
+	for (errno = 0; dir && r >= 0 && (de = readdir(dir)); errno = 0)
+		if (de->d_name[0] != '.')
+			r = add_dir(&v, &cnt, xasprintf("sys/block/%s", de->d_name));
+	if (dir && r >= 0 && errno)
+		r = -errno; /* a listing cut short is not "no more disks" */
+	if (dir)
+		closedir(dir);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_name);
+	*out = v;
+	*n = cnt;
+	return r;
+}
+
+/* A --device that is not a whole disk becomes an error item (exit 1), and so
+ * does one whose lookup failed (err < 0): an unreadable sys/block entry is
+ * not a missing disk, nor is the disk a partition because its
+ * sys/class/block link reads. */
+static const char *device_dir(struct ctx *c, struct plan *p, const char *name, char **dirs, size_t n, int err)
+{
+	char rel[PATH_MAX], disk[NAME_MAX + 1];
+	struct item *it;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(base_of(dirs[i]), name))
+			return dirs[i];
+	if (pathf(rel, sizeof(rel), "sys/block/%s", name) < 0 && err >= 0)
+		err = -ENAMETOOLONG;
+	it = plan_add(p, "block", name, "-", rel);
+	if (!it)
+		return NULL;
+	it->action = ACT_ERROR;
+	if (err < 0) {
+		item_setf(&it->error, "cannot look up '%s' in %s/sys/block: %s", name,
+			  c->root.is_host ? "" : c->root.dir, strerror(-err));
+		return NULL;
+	}
+	if (pathf(rel, sizeof(rel), "sys/class/block/%s", name) == 0 &&
+	    block_partition_disk(&c->root, rel, disk, sizeof(disk)) == 0) {
+		/* Not applicable, not a failure: udev may hand us any block device. */
+		item_skip(it, NULL);
+		item_setf(&it->reason, "'%s' is a partition of '%s'; earlytune tunes whole disks only", name, disk);
+	} else {
+		item_setf(&it->error, "'%s' is not a disk in %s/sys/block", name,
+			  c->root.is_host ? "" : c->root.dir);
+	}
+	return NULL;
+}
+
+/* The disks to plan: each --device (one lookup, not a listing: udev runs
+ * this per device; a lookup that fails leaves its error in errs[i]), or
+ * every whole disk. */
+static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs)
+{
+	char **v = NULL;
+	size_t cnt = 0;
+	int r = c->ndevices ? root_access(&c->root, "sys/block") : 0;
+
+	if (r < 0) { /* each disk asked for fails with the reason */
+		for (size_t i = 0; i < c->ndevices; i++)
+			errs[i] = r;
+		*out = NULL;
+		*n = 0;
+		return 0;
+	}
+	if (!r)
+		return list_disks(c, out, n);
+	r = 0;
+	for (size_t i = 0; i < c->ndevices && r >= 0; i++) {
+		char rel[PATH_MAX];
+		int rr;
+
+		rr = pathf(rel, sizeof(rel), "sys/block/%s", c->devices[i]);
+		if (rr == 0)
+			rr = root_access(&c->root, rel);
+		if (rr > 0)
+			r = add_dir(&v, &cnt, strdup(rel));
+		else if (rr < 0)
+			errs[i] = rr;
+	}
+	*out = v;
+	*n = cnt;
+	return r;
+}
+
+int block_plan(struct ctx *c, struct plan *p)
+{
+	struct bconf *bc = bconf_new(&c->cfg);
+	int *errs = calloc(c->ndevices + 1, sizeof(*errs));
+	char **dirs = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!bc || !errs) {
+		bconf_free(bc);
+		free(errs);
+		return -ENOMEM;
+	}
+	r = disk_dirs(c, &dirs, &n, errs);
+	for (size_t i = 0; i < (c->ndevices ? c->ndevices : n); i++) {
+		const char *dir = c->ndevices ? device_dir(c, p, c->devices[i], dirs, n, errs[i]) : dirs[i];
+		struct disk d = { .dir = dir, .name = dir ? base_of(dir) : NULL };
+
+		if (!dir)
+			continue;
+		block_classify(c, &d);
+		log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, cls_name(&d), d.why);
+		block_plan_disk(c, p, &d, bc);
+		disk_free(&d);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+	free(errs);
+	bconf_free(bc);
+	return r;
+}

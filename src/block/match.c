@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The [block] sections against a disk: the match.KEY tests (identity,
+ * classes of the disks beneath, libblkid tags) and the sections compiled
+ * once per run into the effective assignment of every key.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block/disk.h"
+
+/* ---- matching ------------------------------------------------------------ */
+
+static void read_ident(struct ctx *c, struct disk *d, const char *what, char *out, size_t size)
+{
+	char rel[PATH_MAX];
+	int r;
+
+	*out = '\0';
+	if (!strcmp(what, "class")) {
+		snprintf(out, size, "%s", cls_name(d));
+		return;
+	}
+	if (!strcmp(what, "name")) {
+		snprintf(out, size, "%s", d->name);
+		return;
+	}
+	if (!strcmp(what, "driver")) {
+		snprintf(out, size, "%s", d->driver);
+		return;
+	}
+	/* SCSI and NVMe keep identity under device/, virtio-blk keeps serial on the disk. */
+	r = pathf(rel, sizeof(rel), "%s/device/%s", d->dir, what);
+	if (r == 0)
+		r = root_read(&c->root, rel, out, size);
+	if (r > 0)
+		return;
+	disk_fail(d, r, rel);
+	r = pathf(rel, sizeof(rel), "%s/%s", d->dir, what);
+	disk_fail(d, r < 0 ? r : root_read(&c->root, rel, out, size), rel);
+}
+
+/* Every disk underneath must match one of the patterns: an LV on a virtual
+ * disk and an SSD is on neither, so no section for one class tunes it. */
+static bool match_slaves(const struct disk *d, const char *value)
+{
+	char w[WORD_MAX];
+
+	if (!d->nslaves || !d->scls)
+		return false;
+	for (size_t i = 0; i < d->nslaves; i++) {
+		const char *p = value;
+		bool any = false;
+
+		while (!any && next_word(&p, w, sizeof(w)))
+			any = fnmatch(w, block_classes[d->scls[i]], 0) == 0;
+		if (!any)
+			return false;
+	}
+	return true;
+}
+
+static bool is_blkid_key(const char *what)
+{
+	return !strcmp(what, "fstype") || !strcmp(what, "uuid") || !strcmp(what, "label") ||
+	       !strcmp(what, "partuuid");
+}
+
+static bool match_blkid(struct ctx *c, struct disk *d, const char *what, const char *pattern)
+{
+	size_t wl = strlen(what);
+
+	if (!d->probed) {
+		int r = probe_disk_tags(&c->root, d->dir, d->name, &d->tags, &d->ntags);
+		char dev[PATH_MAX];
+
+		d->probed = true;
+		snprintf(dev, sizeof(dev), "dev/%s (libblkid)", d->name);
+		disk_fail(d, r, dev);
+	}
+	for (size_t i = 0; i < d->ntags; i++)
+		if (!strncmp(d->tags[i], what, wl) && d->tags[i][wl] == '=' &&
+		    fnmatch(pattern, d->tags[i] + wl + 1, 0) == 0)
+			return true;
+	return false;
+}
+
+static bool match_one(struct ctx *c, struct disk *d, const char *what, const char *value)
+{
+	char w[WORD_MAX], ident[256];
+
+	if (!strcmp(what, "slave_class"))
+		return match_slaves(d, value);
+	if (!is_blkid_key(what))
+		read_ident(c, d, what, ident, sizeof(ident));
+	while (next_word(&value, w, sizeof(w)))
+		if (is_blkid_key(what) ? match_blkid(c, d, what, w) : fnmatch(w, ident, 0) == 0)
+			return true;
+	return false;
+}
+
+
+static size_t index_of(const char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq_ptr(v[i], s))
+			return i;
+	return n;
+}
+
+void bconf_free(struct bconf *bc)
+{
+	if (!bc)
+		return;
+	free(bc->sections);
+	free(bc->keys);
+	free(bc->eff);
+	free(bc);
+}
+
+struct bconf *bconf_new(const struct config *cfg)
+{
+	struct bconf *bc = calloc(1, sizeof(*bc));
+
+	/* At most cfg->n distinct sections and keys (+1 for [block]). */
+	if (!bc || !(bc->sections = calloc(cfg->n + 1, sizeof(char *))) ||
+	    !(bc->keys = calloc(cfg->n + 1, sizeof(char *)))) {
+		bconf_free(bc);
+		return NULL;
+	}
+	bc->ns = 1;
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct cfg_entry *e = &cfg->v[i];
+
+		if (strcmp(e->section, "block"))
+			continue;
+		if (e->name && index_of(bc->sections, bc->ns, e->name) == bc->ns)
+			bc->sections[bc->ns++] = e->name;
+		if (index_of(bc->keys, bc->nk, e->key) == bc->nk)
+			bc->keys[bc->nk++] = e->key;
+	}
+	bc->eff = calloc(bc->ns * bc->nk + 1, sizeof(*bc->eff));
+	if (!bc->eff) {
+		bconf_free(bc);
+		return NULL;
+	}
+	for (size_t i = 0; i < bc->ns; i++)
+		for (size_t k = 0; k < bc->nk; k++)
+			bc->eff[i * bc->nk + k] = config_get(cfg, "block", bc->sections[i], bc->keys[k]);
+	return bc;
+}
+
+/* The index of key in bc->keys, bc->nk when no section sets it. */
+size_t bconf_key(const struct bconf *bc, const char *key)
+{
+	return index_of(bc->keys, bc->nk, key);
+}
+
+/* The first match.KEY of section i that d fails, NULL when d matches it. */
+const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
+{
+	for (size_t k = 0; k < bc->nk; k++) {
+		const struct cfg_entry *e = bc->eff[i * bc->nk + k];
+
+		if (e && !strncmp(e->key, "match.", 6) && !match_one(c, d, e->key + 6, e->value))
+			return e;
+	}
+	return NULL;
+}
+
+/* The unnamed [block] exists only when the configuration sets a key in it. */
+static bool section_empty(const struct bconf *bc, size_t i)
+{
+	for (size_t k = 0; k < bc->nk; k++)
+		if (bc->eff[i * bc->nk + k])
+			return false;
+	return true;
+}
+
+static const char *section_name(const struct bconf *bc, size_t i)
+{
+	return bc->sections[i] ? bc->sections[i] : "[block]";
+}
+
+/* The last matching section that sets key k wins. */
+const struct cfg_entry *bconf_lookup(const struct bconf *bc, const struct cfg_entry *const *miss, size_t k)
+{
+	const struct cfg_entry *best = NULL;
+
+	for (size_t i = 0; k < bc->nk && i < bc->ns; i++)
+		if (!miss[i] && bc->eff[i * bc->nk + k])
+			best = bc->eff[i * bc->nk + k];
+	return best;
+}
+
+/* Why no section tunes d: the sections for other classes together, then
+ * each section for its class with the match.KEY that rules d out, or the
+ * sections that match and set nothing. */
+void bconf_why_none(const struct bconf *bc, const struct cfg_entry *const *miss, struct strbuf *sb)
+{
+	const char *sep = " (sections for other classes: ";
+	bool any = false;
+
+	for (size_t i = 0; i < bc->ns; i++)
+		if (miss[i] && !strcmp(miss[i]->key, "match.class")) {
+			sb_printf(sb, "%s%s", sep, section_name(bc, i));
+			sep = ", ";
+			any = true;
+		}
+	sep = any ? "; " : " (";
+	for (size_t i = 0; i < bc->ns; i++)
+		if (miss[i] && strcmp(miss[i]->key, "match.class")) {
+			sb_printf(sb, "%s%s needs %s = %s", sep, section_name(bc, i), miss[i]->key, miss[i]->value);
+			sep = "; ";
+			any = true;
+		}
+	for (size_t i = 0; i < bc->ns; i++)
+		if (!miss[i] && !section_empty(bc, i)) {
+			sb_printf(sb, "%s%s matches it but sets nothing", sep, section_name(bc, i));
+			sep = "; ";
+			any = true;
+		}
+	if (any)
+		sb_printf(sb, ")");
+}
+
+/* Without any [block] section the block domain is not in use: only a disk
+ * asked for by --device gets a line. */
+bool bconf_in_use(const struct ctx *c, const struct bconf *bc)
+{
+	return c->ndevices || bc->ns > 1 || !section_empty(bc, 0);
+}

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The items of one disk, in the order the kernel needs: scheduler (module
+ * first) → nr_requests, iosched → other → read-ahead last; a disk no
+ * section tunes gets one line saying why.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block/disk.h"
+
+/* ---- items --------------------------------------------------------------- */
+
+/* An item of d; a path that does not fit is an error item, and NULL. */
+struct item *block_item(struct plan *p, const struct disk *d, const char *attr, const struct cfg_entry *e)
+{
+	char path[PATH_MAX];
+	int r = pathf(path, sizeof(path), "%s/%s", d->dir, attr);
+	struct item *it = plan_add(p, "block", d->name, attr, r < 0 ? d->dir : path);
+
+	if (!it)
+		return NULL;
+	if (r < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "%s/%s: %s", d->dir, attr, strerror(-r));
+		return NULL;
+	}
+	it->rank = block_rank(attr);
+	it->cls = cls_name(d);
+	if (e)
+		item_from_entry(it, e);
+	if (it->reason)
+		item_setf(&it->reason, "%s disk (%s): %s", cls_name(d), d->why, e->reason);
+	else
+		item_setf(&it->reason, "%s disk (%s)", cls_name(d), d->why);
+	return it;
+}
+
+static void plan_scheduler(struct ctx *c, struct plan *p, const struct disk *d, const struct cfg_entry *e,
+			   struct sched_after *sa)
+{
+	struct item *it = block_item(p, d, "queue/scheduler", e);
+
+	if (!it)
+		return;
+	sa->switching = block_sched_item(c, it, d, e);
+	snprintf(sa->name, sizeof(sa->name), "%s", dash_or(it->desired));
+	sa->missing = it->action == ACT_ERROR || (it->action == ACT_SKIP && it->unmet);
+}
+
+static void plan_absent(struct item *it, const struct disk *d, const struct sched_after *sa)
+{
+	it->action = ACT_SKIP;
+	it->unmet = !d->bio;
+	if (d->bio)
+		item_setf(&it->reason, "a bio-based queue (no I/O scheduler) has no %s", it->setting);
+	else if (it->rank == 2)
+		item_setf(&it->reason, "the active scheduler %s has no tunable %s", sa->name, it->setting);
+	else
+		item_setf(&it->reason, "kernel has no %s for this queue", it->setting);
+}
+
+/* wbt_lat_usec = -1 asks for the kernel default, which is what reads back
+ * after writing -1: 2 ms for a non-rotational queue, 75 ms for a rotational
+ * one (wbt_default_latency_nsec(), unchanged since writeback throttling came
+ * in 4.10). Writing that number sets the same latency as writing -1, so the
+ * item wants the number: plan, apply and verify compare exactly. */
+static int wbt_default(struct ctx *c, struct item *it, struct disk *d)
+{
+	char rel[PATH_MAX];
+	int r = disk_rotational(c, d, rel, sizeof(rel));
+
+	if (r < 0) {
+		item_error(it, r, rel);
+		return r;
+	}
+	item_set(&it->desired, strcmp(d->rot, "0") ? "75000" : "2000");
+	item_add_reason(it, "[-1: the kernel default for a %srotational queue]", strcmp(d->rot, "0") ? "" : "non-");
+	return 0;
+}
+
+static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char *attr,
+		       const struct cfg_entry *e, const struct sched_after *sa)
+{
+	struct item *it = block_item(p, d, attr, e);
+	char cur[128];
+	long long lo, hi, v;
+	int r;
+
+	if (!it)
+		return;
+	item_set(&it->desired, e->value);
+	it->recheck = sa->switching && it->rank <= 2;
+	if (it->rank == 2 && block_plan_iosched(it, d, sa))
+		return;
+	r = root_read(&c->root, it->path, cur, sizeof(cur));
+	if (r == -ENOENT) {
+		plan_absent(it, d, sa);
+		return;
+	}
+	if (r < 0) {
+		item_error(it, r, it->path);
+		return;
+	}
+	item_set(&it->current, cur);
+	if (!strcmp(attr, "queue/wbt_lat_usec") && !strcmp(e->value, "-1") && wbt_default(c, it, d) < 0)
+		return;
+	if (!strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0 &&
+	    parse_s64(cur, &v) < 0) {
+		/* A range needs a number to clamp: never write the range itself. */
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "queue/read_ahead_kb reads '%s', not a number", cur);
+		return;
+	}
+	if (!strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0) {
+		item_setf(&it->desired, "%lld", v < lo ? lo : v > hi ? hi : v);
+		item_add_reason(it, "[range %s: raise below %lld, cap above %lld]", e->value, lo, hi);
+	}
+	it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
+}
+
+static void defer_item(struct item *it, const struct disk *d)
+{
+	it->action = ACT_SKIP;
+	item_setf(&it->reason, "%s disk (%s) is not ready (%s): tuned on the change event when it is", cls_name(d),
+		  d->why, d->notready);
+}
+
+/* A stacked device that is not ready yet is tuned on the change event udev
+ * sends when it is: every item planned for it waits. */
+static void stack_defer(const struct plan *p, const struct disk *d, size_t first)
+{
+	if (!*d->notready)
+		return;
+	for (size_t i = first; i < p->n; i++)
+		if (p->v[i].action == ACT_CHANGE || p->v[i].action == ACT_KEEP)
+			defer_item(&p->v[i], d);
+}
+
+/* A disk that no section tunes gets one line saying what it is and why
+ * nothing applies, not silence (udev hands earlytune dm, md, sr and zram
+ * devices too). */
+static void nothing_applies(struct plan *p, const struct disk *d, const struct bconf *bc,
+			    const struct cfg_entry *const *miss)
+{
+	struct strbuf why = { 0 };
+	const char *what = "";
+	struct item *it = plan_add(p, "block", d->name, "-", d->dir);
+
+	if (!it)
+		return;
+	if (d->cls == BC_STACKED)
+		what = prefix(d->name, "md") ? "md software RAID, " : "a device-mapper map (LVM, LUKS, multipath), ";
+	else if (prefix(d->name, "dm-"))
+		what = "a device-mapper node without dm/: not set up yet (udev's change event follows), ";
+	else if (d->cls == BC_ZRAM)
+		what = "a compressed RAM disk, ";
+	else if (d->cls == BC_LOOP)
+		what = "a loop device, ";
+	else if (prefix(d->name, "sr"))
+		what = "an optical drive, ";
+	it->cls = cls_name(d);
+	item_skip(it, NULL);
+	bconf_why_none(bc, miss, &why);
+	item_setf(&it->reason, "%s%s disk (%s): no [block] section matches it, so nothing applies%s", what,
+		  cls_name(d), d->why, why.s ? why.s : "");
+	sb_free(&why);
+}
+
+static void too_long(struct plan *p, const struct disk *d, const struct cfg_entry *e)
+{
+	struct item *it = plan_add(p, "block", d->name, "-", d->dir);
+
+	if (!it)
+		return;
+	it->action = ACT_ERROR;
+	it->cls = cls_name(d);
+	item_setf(&it->error, "%s: %s", e->key, strerror(ENAMETOOLONG));
+}
+
+void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc)
+{
+	_cleanup_(freep) const struct cfg_entry **miss = calloc(bc->ns, sizeof(*miss));
+	struct sched_after sa = { .name = "" };
+	const struct cfg_entry *e;
+	size_t first = p->n;
+
+	if (!miss)
+		return;
+
+	for (size_t i = 0; i < bc->ns; i++)
+		miss[i] = bconf_miss(c, d, bc, i);
+	if (*d->err) {
+		struct item *it = plan_add(p, "block", d->name, "-", d->dir);
+
+		if (it) {
+			it->action = ACT_ERROR;
+			it->cls = cls_name(d);
+			item_set(&it->error, d->err);
+		}
+		return;
+	}
+	disk_read_scheduler(c, d);
+	e = bconf_lookup(bc, miss, bconf_key(bc, "scheduler"));
+	if (e)
+		plan_scheduler(c, p, d, e, &sa);
+	else
+		disk_active_scheduler(d, &sa);
+	e = bconf_lookup(bc, miss, bconf_key(bc, "nr_requests"));
+	if (e)
+		plan_value(c, p, d, "queue/nr_requests", e, &sa);
+	for (size_t k = 0; k < bc->nk; k++) {
+		char attr[PATH_MAX];
+
+		if (strncmp(bc->keys[k], "iosched.", 8) || !(e = bconf_lookup(bc, miss, k)))
+			continue;
+		if (pathf(attr, sizeof(attr), "queue/iosched/%s", bc->keys[k] + 8) < 0)
+			too_long(p, d, e);
+		else
+			plan_value(c, p, d, attr, e, &sa);
+	}
+	for (const struct block_setting *s = block_settings; s->key; s++) {
+		if (s->rank != 3 && s->rank != 4)
+			continue;
+		e = bconf_lookup(bc, miss, bconf_key(bc, s->key));
+		if (e)
+			plan_value(c, p, d, s->attr, e, &sa);
+	}
+	stack_defer(p, d, first);
+	if (p->n == first && bconf_in_use(c, bc))
+		nothing_applies(p, d, bc, miss);
+}

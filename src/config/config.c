@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The configuration reader: git-config-like INI. Sections, keys, values and
+ * the comment lines right above a key (its reason); later assignments win.
+ * It knows [main]; every other section, and the check of its keys, is
+ * registered by the table of domains (config_register). The files it comes
+ * from: load.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "config/config.h"
+#include "config/lex.h"
+#include "config/platform.h"
+
+struct parser {
+	struct config *c;
+	const char *source;
+	int line;
+	const struct cfg_section *section;
+	char *name;
+	struct strbuf reason;
+};
+
+_printf_(4, 0) static void error_at(struct config *c, const char *file, int line, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_msg(LOG_ERR, "%s:%d: %s", file, line, msg);
+	c->errors++;
+}
+
+_printf_(2, 3) static void parse_error(struct parser *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_at(ps->c, ps->source, ps->line, fmt, ap);
+	va_end(ap);
+}
+
+static bool valid_ident(const char *s, const char *extra)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return false;
+	return true;
+}
+
+/* [main]: the reader's own section. */
+static int check_main(const char *key, const char *value, char *why, size_t size)
+{
+	char buf[96];
+
+	if (!strcmp(key, "platform"))
+		return *value ? platform_check("[main] platform", value, why, size) : 0;
+	if (strcmp(key, "profile")) {
+		snprintf(why, size, "unknown key '%s' in [main]%sallowed: profile platform", key,
+			 did_you_mean(key, "profile platform", buf, sizeof(buf)));
+		return -EINVAL;
+	}
+	if (*value && !profile_text(value)) {
+		snprintf(why, size, "unknown profile '%s'%sbuilt-in profiles: %s", value,
+			 did_you_mean(value, profile_names(), buf, sizeof(buf)), profile_names());
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct cfg_section main_section = { "main", false, check_main, NULL };
+static const struct cfg_section *const *sections; /* the domains', from config_register */
+static size_t nsections;
+
+void config_register(const struct cfg_section *const *v, size_t n)
+{
+	sections = v;
+	nsections = n;
+}
+
+static const struct cfg_section *section_find(const char *name)
+{
+	if (!strcmp(name, main_section.name))
+		return &main_section;
+	for (size_t i = 0; i < nsections; i++)
+		if (!strcmp(sections[i]->name, name))
+			return sections[i];
+	return NULL;
+}
+
+/* "[main] [block] [block "NAME"] …", or with named only the sections that
+ * take a name: "[block "NAME"] and [cmdline "NAME"]". */
+static void list_sections(char *buf, size_t size, bool named, size_t *count)
+{
+	size_t len = 0, n = 0, total = 0;
+
+	for (size_t i = 0; i < nsections; i++)
+		total += sections[i]->named;
+	if (!named)
+		len += (size_t)snprintf(buf, size, "[%s]", main_section.name);
+	for (size_t i = 0; i < nsections && len < size; i++) {
+		const struct cfg_section *s = sections[i];
+
+		if (!named)
+			len += (size_t)snprintf(buf + len, size - len, " [%s]", s->name);
+		if (s->named && len < size) {
+			const char *sep = !named ? " " : !n ? "" : n + 1 == total ? " and " : ", ";
+
+			len += (size_t)snprintf(buf + len, size - len, "%s[%s \"NAME\"]", sep, s->name);
+			n++;
+		}
+	}
+	*count = n;
+}
+
+static bool header_name(struct parser *ps, char *s, char **name)
+{
+	char *q = strchr(s, '"'), *q2;
+
+	*name = NULL;
+	if (!q)
+		return true;
+	q2 = strrchr(q, '"');
+	if (q2 == q || q2[1] || q2 == q + 1 || memchr(q + 1, '"', (size_t)(q2 - q - 1))) {
+		parse_error(ps, "malformed section name in '[%s]'; expected [section \"name\"]", s);
+		return false;
+	}
+	*q2 = '\0';
+	*name = q + 1;
+	*q = '\0';
+	return true;
+}
+
+static void unknown_section(struct parser *ps, const char *s)
+{
+	char list[512], names[256] = "main", near[64];
+	size_t n;
+
+	for (size_t i = 0; i < nsections; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), " %s", sections[i]->name);
+	list_sections(list, sizeof(list), false, &n);
+	if (cfg_closest(s, names, near, sizeof(near)))
+		parse_error(ps, "unknown section [%s]; did you mean [%s]? allowed: %s", s, near, list);
+	else
+		parse_error(ps, "unknown section [%s]; allowed: %s", s, list);
+}
+
+/* "[section]" or [section "name"]; the section stays unset on error so the
+ * keys under a bad header are not attributed to the previous section. */
+static void parse_header(struct parser *ps, char *s)
+{
+	char *end = strrchr(s, ']'), *name, list[512];
+	const struct cfg_section *sec;
+	size_t n;
+
+	free(ps->name);
+	ps->section = NULL;
+	ps->name = NULL;
+	if (!end || end[1]) {
+		parse_error(ps, "malformed section header '%s'; expected [section] or [section \"name\"]", s);
+		return;
+	}
+	*end = '\0';
+	s = strip(s + 1);
+	if (!header_name(ps, s, &name))
+		return;
+	s = strip(s);
+	if (!valid_ident(s, "-_")) {
+		parse_error(ps, "malformed section header '[%s]'", s);
+		return;
+	}
+	sec = section_find(s);
+	if (!sec) {
+		unknown_section(ps, s);
+		return;
+	}
+	if (name && !sec->named) {
+		list_sections(list, sizeof(list), true, &n);
+		parse_error(ps, "section [%s] takes no name (only %s do%s), got \"%s\"", s, list,
+			    n == 1 ? "es" : "", name);
+		return;
+	}
+	if (name && !valid_name(name)) {
+		parse_error(ps, "section name \"%s\" must be printable and contain no '/'", name);
+		return;
+	}
+	ps->section = sec;
+	ps->name = name ? strdup(name) : NULL;
+}
+
+static int add_entry(struct parser *ps, const char *key, const char *value)
+{
+	struct config *c = ps->c;
+	struct cfg_entry *e;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct cfg_entry *v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->cap = cap;
+	}
+	e = &c->v[c->n];
+	*e = (struct cfg_entry){
+		.section = strdup(ps->section->name),
+		.name = ps->name ? strdup(ps->name) : NULL,
+		.key = strdup(key),
+		.value = strdup(value),
+		.reason = ps->reason.len ? strdup(ps->reason.s) : NULL,
+		.file = ps->source,
+		.line = ps->line,
+	};
+	c->n++;
+	if (!e->section || !e->key || !e->value || (ps->name && !e->name) ||
+	    (ps->reason.len && !e->reason))
+		return -ENOMEM;
+	return 0;
+}
+
+/* comment: the text after its '#' or ';'. */
+static void add_reason(struct parser *ps, char *comment)
+{
+	comment = strip(comment);
+	if (!*comment)
+		return;
+	if (ps->reason.len)
+		sb_printf(&ps->reason, " ");
+	sb_printf(&ps->reason, "%s", comment);
+}
+
+/* Values are words: runs of white space fold into one space. */
+static void fold_spaces(char *s)
+{
+	char *out = s, *start = s;
+	bool pending = false;
+
+	for (; *s; s++) {
+		if (isspace((unsigned char)*s)) {
+			pending = out != start;
+			continue;
+		}
+		if (pending)
+			*out++ = ' ';
+		pending = false;
+		*out++ = *s;
+	}
+	*out = '\0';
+}
+
+/* A rejected value that holds a non-ASCII character was almost surely
+ * broken by it (a pasted U+2212 minus): that character is the message. */
+static int check_key(struct parser *ps, const char *key, const char *value)
+{
+	char why[384] = "", ch[160];
+	int r = ps->section->check_key(key, value, why, sizeof(why));
+
+	if (r < 0 && cfg_non_ascii(value, ch, sizeof(ch)))
+		parse_error(ps, "[%s] %s = '%s': %s", ps->section->name, key, value, ch);
+	else if (r < 0)
+		parse_error(ps, "%s", why);
+	return r;
+}
+
+/* The value after '=': comment cut, quotes gone, white space folded; the
+ * inline comment is the reason when no comment line stands above the key. */
+static int read_value(struct parser *ps, const char *key, char *value)
+{
+	char why[256], *comment;
+
+	if (cfg_lex_value(value, &comment, why, sizeof(why)) < 0) {
+		parse_error(ps, "value of '%s': %s", key, why);
+		return -EINVAL;
+	}
+	fold_spaces(value);
+	if (comment && !ps->reason.len)
+		add_reason(ps, comment);
+	for (char *p = value; *p; p++)
+		if (iscntrl((unsigned char)*p)) {
+			parse_error(ps, "value of '%s' contains a control character", key);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static int parse_assignment(struct parser *ps, char *s)
+{
+	char *eq = strchr(s, '='), *key, *value, ch[160];
+
+	if (!eq) {
+		parse_error(ps, "expected 'key = value', got '%s'", s);
+		return 0;
+	}
+	*eq = '\0';
+	key = strip(s);
+	value = strip(eq + 1);
+	if (!ps->section) {
+		parse_error(ps, "'%s' is outside a valid section", key);
+		return 0;
+	}
+	if (!valid_ident(key, "._-")) {
+		if (cfg_non_ascii(key, ch, sizeof(ch)))
+			parse_error(ps, "malformed key '%s': %s", key, ch);
+		else
+			parse_error(ps, "malformed key '%s'", key);
+		return 0;
+	}
+	if (read_value(ps, key, value) < 0 || check_key(ps, key, value) < 0)
+		return 0;
+	return add_entry(ps, key, value);
+}
+
+int config_parse_text(struct config *c, const char *text, const char *source)
+{
+	struct parser ps = { .c = c, .source = source };
+	char *copy = strdup(cfg_skip_bom(text)), *save = NULL, *line, *s;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	/* strsep keeps empty lines, which end a reason block. */
+	for (save = copy; (line = strsep(&save, "\n")) && r >= 0;) {
+		ps.line++;
+		s = strip(line);
+		if (*s == '#' || *s == ';') {
+			add_reason(&ps, s + 1);
+			continue;
+		}
+		if (*s == '[') {
+			cfg_header_comment(s);
+			parse_header(&ps, strip(s));
+		}
+		else if (*s)
+			r = parse_assignment(&ps, s);
+		ps.reason.len = 0;
+		if (ps.reason.s)
+			ps.reason.s[0] = '\0';
+	}
+	sb_free(&ps.reason);
+	free(ps.name);
+	free(copy);
+	return r;
+}
+
+static void entry_free(struct cfg_entry *e)
+{
+	free(e->section);
+	free(e->name);
+	free(e->key);
+	free(e->value);
+	free(e->reason);
+}
+
+/* Logs entry i's rejection at its FILE:LINE and drops it: as for a line
+ * the parser rejects, an earlier assignment of the key stands. */
+void config_reject(struct config *c, size_t i, const char *fmt, ...)
+{
+	struct cfg_entry *e = &c->v[i];
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_at(c, e->file, e->line, fmt, ap);
+	va_end(ap);
+	entry_free(e);
+	memmove(e, e + 1, (c->n - i - 1) * sizeof(*e));
+	c->n--;
+}
+
+void config_check(struct config *c)
+{
+	for (size_t i = 0; i < nsections; i++)
+		if (sections[i]->check_conf)
+			sections[i]->check_conf(c);
+}
+
+void config_free(struct config *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		entry_free(&c->v[i]);
+	for (size_t i = 0; i < c->nfiles; i++)
+		free(c->files[i]);
+	free(c->files);
+	free(c->v);
+	free(c->profile);
+	*c = (struct config){ 0 };
+}
+
+/* The effective assignment, or NULL when unset (or unset again by "key ="). */
+const struct cfg_entry *config_get(const struct config *c, const char *section,
+				   const char *name, const char *key)
+{
+	for (size_t i = c->n; i-- > 0;) {
+		const struct cfg_entry *e = &c->v[i];
+
+		if (!strcmp(e->section, section) && streq_ptr(e->name, name) && !strcmp(e->key, key))
+			return *e->value ? e : NULL;
+	}
+	return NULL;
+}
+
+char *config_source(const struct cfg_entry *e)
+{
+	if (!strncmp(e->file, "profile ", 8))
+		return strdup(e->file);
+	return xasprintf("%s:%d", e->file, e->line);
+}
+
+static bool same_section(const struct cfg_entry *a, const struct cfg_entry *b)
+{
+	return !strcmp(a->section, b->section) && streq_ptr(a->name, b->name);
+}
+
+static bool first_of_section(const struct config *c, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (same_section(&c->v[j], &c->v[i]))
+			return false;
+	return true;
+}
+
+/* Quoted where the value would not read back unquoted. */
+static void print_value(const char *v, FILE *out)
+{
+	if (!strpbrk(v, "#;") && *v != '"') {
+		fprintf(out, "%s\n", v);
+		return;
+	}
+	fputc('"', out);
+	for (; *v; v++)
+		fprintf(out, "%s%c", *v == '"' || *v == '\\' ? "\\" : "", *v);
+	fputs("\"\n", out);
+}
+
+static void print_section(const struct config *c, size_t first, FILE *out)
+{
+	const struct cfg_entry *s = &c->v[first];
+
+	if (s->name)
+		fprintf(out, "[%s \"%s\"]\n", s->section, s->name);
+	else
+		fprintf(out, "[%s]\n", s->section);
+	for (size_t i = first; i < c->n; i++) {
+		const struct cfg_entry *e = &c->v[i], *eff;
+		bool dup = false;
+
+		if (!same_section(e, s))
+			continue;
+		for (size_t j = first; j < i && !dup; j++)
+			dup = same_section(&c->v[j], s) && !strcmp(c->v[j].key, e->key);
+		eff = dup ? NULL : config_get(c, e->section, e->name, e->key);
+		if (!eff)
+			continue;
+		_cleanup_(freep) char *src = config_source(eff);
+		fprintf(out, "# %s%s%s\n%s = ", src ? src : eff->file, eff->reason ? ": " : "",
+			eff->reason ? eff->reason : "", eff->key);
+		print_value(eff->value, out);
+	}
+}
+
+/* Prints the merged configuration in its own syntax, each key under a comment
+ * naming where it came from (and its reason), so the output parses again. */
+void config_print(const struct config *c, FILE *out)
+{
+	bool firstsec = true;
+
+	fprintf(out, "# effective configuration, profile %s\n", c->profile ? c->profile : "none");
+	for (size_t i = 0; i < c->n; i++) {
+		if (!first_of_section(c, i))
+			continue;
+		if (!firstsec)
+			fputc('\n', out);
+		firstsec = false;
+		print_section(c, i, out);
+	}
+}

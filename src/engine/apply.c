@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* apply: originals recorded first, then each item written and read back.
+ * Files the engine writes itself; other kinds of item (a module insert, a
+ * qdisc) go to their domain's hooks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/kmod.h"
+#include "base/kparam.h"
+#include "base/log.h"
+#include "engine/runlog.h"
+#include "engine/sysctl.h"
+
+/* Adds the original of it, with the identity of its device, to rs (not yet
+ * saved). */
+static int record_one(struct ctx *c, struct records *rs, const struct item *it, const char *original)
+{
+	char id[64];
+	int r = state_identity_cached(rs, &c->root, it->domain, it->target, it->setting, it->path, id,
+				      sizeof(id));
+
+	return r < 0 ? r : state_add(rs, it, original, id);
+}
+
+/* After a scheduler switch the kernel reset nr_requests and replaced the
+ * iosched/ directory: decide again from what is there now. A value that
+ * cannot be read is a failure: what is not read cannot be recorded, and
+ * nothing is written without its original on disk. */
+static bool recheck(struct ctx *c, struct item *it, struct records *rs)
+{
+	char raw[256];
+	int r = root_read(&c->root, it->path, raw, sizeof(raw));
+
+	if (r < 0) {
+		item_fail(it, r, r == -ENOENT ? "%s is missing after the scheduler switch"
+					      : "cannot read %s after the scheduler switch", it->setting);
+		return false;
+	}
+	if (item_compare_value(it, raw) == 0) {
+		it->action = ACT_KEEP;
+		return false;
+	}
+	it->action = ACT_CHANGE;
+	if (!it->current) {
+		item_set(&it->current, raw);
+		r = record_one(c, rs, it, raw);
+		if (r >= 0)
+			r = state_commit(rs, &c->root);
+		if (r < 0) {
+			item_fail(it, r, "cannot record the original of %s", it->setting);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void execute(struct ctx *c, struct item *it, struct records *rs)
+{
+	char raw[256];
+	int r, got;
+
+	if (it->recheck && !recheck(c, it, rs))
+		return;
+	if (it->module) {
+		r = mods_load(c->mods, it->module, NULL);
+		if (r < 0) {
+			item_fail(it, r, "cannot load module %s", it->module);
+			return;
+		}
+	}
+	r = root_write_readback(&c->root, it->path, it->desired, raw, sizeof(raw), &got);
+	if (r < 0) {
+		item_fail(it, r, "writing %s", it->desired);
+		return;
+	}
+	if (got < 0) {
+		item_fail(it, got, "reading back %s", it->setting);
+		return;
+	}
+	if (item_compare_value(it, raw)) {
+		it->result = RES_FAILED;
+		item_setf(&it->error, "the kernel did not keep the value: wrote '%s', reads back '%s' (ignored, or rounded to whole pages or jiffies: configure a value it can store)",
+			  it->desired, raw);
+		return;
+	}
+	it->result = RES_APPLIED;
+}
+
+static bool wants_write(const struct item *it)
+{
+	return it->action == ACT_CHANGE || (it->recheck && it->action == ACT_KEEP);
+}
+
+static bool recorded(const struct item *it)
+{
+	const struct domain *d = domain_find(it->domain);
+
+	return wants_write(it) && it->current && !(d && d->irreversible);
+}
+
+/* Originals go to disk before the first write; if they cannot, nothing is written. */
+static int record_originals(struct ctx *c, struct plan *p, struct records *rs)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < p->n && r >= 0; i++)
+		if (recorded(&p->v[i]))
+			r = record_one(c, rs, &p->v[i], p->v[i].current);
+	return r < 0 ? r : state_commit(rs, &c->root);
+}
+
+/* A record of a disk that is gone, or whose name another disk has now (a new
+ * sdX, dm-N, loopN, a re-attached volume), is not this disk's original: it is
+ * forgotten, and the disk records its own. Only the disks this run is about;
+ * a record whose check fails stays (recording that disk then fails too). */
+static int forget_stale(struct ctx *c, struct records *rs)
+{
+	bool *drop = calloc(rs->n + 1, sizeof(*drop));
+	char why[256];
+
+	if (!drop)
+		return -ENOMEM;
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct record *x = &rs->v[i];
+		const struct domain *d = domain_find(x->domain);
+
+		if (d && d->disks && (c->only & d->bit) && in_scope(c, d, x, 0) &&
+		    state_stale(rs, &c->root, x, why, sizeof(why)) == 1) {
+			log_msg(LOG_DEBUG, "forgetting the original of %s: %s", x->path, why);
+			drop[i] = true;
+		}
+	}
+	state_forget(rs, drop);
+	free(drop);
+	return 0;
+}
+
+/* A file the engine writes; another kind its domain does, a batch domain all
+ * of the plan's items at the first one's turn. */
+static void write_item(struct ctx *c, struct plan *p, struct item *it, struct records *rs,
+		       unsigned *batched)
+{
+	const struct domain *d = it->kind == ITEM_FILE ? NULL : domain_find(it->domain);
+
+	if (!d) {
+		execute(c, it, rs);
+	} else if (!d->apply_batch) {
+		d->apply(c, it);
+	} else if (!(*batched & d->bit)) {
+		*batched |= d->bit;
+		d->apply_batch(c, p);
+	}
+}
+
+/* The guard is not an item: a boot goes on without it, and systemd-sysctl
+ * then leaves the distribution's defaults, which verify reports. */
+static void guard_failed(const struct ctx *c, int err)
+{
+	log_msg(LOG_WARN, "cannot write the sysctl guard %s/" SYSCTL_GUARD_PATH ": %s",
+		c->root.is_host ? "" : c->root.dir, strerror(-err));
+}
+
+/* Under the state lock, before the plan reads what systemd-sysctl will do. */
+static int write_guard(struct ctx *c)
+{
+	int r = sysctl_guard_scope(c) ? sysctl_write_guard(&c->root, &c->cfg) : 0;
+
+	if (r < 0)
+		guard_failed(c, r);
+	return r;
+}
+
+static int apply_plan(struct ctx *c, struct plan *p, int *guard)
+{
+	struct records rs = { .lock_fd = -1 };
+	unsigned batched = 0;
+	int r = state_lock(&rs, &c->root);
+
+	if (r >= 0)
+		r = state_load_scoped(&rs, &c->root, c);
+	if (r >= 0)
+		r = forget_stale(c, &rs);
+	if (r >= 0)
+		*guard = write_guard(c);
+	c->records = &rs;
+	if (r >= 0)
+		r = build_plan(c, p);
+	c->records = NULL;
+	if (r >= 0)
+		r = record_originals(c, p, &rs);
+	for (size_t i = 0; i < p->n; i++) {
+		if (!wants_write(&p->v[i]))
+			continue;
+		if (r < 0)
+			item_fail(&p->v[i], r, "not written: cannot record originals in %s/run/earlytune",
+				  c->root.is_host ? "" : c->root.dir);
+		else
+			write_item(c, p, &p->v[i], &rs, &batched);
+	}
+	runlog_append(c, p, r, &rs);
+	state_free(&rs);
+	return r;
+}
+
+int cmd_apply(struct ctx *c)
+{
+	struct plan p = { 0 };
+	int r, guard = 0;
+
+	if (kparam_disabled(c->kernel.cmdline)) {
+		r = sysctl_write_guard(&c->root, NULL);
+		log_msg(LOG_NOTICE, "earlytune=0 on the kernel command line: applying nothing%s",
+			r < 0 ? "" : "; sysctl guard masked for this boot");
+		if (r < 0)
+			guard_failed(c, r);
+		if (c->json)
+			print_json(c, &p, "apply", false);
+		runlog_append(c, NULL, 0, NULL);
+		return 0;
+	}
+	r = apply_plan(c, &p, &guard);
+	if (r < 0 && !p.n)
+		log_msg(LOG_ERR, "cannot apply: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
+			strerror(-r));
+	report(c, &p, "apply", true);
+	r = r < 0 || guard < 0 ? 1 : exit_code(&p);
+	plan_free(&p);
+	return r;
+}

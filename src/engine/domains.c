@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The table of domains, in plan order: modules first, since later items name
+ * the modules they need (tcp_bbr, sch_fq, the I/O schedulers). */
+#include <string.h>
+
+#include "block/block.h"
+#include "net/net.h"
+#include "thp/thp.h"
+#include "sched/sched.h"
+#include "limits/limits.h"
+#include "modules/modules.h"
+#include "image/image.h"
+#include "cmdline/cmdline.h"
+#include "engine/domain.h"
+#include "engine/state.h"
+
+const struct domain domains[] = {
+	{
+		.name = "modules", .bit = DOM_MODULES,
+		.section = { "modules", false, modules_check_key, NULL },
+		.plan = modules_plan, .apply = modules_apply, .irreversible = true,
+	},
+	{
+		.name = "thp", .bit = DOM_THP,
+		.section = { "thp", false, thp_check_key, NULL },
+		.plan = thp_plan,
+	},
+	{
+		.name = "net", .bit = DOM_NET,
+		.section = { "net", false, net_check_key, net_check_conf },
+		.plan = net_plan, .apply_batch = net_apply_qdiscs, .rank = net_rank,
+		.batched = net_batched, .revert_batch = net_revert_batch,
+		.ifindex = record_ifindex, .iface_index = net_iface_index,
+	},
+	{
+		.name = "block", .bit = DOM_BLOCK,
+		.section = { "block", true, block_check_key, NULL },
+		.plan = block_plan, .rank = block_rank, .gone = block_gone, .disks = true,
+	},
+	{
+		/* Reads the image of the kernel; apply writes nothing of it. */
+		.name = "initramfs", .bit = DOM_INITRAMFS,
+		.plan = initramfs_plan, .irreversible = true,
+	},
+	{
+		.name = "limits", .bit = DOM_LIMITS,
+		.section = { "limits", true, limits_check_key, limits_check_conf },
+		.plan = limits_plan, .apply_batch = limits_apply, .batched = limits_batched,
+		.revert_batch = limits_revert,
+	},
+	{
+		/* debugfs knobs go through apply_batch: it mounts debugfs for them. */
+		.name = "sched", .bit = DOM_SCHED,
+		.section = { "sched", false, sched_check_key, NULL },
+		.plan = sched_plan, .apply_batch = sched_apply, .batched = sched_batched,
+		.revert_batch = sched_revert,
+	},
+};
+const size_t ndomains = ARRAY_SIZE(domains);
+
+/* Sections of the configuration that belong to no domain of the plan. */
+static const struct cfg_section cmdline_section = { "cmdline", true, cmdline_check_key, NULL };
+
+const struct domain *domain_find(const char *name)
+{
+	for (size_t i = 0; i < ndomains; i++)
+		if (!strcmp(domains[i].name, name))
+			return &domains[i];
+	return NULL;
+}
+
+unsigned domains_all(void)
+{
+	unsigned all = 0;
+
+	for (size_t i = 0; i < ndomains; i++)
+		all |= domains[i].bit;
+	return all;
+}
+
+/* The configuration reader knows no domain: it is handed their sections
+ * before main() (and before any test) runs. */
+__attribute__((constructor)) static void register_sections(void)
+{
+	static const struct cfg_section *v[ARRAY_SIZE(domains) + 1];
+	size_t n = 0;
+
+	for (size_t i = 0; i < ndomains; i++)
+		if (domains[i].section.name)
+			v[n++] = &domains[i].section;
+	v[n++] = &cmdline_section;
+	config_register(v, n);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The engine's commands and the output every command shares: for main.c,
+ * the commands of other folders (cmdline/, image/verify.c, modules/) and
+ * the engine's own files. The engine plans from the table of domains
+ * (plan.c), applies (record → write → read back, apply.c), reverts and
+ * forgets (revert.c), and prints (output.c, table.c, jsoncmd.c); it knows
+ * domains only through their rows (domain.h).
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "earlytune.h"
+
+/* ---- the commands: plan.c, apply.c, revert.c, status.c ---- */
+int cmd_plan(struct ctx *c);
+int cmd_apply(struct ctx *c);
+int cmd_verify(struct ctx *c);
+int cmd_revert(struct ctx *c);
+int cmd_forget(struct ctx *c);
+int cmd_status(struct ctx *c);
+
+/* ---- output.c: every command's JSON object starts with json_head and
+ * goes out through json_emit (main prints an error object otherwise) ---- */
+void json_head(struct strbuf *sb, const struct ctx *c, const char *command);
+void json_field(struct strbuf *sb, const char *name, const char *value);
+void json_words(struct strbuf *sb, const char *name, const char *list); /* jsoncmd.c */
+void json_emit(struct strbuf *sb);
+bool json_emitted(void);
+
+/* ---- jsoncmd.c: --json of the commands that print no item table ---- */
+void config_json(const struct ctx *c);
+void sysctl_conf_json(const struct ctx *c);
+void modules_json_add(struct strbuf *sb, const char *name, const char *state, const struct cfg_entry *why,
+		      const char *src);
+void modules_json_end(const struct ctx *c, struct strbuf *mods, unsigned missing);
+void print_json_error(const struct ctx *c, const char *command, int code);
+
+/* ---- table.c ---- */
+int table_columns(void);

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The engine's own: what its files (plan.c, apply.c, revert.c, output.c,
+ * table.c, jsoncmd.c, metrics.c, status.c) share among themselves. Only
+ * engine/ includes it.
+ */
+#pragma once
+
+#include "engine/engine.h"
+#include "engine/domain.h"
+#include "engine/item.h"
+#include "engine/state.h"
+
+/* ---- plan.c ---- */
+int build_plan(struct ctx *c, struct plan *p);
+/* What verify makes of an item: in force, not, or not applicable here. */
+enum verdict { V_HOLDS, V_DRIFTED, V_UNMET, V_NA };
+enum verdict item_verdict(const struct item *it);
+
+/* ---- output.c ---- */
+const char *dash(const char *s);
+const char *scope_name(const struct ctx *c, bool devices, char *buf, size_t size);
+const char *action_name(enum action a);
+const char *result_name(enum result r);
+void print_json(const struct ctx *c, const struct plan *p, const char *command, bool verify);
+void report(const struct ctx *c, const struct plan *p, const char *command, bool results);
+int exit_code(const struct plan *p);
+
+/* ---- jsoncmd.c ---- */
+void forget_json(const struct ctx *c, const char *what, size_t dropped);
+
+/* ---- table.c ---- */
+void print_table(const struct plan *p, bool results, int columns);
+
+/* ---- revert.c ---- */
+bool in_scope(const struct ctx *c, const struct domain *d, const struct record *x, int iface_ifindex);

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Plan items: what one setting is, should be, and what happened to it. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/item.h"
+
+struct item *plan_add(struct plan *p, const char *domain, const char *target,
+		      const char *setting, const char *path)
+{
+	struct item *it;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct item *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		p->v = v;
+		p->cap = cap;
+	}
+	it = &p->v[p->n];
+	*it = (struct item){ .domain = domain, .action = ACT_KEEP };
+	it->target = strdup(target);
+	it->setting = strdup(setting);
+	it->path = strdup(path);
+	p->n++;
+	if (!it->target || !it->setting || !it->path)
+		return NULL;
+	return it;
+}
+
+void item_set(char **field, const char *value)
+{
+	char *copy = value ? strdup(value) : NULL;
+
+	free(*field);
+	*field = copy;
+}
+
+/* vasprintf, NULL when out of memory. */
+_printf_(1, 0) static char *vformat(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+void item_setf(char **field, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vformat(fmt, ap);
+	va_end(ap);
+	free(*field);
+	*field = s;
+}
+
+/* Adds a clause to the reason, after a space only when there is one: a
+ * reason never starts with a space or reads "-". */
+void item_add_reason(struct item *it, const char *fmt, ...)
+{
+	_cleanup_(freep) char *more = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	more = vformat(fmt, ap);
+	va_end(ap);
+	if (!more)
+		return;
+	if (it->reason && *it->reason)
+		item_setf(&it->reason, "%s %s", it->reason, more);
+	else
+		item_set(&it->reason, more);
+}
+
+/* The item failed: its error is the message, then the errno text. */
+void item_fail(struct item *it, int err, const char *fmt, ...)
+{
+	_cleanup_(freep) char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg = vformat(fmt, ap);
+	va_end(ap);
+	it->result = RES_FAILED;
+	item_setf(&it->error, "%s: %s", msg ? msg : "failed", strerror(-err));
+}
+
+void item_from_entry(struct item *it, const struct cfg_entry *e)
+{
+	item_set(&it->reason, e->reason);
+	free(it->source);
+	it->source = config_source(e);
+}
+
+static void item_free(struct item *it)
+{
+	free(it->target);
+	free(it->setting);
+	free(it->path);
+	free(it->current);
+	free(it->desired);
+	free(it->module);
+	free(it->error);
+	free(it->reason);
+	free(it->source);
+	free(it->options);
+	for (size_t i = 0; i < it->nwriters; i++) {
+		free(it->writers[i].file);
+		free(it->writers[i].what);
+		free(it->writers[i].value);
+		free(it->writers[i].why);
+	}
+	free(it->writers);
+}
+
+void plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		item_free(&p->v[i]);
+	free(p->v);
+	*p = (struct plan){ 0 };
+}
+
+/* 0 when an attribute's content means the item's desired value: selector
+ * files compare their active choice, numbers compare as numbers. */
+int item_compare_value(const struct item *it, const char *current)
+{
+	char active[128];
+	long long a, b;
+
+	if (!current || !it->desired)
+		return -1;
+	if (it->selector) {
+		if (selector_active(current, active, sizeof(active)) < 0)
+			return -1;
+		return strcmp(active, it->desired);
+	}
+	if (parse_s64(current, &a) == 0 && parse_s64(it->desired, &b) == 0)
+		return a == b ? 0 : 1;
+	return strcmp(current, it->desired);
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * item.c: building a plan's items. Any domain, the engine and the commands
+ * may include it.
+ */
+#pragma once
+
+#include "earlytune.h"
+
+struct item *plan_add(struct plan *p, const char *domain, const char *target,
+		      const char *setting, const char *path);
+void item_set(char **field, const char *value);
+void item_setf(char **field, const char *fmt, ...) _printf_(2, 3);
+void item_add_reason(struct item *it, const char *fmt, ...) _printf_(2, 3);
+void item_fail(struct item *it, int err, const char *fmt, ...) _printf_(3, 4);
+void item_from_entry(struct item *it, const struct cfg_entry *e);
+void plan_free(struct plan *p);
+int item_compare_value(const struct item *it, const char *current);

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * `verify --prometheus FILE`: verify's verdicts and the run log in the text
+ * format of node_exporter's textfile collector. earlytune runs no daemon:
+ * a timer (earlytune-verify.timer) rewrites the file, Prometheus aggregates.
+ * FILE is absolute and, like every path earlytune writes, resolved inside
+ * --root; it is replaced atomically (temporary file and rename in its
+ * directory), so the collector never reads half a file.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "engine/runlog.h"
+
+/* The length of the UTF-8 sequence at s, or 0 when it is not one. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
+		 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 2 && s[0] < 0xc2) || (n == 3 && s[0] == 0xe0 && s[1] < 0xa0) ||
+	    (n == 3 && s[0] == 0xed && s[1] >= 0xa0) || (n == 4 && s[0] == 0xf0 && s[1] < 0x90) ||
+	    (n == 4 && (s[0] > 0xf4 || (s[0] == 0xf4 && s[1] >= 0x90))))
+		return 0; /* overlong, a surrogate, or past U+10FFFF */
+	return n;
+}
+
+/* A label value: backslash, double quote and newline escaped as the format
+ * wants; a byte that is not UTF-8, or another control byte, as the four
+ * characters \xHH (the backslash escaped), so that any interface or device
+ * name gives a valid file. */
+static void put_label(struct strbuf *sb, const char *name, const char *value)
+{
+	const unsigned char *s = (const unsigned char *)(value ? value : "");
+
+	sb_printf(sb, "%s=\"", name);
+	while (*s) {
+		size_t n = utf8_seq(s);
+
+		if (*s == '\\' || *s == '"')
+			sb_printf(sb, "\\%c", *s);
+		else if (*s == '\n')
+			sb_printf(sb, "\\n");
+		else if (!n || *s < 0x20 || *s == 0x7f)
+			sb_printf(sb, "\\\\x%02x", *s);
+		else
+			sb_printf(sb, "%.*s", (int)n, (const char *)s);
+		s += n ? n : 1;
+	}
+	sb_printf(sb, "\"");
+}
+
+static void put_head(struct strbuf *sb, const char *metric, const char *help)
+{
+	sb_printf(sb, "# HELP %s %s\n# TYPE %s gauge\n", metric, help, metric);
+}
+
+static void put_holds(struct strbuf *sb, const struct plan *p)
+{
+	put_head(sb, "earlytune_setting_holds",
+		 "Whether a setting the configuration asks for is in force (1) or not, drifted or unmet (0).");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct item *it = &p->v[i];
+		enum verdict v = item_verdict(it);
+
+		if (v == V_NA)
+			continue;
+		sb_printf(sb, "earlytune_setting_holds{");
+		put_label(sb, "domain", it->domain);
+		put_label(sb, ",target", it->target);
+		put_label(sb, ",setting", it->setting);
+		sb_printf(sb, "} %d\n", v == V_HOLDS);
+	}
+}
+
+static void put_counts(struct strbuf *sb, const struct plan *p)
+{
+	static const char *const actions[] = { "change", "keep", "skip", "error" };
+	static const char *const verdicts[] = { "holds", "drifted", "unmet", "not_applicable" };
+	unsigned na[ARRAY_SIZE(actions)] = { 0 }, nv[ARRAY_SIZE(verdicts)] = { 0 };
+
+	for (size_t i = 0; i < p->n; i++) {
+		na[p->v[i].action]++;
+		nv[item_verdict(&p->v[i])]++;
+	}
+	put_head(sb, "earlytune_items", "Items verify checked, by the action apply would take.");
+	for (size_t i = 0; i < ARRAY_SIZE(actions); i++)
+		sb_printf(sb, "earlytune_items{action=\"%s\"} %u\n", actions[i], na[i]);
+	put_head(sb, "earlytune_verify_items",
+		 "Items verify checked, by verdict (unmet: this kernel cannot give it).");
+	for (size_t i = 0; i < ARRAY_SIZE(verdicts); i++)
+		sb_printf(sb, "earlytune_verify_items{verdict=\"%s\"} %u\n", verdicts[i], nv[i]);
+	put_head(sb, "earlytune_drifted_items",
+		 "Items the configuration asks for that are not in force, drifted or unmet (verify exits 1).");
+	sb_printf(sb, "earlytune_drifted_items %u\n", nv[V_DRIFTED] + nv[V_UNMET]);
+}
+
+static bool same_scope(const struct run *a, const struct run *b)
+{
+	return streq_ptr(a->scope, b->scope) && streq_ptr(a->names, b->names) && streq_ptr(a->only, b->only);
+}
+
+/* Failures still standing: those of the newest run of each scope (the
+ * system, each disk, each interface), so that a later run of one disk
+ * neither hides the boot run's failures nor keeps a fixed one alive. */
+static unsigned failed_now(const struct runlog *log)
+{
+	unsigned n = 0;
+
+	for (size_t i = log->n; i-- > 0;) {
+		bool newer = false;
+
+		for (size_t j = i + 1; j < log->n && !newer; j++)
+			newer = same_scope(&log->v[i], &log->v[j]);
+		if (!newer)
+			n += log->v[i].failed;
+	}
+	return n;
+}
+
+static void put_runs(struct strbuf *sb, const struct runlog *log)
+{
+	const struct run *last = log->n ? &log->v[log->n - 1] : NULL;
+
+	put_head(sb, "earlytune_last_apply_timestamp_seconds",
+		 "When the last apply ran, in Unix time; 0: earlytune has not run since boot.");
+	sb_printf(sb, "earlytune_last_apply_timestamp_seconds %lld.%09lld\n", last ? last->time_ns / 1000000000LL : 0,
+		  last ? last->time_ns % 1000000000LL : 0);
+	put_head(sb, "earlytune_last_apply_duration_seconds", "How long the last apply took.");
+	sb_printf(sb, "earlytune_last_apply_duration_seconds %lld.%06lld\n", last ? last->duration_us / 1000000 : 0,
+		  last ? last->duration_us % 1000000 : 0);
+	put_head(sb, "earlytune_failed_items",
+		 "Items that failed in the newest apply of each scope (system, disk, interface) this boot.");
+	sb_printf(sb, "earlytune_failed_items %u\n", failed_now(log));
+}
+
+static int render(const struct ctx *c, const struct plan *p, struct strbuf *sb)
+{
+	struct runlog log = { 0 };
+	int r = runlog_load(&c->root, &log);
+
+	if (r < 0 && r != -ENOENT) {
+		log_msg(LOG_ERR, "--prometheus: cannot read %s/%s: %s", c->root.is_host ? "" : c->root.dir, RUNLOG_FILE,
+			r == -EBADMSG ? "not a run log of this version" : strerror(-r));
+		runlog_free(&log);
+		return r;
+	}
+	put_head(sb, "earlytune_info", "earlytune's version, its profile and the running kernel.");
+	sb_printf(sb, "earlytune_info{");
+	put_label(sb, "version", EARLYTUNE_VERSION);
+	put_label(sb, ",profile", c->cfg.profile);
+	put_label(sb, ",kernel", c->kernel.release);
+	sb_printf(sb, "} 1\n");
+	put_holds(sb, p);
+	put_counts(sb, p);
+	put_runs(sb, &log);
+	runlog_free(&log);
+	return 0;
+}
+
+/* 0, or -errno after one log line. */
+int metrics_write(const struct ctx *c, const struct plan *p)
+{
+	struct strbuf sb = { 0 };
+	const char *rel = c->prometheus + strspn(c->prometheus, "/");
+	int r = render(c, p, &sb);
+
+	if (r >= 0) {
+		r = sb.oom ? -ENOMEM : root_write_atomic(&c->root, rel, sb.s, sb.len, 0644);
+		if (r < 0)
+			log_msg(LOG_ERR, "--prometheus %s%s: %s", c->root.is_host ? "" : c->root.dir, c->prometheus,
+				strerror(-r));
+	}
+	sb_free(&sb);
+	return r;
+}

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The run log, ROOT/run/earlytune/runs: one record per apply (at boot, from
+ * udev, by hand), so that `earlytune status` can say what was done and what
+ * was not, and why. Text, tab-separated, one line per field list:
+ *
+ *   V  1  DROPPED                     the format, and how many runs were dropped
+ *   R  TIME_NS DURATION_US COMMAND BOOT SCOPE NAMES ONLY
+ *      CHANGED KEPT SKIPPED FAILED CONFIG_ERRORS MORE NOTE
+ *   P  the same fields: a run carried over by a rotation (below)
+ *   I  OUTCOME DOMAIN TARGET SETTING CURRENT DESIRED DETAIL SOURCE
+ *
+ * Each R or P line is followed by the I lines of its items that were not kept,
+ * failures first; beyond RUNLOG_MAX_ITEMS they are only counted (MORE).
+ * Fields escape backslash, tab, newline and carriage return (\\ \t \n \r):
+ * device and interface names are untrusted and must not break a line.
+ *
+ * Two segments, runs.old and runs. Every apply appends its run to runs
+ * (O_APPEND, under the state lock: udev runs one earlytune per device, in
+ * parallel), so a run costs the same with a full log as with an empty one.
+ * When runs would pass RUNLOG_SEGMENT_BYTES it becomes runs.old, and the
+ * runs.old before it is dropped and counted in the new segment's V line;
+ * the newest boot run of the whole system, when it would go with it, is
+ * carried into the new segment as its first run (P). A crashed append
+ * leaves at most a torn last line: readers skip it, the next append cuts
+ * it. The reader applies the bound (RUNLOG_MAX_RUNS, RUNLOG_MAX_BYTES). /run
+ * is a tmpfs: the log lives as long as the boot it tells about.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "engine/runlog.h"
+
+enum outcome { O_FAILED, O_CHANGED, O_UNMET, O_SKIPPED, O_KEPT };
+static const char *const outcome_names[] = { "failed", "changed", "unmet", "skipped" };
+
+/* As apply's summary counts: written, failed, skipped, else kept. */
+static enum outcome outcome_of(const struct item *it)
+{
+	if (it->result == RES_APPLIED)
+		return O_CHANGED;
+	if (it->result == RES_FAILED || it->action == ACT_ERROR)
+		return O_FAILED;
+	if (it->action == ACT_SKIP)
+		return it->unmet ? O_UNMET : O_SKIPPED;
+	return O_KEPT;
+}
+
+static void put_field(struct strbuf *sb, const char *s)
+{
+	sb_put(sb, "\t", 1);
+	while (s && *s) {
+		size_t n = strcspn(s, "\\\t\n\r");
+
+		sb_put(sb, s, n);
+		s += n;
+		if (!*s)
+			break;
+		sb_put(sb, *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" : *s == '\n' ? "\\n" : "\\r", 2);
+		s++;
+	}
+}
+
+/* SCOPE and NAMES: global, or the disks ('\n' between names, which cannot
+ * hold one), the interface index or name; then ONLY, when not every domain. */
+static void put_scope(struct strbuf *sb, const struct ctx *c)
+{
+	struct strbuf names = { 0 };
+	char only[128] = "";
+
+	for (size_t i = 0; i < c->ndevices; i++)
+		sb_printf(&names, "%s%s", i ? "\n" : "", c->devices[i]);
+	if (c->ifindex)
+		sb_printf(&names, "%d", c->ifindex);
+	else if (c->iface && !c->ndevices)
+		sb_printf(&names, "%s", c->iface);
+	put_field(sb, c->ndevices ? "device" : c->ifindex ? "ifindex" : c->iface ? "iface" : "global");
+	put_field(sb, names.oom ? NULL : names.s);
+	sb_free(&names);
+	if (c->only == domains_all() || (c->ndevices && c->only == DOM_BLOCK) ||
+	    ((c->ifindex || c->iface) && c->only == DOM_NET))
+		return put_field(sb, ""); /* what the scope implies */
+	for (size_t i = 0; i < ndomains; i++)
+		if (c->only & domains[i].bit)
+			snprintf(only + strlen(only), sizeof(only) - strlen(only), "%s%s", *only ? "," : "",
+				 domains[i].name);
+	put_field(sb, only);
+}
+
+static void put_item(struct strbuf *sb, const struct item *it, enum outcome o)
+{
+	sb_printf(sb, "I");
+	put_field(sb, outcome_names[o]);
+	put_field(sb, it->domain);
+	put_field(sb, it->target);
+	put_field(sb, it->setting);
+	put_field(sb, it->current);
+	put_field(sb, it->desired);
+	put_field(sb, it->error ? it->error : it->reason);
+	put_field(sb, it->source);
+	sb_printf(sb, "\n");
+}
+
+/* One run: its R line, then its items by outcome, failures first. */
+static void put_run(struct strbuf *sb, const struct ctx *c, const struct plan *p, const char *note)
+{
+	unsigned n[O_KEPT + 1] = { 0 }, listed = 0;
+	size_t nitems = p ? p->n : 0;
+
+	for (size_t i = 0; i < nitems; i++)
+		n[outcome_of(&p->v[i])]++;
+	sb_printf(sb, "R\t%lld\t%lld", now_ns(CLOCK_REALTIME), (now_ns(CLOCK_MONOTONIC) - c->t0_ns) / 1000);
+	put_field(sb, "apply");
+	sb_printf(sb, "\t%d", c->boot);
+	put_scope(sb, c);
+	sb_printf(sb, "\t%u\t%u\t%u\t%u\t%d", n[O_CHANGED], n[O_KEPT], n[O_UNMET] + n[O_SKIPPED], n[O_FAILED],
+		  c->cfg.errors);
+	listed = n[O_FAILED] + n[O_CHANGED] + n[O_UNMET] + n[O_SKIPPED];
+	sb_printf(sb, "\t%u", listed > RUNLOG_MAX_ITEMS ? listed - RUNLOG_MAX_ITEMS : 0);
+	put_field(sb, note);
+	sb_printf(sb, "\n");
+	listed = 0;
+	for (enum outcome o = O_FAILED; o < O_KEPT; o++)
+		for (size_t i = 0; i < nitems && listed < RUNLOG_MAX_ITEMS; i++)
+			if (outcome_of(&p->v[i]) == o) {
+				put_item(sb, &p->v[i], o);
+				listed++;
+			}
+}
+
+/* ---- writing: an append to the current segment, now and then a rotation ---- */
+
+/* The runs of a segment, as spans of it. */
+struct span {
+	const char *s;
+	size_t len;
+	bool boot;
+};
+
+/* A boot run of the whole system: "R TIME DURATION COMMAND 1 global ...". */
+static bool span_is_boot(const char *line)
+{
+	for (int tabs = 0; tabs < 4; tabs++) {
+		line = strchr(line, '\t');
+		if (!line)
+			return false;
+		line++;
+	}
+	return !strncmp(line, "1\tglobal\t", 9);
+}
+
+static int add_span(struct span **v, size_t *n, size_t *cap, const char *line, size_t len)
+{
+	struct span *nv;
+
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		nv = realloc(*v, *cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+	}
+	(*v)[(*n)++] = (struct span){ line, len, span_is_boot(line) };
+	return 0;
+}
+
+/* A log of this format: its version line first. */
+static bool ours(const char *buf)
+{
+	return !strncmp(buf, "V\t1\t", 4);
+}
+
+/* A run's lines: R (or P, a carried one), then its I lines. A segment of
+ * another format has none; a torn last line (a crashed append) is none. */
+static int split_runs(const char *buf, struct span **v, size_t *n, unsigned long long *dropped)
+{
+	size_t cap = 0, len;
+
+	if (!ours(buf))
+		return 0;
+	*dropped = strtoull(buf + 4, NULL, 10);
+	for (const char *line = buf, *end; (end = strchr(line, '\n')); line += len) {
+		len = (size_t)(end - line) + 1;
+		if ((!strncmp(line, "R\t", 2) || !strncmp(line, "P\t", 2)) && add_span(v, n, &cap, line, len) < 0)
+			return -ENOMEM;
+		if (!strncmp(line, "I\t", 2) && *n)
+			(*v)[*n - 1].len += len;
+	}
+	return 0;
+}
+
+/* A segment's runs; one that is absent, or too big to be ours, has none. */
+static int read_segment(const struct root *r, const char *rel, char **buf, struct span **s, size_t *n,
+			unsigned long long *dropped)
+{
+	int rr = root_read_file(r, rel, buf, 4 * RUNLOG_MAX_BYTES);
+
+	if (rr == -ENOENT || rr == -EFBIG)
+		return 0;
+	return rr < 0 ? rr : split_runs(*buf, s, n, dropped);
+}
+
+static size_t newest_boot(const struct span *s, size_t n)
+{
+	for (size_t i = n; i-- > 0;)
+		if (s[i].boot)
+			return i;
+	return n;
+}
+
+/* A log of its own (there was none, or one of another format: its runs are
+ * not ours to read), with the run. */
+static int start_log(const struct root *r, const struct strbuf *run)
+{
+	struct strbuf out = { 0 };
+	int rr;
+
+	sb_printf(&out, "V\t1\t0\n");
+	sb_put(&out, run->s, run->len);
+	rr = out.oom ? -ENOMEM : root_write_atomic(r, RUNLOG_FILE, out.s, out.len, 0644);
+	sb_free(&out);
+	return rr;
+}
+
+/* The current segment becomes runs.old, the one before is dropped (and
+ * counted), a new one begins with the run. Only whole files change: runs.new
+ * is written complete, then runs -> runs.old, runs.new -> runs; a crash
+ * between the renames leaves runs.new for the reader and the next run
+ * (open_segment). The newest boot run goes into the new segment, first, as
+ * a P line, when the dropped segment holds it and the run is not a newer. */
+static int rotate(const struct root *r, const struct strbuf *run, bool boot)
+{
+	_cleanup_(freep) char *cur = NULL, *old = NULL;
+	_cleanup_(freep) struct span *cs = NULL, *os = NULL;
+	unsigned long long dropped = 0, before;
+	size_t nc = 0, no = 0, carry;
+	struct strbuf out = { 0 };
+	int rr = read_segment(r, RUNLOG_FILE, &cur, &cs, &nc, &dropped);
+
+	if (rr >= 0)
+		rr = read_segment(r, RUNLOG_OLD, &old, &os, &no, &before);
+	if (rr < 0)
+		return rr;
+	carry = boot || newest_boot(cs, nc) < nc ? no : newest_boot(os, no);
+	sb_printf(&out, "V\t1\t%llu\n", dropped + no - (carry < no));
+	if (carry < no) {
+		sb_put(&out, "P", 1);
+		sb_put(&out, os[carry].s + 1, os[carry].len - 1);
+	}
+	sb_put(&out, run->s, run->len);
+	root_sweep_temps(r, RUNLOG_DIR, "runs.new", NULL);
+	rr = out.oom ? -ENOMEM : root_write_atomic(r, RUNLOG_NEW, out.s, out.len, 0644);
+	sb_free(&out);
+	if (rr >= 0)
+		rr = root_rename(r, RUNLOG_FILE, RUNLOG_OLD);
+	return rr < 0 ? rr : root_rename(r, RUNLOG_NEW, RUNLOG_FILE);
+}
+
+/* The current segment, open to append; -ENOENT when there is no log. A
+ * crash between rotate's renames left none, and runs.new is it. */
+static int open_segment(const struct root *r)
+{
+	int fd = root_open_append(r, RUNLOG_FILE);
+
+	if (fd == -ENOENT && root_rename(r, RUNLOG_NEW, RUNLOG_FILE) == 0)
+		fd = root_open_append(r, RUNLOG_FILE);
+	return fd;
+}
+
+/* A torn last line, a crashed append's, is cut back to the newline before
+ * it: the run appended next must start a line. Reads one byte when the
+ * segment ends whole. -EBADMSG when no line is whole. */
+static int cut_torn(int fd, off_t *size)
+{
+	char buf[4096];
+	size_t len;
+
+	if (pread(fd, buf, 1, *size - 1) == 1 && buf[0] == '\n')
+		return 0;
+	for (off_t at = *size; at > 0; at -= (off_t)len) {
+		const char *nl;
+
+		len = at < (off_t)sizeof(buf) ? (size_t)at : sizeof(buf);
+		if (pread(fd, buf, len, at - (off_t)len) != (ssize_t)len)
+			return -EIO;
+		nl = memrchr(buf, '\n', len);
+		if (!nl)
+			continue;
+		*size = at - (off_t)len + (nl - buf) + 1;
+		log_msg(LOG_DEBUG, "cut the torn last line of %s, left by a run that died mid-append", RUNLOG_FILE);
+		return ftruncate(fd, *size) < 0 ? -errno : 0;
+	}
+	return -EBADMSG;
+}
+
+/* The run at the end of the current segment: a constant cost (a udev run
+ * per disk pays it), not a rewrite of the log. Under the caller's lock. */
+static int append(const struct root *r, const struct strbuf *run, bool boot)
+{
+	_cleanup_(closep) int fd = open_segment(r);
+	char head[4];
+	struct stat st;
+	ssize_t n;
+	off_t size;
+	int rr;
+
+	if (fd == -ENOENT)
+		return start_log(r, run);
+	if (fd < 0)
+		return fd;
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (n != sizeof(head) || memcmp(head, "V\t1\t", 4))
+		return start_log(r, run);
+	if ((size_t)st.st_size + run->len > RUNLOG_SEGMENT_BYTES)
+		return rotate(r, run, boot);
+	size = st.st_size;
+	rr = cut_torn(fd, &size);
+	if (rr == -EBADMSG)
+		return start_log(r, run);
+	if (rr == 0)
+		rr = write_full(fd, run->s, run->len);
+	/* A failed write (a full /run) leaves no part of the run behind. */
+	if (rr < 0 && ftruncate(fd, size) < 0)
+		log_msg(LOG_DEBUG, "cannot cut %s back after a failed append: %s", RUNLOG_FILE, strerror(errno));
+	return rr;
+}
+
+/* Every apply ends here, under the state lock it holds (HELD) or one taken
+ * here (HELD NULL): a udev run queues for the lock once, not twice. A run
+ * that cannot be recorded is said once and changes nothing else: not
+ * apply's exit status, not what it did. */
+void runlog_append(const struct ctx *c, const struct plan *p, int err, const struct records *held)
+{
+	struct records lock = { .lock_fd = -1 };
+	struct strbuf run = { 0 };
+	char note[160] = "";
+	int r;
+
+	if (!p)
+		snprintf(note, sizeof(note), "earlytune=0 on the kernel command line: nothing written");
+	else if (err < 0)
+		snprintf(note, sizeof(note), "nothing written: %s", strerror(-err));
+	put_run(&run, c, p, note);
+	r = run.oom ? -ENOMEM : 0;
+	if (r >= 0 && held)
+		r = held->lock_fd >= 0 ? 0 : err < 0 ? err : -ENOLCK;
+	else if (r >= 0)
+		r = state_lock(&lock, &c->root);
+	if (r >= 0)
+		r = append(&c->root, &run, c->boot && !c->ndevices && !c->ifindex && !c->iface);
+	state_free(&lock);
+	sb_free(&run);
+	if (r < 0)
+		log_msg(LOG_WARN, "cannot record this run in %s/%s: %s", c->root.is_host ? "" : c->root.dir,
+			RUNLOG_FILE, strerror(-r));
+}
+
+/* ---- reading it back: status and the Prometheus export ---- */
+
+/* Splits a line at its tabs and undoes the escapes, in place; empty fields
+ * become NULL. Returns the number of fields. */
+static size_t split_fields(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max) {
+		char *end = strchrnul(line, '\t'), *w = line;
+		bool last = !*end;
+
+		*end = '\0';
+		f[n++] = *line ? line : NULL;
+		for (char *s = line; *s; s++) {
+			if (*s == '\\' && s[1]) {
+				s++;
+				*s = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s;
+			}
+			*w++ = *s;
+		}
+		*w = '\0';
+		if (last)
+			break;
+		line = end + 1;
+	}
+	return n;
+}
+
+static bool parse_uint(const char *s, unsigned *out)
+{
+	unsigned long long v;
+
+	if (!s || parse_u64(s, &v) < 0 || v > UINT_MAX)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+static bool parse_ll(const char *s, long long *out)
+{
+	unsigned long long v;
+
+	if (!s || parse_u64(s, &v) < 0 || v > LLONG_MAX)
+		return false;
+	*out = (long long)v;
+	return true;
+}
+
+/* An R line's fields (f[0] is "R"); false when it is not one. */
+static bool parse_run(char **f, size_t n, struct run *x)
+{
+	if (n != 15)
+		return false;
+	*x = (struct run){ .command = f[3], .scope = f[5], .names = f[6], .only = f[7], .note = f[14] };
+	x->boot = f[4] && !strcmp(f[4], "1");
+	return x->command && x->scope && parse_ll(f[1], &x->time_ns) &&
+	       parse_ll(f[2], &x->duration_us) && parse_uint(f[8], &x->changed) && parse_uint(f[9], &x->kept) &&
+	       parse_uint(f[10], &x->skipped) && parse_uint(f[11], &x->failed) &&
+	       parse_uint(f[12], &x->config_errors) && parse_uint(f[13], &x->more);
+}
+
+static int add_item(struct run *x, char **f)
+{
+	struct run_item *v = realloc(x->items, (x->nitems + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	x->items = v;
+	v[x->nitems++] = (struct run_item){ f[1], f[2], f[3] ? f[3] : "", f[4] ? f[4] : "", f[5], f[6], f[7], f[8] };
+	return 0;
+}
+
+/* A run goes last, or first when carried (P): the newest boot run, moved
+ * by a rotation into the segment after the one that held it, is older
+ * than every run of both segments. */
+static int add_run(struct runlog *log, const struct run *x, bool carried)
+{
+	struct run *v = log->v;
+
+	if (log->n == log->cap) {
+		log->cap = log->cap ? log->cap * 2 : 64;
+		v = realloc(log->v, log->cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		log->v = v;
+	}
+	log->cur = carried ? 0 : log->n;
+	if (carried)
+		memmove(v + 1, v, log->n * sizeof(*v));
+	v[log->cur] = *x;
+	log->n++;
+	return 0;
+}
+
+static int add_line(struct runlog *log, char *line, size_t len)
+{
+	char *f[16];
+	size_t n = split_fields(line, f, ARRAY_SIZE(f));
+	bool carried = f[0] && !strcmp(f[0], "P");
+	struct run x;
+
+	if (!f[0])
+		return 0;
+	if (!strcmp(f[0], "V") && n == 3 && f[2])
+		log->dropped = strtoull(f[2], NULL, 10);
+	if (!strcmp(f[0], "I") && n == 9 && log->cur < log->n && f[1] && f[2]) {
+		log->v[log->cur].bytes += len;
+		return add_item(&log->v[log->cur], f);
+	}
+	if (strcmp(f[0], "R") && !carried)
+		return 0; /* a line this version does not know */
+	log->cur = SIZE_MAX;
+	if (!parse_run(f, n, &x))
+		return 0; /* nor is what follows a known run's */
+	x.bytes = len;
+	return add_run(log, &x, carried);
+}
+
+/* One segment's lines. A last line without its newline is a crashed
+ * append's torn write, not a record: skipped. */
+static int load_segment(struct runlog *log, char *buf)
+{
+	int rr = 0;
+
+	log->cur = SIZE_MAX;
+	for (char *line = buf, *next; rr >= 0 && (next = strchr(line, '\n')); line = next) {
+		*next++ = '\0';
+		rr = add_line(log, line, (size_t)(next - line));
+	}
+	return rr;
+}
+
+/* What status shows: the newest run, the newest boot run of the whole
+ * system whatever came after it, then the newest runs back to the first
+ * that does not fit RUNLOG_MAX_RUNS and RUNLOG_MAX_BYTES. The rest counts
+ * as dropped: the segments hold up to twice the bound's runs of tiny ones. */
+static int bound(struct runlog *log)
+{
+	_cleanup_(freep) bool *keep = calloc(log->n + 1, sizeof(*keep));
+	size_t pin = log->n, runs = 0, used = 0, kept = 0;
+
+	if (!keep)
+		return -ENOMEM;
+	for (size_t i = log->n; i-- > 0 && pin == log->n;)
+		if (run_is_boot(&log->v[i]))
+			pin = i;
+	if (pin < log->n)
+		keep[pin] = true, runs++, used += log->v[pin].bytes;
+	for (size_t i = log->n; i-- > 0;) {
+		if (i == pin)
+			continue;
+		if (i + 1 < log->n && (runs >= RUNLOG_MAX_RUNS || used + log->v[i].bytes > RUNLOG_MAX_BYTES))
+			break;
+		keep[i] = true, runs++, used += log->v[i].bytes;
+	}
+	for (size_t i = 0; i < log->n; i++)
+		if (keep[i])
+			log->v[kept++] = log->v[i];
+		else
+			free(log->v[i].items);
+	log->dropped += log->n - kept;
+	log->n = kept;
+	return 0;
+}
+
+/* runs.old, when there is one of this format, then runs (runs.new when a
+ * crash between rotate's renames left only that). */
+int runlog_load(const struct root *r, struct runlog *log)
+{
+	int rr = root_read_file(r, RUNLOG_OLD, &log->buf[0], 4 * RUNLOG_MAX_BYTES);
+	bool old = rr >= 0 && ours(log->buf[0]);
+
+	if (rr < 0 && rr != -ENOENT)
+		log_msg(LOG_WARN, "cannot read %s/%s: %s; its runs, the oldest, are left out",
+			r->is_host ? "" : r->dir, RUNLOG_OLD, strerror(-rr));
+	if (old && (rr = load_segment(log, log->buf[0])) < 0)
+		return rr;
+	rr = root_read_file(r, RUNLOG_FILE, &log->buf[1], 4 * RUNLOG_MAX_BYTES);
+	if (rr == -ENOENT)
+		rr = root_read_file(r, RUNLOG_NEW, &log->buf[1], 4 * RUNLOG_MAX_BYTES);
+	if (rr == -ENOENT && !old)
+		return rr;
+	if (rr < 0 && rr != -ENOENT)
+		return rr;
+	if (rr >= 0 && !ours(log->buf[1]))
+		return -EBADMSG;
+	if (rr >= 0 && (rr = load_segment(log, log->buf[1])) < 0)
+		return rr;
+	return bound(log);
+}
+
+void runlog_free(struct runlog *log)
+{
+	for (size_t i = 0; i < log->n; i++)
+		free(log->v[i].items);
+	free(log->v);
+	free(log->buf[0]);
+	free(log->buf[1]);
+	*log = (struct runlog){ 0 };
+}
+
+bool run_is_boot(const struct run *x)
+{
+	return x->boot && !strcmp(x->scope, "global");
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What earlytune did: every apply leaves one record in the run log
+ * (runlog.c); `status` prints it (status.c) and `verify --prometheus` exports
+ * it with verify's verdicts (metrics.c). Only engine/ includes it.
+ */
+#pragma once
+
+#include "engine/internal.h"
+
+#define RUNLOG_DIR "run/earlytune"
+#define RUNLOG_FILE RUNLOG_DIR "/runs"   /* the current segment, appended to */
+#define RUNLOG_OLD RUNLOG_FILE ".old"    /* the one before it */
+#define RUNLOG_NEW RUNLOG_FILE ".new"    /* the next one, between rotate's renames */
+/* The bound status shows: the newest runs that fit both limits; the newest
+ * boot run of the whole system is kept whatever came after it. */
+#define RUNLOG_MAX_RUNS 256
+#define RUNLOG_MAX_BYTES (256 * 1024)
+/* The current segment rotates before it passes half of that: the two hold
+ * at most the bound (more only when one run alone is bigger). */
+#define RUNLOG_SEGMENT_BYTES (RUNLOG_MAX_BYTES / 2)
+/* Items of one run beyond this are counted, not recorded (failures first). */
+#define RUNLOG_MAX_ITEMS 200
+
+struct run_item {
+	const char *outcome; /* failed, changed, unmet, skipped */
+	const char *domain, *target, *setting, *current, *desired;
+	const char *detail;  /* the error of a failure, else the reason */
+	const char *source;
+};
+
+struct run {
+	long long time_ns;      /* CLOCK_REALTIME */
+	long long duration_us;
+	const char *command, *scope, *names, *only, *note; /* names: '\n'-separated */
+	bool boot;
+	unsigned changed, kept, skipped, failed, config_errors, more;
+	struct run_item *items;
+	size_t nitems;
+	size_t bytes; /* its lines in the log, for the bound */
+};
+
+struct runlog {
+	struct run *v;
+	size_t n, cap;
+	size_t cur;                 /* the run an I line belongs to; SIZE_MAX: none */
+	unsigned long long dropped; /* runs the bound removed since the log began */
+	char *buf[2];               /* runs.old, runs: every string points into them */
+};
+
+/* runlog.c */
+/* p: the plan apply ran, NULL when earlytune=0 disabled it; err: apply's
+ * failure to record originals (-errno), or 0. */
+void runlog_append(const struct ctx *c, const struct plan *p, int err, const struct records *held);
+int runlog_load(const struct root *r, struct runlog *log); /* 0, -ENOENT, -errno */
+void runlog_free(struct runlog *log);
+bool run_is_boot(const struct run *x);
+
+/* metrics.c */
+int metrics_write(const struct ctx *c, const struct plan *p);

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * `earlytune status`: what the applies of this boot did, from the run log
+ * (runlog.c), oldest first: the boot run, then every udev and manual run
+ * since; per run the time, what ran, the counts, and each item that was not
+ * kept, failures first, with its reason. Names and reasons are printed with
+ * control characters escaped: they come from device and interface names.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "engine/runlog.h"
+
+/* Text for a terminal: \n, \t and other control bytes as escapes. */
+static void put_safe(struct strbuf *sb, const char *s)
+{
+	for (s = dash(s); *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '\n' || ch == '\t')
+			sb_printf(sb, "\\%c", ch == '\n' ? 'n' : 't');
+		else if (ch < 0x20 || ch == 0x7f)
+			sb_printf(sb, "\\x%02x", ch);
+		else
+			sb_printf(sb, "%c", ch);
+	}
+}
+
+static void put_scope(struct strbuf *sb, const struct run *x)
+{
+	const char *opt = !strcmp(x->scope, "device") ? "--device" : !strcmp(x->scope, "ifindex") ? "--ifindex"
+			: !strcmp(x->scope, "iface") ? "--iface" : NULL;
+	const char *s = x->names;
+
+	if (x->only)
+		sb_printf(sb, " --only %s", x->only);
+	while (opt && s) {
+		size_t n = strcspn(s, "\n");
+		char name[NAME_MAX + 1];
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		sb_printf(sb, " %s ", opt);
+		put_safe(sb, name);
+		s = s[n] ? s + n + 1 : NULL;
+	}
+}
+
+/* "  OUTCOME  DOMAIN TARGET SETTING: [CURRENT -> DESIRED: ]DETAIL [SOURCE]" */
+static void put_item(struct strbuf *sb, const struct run_item *it)
+{
+	sb_printf(sb, "  %-8s %s ", it->outcome, it->domain);
+	put_safe(sb, it->target);
+	sb_printf(sb, " ");
+	put_safe(sb, it->setting);
+	sb_printf(sb, ": ");
+	if (!strcmp(it->outcome, "changed")) {
+		put_safe(sb, it->current);
+		sb_printf(sb, " -> ");
+		put_safe(sb, it->desired);
+		sb_printf(sb, it->detail ? ": " : "");
+	}
+	if (it->detail || strcmp(it->outcome, "changed"))
+		put_safe(sb, it->detail);
+	if (it->source) {
+		sb_printf(sb, " [");
+		put_safe(sb, it->source);
+		sb_printf(sb, "]");
+	}
+	sb_printf(sb, "\n");
+}
+
+static void put_run(struct strbuf *sb, const struct run *x)
+{
+	time_t t = (time_t)(x->time_ns / 1000000000LL);
+	struct tm tm;
+	char when[64] = "?";
+
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
+	sb_printf(sb, "%s  %s%s", when, x->command, x->boot ? " --boot" : "");
+	put_scope(sb, x);
+	sb_printf(sb, ": %u changed, %u kept, %u skipped, %u failed in %.1f ms", x->changed, x->kept, x->skipped,
+		  x->failed, (double)x->duration_us / 1000.0);
+	if (x->config_errors)
+		sb_printf(sb, "; %u configuration error%s (lines skipped)", x->config_errors,
+			  x->config_errors == 1 ? "" : "s");
+	if (x->note) {
+		sb_printf(sb, "; ");
+		put_safe(sb, x->note);
+	}
+	sb_printf(sb, "\n");
+	for (size_t i = 0; i < x->nitems; i++)
+		put_item(sb, &x->items[i]);
+	if (x->more)
+		sb_printf(sb, "  ... and %u more item%s not recorded\n", x->more, x->more == 1 ? "" : "s");
+}
+
+static void print_text(const struct runlog *log)
+{
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "earlytune status: %zu run%s since boot, oldest first", log->n, log->n == 1 ? "" : "s");
+	if (log->dropped)
+		sb_printf(&sb, "; %llu earlier run%s dropped (the log keeps %d runs, %d KiB, and the boot run)",
+			  log->dropped, log->dropped == 1 ? "" : "s", RUNLOG_MAX_RUNS, RUNLOG_MAX_BYTES / 1024);
+	sb_printf(&sb, "\n");
+	for (size_t i = 0; i < log->n; i++)
+		put_run(&sb, &log->v[i]);
+	if (!sb.oom)
+		fputs(sb.s, stdout);
+	sb_free(&sb);
+}
+
+/* ---- --json ---- */
+
+/* A list kept as one string ("a\nb", "block,net") as an array. */
+static void json_list(struct strbuf *sb, const char *name, const char *s, const char *sep)
+{
+	sb_printf(sb, ",\"%s\":[", name);
+	while (s && *s) {
+		size_t n = strcspn(s, sep);
+		char word[NAME_MAX + 1];
+
+		snprintf(word, sizeof(word), "%.*s", (int)n, s);
+		sb_json_str(sb, word);
+		s += n + (s[n] != '\0');
+		sb_printf(sb, "%s", *s ? "," : "");
+	}
+	sb_printf(sb, "]");
+}
+
+static void json_item(struct strbuf *sb, const struct run_item *it)
+{
+	bool failed = !strcmp(it->outcome, "failed");
+
+	sb_printf(sb, "{\"outcome\":");
+	sb_json_str(sb, it->outcome);
+	json_field(sb, "domain", it->domain);
+	json_field(sb, "target", it->target);
+	json_field(sb, "setting", it->setting);
+	json_field(sb, "current", it->current);
+	json_field(sb, "desired", it->desired);
+	json_field(sb, "error", failed ? it->detail : NULL);
+	json_field(sb, "reason", failed ? NULL : it->detail);
+	json_field(sb, "source", it->source);
+	sb_printf(sb, "}");
+}
+
+static void json_run(struct strbuf *sb, const struct run *x)
+{
+	time_t t = (time_t)(x->time_ns / 1000000000LL);
+	struct tm tm;
+	char when[64] = "";
+
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	sb_printf(sb, "{\"time\":\"%s\",\"timestamp\":%lld.%09lld", when, x->time_ns / 1000000000LL,
+		  x->time_ns % 1000000000LL);
+	json_field(sb, "command", x->command);
+	sb_printf(sb, ",\"boot\":%s", x->boot ? "true" : "false");
+	json_field(sb, "scope", x->scope);
+	json_list(sb, "names", x->names, "\n");
+	json_list(sb, "only", x->only, ",");
+	sb_printf(sb, ",\"counts\":{\"changed\":%u,\"kept\":%u,\"skipped\":%u,\"failed\":%u}", x->changed, x->kept,
+		  x->skipped, x->failed);
+	sb_printf(sb, ",\"configuration_errors\":%u,\"duration_seconds\":%lld.%06lld", x->config_errors,
+		  x->duration_us / 1000000, x->duration_us % 1000000);
+	json_field(sb, "note", x->note);
+	sb_printf(sb, ",\"items_not_recorded\":%u,\"items\":[", x->more);
+	for (size_t i = 0; i < x->nitems; i++) {
+		sb_printf(sb, "%s\n", i ? "," : "");
+		json_item(sb, &x->items[i]);
+	}
+	sb_printf(sb, "]}");
+}
+
+static void print_json_status(const struct ctx *c, const struct runlog *log, const char *message)
+{
+	struct strbuf sb = { 0 };
+
+	json_head(&sb, c, "status");
+	json_field(&sb, "root", c->root.dir);
+	json_field(&sb, "message", message);
+	sb_printf(&sb, ",\"runs_dropped\":%llu,\"runs\":[", log->dropped);
+	for (size_t i = 0; i < log->n; i++) {
+		sb_printf(&sb, "%s\n", i ? "," : "");
+		json_run(&sb, &log->v[i]);
+	}
+	sb_printf(&sb, "]}\n");
+	json_emit(&sb);
+}
+
+/* Exit 0 when every run recorded did all it could, 1 when one had a failed
+ * item or earlytune has not run, 2 when the log cannot be read. */
+int cmd_status(struct ctx *c)
+{
+	struct runlog log = { 0 };
+	int r = runlog_load(&c->root, &log), rc = 0;
+	const char *never = "earlytune has not run since boot";
+
+	if (r < 0 && r != -ENOENT) {
+		log_msg(LOG_ERR, "status: cannot read %s/%s: %s", c->root.is_host ? "" : c->root.dir, RUNLOG_FILE,
+			r == -EBADMSG ? "not a run log of this version" : strerror(-r));
+		runlog_free(&log);
+		return 2;
+	}
+	for (size_t i = 0; i < log.n; i++)
+		if (log.v[i].failed)
+			rc = 1;
+	if (c->json)
+		print_json_status(c, &log, log.n ? NULL : never);
+	else if (log.n)
+		print_text(&log);
+	else
+		printf("%s (no %s/%s)\n", never, c->root.is_host ? "" : c->root.dir, RUNLOG_FILE);
+	rc = log.n ? rc : 1;
+	runlog_free(&log);
+	return rc;
+}

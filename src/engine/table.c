@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The table people read. By default it fits the terminal: a row per item
+ * (cells cut with '~' only when the row cannot fit otherwise), and the reason,
+ * error and source on their own indented lines below it, wrapped at word
+ * boundaries. --wide prints each item on one full line, reason included, for
+ * grep and wide terminals. Either way each other writer of an item (plan,
+ * verify) gets its own "also written by" line under the item, wrapped only
+ * when the table fits the terminal.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "engine/internal.h"
+
+#define MIN_COLUMNS 40
+#define MAX_COLUMNS 1000
+#define MIN_CELL 8
+
+enum { C_DOMAIN, C_TARGET, C_SETTING, C_CURRENT, C_DESIRED, C_ACTION, C_RESULT, NCOLS };
+
+static const char *const headers[NCOLS] = { "DOMAIN", "TARGET", "SETTING", "CURRENT", "DESIRED", "ACTION",
+					    "RESULT" };
+
+/* COLUMNS when set, else the terminal's width, else 80: a pipe or a file
+ * (and so every test) gets 80 unless COLUMNS says otherwise. */
+int table_columns(void)
+{
+	const char *s = getenv("COLUMNS");
+	unsigned long long v;
+	struct winsize ws;
+
+	if (s && parse_u64(s, &v) == 0 && v > 0)
+		return v < MIN_COLUMNS ? MIN_COLUMNS : v > MAX_COLUMNS ? MAX_COLUMNS : (int)v;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col < MIN_COLUMNS ? MIN_COLUMNS : ws.ws_col;
+	return 80;
+}
+
+static void cells(const struct item *it, const char **v)
+{
+	v[C_DOMAIN] = it->domain;
+	v[C_TARGET] = it->target;
+	v[C_SETTING] = it->setting;
+	v[C_CURRENT] = dash(it->current);
+	v[C_DESIRED] = dash(it->desired);
+	v[C_ACTION] = action_name(it->action);
+	v[C_RESULT] = dash(result_name(it->result));
+}
+
+/* Natural widths; then, while the row is wider than columns (0: no limit),
+ * the widest of target, setting, current and desired gives up a column. */
+static int layout(const struct plan *p, int ncols, int columns, int *w)
+{
+	int total = ncols - 1;
+
+	for (int k = 0; k < ncols; k++)
+		w[k] = (int)strlen(headers[k]);
+	for (size_t i = 0; i < p->n; i++) {
+		const char *v[NCOLS];
+
+		cells(&p->v[i], v);
+		for (int k = 0; k < ncols; k++)
+			if ((int)strlen(v[k]) > w[k])
+				w[k] = (int)strlen(v[k]);
+	}
+	for (int k = 0; k < ncols; k++)
+		total += w[k];
+	while (columns && total > columns) {
+		int widest = C_TARGET;
+
+		for (int k = C_SETTING; k <= C_DESIRED; k++)
+			if (w[k] > w[widest])
+				widest = k;
+		if (w[widest] <= MIN_CELL)
+			break;
+		w[widest]--;
+		total--;
+	}
+	return total;
+}
+
+/* A cell padded to w, or cut to w with '~' as its last character. */
+static void cell(struct strbuf *sb, const char *s, int w)
+{
+	if ((int)strlen(s) > w)
+		sb_printf(sb, "%.*s~", w - 1, s);
+	else
+		sb_printf(sb, "%-*s", w, s);
+}
+
+/* The last cell is not padded, unless text follows it on the line. */
+static void row(struct strbuf *sb, const char *const *v, int ncols, const int *w, bool more)
+{
+	for (int k = 0; k < ncols; k++) {
+		if (k)
+			sb_printf(sb, " ");
+		if (k == ncols - 1 && !more)
+			sb_printf(sb, "%s", v[k]);
+		else
+			cell(sb, v[k], w[k]);
+	}
+}
+
+/* What is said about an item: "error: …" or its reason, then its source. */
+static char *note(const struct item *it)
+{
+	const char *text = it->error ? it->error : it->reason;
+	bool has_text = text && *text;
+
+	if (!has_text && !it->source)
+		return NULL;
+	return xasprintf("%s%s%s%s%s%s", it->error ? "error: " : "", has_text ? text : "",
+			 has_text && it->source ? " " : "", it->source ? "[" : "", it->source ? it->source : "",
+			 it->source ? "]" : "");
+}
+
+/* A line per other writer of the item, under its notes: wrapped like them,
+ * or (--wide) one full line each. */
+static void writer_lines(struct strbuf *sb, const struct item *it, int indent, int columns)
+{
+	for (size_t i = 0; i < it->nwriters; i++) {
+		const struct writer *x = &it->writers[i];
+		_cleanup_(freep) char *text = xasprintf("also written by %s:%d %s (%s, %s)", x->file, x->line,
+							x->what, x->tool, x->why);
+
+		if (!text)
+			continue;
+		if (columns)
+			sb_wrap(sb, text, indent, columns);
+		else
+			sb_printf(sb, "%*s%s\n", indent, "", text);
+	}
+}
+
+static void item_lines(struct strbuf *sb, const struct item *it, int ncols, const int *w, int columns)
+{
+	_cleanup_(freep) char *text = note(it);
+	const char *v[NCOLS];
+
+	cells(it, v);
+	row(sb, v, ncols, w, columns == 0 && text);
+	if (columns == 0) {
+		sb_printf(sb, text ? " %s\n" : "\n", text);
+	} else {
+		sb_printf(sb, "\n");
+		if (text)
+			sb_wrap(sb, text, w[C_DOMAIN] + 1, columns);
+	}
+	writer_lines(sb, it, w[C_DOMAIN] + 1, columns);
+}
+
+/* columns: the width to fit, or 0 (--wide) for full lines. */
+void print_table(const struct plan *p, bool results, int columns)
+{
+	int ncols = results ? NCOLS : C_RESULT, w[NCOLS];
+	struct strbuf sb = { 0 };
+	const char *v[NCOLS + 1];
+
+	layout(p, ncols, columns, w);
+	memcpy(v, headers, sizeof(headers));
+	v[ncols] = "REASON";
+	row(&sb, v, columns ? ncols : ncols + 1, w, false);
+	sb_printf(&sb, "\n");
+	for (size_t i = 0; i < p->n; i++)
+		item_lines(&sb, &p->v[i], ncols, w, columns);
+	if (!sb.oom)
+		fputs(sb.s, stdout);
+	sb_free(&sb);
+}

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The qdisc items over rtnetlink: apply sends every interface's requests in
+ * as few batches as their budget allows and reads the result back in one
+ * dump; revert deletes earlytune's roots so the kernel attaches its default.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/kmod.h"
+#include "engine/state.h"
+#include "net/internal.h"
+
+/* ---- apply ------------------------------------------------------------------- */
+
+/* An item's requests: an mq root (unless ours is there) and a child per TX
+ * queue, or one root. */
+static size_t item_reqs(const struct item *it)
+{
+	return it->ntx <= 1 ? 1 : (size_t)it->ntx + (it->qhandle != MQ_HANDLE);
+}
+
+/* Its k-th request, in that order: the root before the children that name it. */
+static int put_req(struct nl_batch *b, struct nl *nl, const struct item *it, const struct netconf *nc,
+		   size_t k)
+{
+	if (it->ntx <= 1)
+		return nl_put_qdisc(b, ++nl->seq, it->ifindex, TC_H_ROOT, it->qhandle, nc->kind, nc->params,
+				    nc->nparams);
+	if (it->qhandle != MQ_HANDLE && k-- == 0)
+		return nl_put_qdisc(b, ++nl->seq, it->ifindex, TC_H_ROOT, MQ_HANDLE, "mq", NULL, 0);
+	return nl_put_qdisc(b, ++nl->seq, it->ifindex, TC_H_MAKE(MQ_HANDLE, (uint32_t)k + 1), 0, nc->kind,
+			    nc->params, nc->nparams);
+}
+
+static void explain(struct ctx *c, struct item *it, const struct netconf *nc, const struct nl_result *res)
+{
+	char why[384] = "";
+
+	if (res->err == -EPERM) {
+		item_setf(&it->error, "replacing the root qdisc needs CAP_NET_ADMIN: %s", strerror(-res->err));
+		return;
+	}
+	if ((res->err == -ENOENT || res->err == -EINVAL) && !qdisc_is_core(nc->kind) &&
+	    strstr(res->msg, "nknown qdisc")) {
+		char module[64];
+
+		snprintf(module, sizeof(module), "sch_%s", nc->kind);
+		mods_available(c->mods, module, why, sizeof(why));
+		item_setf(&it->error, "%s not available: %s", module, *why ? why : "not in the kernel");
+		return;
+	}
+	item_setf(&it->error, "RTM_NEWQDISC: %s%s%s", strerror(-res->err), *res->msg ? ": " : "", res->msg);
+}
+
+/* Requests go out in batches within their budget (NL_BATCH_REQS ACKs, the
+ * batch's bytes), an interface's split over as many as it needs; res[k] is
+ * the answer to the k-th request sent. */
+struct sender {
+	struct nl nl;
+	struct nl_batch *b;
+	struct nl_result *res;
+	size_t nres; /* answers collected: the index of the batch's first request */
+	int lost;    /* no socket since a reopen failed: its -errno */
+};
+
+static void flush(struct sender *s)
+{
+	size_t n = s->b->count;
+
+	/* A failed round (no ACKs, ENOBUFS) marks only its own requests; a
+	 * fresh socket leaves its stale ACKs and its state behind. Without
+	 * one, every later request fails with the reason, never EBADF. */
+	if (s->lost) {
+		nl_batch_fail(s->b, s->res + s->nres, s->lost);
+	} else if (nl_send_batch(&s->nl, s->b, s->res + s->nres) < 0) {
+		nl_close(&s->nl);
+		s->lost = nl_open(&s->nl);
+	}
+	s->nres += n;
+}
+
+static const struct nl_result *first_error(const struct nl_result *res, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (res[k].err)
+			return &res[k];
+	return NULL;
+}
+
+/* Queues one item's requests, sending full batches as it goes; an item whose
+ * root was refused stops there (its children would only be refused too).
+ * Returns how many of its requests went out or wait in the batch. */
+static size_t send_item(struct sender *s, struct item *it, const struct netconf *nc, size_t first)
+{
+	size_t k, n = item_reqs(it);
+
+	for (k = 0; k < n; k++) {
+		int r;
+
+		if (nl_batch_full(s->b)) {
+			flush(s);
+			if (first_error(s->res + first, s->nres - first))
+				break;
+		}
+		r = put_req(s->b, &s->nl, it, nc, k);
+		if (r < 0) {
+			item_setf(&it->error, "cannot build RTM_NEWQDISC: %s", strerror(-r));
+			break;
+		}
+	}
+	return k;
+}
+
+static bool to_apply(const struct item *it)
+{
+	return it->kind == ITEM_QDISC && it->action == ACT_CHANGE && !it->result;
+}
+
+/* The module each item needs, before the first request that names it. */
+static size_t load_modules(struct ctx *c, struct plan *p)
+{
+	size_t nreq = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		struct item *it = &p->v[i];
+		int m;
+
+		if (!to_apply(it))
+			continue;
+		nreq += item_reqs(it);
+		if (it->module && (m = mods_load(c->mods, it->module, NULL)) < 0) {
+			item_setf(&it->error, "cannot load module %s: %s", it->module, strerror(-m));
+			it->result = RES_FAILED;
+		}
+	}
+	return nreq;
+}
+
+/* What the applied items' interfaces have now: a run about one interface
+ * asks for its qdiscs alone, any other takes the dump. */
+static int read_back(struct ctx *c, struct plan *p, struct nl *nl, struct qdiscs *qs)
+{
+	int r = 0;
+
+	if (!one_iface(c))
+		return net_dump_qdiscs(nl, qs);
+	for (size_t i = 0; r >= 0 && i < p->n; i++)
+		if (to_apply(&p->v[i]))
+			r = net_get_qdiscs(nl, p->v[i].ifindex, p->v[i].ntx, qs);
+	return r;
+}
+
+/* Every item gets its own result: a refused request, a failed round or a
+ * dump that cannot be read back fail that item, never another. */
+static void apply_results(struct ctx *c, struct plan *p, const struct netconf *nc, struct sender *s,
+			  const size_t *first, const size_t *count, int r)
+{
+	struct qdiscs qs = { 0 };
+	int d = r < 0 ? r : s->lost ? s->lost : read_back(c, p, &s->nl, &qs);
+
+	for (size_t i = 0; i < p->n; i++) {
+		struct item *it = &p->v[i];
+		const struct nl_result *e;
+		char now[512];
+
+		if (!to_apply(it))
+			continue;
+		if (!it->error && (e = first_error(s->res + first[i], count[i])))
+			explain(c, it, nc, e);
+		if (!it->error && d < 0)
+			item_setf(&it->error, "cannot read the qdiscs back over rtnetlink: %s", strerror(-d));
+		if (!it->error) {
+			net_describe_qs(&qs, it->ifindex, now, sizeof(now));
+			net_describe_params(nc, &qs, it->ifindex, now, sizeof(now));
+			if (!net_holds(nc, &qs, it->ifindex, it->ntx))
+				item_setf(&it->error, "the kernel did not keep it: reads back '%s'", now);
+		}
+		it->result = it->error ? RES_FAILED : RES_APPLIED;
+	}
+	free(qs.v);
+}
+
+/* All qdisc items of the plan in as few sendmsg calls as their budget allows,
+ * one ACK each; then one dump to read every result back. */
+int net_apply_qdiscs(struct ctx *c, struct plan *p)
+{
+	struct netconf nc;
+	struct sender s = { .nl.fd = -1, .b = calloc(1, sizeof(*s.b)) };
+	size_t *first = calloc(p->n + 1, sizeof(*first)), *count = calloc(p->n + 1, sizeof(*count));
+	size_t nreq = 0;
+	char why[256];
+	int r;
+
+	net_load_conf(c, &nc);
+	r = !s.b || !first || !count ? -ENOMEM : net_check_params(c, &nc, why, sizeof(why));
+	if (r >= 0)
+		r = nl_open(&s.nl);
+	/* Modules only once the requests can be sent at all. */
+	if (r >= 0)
+		nreq = load_modules(c, p);
+	if (r >= 0 && !(s.res = calloc(nreq + 1, sizeof(*s.res))))
+		r = -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < p->n; i++) {
+		if (!to_apply(&p->v[i]))
+			continue;
+		first[i] = s.nres + s.b->count;
+		count[i] = send_item(&s, &p->v[i], &nc, first[i]);
+	}
+	if (r >= 0)
+		flush(&s);
+	if (r < 0)
+		for (size_t i = 0; i < p->n; i++)
+			if (to_apply(&p->v[i]) && !p->v[i].error)
+				item_setf(&p->v[i].error, "%s%s", r == -EINVAL ? "" : "rtnetlink: ",
+					  r == -EINVAL ? why : strerror(-r));
+	apply_results(c, p, &nc, &s, first, count, r);
+	nl_close(&s.nl);
+	free(s.res);
+	free(first);
+	free(count);
+	free(s.b);
+	return r;
+}
+
+/* ---- revert ------------------------------------------------------------------ */
+
+/* What to do with one record: -1 nothing (the kernel's root already, or the
+ * interface is gone), 0 hand our root back, or an error set on the item. */
+static int revert_one(struct item *it, const struct qdiscs *qs, const struct links *ls,
+		      const struct nl_qdisc **root)
+{
+	char cur[128];
+	bool present = false;
+
+	it->ifindex = record_ifindex(it->setting, it->path);
+	if (!it->ifindex) {
+		item_setf(&it->error, "record '%s' names no interface index", it->path);
+		return -EINVAL;
+	}
+	for (size_t k = 0; k < ls->n && !present; k++)
+		present = ls->v[k].ifindex == it->ifindex;
+	*root = net_root_of(qs, it->ifindex);
+	net_describe_qs(qs, it->ifindex, cur, sizeof(cur));
+	item_set(&it->current, present ? cur : "gone");
+	if (!present || !*root || (*root)->handle == 0)
+		return -1; /* nothing of ours left on it */
+	if (!own_handle((*root)->handle)) {
+		/* Someone replaced ours since: theirs stays. */
+		it->action = ACT_SKIP;
+		item_setf(&it->reason, "root is now %s %x:, not earlytune's: left alone", (*root)->kind,
+			  (*root)->handle >> 16);
+		return -1;
+	}
+	return 0;
+}
+
+/* After handing back: success is the kernel's own root again; which one it
+ * picks depends on the device being up (noop while down). */
+static void revert_check(struct item *it, const struct qdiscs *qs, const char *value)
+{
+	const struct nl_qdisc *root = net_root_of(qs, it->ifindex);
+	char now[128], want[64];
+
+	net_describe_qs(qs, it->ifindex, now, sizeof(now));
+	snprintf(want, sizeof(want), "%s", value);
+	want[strcspn(want, " ")] = '\0';
+	if (root && root->handle != 0)
+		item_setf(&it->error, "root is still '%s' %x: after handing it back", now, root->handle >> 16);
+	else if (strncmp(now, want, strlen(want)))
+		item_setf(&it->reason, "the kernel's default is now %s (recorded %s: the device changed state since)",
+			  now, value);
+}
+
+/* The links and qdiscs of the records' interfaces: a run about one
+ * interface asks for each alone, any other takes the dumps. */
+static int read_records(struct ctx *c, struct nl *nl, struct item **items, size_t n, struct links *ls,
+			struct qdiscs *qs)
+{
+	int r;
+
+	if (!one_iface(c))
+		return net_dump_all(nl, ls, qs);
+	r = nl_open(nl);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		int ifindex = record_ifindex(items[i]->setting, items[i]->path);
+		bool seen = false;
+
+		for (size_t k = 0; k < ls->n && !seen; k++)
+			seen = ls->v[k].ifindex == ifindex;
+		if (ifindex && !seen)
+			r = net_get_iface(nl, ifindex, NULL, ls, qs);
+	}
+	return r;
+}
+
+/* After handing back, the qdiscs again: the links stay as read. */
+static int reread_records(struct ctx *c, struct nl *nl, const struct links *ls, struct qdiscs *qs)
+{
+	int r = 0;
+
+	if (!one_iface(c))
+		return net_dump_qdiscs(nl, qs);
+	for (size_t k = 0; r >= 0 && k < ls->n; k++)
+		r = net_get_qdiscs(nl, ls->v[k].ifindex, ls->v[k].num_tx, qs);
+	return r;
+}
+
+/* Deleting our root hands the device back to the kernel, which attaches its
+ * default (handle 0, the default qdisc, mq on multiqueue) — the state we found.
+ * Each item gets its own result; only -ENOMEM and -EXDEV (not the running
+ * system) fail them all. */
+int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, size_t n)
+{
+	struct sender s = { .nl.fd = -1, .b = calloc(1, sizeof(*s.b)), .res = calloc(n + 1, sizeof(*s.res)) };
+	struct qdiscs qs = { 0 };
+	struct links ls = { 0 };
+	long *slot = calloc(n + 1, sizeof(*slot));
+	int r = !s.b || !s.res || !slot ? -ENOMEM : 0, d = 0;
+
+	if (r >= 0 && !c->root.is_host)
+		r = -EXDEV;
+	if (r >= 0)
+		d = read_records(c, &s.nl, items, n, &ls, &qs);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		const struct nl_qdisc *root = NULL;
+
+		slot[i] = -1;
+		if (d < 0 || revert_one(items[i], &qs, &ls, &root) < 0)
+			continue;
+		if (nl_batch_full(s.b))
+			flush(&s);
+		slot[i] = (long)(s.nres + s.b->count);
+		if (nl_put_qdisc_del(s.b, ++s.nl.seq, items[i]->ifindex, root->handle) < 0)
+			slot[i] = -1;
+	}
+	if (r >= 0 && d >= 0) {
+		flush(&s);
+		qs.n = 0;
+		d = s.lost ? s.lost : reread_records(c, &s.nl, &ls, &qs);
+	}
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		struct item *it = items[i];
+		const struct nl_result *e = slot[i] >= 0 ? &s.res[slot[i]] : NULL;
+
+		if (it->action == ACT_SKIP)
+			continue;
+		if (it->error)
+			; /* the record itself */
+		else if (d < 0)
+			item_setf(&it->error, "cannot list the qdiscs over rtnetlink: %s", strerror(-d));
+		else if (e && e->err)
+			item_setf(&it->error, "RTM_DELQDISC: %s%s%s", strerror(-e->err), *e->msg ? ": " : "", e->msg);
+		else if (e)
+			revert_check(it, &qs, values[i]);
+		it->action = e || it->error ? ACT_CHANGE : ACT_KEEP;
+		it->result = it->error ? RES_FAILED : e ? RES_APPLIED : RES_NONE;
+	}
+	nl_close(&s.nl);
+	free(qs.v);
+	free(ls.v);
+	free(s.b);
+	free(s.res);
+	free(slot);
+	return r;
+}

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The net domain's plan: the sysctls (sysctl.c), and the root qdisc of
+ * each selected interface. A multiqueue device gets an mq root with one
+ * configured child per TX queue; a single-queue device gets the configured
+ * qdisc as root. Only kernel-created roots (handle 0) and our own are
+ * replaced, unless [net] force = yes. Netlink reaches only the running
+ * kernel: under another --root, interfaces come from the tree and their
+ * qdisc items are skipped.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/kmod.h"
+#include "base/log.h"
+#include "engine/state.h"
+#include "net/internal.h"
+
+
+
+int net_rank(const char *setting)
+{
+	return !strcmp(setting, "qdisc") ? 1 : 0;
+}
+
+
+/* ---- configuration --------------------------------------------------------- */
+
+void net_load_conf(struct ctx *c, struct netconf *nc)
+{
+	const struct cfg_entry *f = config_get(&c->cfg, "net", NULL, "force");
+
+	*nc = (struct netconf){ 0 };
+	nc->qdisc_entry = config_get(&c->cfg, "net", NULL, "qdisc");
+	nc->kind = nc->qdisc_entry ? nc->qdisc_entry->value : NULL;
+	nc->interfaces = config_get(&c->cfg, "net", NULL, "interfaces");
+	nc->force = f && !strcmp(f->value, "yes");
+	if (nc->interfaces) {
+		char w[WORD_MAX];
+		const char *s = nc->interfaces->value;
+
+		while (next_word(&s, w, sizeof(w)))
+			nc->positive_globs |= w[0] != '!';
+	}
+	for (size_t i = 0; i < c->cfg.n && nc->nparams < MAX_PARAMS; i++) {
+		const struct cfg_entry *e = &c->cfg.v[i], *eff;
+		bool seen = false;
+
+		if (strcmp(e->section, "net") || strncmp(e->key, "qdisc.", 6))
+			continue;
+		for (size_t k = 0; k < nc->nparams && !seen; k++)
+			seen = !strcmp(nc->params[k].name, e->key + 6);
+		eff = seen ? NULL : config_get(&c->cfg, "net", NULL, e->key);
+		if (eff)
+			nc->params[nc->nparams++] = (struct qparam){ eff->key + 6, 0 };
+	}
+}
+
+/* Values are checked against the kind only now: the kind may come from
+ * another file than the parameters. */
+int net_check_params(struct ctx *c, struct netconf *nc, char *why, size_t size)
+{
+	for (size_t i = 0; i < nc->nparams; i++) {
+		char key[64];
+		const struct cfg_entry *e;
+
+		snprintf(key, sizeof(key), "qdisc.%s", nc->params[i].name);
+		e = config_get(&c->cfg, "net", NULL, key);
+		if (qparam_parse(nc->kind, nc->params[i].name, e->value, &nc->params[i].value, why, size) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* "mq fq flow_limit=200 maxrate=1gbit": the kind (under mq on a multiqueue
+ * device) and each configured parameter, in the form net_describe_params
+ * gives the kernel's; a value that does not parse as written. */
+void net_desired(struct ctx *c, struct item *it, const struct netconf *nc, bool mq)
+{
+	char d[512], key[64], val[64], why[256];
+	size_t len = (size_t)snprintf(d, sizeof(d), mq ? "mq %s" : "%s", nc->kind);
+
+	for (size_t i = 0; i < nc->nparams && len + 1 < sizeof(d); i++) {
+		const struct cfg_entry *e;
+		unsigned long long v;
+
+		snprintf(key, sizeof(key), "qdisc.%s", nc->params[i].name);
+		e = config_get(&c->cfg, "net", NULL, key);
+		if (qparam_parse(nc->kind, nc->params[i].name, e->value, &v, why, sizeof(why)) == 0)
+			qparam_format(nc->kind, nc->params[i].name, v, val, sizeof(val));
+		else
+			snprintf(val, sizeof(val), "%s", e->value);
+		snprintf(d + len, sizeof(d) - len, " %s=%s", nc->params[i].name, val);
+		len += strlen(d + len);
+	}
+	item_set(&it->desired, d);
+}
+
+/* ---- interfaces -------------------------------------------------------------- */
+
+static bool glob_selected(const char *globs, const char *name, bool dflt)
+{
+	char w[WORD_MAX];
+	bool any_positive = false, in = false;
+	const char *s;
+
+	for (s = globs; next_word(&s, w, sizeof(w));) {
+		if (w[0] == '!' && fnmatch(w + 1, name, 0) == 0)
+			return false;
+		if (w[0] != '!') {
+			any_positive = true;
+			in = in || fnmatch(w, name, 0) == 0;
+		}
+	}
+	return any_positive ? in : dflt;
+}
+
+/* The default: a real device (a `device` link), Ethernet, and not a
+ * no-queue device (its root would read noqueue). */
+static bool default_selected(struct ctx *c, const char *name, unsigned type, const char *kind,
+			     char *why, size_t size)
+{
+	char rel[PATH_MAX];
+
+	if (pathf(rel, sizeof(rel), "sys/class/net/%s/device", name) < 0)
+		snprintf(why, size, "sys/class/net/%s/device: %s", name, strerror(ENAMETOOLONG));
+	else if (!root_exists(&c->root, rel))
+		snprintf(why, size, "%s is not a physical device (no sys/class/net/%s/device); select it with [net] interfaces", name, name);
+	else if (type != ARPHRD_ETHER)
+		snprintf(why, size, "%s is not Ethernet (type %u)", name, type);
+	else if (kind && !strcmp(kind, "noqueue"))
+		snprintf(why, size, "%s is a no-queue device (root noqueue)", name);
+	else
+		return true;
+	return false;
+}
+
+static bool wanted(struct ctx *c, const char *name, int ifindex)
+{
+	if (c->ifindex && c->ifindex != ifindex)
+		return false;
+	return !c->iface || !strcmp(c->iface, name);
+}
+
+static struct item *iface_item(struct plan *p, const char *name, int ifindex, const struct netconf *nc)
+{
+	char path[64];
+	struct item *it;
+
+	if (pathf(path, sizeof(path), "netlink/ifindex/%d", ifindex) < 0)
+		return NULL; /* an int always fits */
+	it = plan_add(p, "net", name, "qdisc", path);
+	if (!it)
+		return NULL;
+	it->kind = ITEM_QDISC;
+	it->rank = 1;
+	it->ifindex = ifindex;
+	item_from_entry(it, nc->qdisc_entry);
+	return it;
+}
+
+static bool iface_module(struct ctx *c, struct item *it, const struct netconf *nc);
+static void iface_owner(struct item *it, const struct netconf *nc, const struct nl_qdisc *root, unsigned ntx,
+			struct records *rs, int rs_err);
+
+/* rs: earlytune's records, or NULL when they cannot be read (rs_err). */
+static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, const struct nl_link *l,
+		       const struct qdiscs *qs, const char *param_error, struct records *rs, int rs_err)
+{
+	const struct nl_qdisc *root = net_root_of(qs, l->ifindex);
+	char cur[512], why[256];
+	struct item *it;
+	bool dflt;
+
+	dflt = nc->positive_globs || default_selected(c, l->name, l->type, root ? root->kind : NULL,
+							  why, sizeof(why));
+	if (!glob_selected(nc->interfaces ? nc->interfaces->value : "", l->name, dflt)) {
+		if (!one_iface(c))
+			return;
+		it = iface_item(p, l->name, l->ifindex, nc);
+		if (it) {
+			it->action = ACT_SKIP;
+			item_set(&it->reason, nc->interfaces ? "not selected by [net] interfaces" : why);
+		}
+		return;
+	}
+	it = iface_item(p, l->name, l->ifindex, nc);
+	if (!it)
+		return;
+	log_msg(LOG_DEBUG, "%s: selected (ifindex %d, %u TX queues)", l->name, l->ifindex, l->num_tx);
+	it->ntx = l->num_tx;
+	net_describe_qs(qs, l->ifindex, cur, sizeof(cur));
+	net_describe_params(nc, qs, l->ifindex, cur, sizeof(cur));
+	item_set(&it->current, cur);
+	net_desired(c, it, nc, l->num_tx > 1);
+	if (param_error) {
+		it->action = ACT_ERROR;
+		item_set(&it->error, param_error);
+		return;
+	}
+	if (net_holds(nc, qs, l->ifindex, l->num_tx))
+		return; /* keep */
+	if (iface_module(c, it, nc))
+		iface_owner(it, nc, root, l->num_tx, rs, rs_err);
+}
+
+/* A kind that is not built in needs its module: false when it cannot be
+ * had (the item is then an unmet skip). */
+static bool iface_module(struct ctx *c, struct item *it, const struct netconf *nc)
+{
+	char module[64], why[256];
+	int a;
+
+	if (qdisc_is_core(nc->kind))
+		return true;
+	snprintf(module, sizeof(module), "sch_%s", nc->kind);
+	a = mods_available(c->mods, module, why, sizeof(why));
+	if (a == 0) {
+		it->action = ACT_SKIP;
+		it->unmet = true;
+		item_setf(&it->reason, "%s not available: %s", module, why);
+		return false;
+	}
+	if (a == 2)
+		item_set(&it->module, module);
+	return true;
+}
+
+/* Whose root is there decides: the kernel's (handle 0) and ours are
+ * replaced, someone else's only with [net] force = yes. */
+static void iface_owner(struct item *it, const struct netconf *nc, const struct nl_qdisc *root, unsigned ntx,
+			struct records *rs, int rs_err)
+{
+	if (root && root->handle == MQ_HANDLE && ntx > 1)
+		it->qhandle = MQ_HANDLE; /* our mq: only its children change */
+	else if (ntx <= 1)
+		it->qhandle = root && root->handle == ROOT_A ? ROOT_B : ROOT_A;
+	if (root && root->handle != 0 && !own_handle(root->handle) && !nc->force && !rs) {
+		/* Whether it was ours before decides skip or drift: unknown. */
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "root qdisc %s %x: is someone else's, and earlytune's records cannot be read: %s",
+			  root->kind, root->handle >> 16, strerror(-rs_err));
+		return;
+	}
+	if (root && root->handle != 0 && !own_handle(root->handle) && !nc->force) {
+		it->action = ACT_SKIP;
+		/* Drift only where it was ours before: a record says so. */
+		it->foreign = state_find(rs, it->path) != NULL;
+		item_setf(&it->reason, "root qdisc %s %x: was set by someone else; [net] force = yes replaces it",
+			  root->kind, root->handle >> 16);
+		return;
+	}
+	it->action = ACT_CHANGE;
+}
+
+/* The ARPHRD_* type of a tree's interface: 0 when absent or not a number,
+ * -errno when it cannot be read. */
+static int iface_type(struct ctx *c, const char *name, unsigned *type)
+{
+	char rel[PATH_MAX];
+	unsigned long long v;
+	int r = pathf(rel, sizeof(rel), "sys/class/net/%s/type", name);
+
+	if (r == 0)
+		r = root_read_u64(&c->root, rel, &v);
+	if (r == 0 && v <= UINT_MAX)
+		*type = (unsigned)v;
+	return r == -ENOENT || r == -EINVAL ? 0 : r;
+}
+
+static void tree_iface(struct ctx *c, struct plan *p, const struct netconf *nc, const char *name)
+{
+	unsigned type = 0;
+	int rt = iface_type(c, name, &type), ri = net_ifindex_of(&c->root, name);
+	int ifindex = ri > 0 ? ri : 0;
+	char why[256];
+	struct item *it;
+
+	if (rt >= 0 && ri >= 0 &&
+	    (!wanted(c, name, ifindex) ||
+	     !glob_selected(nc->interfaces ? nc->interfaces->value : "", name,
+			    default_selected(c, name, type, NULL, why, sizeof(why)))))
+		return;
+	if ((rt < 0 || ri < 0) && c->iface && strcmp(c->iface, name))
+		return;
+	it = iface_item(p, name, ifindex, nc);
+	if (!it)
+		return;
+	net_desired(c, it, nc, false);
+	if (rt < 0 || ri < 0) {
+		/* Unreadable is not "not Ethernet": whether it is selected is unknown. */
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot read sys/class/net/%s/%s: %s", name, rt < 0 ? "type" : "ifindex",
+			  strerror(-(rt < 0 ? rt : ri)));
+		return;
+	}
+	it->action = ACT_SKIP;
+	item_setf(&it->reason, "netlink reaches only the running kernel, not --root %s", c->root.dir);
+}
+
+/* Interfaces of a tree that is not the running system: listed, never touched. */
+static void plan_tree_ifaces(struct ctx *c, struct plan *p, const struct netconf *nc)
+{
+	int fd = root_openat(&c->root, "sys/class/net", O_RDONLY | O_DIRECTORY, 0);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!dir && fd >= 0)
+		close(fd);
+	if (fd < 0 && fd != -ENOENT) {
+		struct item *it = plan_add(p, "net", "sys/class/net", "qdisc", "-");
+
+		if (it) {
+			it->action = ACT_ERROR;
+			item_setf(&it->error, "cannot list sys/class/net: %s", strerror(-fd));
+		}
+	}
+	while (dir && (de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			tree_iface(c, p, nc, de->d_name);
+	if (dir)
+		closedir(dir);
+}
+
+static void unknown_iface(struct ctx *c, struct plan *p)
+{
+	char name[32];
+	struct item *it;
+
+	snprintf(name, sizeof(name), "%s", c->iface ? c->iface : "?");
+	it = plan_add(p, "net", name, "qdisc", "-");
+	if (!it)
+		return;
+	it->action = ACT_ERROR;
+	if (c->iface)
+		item_setf(&it->error, "no interface named '%s'", c->iface);
+	else
+		item_setf(&it->error, "no interface with index %d", c->ifindex);
+}
+
+/* A run about one interface asks for it alone: a udev run costs the same
+ * on a host with a thousand interfaces. A name no interface can have is
+ * none (the kernel would refuse to look it up). */
+static int read_ifaces(const struct ctx *c, struct nl *nl, struct links *ls, struct qdiscs *qs)
+{
+	int r;
+
+	if (!one_iface(c))
+		return net_dump_all(nl, ls, qs);
+	if (!c->ifindex && strlen(c->iface) >= IFNAMSIZ)
+		return 0;
+	r = nl_open(nl);
+	return r < 0 ? r : net_get_iface(nl, c->ifindex, c->iface, ls, qs);
+}
+
+static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
+{
+	struct links ls = { 0 };
+	struct qdiscs qs = { 0 };
+	struct records rs = { .lock_fd = -1 };
+	struct nl nl = { .fd = -1 };
+	char why[256], err[320] = "";
+	size_t before = p->n;
+	int r, rs_err = 0;
+
+	if (!c->root.is_host) {
+		plan_tree_ifaces(c, p, nc);
+		return;
+	}
+	if (net_check_params(c, nc, why, sizeof(why)) < 0)
+		snprintf(err, sizeof(err), "%s", why);
+	r = read_ifaces(c, &nl, &ls, &qs);
+	nl_close(&nl);
+	/* Which roots were ours: apply holds the records already; plan and
+	 * verify read them without the lock. */
+	if (!c->records)
+		rs_err = state_load(&rs, &c->root);
+	if (r < 0) {
+		struct item *it = plan_add(p, "net", "rtnetlink", "qdisc", "-");
+
+		if (it) {
+			it->action = ACT_ERROR;
+			item_setf(&it->error, "cannot list interfaces and qdiscs over rtnetlink: %s", strerror(-r));
+		}
+	}
+	for (size_t i = 0; r >= 0 && i < ls.n; i++)
+		if (wanted(c, ls.v[i].name, ls.v[i].ifindex))
+			plan_iface(c, p, nc, &ls.v[i], &qs, *err ? err : NULL,
+				   c->records ? c->records : rs_err < 0 ? NULL : &rs, rs_err);
+	if (r >= 0 && one_iface(c) && p->n == before)
+		unknown_iface(c, p);
+	state_free(&rs);
+	free(ls.v);
+	free(qs.v);
+}
+
+int net_plan(struct ctx *c, struct plan *p)
+{
+	struct netconf nc;
+
+	net_load_conf(c, &nc);
+	if (!one_iface(c))
+		net_plan_sysctls(c, p, &nc);
+	if (nc.kind)
+		plan_ifaces(c, p, &nc);
+	return 0;
+}

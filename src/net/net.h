@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The net domain: the TCP congestion control and default qdisc sysctls,
+ * and the root qdisc of each interface over rtnetlink. Its entry points for
+ * its row in engine/domains.c; what modules/ asks of it (the modules a
+ * configured qdisc or congestion control needs) and engine/state_id.c
+ * (an interface's index).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "earlytune.h"
+
+/* config.c: the row's hooks */
+int net_check_key(const char *key, const char *value, char *why, size_t size);
+void net_check_conf(struct config *c);
+bool net_batched(const char *setting);
+int net_revert_batch(struct ctx *c, struct item **items, const char **values, size_t n);
+int net_iface_index(const struct root *r, const char *name);
+
+/* iface.c: the plan */
+int net_plan(struct ctx *c, struct plan *p);
+int net_rank(const char *setting);
+
+/* apply.c */
+int net_apply_qdiscs(struct ctx *c, struct plan *p);
+
+/* dump.c, sysctl.c */
+bool qdisc_is_core(const char *kind);
+bool net_cc_available(struct ctx *c, const char *name);
+int net_ifindex_of(const struct root *r, const char *name); /* sys/class/net/NAME/ifindex: > 0, 0 none, -errno */

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The net domain's sysctls: net.ipv4.tcp_congestion_control and
+ * net.core.default_qdisc, files like every other item, their modules
+ * (tcp_NAME, sch_NAME) loaded first when the kernel does not offer them yet.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/kmod.h"
+#include "engine/sysctl.h"
+#include "net/internal.h"
+
+/* Why a sysctl file is absent, said from the nearest part of proc/sys the
+ * tree has: a fact of the kernel only where the file's parent is there; a
+ * tree without proc/sys (a capture) leaves it unknown. 0, or -errno when a
+ * lookup fails (an error of the item, not absence). */
+static int sysctl_absent(struct ctx *c, const char *path, char *why, size_t size)
+{
+	static const char net[] = "proc/sys/net";
+	bool qdisc = strstr(path, "default_qdisc") != NULL;
+	const char *what = qdisc ? "net.core.default_qdisc" : "TCP/IP sysctls";
+	char miss[PATH_MAX];
+	int r = root_missing(&c->root, path, miss, sizeof(miss)), ns;
+
+	if (r < 0)
+		return r;
+	if (r > 0 || strncmp(miss, net, strlen(net)))
+		snprintf(why, size, "no /%s in this tree: whether the kernel has %s is unknown", r ? path : miss, what);
+	else if (!strcmp(miss, net))
+		snprintf(why, size, "no /%s here: the kernel has no network sysctls", net);
+	else if (!qdisc)
+		snprintf(why, size, "no /%s here: the kernel has no %s", miss,
+			 strcmp(miss, path) ? "TCP/IP sysctls" : "TCP congestion control sysctl");
+	else if (strcmp(miss, path))
+		snprintf(why, size, "no /%s in this tree: whether the kernel has %s is unknown", miss, what);
+	else if ((ns = root_access(&c->root, "proc/sys/net/core/somaxconn")) < 0)
+		return ns;
+	else if (ns)
+		snprintf(why, size, "no /%s here: it exists only in the initial network namespace", path);
+	else
+		snprintf(why, size, "no /%s nor /proc/sys/net/core/somaxconn in this tree: whether this is another network namespace is unknown", path);
+	return 0;
+}
+
+/* available: 1 the kernel offers the value now, 0 not (yet), -errno when
+ * that cannot be read (an error of the item, not "not available"). */
+static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const char *path,
+			const struct cfg_entry *e, const char *module, int available)
+{
+	struct item *it = plan_add(p, "net", "sysctl", name, path);
+	char cur[128], why[512] = "";
+	int r;
+
+	if (!it)
+		return;
+	item_from_entry(it, e);
+	item_set(&it->desired, e->value);
+	r = root_read(&c->root, path, cur, sizeof(cur));
+	if (r == -ENOENT && (r = sysctl_absent(c, path, why, sizeof(why))) == 0) {
+		it->action = ACT_SKIP;
+		it->unmet = !strstr(name, "default_qdisc"); /* another netns: not applicable */
+		item_set(&it->reason, why);
+		return;
+	}
+	if (r < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot read /%s: %s", path, strerror(-r));
+		return;
+	}
+	item_set(&it->current, cur);
+	sysctl_warn_override(&c->root, it, name, e->value);
+	if (!strcmp(cur, e->value))
+		return; /* keep */
+	if (available < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot read /%s: %s", CC_AVAILABLE, strerror(-available));
+		return;
+	}
+	if (!available) {
+		int a = mods_available(c->mods, module, why, sizeof(why));
+
+		if (a == 0) {
+			it->action = ACT_SKIP;
+			it->unmet = true;
+			item_setf(&it->reason, "%s not available: %s", e->value, why);
+			return;
+		}
+		if (a == 2)
+			item_set(&it->module, module);
+		if (a == 3)
+			item_add_reason(it, "[%s]", why);
+	}
+	it->action = ACT_CHANGE;
+}
+
+/* Does the kernel offer a congestion control now (loaded or built in)? A
+ * tree without the file offers none. */
+static int cc_offered(struct ctx *c, const char *name)
+{
+	char avail[512];
+	int r = root_read(&c->root, CC_AVAILABLE, avail, sizeof(avail));
+
+	if (r == -ENOENT)
+		return 0;
+	return r < 0 ? r : word_listed(avail, name);
+}
+
+bool net_cc_available(struct ctx *c, const char *name)
+{
+	return cc_offered(c, name) > 0;
+}
+
+void net_plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc)
+{
+	const struct cfg_entry *cc = config_get(&c->cfg, "net", NULL, "congestion_control");
+	char module[64];
+
+	if (cc) {
+		snprintf(module, sizeof(module), "tcp_%s", cc->value);
+		plan_sysctl(c, p, "net.ipv4.tcp_congestion_control", "proc/sys/net/ipv4/tcp_congestion_control",
+			    cc, module, cc_offered(c, cc->value));
+	}
+	if (nc->kind) {
+		snprintf(module, sizeof(module), "sch_%s", nc->kind);
+		plan_sysctl(c, p, "net.core.default_qdisc", "proc/sys/net/core/default_qdisc", nc->qdisc_entry,
+			    module, qdisc_is_core(nc->kind));
+	}
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The writers' own: the entries the readers (tuned.c, udev.c, files.c,
+ * networkd.c) make of their sources, and writers.c's helpers for them. Only
+ * writers/ and its tests include it.
+ */
+#pragma once
+
+#include "writers/writers.h"
+
+/* When a writer runs relative to earlytune, earliest first: the order the
+ * boot gives them (a later stage overwrites an earlier one). */
+enum wstage {
+	WS_UDEV_ATTR, /* udev ATTR{} assignments: before any RUN program of the event */
+	WS_SYSCTL,    /* systemd-sysctl: ordered against earlytune's guard by file name */
+	WS_TMPFILES,  /* systemd-tmpfiles-setup, after earlytune's unit */
+	WS_UDEV_RUN,  /* udev RUN programs, in rule order against 70-earlytune.rules */
+	WS_SYSFS,     /* sysfsutils' service */
+	WS_NETWORKD,  /* networkd, when it configures the link (after udev's run) */
+	WS_TUNED,     /* tuned.service, after the network */
+};
+
+struct wentry;
+struct wctx;
+
+/* What an entry means for one item. applies: 0 no, 1 yes, 2 may (a match
+ * key earlytune cannot evaluate); beats: it runs after earlytune's write of
+ * that item and so overrides it; why: the order, said for a person. */
+struct wjudge {
+	int applies;
+	bool beats;
+	char why[320];
+};
+
+struct wentry {
+	const char *tool; /* "TuneD", "udev", "sysctl.d", "tmpfiles.d", "sysfsutils", "networkd" */
+	char *file;       /* "/etc/..." as shown */
+	int line;
+	char *what;       /* the assignment as written, for the table */
+	char *key;        /* what it writes: a root-relative path glob, a sysctl key, an attribute */
+	char *names;      /* device or interface globs, or NULL */
+	char *value;      /* the value written, or NULL when only the writer knows it */
+	char *extra;      /* the reader's own data (the rule's match keys), or NULL */
+	enum wstage stage;
+	int seq;          /* order among entries of its stage */
+	int flags;        /* the reader's */
+	void (*judge)(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j);
+};
+
+/* Everything read for one run. */
+struct wctx {
+	const struct root *r;
+	const char *cmdline; /* the kernel's, for TuneD's THP rule */
+	struct wentry *v;
+	size_t n, cap;
+	char **errors; /* files that could not be read: said, never ignored */
+	size_t nerrors;
+	unsigned loaded; /* the sources read (WSRC_*) */
+};
+
+enum { WSRC_TUNED = 1, WSRC_UDEV = 2, WSRC_SYSCTL = 4, WSRC_TMPFILES = 8, WSRC_SYSFS = 16, WSRC_NETWORKD = 32 };
+
+#define WRITERS_MAX_FILE (1 << 20) /* larger files are reported, not read */
+
+/* writers.c: the readers' helpers */
+struct wentry *wentry_add(struct wctx *w, const char *tool, const char *file, int line, enum wstage stage);
+void wset(char **field, const char *s); /* a copy, invalid UTF-8 as '?' */
+void wsetf(char **field, const char *fmt, ...) _printf_(2, 3);
+void writers_error(struct wctx *w, const char *file, int err);
+void writers_errorf(struct wctx *w, const char *fmt, ...) _printf_(2, 3);
+int writers_read(struct wctx *w, const char *rel, char **buf); /* 0, or -errno (reported) */
+int writers_files(struct wctx *w, const char *const *dirs, size_t ndirs, const char *pattern,
+		  void (*fn)(struct wctx *w, const char *rel, char *text));
+char *writers_next_line(char **p, int *lineno);
+bool writers_path_match(const char *glob, const char *path);
+bool writers_names_match(const char *globs, const char *name, const char *seps);
+
+/* the readers */
+int writers_tuned(struct wctx *w);
+int writers_udev(struct wctx *w);
+int writers_sysctl(struct wctx *w);
+int writers_tmpfiles(struct wctx *w);
+int writers_sysfs(struct wctx *w);
+int writers_networkd(struct wctx *w);
+
+/* The item's sysfs or procfs path for path-matched writers, root-relative
+ * ("sys/block/sda/queue/scheduler", "proc/sys/net/core/default_qdisc"),
+ * or "" when it has none. */
+void writers_item_path(const struct item *it, char *buf, size_t size);
+
+void writers_ctx_free(struct wctx *w);

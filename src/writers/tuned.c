@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * TuneD: the profile named in /etc/tuned/active_profile (several: merged in
+ * order), with its include= chain (cycle-safe), [variables] and ${var}
+ * substitution. TuneD merges an included profile first and lets the
+ * including one override it, key by key (replace=1: section by section).
+ * Read: [disk] elevator and readahead (">N" raises only) with devices=,
+ * [vm] transparent_hugepages, [sysctl], [sysfs]. tuned.service starts after
+ * the network, long after earlytune: what it sets wins, unless the service
+ * is not enabled, or (for sysctls) it re-applies the sysctl.d files of /etc
+ * and /run after its own (reapply_sysctl, on by default), earlytune's guard
+ * among them. A value TuneD computes (${f:...}) is said as such.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/kparam.h"
+#include "writers/internal.h"
+
+#define TUNED_DEPTH 16
+enum { T_RAISE = 1, T_OFF = 2, T_REAPPLY = 4, T_COMPUTED = 8, T_CMDLINE = 16 };
+
+struct topt {
+	char *sect, *key, *value, *file;
+	int line;
+};
+
+struct tuned {
+	struct wctx *w;
+	struct topt *v;
+	size_t n;
+	const char *stack[TUNED_DEPTH];
+	int depth;
+};
+
+static void topt_free(struct topt *o)
+{
+	free(o->sect);
+	free(o->key);
+	free(o->value);
+	free(o->file);
+}
+
+/* Sets sect.key: the later assignment (the including profile) wins. */
+static void topt_set(struct tuned *t, const char *sect, const char *key, const char *value, const char *file, int line)
+{
+	struct topt *o = NULL, *v;
+
+	for (size_t i = 0; i < t->n && !o; i++)
+		if (!strcmp(t->v[i].sect, sect) && !strcmp(t->v[i].key, key))
+			o = &t->v[i];
+	if (!o) {
+		if (!(v = realloc(t->v, (t->n + 1) * sizeof(*v))))
+			return;
+		t->v = v;
+		o = &v[t->n++];
+		*o = (struct topt){ 0 };
+		wset(&o->sect, sect);
+		wset(&o->key, key);
+	}
+	wset(&o->value, value);
+	wsetf(&o->file, "/%s", file);
+	o->line = line;
+}
+
+static void section_drop(struct tuned *t, const char *sect)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (!strcmp(t->v[i].sect, sect))
+			topt_free(&t->v[i]);
+		else
+			t->v[k++] = t->v[i];
+	}
+	t->n = k;
+}
+
+/* The profile's tuned.conf: /etc over /usr/lib, the newer profiles/
+ * directories over the older flat ones. */
+static int profile_file(const struct root *r, const char *name, char *rel, size_t size)
+{
+	static const char *const dirs[] = { "etc/tuned/profiles", "etc/tuned", "usr/lib/tuned/profiles", "usr/lib/tuned" };
+	int first = -ENOENT;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, "..") || !strcmp(name, "."))
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int a = pathf(rel, size, "%s/%s/tuned.conf", dirs[i], name);
+
+		if (a == 0 && (a = root_access(r, rel)) > 0)
+			return 0;
+		if (a < 0 && first == -ENOENT)
+			first = a;
+	}
+	return first;
+}
+
+static void load_profile(struct tuned *t, const char *name, const char *by);
+
+/* include=a, b: each merged in order, before the including profile. */
+static void includes(struct tuned *t, const char *list, const char *by)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save = NULL, *s = strtok_r(buf, ",; \t\n", &save); s; s = strtok_r(NULL, ",; \t\n", &save)) {
+		s = strip(s);
+		if (strstr(s, "${"))
+			writers_errorf(t->w, "/%s: include=%s is computed by TuneD: not followed", by, s);
+		else if (*s)
+			load_profile(t, s, by);
+	}
+}
+
+/* [variables] include=FILE: key=value lines. */
+static void variables_file(struct tuned *t, const char *path)
+{
+	_cleanup_(freep) char *text = NULL;
+	char *p;
+	int n = 0;
+
+	while (*path == '/')
+		path++;
+	if (writers_read(t->w, path, &text) < 0)
+		return;
+	p = text;
+	for (char *line; (line = writers_next_line(&p, &n));) {
+		char *s = strip(line), *eq = strchr(s, '=');
+
+		if (*s != '#' && eq) {
+			*eq = '\0';
+			topt_set(t, "variables", strip(s), strip(eq + 1), path, n);
+		}
+	}
+}
+
+/* The file's lines, in two passes: include= first (merged under it), then
+ * its own assignments over them. */
+static void parse_profile(struct tuned *t, const char *rel, char *text, bool incl)
+{
+	char sect[64] = "", *p = text;
+	int n = 0;
+
+	for (char *line; (line = writers_next_line(&p, &n));) {
+		char *s = strip(line), *eq;
+
+		if (*s == '[' && strchr(s, ']')) {
+			*strchr(s, ']') = '\0';
+			snprintf(sect, sizeof(sect), "%s", strip(s + 1));
+			continue;
+		}
+		if (!*s || *s == '#' || *s == ';' || !(eq = strchr(s, '=')))
+			continue;
+		*eq = '\0';
+		s = strip(s);
+		if (incl && !strcmp(sect, "main") && !strcmp(s, "include"))
+			includes(t, strip(eq + 1), rel);
+		else if (!incl && !strcmp(sect, "variables") && !strcmp(s, "include"))
+			variables_file(t, strip(eq + 1));
+		else if (!incl && !strcmp(s, "replace") && !strcmp(strip(eq + 1), "1"))
+			section_drop(t, sect);
+		else if (!incl && strcmp(sect, "main"))
+			topt_set(t, sect, s, strip(eq + 1), rel, n);
+	}
+}
+
+static void load_profile(struct tuned *t, const char *name, const char *by)
+{
+	char rel[PATH_MAX];
+	_cleanup_(freep) char *text = NULL, *copy = NULL;
+	int r;
+
+	for (int i = 0; i < t->depth; i++)
+		if (!strcmp(t->stack[i], name)) {
+			writers_errorf(t->w, "/%s: include=%s is a cycle: not followed again", by, name);
+			return;
+		}
+	if (t->depth == TUNED_DEPTH) {
+		writers_errorf(t->w, "/%s: includes nested deeper than %d: %s not read", by, TUNED_DEPTH, name);
+		return;
+	}
+	if ((r = profile_file(t->w->r, name, rel, sizeof(rel))) < 0) {
+		writers_errorf(t->w, "/%s names the TuneD profile %s: %s", by, name,
+			       r == -ENOENT ? "not installed" : strerror(-r));
+		return;
+	}
+	if (writers_read(t->w, rel, &text) < 0 || !(copy = strdup(text)))
+		return;
+	t->stack[t->depth++] = name;
+	parse_profile(t, rel, copy, true);
+	parse_profile(t, rel, text, false);
+	t->depth--;
+}
+
+#define TUNED_EXPANSIONS 64  /* ${name} substitutions per value */
+#define TUNED_VALUE_MAX 4096  /* and no longer than this */
+
+static const char *variable(const struct tuned *t, const char *name, size_t len)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].sect, "variables") && !strncmp(t->v[i].key, name, len) && !t->v[i].key[len])
+			return t->v[i].value;
+	return NULL;
+}
+
+/* ${name} from [variables], variables within variables too (rescanned
+ * from each substitution), bounded; ${f:...} and unknown names stay. */
+static char *expand(const struct tuned *t, const char *value)
+{
+	char *s = strdup(value);
+	size_t from = 0;
+
+	for (int k = 0; s && k < TUNED_EXPANSIONS; k++) {
+		char *open = strstr(s + from, "${"), *close = open ? strchr(open, '}') : NULL, *next;
+		const char *v = close ? variable(t, open + 2, close - open - 2) : NULL;
+
+		if (!close)
+			break;
+		if (!v) {
+			from = close + 1 - s;
+			continue;
+		}
+		if (strlen(s) + strlen(v) > TUNED_VALUE_MAX)
+			break;
+		from = open - s;
+		next = xasprintf("%.*s%s%s", (int)from, s, v, close + 1);
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+/* A section's plugin: its type= or its name. */
+static const char *section_type(const struct tuned *t, const char *sect)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].sect, sect) && !strcmp(t->v[i].key, "type"))
+			return t->v[i].value;
+	return sect;
+}
+
+static const char *section_opt(const struct tuned *t, const char *sect, const char *key)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].sect, sect) && !strcmp(t->v[i].key, key))
+			return t->v[i].value;
+	return NULL;
+}
+
+static bool enabled_word(const char *v, bool dflt)
+{
+	if (!v)
+		return dflt;
+	return !strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on");
+}
+
+static void judge_tuned(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j)
+{
+	char path[PATH_MAX];
+	long long want, v;
+
+	if (e->names) { /* [disk]: devices= (all: "*") */
+		if (strcmp(it->domain, "block") || strcmp(it->setting, e->key) ||
+		    !writers_names_match(e->names, it->target, ","))
+			return;
+	} else {
+		writers_item_path(it, path, sizeof(path));
+		if (!*path || !writers_path_match(e->key, path))
+			return;
+	}
+	j->applies = 1;
+	j->beats = !(e->flags & (T_OFF | T_REAPPLY | T_CMDLINE));
+	if (e->flags & T_OFF)
+		snprintf(j->why, sizeof(j->why), "tuned.service is not enabled: it would win once started");
+	else if (e->flags & T_CMDLINE)
+		snprintf(j->why, sizeof(j->why), "transparent_hugepage= is on the kernel command line: TuneD "
+			 "leaves THP alone");
+	else if (e->flags & T_REAPPLY)
+		snprintf(j->why, sizeof(j->why), "TuneD then re-applies /etc and /run sysctl.d (reapply_sysctl), "
+			 "earlytune's guard among them: earlytune's value stays");
+	else if (e->flags & T_RAISE && e->value && it->desired && parse_s64(e->value, &v) == 0 &&
+		 parse_s64(it->desired, &want) == 0 && want >= v) {
+		j->beats = false;
+		snprintf(j->why, sizeof(j->why), "it only raises read-ahead (>), and earlytune's %lld is not below it", want);
+	} else
+		snprintf(j->why, sizeof(j->why), "tuned.service runs after earlytune%s%s",
+			 e->flags & T_RAISE ? ", raising read-ahead to it" : "",
+			 e->flags & T_COMPUTED ? ", the value computed by TuneD" : "");
+}
+
+/* value: what TuneD writes; shown: o's value once expanded. */
+static void add(struct tuned *t, const struct topt *o, const char *key, const char *value, const char *shown,
+		const char *names, int flags)
+{
+	struct wentry *e = wentry_add(t->w, "TuneD", o->file + 1, o->line, WS_TUNED);
+
+	if (!e)
+		return;
+	wset(&e->key, key);
+	wset(&e->names, names);
+	e->flags = flags | (strstr(value, "${") ? T_COMPUTED : 0);
+	wset(&e->value, e->flags & T_COMPUTED ? NULL : value);
+	if (strcmp(shown, o->value))
+		wsetf(&e->what, "[%s] %s=%s (%s)", o->sect, o->key, o->value, shown);
+	else
+		wsetf(&e->what, "[%s] %s=%s", o->sect, o->key, o->value);
+	e->judge = judge_tuned;
+}
+
+/* readahead: KiB, or "N s" in 512-byte sectors; ">" raises only. */
+static void disk_readahead(struct tuned *t, const struct topt *o, const char *value, const char *devs, int flags)
+{
+	const char *shown = value;
+	char num[32];
+	unsigned long long v;
+	size_t n;
+
+	if (*value == '>') {
+		flags |= T_RAISE;
+		value = strip((char *)value + 1);
+	}
+	n = strspn(value, "0123456789");
+	snprintf(num, sizeof(num), "%.*s", (int)n, value);
+	if (n && n < sizeof(num) && parse_u64(num, &v) == 0 && *strip((char *)value + n) == 's')
+		snprintf(num, sizeof(num), "%llu", v / 2);
+	else if (!n || value[n])
+		snprintf(num, sizeof(num), "%s", value);
+	add(t, o, "queue/read_ahead_kb", num, shown, devs, flags);
+}
+
+/* The scheduler plugin's sched_NAME: the sysctl kernel.sched_NAME where the
+ * kernel has it (≤5.12), else debugfs sched/NAME: one entry for each, the
+ * item's path picks. */
+static void scheduler_knob(struct tuned *t, const struct topt *o, const char *value, int flags)
+{
+	_cleanup_(freep) char *sysctl = xasprintf("proc/sys/kernel/%s", o->key);
+	_cleanup_(freep) char *debugfs = xasprintf("sys/kernel/debug/sched/%s", o->key + 6);
+
+	if (sysctl)
+		add(t, o, sysctl, value, value, NULL, flags);
+	if (debugfs)
+		add(t, o, debugfs, value, value, NULL, flags);
+}
+
+static void entries(struct tuned *t, int flags, bool reapply)
+{
+	int thp = kparam_has(t->w->cmdline ? t->w->cmdline : "", "transparent_hugepage") ? T_CMDLINE : 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct topt *o = &t->v[i];
+		const char *type = section_type(t, o->sect), *d = section_opt(t, o->sect, "devices");
+		_cleanup_(freep) char *value = expand(t, o->value), *devs = d ? expand(t, d) : NULL;
+
+		if (!value || (d && !devs) || !enabled_word(section_opt(t, o->sect, "enabled"), true))
+			continue;
+		if (!strcmp(type, "disk") && !strcmp(o->key, "elevator"))
+			add(t, o, "queue/scheduler", value, value, devs ? devs : "*", flags);
+		else if (!strcmp(type, "disk") && !strcmp(o->key, "readahead"))
+			disk_readahead(t, o, value, devs ? devs : "*", flags);
+		else if (!strcmp(type, "vm") && (!strcmp(o->key, "transparent_hugepages") ||
+						  !strcmp(o->key, "transparent_hugepage")))
+			add(t, o, "sys/kernel/mm/transparent_hugepage/enabled", value, value, NULL, flags | thp);
+		else if (!strcmp(type, "vm") && !strcmp(o->key, "transparent_hugepage.defrag"))
+			add(t, o, "sys/kernel/mm/transparent_hugepage/defrag", value, value, NULL, flags);
+		else if (!strcmp(type, "sysctl") && strcmp(o->key, "type") && strcmp(o->key, "enabled")) {
+			_cleanup_(freep) char *key = xasprintf("proc/sys/%s", o->key);
+
+			for (char *s = key ? key + 9 : NULL; s && *s; s++)
+				*s = *s == '.' ? '/' : *s;
+			if (key)
+				add(t, o, key, value, value, NULL, flags | (reapply ? T_REAPPLY : 0));
+		} else if (!strcmp(type, "sysfs") && !strncmp(o->key, "/sys/", 5))
+			add(t, o, o->key + 1, value, value, NULL, flags);
+		else if (!strcmp(type, "scheduler") && !strncmp(o->key, "sched_", 6))
+			scheduler_knob(t, o, value, flags);
+	}
+}
+
+/* tuned-main.conf: reapply_sysctl (default on). */
+static bool reapply_sysctl(struct wctx *w)
+{
+	_cleanup_(freep) char *text = NULL;
+	char *p;
+	int n = 0;
+	bool on = true;
+
+	if (writers_read(w, "etc/tuned/tuned-main.conf", &text) < 0)
+		return on;
+	p = text;
+	for (char *line; (line = writers_next_line(&p, &n));) {
+		char *s = strip(line), *eq = strchr(s, '=');
+
+		if (*s != '#' && eq) {
+			*eq = '\0';
+			if (!strcmp(strip(s), "reapply_sysctl"))
+				on = enabled_word(strip(eq + 1), true);
+		}
+	}
+	return on;
+}
+
+/* The unit's link in multi-user.target.wants (its target need not be in
+ * the tree): 1, 0, or -errno (said). */
+static int tuned_enabled(struct wctx *w)
+{
+	static const char rel[] = "etc/systemd/system/multi-user.target.wants/tuned.service";
+	char target[PATH_MAX];
+	int on = root_readlink(w->r, rel, target, sizeof(target));
+
+	if (on == -EINVAL || on == -ENOENT || on == -ENOTDIR)
+		on = root_access(w->r, rel);
+	if (on < 0 && on != -ENOENT)
+		writers_error(w, rel, on);
+	return on > 0;
+}
+
+int writers_tuned(struct wctx *w)
+{
+	struct tuned t = { .w = w };
+	_cleanup_(freep) char *active = NULL;
+	int on;
+
+	if (writers_read(w, "etc/tuned/active_profile", &active) < 0)
+		return 0;
+	on = tuned_enabled(w);
+	/* several names (tuned-adm profile a b): merged in order, as includes */
+	includes(&t, active, "etc/tuned/active_profile");
+	entries(&t, on > 0 ? 0 : T_OFF, reapply_sysctl(w));
+	for (size_t i = 0; i < t.n; i++)
+		topt_free(&t.v[i]);
+	free(t.v);
+	return 0;
+}
