@@ -930,7 +930,7 @@ if strace -f -o /dev/null -e inject=read:error=EIO:when=1000 true 2>/dev/null; t
 		faults grub setup_grub etc/default/grub.d/99-earlytune.cfg $phase unlinkat 2
 	done
 	# Suggestions: an injected read failure is exit 1, or the same output
-	# (reads 1-3 are kernel_probe's osrelease and /proc/cmdline, src/kernel.c).
+	# (reads 1-3 are kernel_probe's osrelease and /proc/cmdline, src/base/kernel.c).
 	t=$WORK/sugg-faults
 	mk_cmdroot "$t" 6.1.0-28-cloud-amd64 "Amazon EC2" "root=UUID=x" nvme
 	want=$("$ET" cmdline --root "$t" 2>&1)

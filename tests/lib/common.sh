@@ -119,7 +119,7 @@ snapshot() {
 	(cd "$1" && find sys proc/sys -type f 2>/dev/null | sort | while read -r f; do printf '%s=%s\n' "$f" "$(active "$f")"; done)
 }
 
-# The records of a tree (src/state.c): the global ones (originals), then
+# The records of a tree (src/engine/state.c): the global ones (originals), then
 # each disk's (disks/NAME) and each interface's (links/IFINDEX), by name.
 # state_records takes the state directory itself (a netns test's /run/earlytune).
 state_records() {

@@ -109,7 +109,7 @@ fx_state_files() {
 }
 
 # fx_state_lines RUN BEFORE AFTER: each state file of RUN is one that a
-# whole rewrite made (src/state.c: every change is an atomic rewrite of a
+# whole rewrite made (src/engine/state.c: every change is an atomic rewrite of a
 # file): it ends with a newline, holds only lines of six fields (domain,
 # target, setting, path, value, identity) that one of the snapshots' state
 # files has, each in its file (a disk's in disks/NAME, an interface's in
@@ -143,7 +143,7 @@ fx_state_lines() {
 	rm -f "$WORK/.files"
 }
 
-# fx_runlog_lines RUN: each segment of the run log of RUN (src/runlog.c) is
+# fx_runlog_lines RUN: each segment of the run log of RUN (src/engine/runlog.c) is
 # one an append or a rotation made: the version line first, then only whole
 # run, carried run and item records, the last line ended (a failed append
 # cuts what it wrote; only a death inside write(2) could tear a line).
