@@ -78,8 +78,9 @@ unsigned domains_all(void)
 	return all;
 }
 
-/* The configuration reader knows no domain: it is handed their sections
- * before main() (and before any test) runs. */
+/* The configuration reader and the records know no domain: the reader is
+ * handed their sections, the records the lookup of their rows, before
+ * main() (and before any test) runs. */
 __attribute__((constructor)) static void register_sections(void)
 {
 	static const struct cfg_section *v[ARRAY_SIZE(domains) + 1];
@@ -90,4 +91,5 @@ __attribute__((constructor)) static void register_sections(void)
 			v[n++] = &domains[i].section;
 	v[n++] = &cmdline_section;
 	config_register(v, n);
+	state_register(domain_find);
 }

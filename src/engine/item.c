@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/internal.h"
 #include "engine/item.h"
 
 struct item *plan_add(struct plan *p, const char *domain, const char *target,
@@ -144,4 +145,36 @@ int item_compare_value(const struct item *it, const char *current)
 	if (parse_s64(current, &a) == 0 && parse_s64(it->desired, &b) == 0)
 		return a == b ? 0 : 1;
 	return strcmp(current, it->desired);
+}
+
+static const char *const action_names[] = { "change", "keep", "skip", "error" };
+static const char *const result_names[] = { NULL, "applied", "failed" };
+
+const char *action_name(enum action a)
+{
+	return action_names[a];
+}
+
+const char *result_name(enum result r)
+{
+	return result_names[r];
+}
+
+/* What a reader sees for a value that is not there. */
+const char *dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+/* verify's verdict on an item, which plan, its JSON and the metrics share. */
+enum verdict item_verdict(const struct item *it)
+{
+	if (it->action == ACT_CHANGE || it->action == ACT_ERROR || it->foreign)
+		return V_DRIFTED;
+	if (it->action == ACT_SKIP)
+		return it->unmet ? V_UNMET : V_NA;
+	/* In place, and still not possible here (a nofile above fs.nr_open). */
+	if (it->unmet)
+		return V_UNMET;
+	return V_HOLDS;
 }

@@ -8,26 +8,8 @@
 #include "base/log.h"
 #include "engine/internal.h"
 
-static const char *const action_names[] = { "change", "keep", "skip", "error" };
-static const char *const result_names[] = { NULL, "applied", "failed" };
-
 static const char *const verdict_names[] = { "holds", "drifted", "unmet", "not_applicable" };
 static bool json_done;
-
-const char *dash(const char *s)
-{
-	return s && *s ? s : "-";
-}
-
-const char *action_name(enum action a)
-{
-	return action_names[a];
-}
-
-const char *result_name(enum result r)
-{
-	return result_names[r];
-}
 
 /* Every JSON object goes out through here: main then knows whether the
  * command said its piece or an error object is due. */
@@ -91,8 +73,8 @@ static void json_item(struct strbuf *sb, const struct item *it, bool verify, boo
 		json_field(sb, "class", it->cls);
 	json_field(sb, "current", it->current);
 	json_field(sb, "desired", it->desired);
-	sb_printf(sb, ",\"action\":\"%s\"", action_names[it->action]);
-	json_field(sb, "result", result_names[it->result]);
+	sb_printf(sb, ",\"action\":\"%s\"", action_name(it->action));
+	json_field(sb, "result", result_name(it->result));
 	json_field(sb, "error", it->error);
 	json_field(sb, "reason", it->reason && *it->reason ? it->reason : NULL);
 	json_field(sb, "source", it->source);

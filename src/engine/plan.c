@@ -31,18 +31,6 @@ int cmd_plan(struct ctx *c)
 	return r;
 }
 
-enum verdict item_verdict(const struct item *it)
-{
-	if (it->action == ACT_CHANGE || it->action == ACT_ERROR || it->foreign)
-		return V_DRIFTED;
-	if (it->action == ACT_SKIP)
-		return it->unmet ? V_UNMET : V_NA;
-	/* In place, and still not possible here (a nofile above fs.nr_open). */
-	if (it->unmet)
-		return V_UNMET;
-	return V_HOLDS;
-}
-
 /* "; likely X:N (TOOL) sets VALUE": the writer verify blames for a drift. */
 static const char *culprit(const struct item *it, char *buf, size_t size)
 {

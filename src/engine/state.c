@@ -204,9 +204,19 @@ static bool disk_file(const char *name, char *rel)
 	return true;
 }
 
+/* The domain a record names, for the hooks that say which file holds it.
+ * The table of domains sits above the records and hands them its lookup
+ * at start (engine/domains.c), as it hands the configuration its sections. */
+static const struct domain *(*find_domain)(const char *name);
+
+void state_register(const struct domain *(*find)(const char *name))
+{
+	find_domain = find;
+}
+
 static void file_of(const char *domain, const char *target, const char *setting, const char *path, char *rel)
 {
-	const struct domain *d = domain_find(domain);
+	const struct domain *d = find_domain ? find_domain(domain) : NULL;
 	int ifindex = d && d->ifindex ? d->ifindex(setting, path) : 0;
 
 	if (d && d->disks && disk_file(target, rel))

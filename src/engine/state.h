@@ -57,6 +57,9 @@ void state_forget(struct records *rs, const bool *drop);
 void state_free(struct records *rs);
 
 /* ---- state_id.c ---- */
+struct domain;
+/* The table of domains hands the records its lookup (engine/domains.c). */
+void state_register(const struct domain *(*find)(const char *name));
 int state_identity(const struct root *r, const char *domain, const char *setting, const char *path,
 		   char *out, size_t size);
 int state_identity_cached(struct records *rs, const struct root *r, const char *domain,

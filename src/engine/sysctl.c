@@ -2,16 +2,15 @@
 /*
  * systemd-sysctl runs after earlytune in the real root and re-applies every
  * sysctl.d file: systemd's own 50-default.conf sets default_qdisc back to
- * fq_codel. apply writes a guard that sorts after it into /run/sysctl.d at
- * every boot, and plan looks for any file that would still win, so verify
- * can name it.
+ * fq_codel. This reads those files the way systemd-sysctl orders them, so
+ * that plan can name any file that would still win over earlytune's guard
+ * (engine/guard.c) and verify can blame it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/sched.h"
 #include "engine/item.h"
 #include "engine/sysctl.h"
 
@@ -140,76 +139,4 @@ void sysctl_warn_override(const struct root *r, struct item *it, const char *key
 		return;
 	it->foreign = true;
 	override_reason(it, file, key, value);
-}
-
-/* "-": systemd-sysctl ignores a key the kernel lacks (5.13+ moved these
- * to debugfs). */
-static void guard_sched(const char *key, const struct cfg_entry *e, void *data)
-{
-	sb_printf(data, "-%s = %s\n", key, e->value);
-}
-
-/* The guard: the sysctls earlytune sets that systemd-sysctl would reset. */
-static void guard_text(const struct config *cfg, struct strbuf *sb)
-{
-	const struct cfg_entry *cc = config_get(cfg, "net", NULL, "congestion_control");
-	const struct cfg_entry *q = config_get(cfg, "net", NULL, "qdisc");
-
-	sb_printf(sb, "# Written by earlytune at boot from its configuration (`earlytune sysctl-conf`\n"
-		      "# prints it). systemd-sysctl runs after earlytune applied these; this file\n"
-		      "# sorts after systemd's 50-default.conf so they stay in force.\n");
-	if (q)
-		sb_printf(sb, "net.core.default_qdisc = %s\n", q->value);
-	if (cc)
-		sb_printf(sb, "net.ipv4.tcp_congestion_control = %s\n", cc->value);
-	sched_sysctls(cfg, guard_sched, sb);
-}
-
-int sysctl_guard(const struct config *cfg, FILE *out)
-{
-	struct strbuf sb = { 0 };
-	int rr = 0;
-
-	guard_text(cfg, &sb);
-	if (sb.oom)
-		rr = -ENOMEM;
-	else
-		fputs(sb.s ? sb.s : "", out);
-	sb_free(&sb);
-	return rr;
-}
-
-/* Written from the configuration read now, before systemd-sysctl, so nothing
- * of an older configuration stays pinned. cfg NULL (earlytune=0): an empty
- * file, which pins nothing and masks any file of that name in /usr/lib.
- * The caller holds the state lock (root_sweep_temps). */
-int sysctl_write_guard(const struct root *r, const struct config *cfg)
-{
-	struct strbuf sb = { 0 };
-	int rr;
-
-	root_sweep_temps(r, "run/sysctl.d", SYSCTL_GUARD, NULL);
-	if (cfg)
-		guard_text(cfg, &sb);
-	rr = sb.oom ? -ENOMEM : root_write_new(r, SYSCTL_GUARD_PATH, sb.s ? sb.s : "", sb.len, 0644);
-	sb_free(&sb);
-	return rr;
-}
-
-/* revert: what the guard pins goes back too, should systemd-sysctl run again.
- * The caller holds the state lock. */
-int sysctl_remove_guard(const struct root *r)
-{
-	int rr;
-
-	root_sweep_temps(r, "run/sysctl.d", SYSCTL_GUARD, NULL);
-	rr = root_unlink(r, SYSCTL_GUARD_PATH, 0);
-
-	return rr == -ENOENT || rr == -ENOTDIR ? 0 : rr;
-}
-
-/* A global run of the net domain (not udev's one device or interface). */
-bool sysctl_guard_scope(const struct ctx *c)
-{
-	return c->only & DOM_NET && !c->ndevices && !c->ifindex && !c->iface;
 }
