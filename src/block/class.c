@@ -84,30 +84,146 @@ static const char *path_part(const struct disk *d, const char *p, char *out, siz
 	return NULL;
 }
 
-/* What a SCSI disk hangs off: its host's driver (sys/class/scsi_host/hostN/
- * proc_name) and its channel (device → H:C:T:L). */
+/* What a SCSI disk hangs off: its host's driver and its channel (device →
+ * H:C:T:L). */
 struct scsi_id {
 	char vendor[64], model[64], host_driver[64];
-	int channel; /* -1 unknown */
+	char host_from[192]; /* host_driver and where it was read, for the reason */
+	int channel;         /* -1 unknown */
 };
+
+/* The device path relative to the root ("sys/devices/…/host0/…"): sys/block
+ * links are relative to sys/block, a disk found under sys/devices is its own
+ * path. Components are collapsed against ".." textually: sysfs device paths
+ * are real directories. */
+static int dev_path_rel(const struct disk *d, char *out, size_t size)
+{
+	char buf[PATH_MAX * 2], *parts[256], *save = NULL;
+	size_t n = 0, len = 0;
+
+	if (!*d->path)
+		return -ENOENT;
+	if (prefix(d->path, "sys/") || *d->path == '/') /* found under sys/devices, or an absolute link */
+		snprintf(buf, sizeof(buf), "%s", d->path + (*d->path == '/'));
+	else
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(base_of(d->dir) - d->dir), d->dir, d->path);
+	for (char *t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(t, ".."))
+			n -= n > 0;
+		else if (n == ARRAY_SIZE(parts))
+			return -ENAMETOOLONG;
+		else if (strcmp(t, "."))
+			parts[n++] = t;
+	}
+	*out = '\0';
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(out + len, size - len, "%s%s", i ? "/" : "", parts[i]);
+	return len < size ? 0 : -ENAMETOOLONG;
+}
+
+/* hostN's directory on the device path (the parent is the HBA), or -ENOENT. */
+static int host_dir(const struct disk *d, const char *host, char *out, size_t size)
+{
+	char want[72];
+	char *s;
+	int r = dev_path_rel(d, out, size);
+
+	if (r < 0)
+		return r;
+	snprintf(want, sizeof(want), "/%s/", host);
+	s = strstr(out, want);
+	if (!s)
+		return -ENOENT;
+	s[strlen(want) - 1] = '\0';
+	return 0;
+}
+
+/* A driver name read from rel (a proc_name file, or a driver link when link). */
+static bool host_driver_from(struct ctx *c, struct disk *d, struct scsi_id *id, const char *rel, bool link,
+			     const char *what, const char *of)
+{
+	char buf[PATH_MAX];
+	int r = link ? root_readlink(&c->root, rel, buf, sizeof(buf)) : root_read(&c->root, rel, buf, sizeof(buf));
+
+	if (r == -EINVAL && link)
+		return false; /* a captured tree copied the link as a directory */
+	disk_fail(d, r, rel);
+	if (r <= 0 || !*(link ? base_of(buf) : buf))
+		return false;
+	snprintf(id->host_driver, sizeof(id->host_driver), "%s", link ? base_of(buf) : buf);
+	snprintf(id->host_from, sizeof(id->host_from), "%s %s%s%s%s", what, id->host_driver, of ? " (of " : "",
+		 of ? of : "", of ? ")" : "");
+	return true;
+}
+
+/* The host's driver from every place sysfs keeps it: sys/class/scsi_host/
+ * hostN/proc_name, the same attribute under the disk's own device path
+ * (…/hostN/scsi_host/hostN/proc_name: trees without the class link), and
+ * the driver bound to the HBA itself (the device above hostN: a PCI RAID
+ * controller, a USB interface, virtioN). */
+static void read_host_driver(struct ctx *c, struct disk *d, struct scsi_id *id, const char *host)
+{
+	char rel[PATH_MAX], dir[PATH_MAX];
+
+	if (pathf(rel, sizeof(rel), "sys/class/scsi_host/%s/proc_name", host) == 0 &&
+	    host_driver_from(c, d, id, rel, false, "SCSI host driver", NULL))
+		return;
+	if (host_dir(d, host, dir, sizeof(dir)) < 0)
+		return;
+	if (pathf(rel, sizeof(rel), "%s/scsi_host/%s/proc_name", dir, host) == 0 &&
+	    host_driver_from(c, d, id, rel, false, "SCSI host driver", NULL))
+		return;
+	*strrchr(dir, '/') = '\0'; /* dev_path_rel gave sys/devices/…/hostN */
+	if (pathf(rel, sizeof(rel), "%s/driver", dir) == 0)
+		host_driver_from(c, d, id, rel, true, "HBA driver", base_of(dir));
+}
+
+/* The channel of a SCSI address H:C:T:L, or -1. */
+static int hctl_channel(const char *hctl)
+{
+	unsigned h, ch, t, l;
+
+	return sscanf(hctl, "%u:%u:%u:%u", &h, &ch, &t, &l) == 4 ? (int)ch : -1;
+}
 
 static void read_scsi_id(struct ctx *c, struct disk *d, struct scsi_id *id)
 {
 	char rel[PATH_MAX], host[64], link[PATH_MAX];
-	unsigned h, ch, t, l;
+	const char *s;
 
 	read_attr(c, d, "device/vendor", id->vendor, sizeof(id->vendor));
 	read_attr(c, d, "device/model", id->model, sizeof(id->model));
 	*id->host_driver = '\0';
-	if (path_part(d, "host", host, sizeof(host))) {
-		int r = pathf(rel, sizeof(rel), "sys/class/scsi_host/%s/proc_name", host);
-
-		disk_fail(d, r < 0 ? r : root_read(&c->root, rel, id->host_driver, sizeof(id->host_driver)), rel);
-	}
+	*id->host_from = '\0';
+	if (path_part(d, "host", host, sizeof(host)))
+		read_host_driver(c, d, id, host);
 	id->channel = -1;
-	if (pathf(rel, sizeof(rel), "%s/device", d->dir) == 0 && root_readlink(&c->root, rel, link, sizeof(link)) > 0 &&
-	    sscanf(base_of(link), "%u:%u:%u:%u", &h, &ch, &t, &l) == 4)
-		id->channel = (int)ch;
+	if (pathf(rel, sizeof(rel), "%s/device", d->dir) == 0 && root_readlink(&c->root, rel, link, sizeof(link)) > 0)
+		id->channel = hctl_channel(base_of(link));
+	if (id->channel < 0 && (s = strstr(d->path, "/block/"))) { /* …/H:C:T:L/block/NAME */
+		snprintf(link, sizeof(link), "%.*s", (int)(s - d->path), d->path);
+		id->channel = hctl_channel(base_of(link));
+	}
+}
+
+/* Devices of the kernel's own test drivers: scsi_debug (its adapters hang
+ * off the pseudo_0 root device, vendor "Linux", model "scsi_debug") and the
+ * target's tcm_loop fabric (a local LIO backstore seen as a SCSI disk).
+ * Nothing about them is a real disk's: they are left alone. */
+static bool scsi_test(struct disk *d, const struct scsi_id *id)
+{
+	char part[64];
+
+	if (!strcmp(id->host_driver, "scsi_debug") || !strcmp(id->host_driver, "tcm_loopback"))
+		snprintf(d->why, sizeof(d->why), "sd, a kernel test device: %s", id->host_from);
+	else if (path_part(d, "pseudo_", part, sizeof(part)) || path_part(d, "tcm_loop_", part, sizeof(part)))
+		snprintf(d->why, sizeof(d->why), "sd, a kernel test device: the device path runs through %s (%s)", part,
+			 prefix(part, "pseudo_") ? "scsi_debug" : "tcm_loop");
+	else if (!strcmp(id->vendor, "Linux") && !strcmp(id->model, "scsi_debug"))
+		snprintf(d->why, sizeof(d->why), "sd, a kernel test device: vendor 'Linux', model 'scsi_debug'");
+	else
+		return false;
+	return true;
 }
 
 /* The disk's own bus or model says it is virtual: outranks the platform. */
@@ -134,7 +250,7 @@ static bool scsi_virtual(struct disk *d, const struct scsi_id *id)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(hosts); i++)
 		if (!strcmp(id->host_driver, hosts[i])) {
-			snprintf(d->why, sizeof(d->why), "sd, SCSI host driver %s", hosts[i]);
+			snprintf(d->why, sizeof(d->why), "sd, %s", id->host_from);
 			return true;
 		}
 	for (size_t i = 0; i < ARRAY_SIZE(models); i++)
@@ -153,7 +269,7 @@ static bool scsi_removable(struct ctx *c, struct disk *d, const struct scsi_id *
 	char part[64], rm[8];
 
 	if (!strcmp(id->host_driver, "usb-storage") || !strcmp(id->host_driver, "uas")) {
-		snprintf(d->why, sizeof(d->why), "sd, USB mass storage: SCSI host driver %s", id->host_driver);
+		snprintf(d->why, sizeof(d->why), "sd, USB mass storage: %s", id->host_from);
 		return true;
 	}
 	if (path_part(d, "usb", part, sizeof(part))) {
@@ -168,33 +284,78 @@ static bool scsi_removable(struct ctx *c, struct disk *d, const struct scsi_id *
 	return false;
 }
 
-/* Hardware RAID volumes, by the SCSI host's driver. Controllers that also
+/* What a RAID HBA's driver says of a disk behind it. Controllers that also
  * pass physical disks through put volumes on their own channel:
  * megaraid_sas logical drives on channels 2-3 (physical 0-1), mpt3sas IR
  * volumes on channel 1, aacraid containers on channel 0; hpsa and smartpqi
- * name a volume's model "LOGICAL VOLUME". 1 a volume (d->why says so), 0 not
- * a RAID host, -1 a disk passed through (passed says so). */
-static int scsi_raid(struct disk *d, const struct scsi_id *id, char *passed, size_t size)
+ * name a volume's model "LOGICAL VOLUME". The others (megaraid_mbox, 3ware,
+ * Areca, ServeRAID ips, HighPoint) export only their units. 1 a volume, 0
+ * not a RAID HBA's driver, -1 a physical disk passed through; a channel
+ * that cannot be read is no evidence of a pass-through. */
+static int raid_driver_says(const struct scsi_id *id)
 {
+	static const char *const units_only[] = { "megaraid", "3w-9xxx", "3w-sas", "3w-xxxx", "arcmsr", "ips", "hptiop" };
 	const char *hd = id->host_driver;
-	bool vol;
+	int want;
 
 	if (!strcmp(hd, "megaraid_sas"))
-		vol = id->channel >= 2;
+		want = 2;
 	else if (!strcmp(hd, "mpt3sas") || !strcmp(hd, "mpt2sas"))
-		vol = id->channel == 1;
+		want = 1;
 	else if (!strcmp(hd, "aacraid"))
-		vol = id->channel == 0;
+		want = 0;
 	else if (!strcmp(hd, "hpsa") || !strcmp(hd, "smartpqi"))
-		vol = !strcasecmp(id->model, "LOGICAL VOLUME");
-	else
+		return !strcasecmp(id->model, "LOGICAL VOLUME") ? 1 : -1;
+	else {
+		for (size_t i = 0; i < ARRAY_SIZE(units_only); i++)
+			if (!strcmp(hd, units_only[i]))
+				return 1;
 		return 0;
-	if (vol)
-		snprintf(d->why, sizeof(d->why), "sd, hardware RAID volume: SCSI host driver %s, channel %d", hd,
-			 id->channel);
-	else
-		snprintf(passed, size, "a physical disk passed through by %s (channel %d)", hd, id->channel);
-	return vol ? 1 : -1;
+	}
+	if (id->channel < 0)
+		return 1;
+	return (want == 2 ? id->channel >= 2 : id->channel == want) ? 1 : -1;
+}
+
+/* A RAID controller's volume names itself so: Dell "PERC H730P Mini", LSI/
+ * Broadcom "MR9361-8i" and "MegaRAID", HPE "LOGICAL VOLUME" (Smart Array),
+ * IBM/Lenovo "ServeRAID M5210" and "RAID 930-8i", Fujitsu "PRAID EP420i";
+ * a physical disk passed through keeps its own vendor and model. */
+static bool raid_model(const struct scsi_id *id)
+{
+	static const char *const words[] = { "PERC", "RAID", "Smart Array", "LOGICAL VOLUME" };
+	static const char *const lsi[] = { "LSI", "AVAGO", "BROADCOM" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strstr(id->model, words[i]) || strstr(id->vendor, words[i]) ||
+		    (i > 1 && strcasestr(id->model, words[i])))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(lsi); i++)
+		if (!strcmp(id->vendor, lsi[i]) && (prefix(id->model, "MR9") || prefix(id->model, "SMC3")))
+			return true;
+	return false;
+}
+
+/* Hardware RAID volumes: by the HBA's driver (from whichever source
+ * read_host_driver found it) and by the volume's own vendor and model. A
+ * volume spans spindles behind the controller's cache: never bfq. 1 a
+ * volume (d->why says so), 0 no RAID HBA, -1 a disk passed through (passed
+ * says so). */
+static int scsi_raid(struct disk *d, const struct scsi_id *id, char *passed, size_t size)
+{
+	int drv = raid_driver_says(id);
+	char ch[32] = "channel unknown";
+
+	if (id->channel >= 0)
+		snprintf(ch, sizeof(ch), "channel %d", id->channel);
+	if (drv > 0)
+		snprintf(d->why, sizeof(d->why), "sd, hardware RAID volume: %s, %s", id->host_from, ch);
+	else if (raid_model(id))
+		snprintf(d->why, sizeof(d->why), "sd, hardware RAID volume: vendor '%s', model '%s'%s%s%s", id->vendor,
+			 id->model, *id->host_driver ? " (" : "", id->host_driver, *id->host_driver ? ")" : "");
+	else if (drv < 0)
+		snprintf(passed, size, "a physical disk passed through by %s (%s)", id->host_driver, ch);
+	return drv > 0 || raid_model(id) ? 1 : drv;
 }
 
 /* queue/rotational (its path in rel), read once: classify_scsi and
@@ -219,6 +380,10 @@ static void classify_scsi(struct ctx *c, struct disk *d)
 	int hv, r;
 
 	read_scsi_id(c, d, &id);
+	if (scsi_test(d, &id)) {
+		d->cls = BC_OTHER;
+		return;
+	}
 	if (scsi_virtual(d, &id)) {
 		d->cls = BC_VIRTUAL;
 		return;
@@ -253,25 +418,189 @@ static void classify_scsi(struct ctx *c, struct disk *d)
 		snprintf(d->why, sizeof(d->why), "%s, rotational=%s", what, d->rot);
 }
 
-/* EBS and GCE Persistent Disk are network volumes behind an NVMe face. */
-static void classify_nvme(struct ctx *c, struct disk *d)
+/* The hardware queues of a blk-mq disk: one mq/N directory each; without
+ * mq/, an NVMe controller's queue_count less its admin queue. */
+static void read_hw_queues(struct ctx *c, struct disk *d)
+{
+	char rel[PATH_MAX], v[32];
+	unsigned long long n;
+	int r = pathf(rel, sizeof(rel), "%s/mq", d->dir);
+
+	d->hwq = -1;
+	if (r == 0)
+		r = root_match(&c->root, rel, "[0-9]*", NULL, NULL);
+	disk_fail(d, r, rel);
+	if (r > 0) {
+		d->hwq = r;
+		return;
+	}
+	read_attr(c, d, "device/queue_count", v, sizeof(v));
+	if (parse_u64(v, &n) == 0 && n >= 2 && n < 65536)
+		d->hwq = (int)n - 1;
+}
+
+/* An NVMe disk served by a hypervisor rather than a controller of its own:
+ * by model, or by the controller's PCI IDs alone (trees, and firmware, that
+ * give no model). Amazon's, Google's and Microsoft's PCI vendors make only
+ * such controllers. */
+static const char *nvme_served(const char *model, unsigned vendor, unsigned device)
 {
 	static const struct {
-		const char *model, *what;
-	} remote[] = { { "Amazon Elastic Block Store", "EC2 EBS volume" },
-		       { "nvme_card-pd", "GCE Persistent Disk" } };
-	char model[64];
+		const char *model;
+		unsigned vendor, device; /* device 0: any of the vendor's */
+		const char *what;
+	} v[] = {
+		{ "Amazon Elastic Block Store", 0x1d0f, 0x8061, "EC2 EBS volume" },
+		{ "Amazon EC2 NVMe Instance Storage", 0x1d0f, 0xcd01, "EC2 instance storage (Nitro)" },
+		{ NULL, 0x1d0f, 0, "EC2 NVMe (Nitro)" },
+		{ "nvme_card-pd", 0x1ae0, 0, "GCE Persistent Disk" },
+		{ "nvme_card", 0x1ae0, 0x001f, "GCE NVMe" },
+		{ "Microsoft NVMe Direct Disk", 0x1414, 0, "Azure NVMe" },
+		{ "MSFT NVMe Accelerator", 0x1414, 0, "Azure NVMe" },
+		{ "QEMU NVMe Ctrl", 0x1b36, 0x0010, "QEMU NVMe controller" },
+		{ "VMware Virtual NVMe Disk", 0x15ad, 0x07f0, "VMware virtual NVMe" },
+		{ "ORCL-VBOX-NVME", 0x80ee, 0x4e56, "VirtualBox NVMe" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		if (v[i].model && *model && prefix(model, v[i].model))
+			return v[i].what;
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		if (vendor == v[i].vendor && (!v[i].device || device == v[i].device))
+			return v[i].what;
+	return NULL;
+}
+
+struct first_rel {
+	char rel[PATH_MAX];
+};
+
+static void keep_first(const char *rel, void *data)
+{
+	struct first_rel *f = data;
+
+	if (!*f->rel)
+		snprintf(f->rel, sizeof(f->rel), "%s", rel);
+}
+
+/* A PCI ID file below dir, "" when absent; captures that copied a link as
+ * a directory hold directories where the kernel has files. */
+static void read_id(struct ctx *c, struct disk *d, const char *dir, const char *attr, char *out, size_t size)
+{
+	char rel[PATH_MAX];
+	int r = pathf(rel, sizeof(rel), "%s/%s", dir, attr);
+
+	*out = '\0';
+	if (r == 0)
+		r = root_read(&c->root, rel, out, size);
+	if (r < 0)
+		*out = '\0';
+	if (r != -EISDIR && r != -ENOTDIR)
+		disk_fail(d, r, rel);
+}
+
+/* The controller's PCI vendor and device ("1d0f:8061"), "" when it has no
+ * PCI device (Apple's platform device, fabrics). A namespace's device is its
+ * controller; a multipath head's is the subsystem, whose controllers are
+ * its nvmeN links. */
+static void nvme_pci_ids(struct ctx *c, struct disk *d, unsigned *vendor, unsigned *device)
+{
+	char rel[PATH_MAX], v[16], dv[16];
+	struct first_rel ctrl = { "" };
+	int r;
+
+	*vendor = *device = 0;
+	*v = *dv = '\0';
+	if (pathf(rel, sizeof(rel), "%s/device", d->dir) < 0)
+		return;
+	read_id(c, d, rel, "device/vendor", v, sizeof(v));
+	read_id(c, d, rel, "device/device", dv, sizeof(dv));
+	if (!*v && (r = root_match(&c->root, rel, "nvme[0-9]*", keep_first, &ctrl)) > 0) {
+		read_id(c, d, ctrl.rel, "device/vendor", v, sizeof(v));
+		read_id(c, d, ctrl.rel, "device/device", dv, sizeof(dv));
+	}
+	if (*v && *dv) {
+		*vendor = (unsigned)strtoul(v, NULL, 16);
+		*device = (unsigned)strtoul(dv, NULL, 16);
+	}
+}
+
+/* A hidden multipath path node nvme<subsys>c<ctrl>n<ns> reads ahead through
+ * its head nvme<subsys>n<ns>: the kernel names both so. */
+static void nvme_path_node(struct ctx *c, struct disk *d)
+{
+	unsigned s, ctl, ns;
+	char tail, hidden[8];
+
+	*d->mpath_head = '\0';
+	if (sscanf(d->name, "nvme%uc%un%u%c", &s, &ctl, &ns, &tail) != 3)
+		return;
+	read_attr(c, d, "hidden", hidden, sizeof(hidden));
+	if (strcmp(hidden, "0"))
+		snprintf(d->mpath_head, sizeof(d->mpath_head), "nvme%un%u", s, ns);
+}
+
+/* The hardware-queue count for the reason: none is for more than one. */
+static void say_queues(struct disk *d)
+{
+	size_t len = strlen(d->why);
+
+	if (d->hwq == 1)
+		snprintf(d->why + len, sizeof(d->why) - len, ", one hardware queue (only mq/0)");
+	else if (d->hwq > 1)
+		snprintf(d->why + len, sizeof(d->why) - len, ", %d hardware queues", d->hwq);
+	else
+		snprintf(d->why + len, sizeof(d->why) - len, ", hardware queues unknown (no mq/)");
+}
+
+/* Cloud volumes and emulated controllers are served by a hypervisor; the
+ * nvmet loop transport is the kernel's local test target. */
+static void classify_nvme(struct ctx *c, struct disk *d)
+{
+	char model[64], transport[16];
+	unsigned vendor, device;
+	const char *served;
 
 	d->cls = BC_NVME;
+	nvme_path_node(c, d);
 	read_attr(c, d, "device/model", model, sizeof(model));
-	for (size_t i = 0; i < ARRAY_SIZE(remote); i++)
-		if (!strcmp(model, remote[i].model)) {
-			d->cls = BC_VIRTUAL;
-			snprintf(d->why, sizeof(d->why), "%s: NVMe model '%s'", remote[i].what, model);
-			return;
-		}
-	if (*model)
+	read_attr(c, d, "device/transport", transport, sizeof(transport));
+	if (!strcmp(transport, "loop")) {
+		d->cls = BC_OTHER;
+		snprintf(d->why, sizeof(d->why), "a kernel test device: NVMe over the nvmet loop transport (kernel name %s)",
+			 d->name);
+		return;
+	}
+	nvme_pci_ids(c, d, &vendor, &device);
+	served = nvme_served(model, vendor, device);
+	if (served && *model)
+		snprintf(d->why, sizeof(d->why), "%s: NVMe model '%s'", served, model);
+	else if (served)
+		snprintf(d->why, sizeof(d->why), "%s: NVMe controller PCI %04x:%04x", served, vendor, device);
+	else if (*model)
 		snprintf(d->why, sizeof(d->why), "kernel name %s, model '%s'", d->name, model);
+	if (served) {
+		d->cls = BC_VIRTUAL;
+		return;
+	}
+	if (!strstr(d->path, "nvme-subsystem")) /* a multipath head is bio-based: no hardware queues */
+		say_queues(d);
+}
+
+/* dm-N is device-mapper's whatever its tree holds: dm/ appears with the
+ * first table, yet a capture may lack it, and a live map is not "not set up"
+ * for that (readiness is size 0 or dm/suspended=1: block_stack_ready). md
+ * arrays likewise, by md/ or the kernel's mdN name. */
+static bool is_stacked(struct ctx *c, struct disk *d)
+{
+	const char *n = d->name;
+	size_t digits = strspn(n + 2, "0123456789");
+
+	if (prefix(n, "dm-"))
+		return n[3] && strspn(n + 3, "0123456789") == strlen(n + 3);
+	if (!prefix(n, "md"))
+		return false;
+	return has_attr(c, d, "md") || (digits && !n[2 + digits]);
 }
 
 /* rotational alone never decides for a virtual disk: virtio-blk always says 1. */
@@ -291,9 +620,16 @@ static void classify(struct ctx *c, struct disk *d)
 		snprintf(d->why, sizeof(d->why), "kernel name %s, driver %s", n, d->driver);
 	else
 		snprintf(d->why, sizeof(d->why), "kernel name %s", n);
-	if ((prefix(n, "dm-") && has_attr(c, d, "dm")) || (prefix(n, "md") && has_attr(c, d, "md")))
+	read_hw_queues(c, d);
+	if (is_stacked(c, d))
 		d->cls = BC_STACKED;
-	else if (prefix(n, "loop"))
+	else if (prefix(n, "nullb")) {
+		snprintf(d->why, sizeof(d->why), "a kernel test device: null_blk (kernel name %s)", n);
+	} else if (prefix(n, "cciss!") || prefix(n, "ida!") || prefix(n, "rd!")) {
+		d->cls = BC_RAID;
+		snprintf(d->why, sizeof(d->why), "hardware RAID volume: kernel name %s (a Smart Array or Mylex logical drive)",
+			 n);
+	} else if (prefix(n, "loop"))
 		d->cls = BC_LOOP;
 	else if (prefix(n, "zram"))
 		d->cls = BC_ZRAM;

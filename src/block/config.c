@@ -14,7 +14,7 @@ const char *const block_classes[] = { "virtual", "nvme", "ssd", "hdd", "stacked"
 _Static_assert(ARRAY_SIZE(block_classes) == BC_OTHER + 2, "enum block_class indexes block_classes");
 const char *const block_schedulers[] = { "none", "mq-deadline", "kyber", "bfq", NULL };
 static const char *const match_keys[] = { "class", "name", "driver", "vendor", "model",
-					  "serial", "fstype", "uuid", "label", "partuuid", "slave_class", NULL };
+					  "serial", "fstype", "uuid", "label", "partuuid", "slave_class", "hw_queues", NULL };
 
 const struct block_setting block_settings[] = {
 	{ "scheduler", "queue/scheduler", 0, 0, 0 },
@@ -130,9 +130,9 @@ static int check_match(const char *what, const char *value, char *why, size_t si
 
 		snprintf(why, size, "unknown match key 'match.%s'%sallowed: match.class match.name "
 				    "match.driver match.vendor match.model match.serial match.fstype "
-				    "match.uuid match.label match.partuuid match.slave_class", what,
+				    "match.uuid match.label match.partuuid match.slave_class match.hw_queues", what,
 			 did_you_mean(what, "class name driver vendor model serial fstype uuid label "
-					    "partuuid slave_class", buf, sizeof(buf)));
+					    "partuuid slave_class hw_queues", buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	while ((len = next_word(&p, w, sizeof(w)))) {

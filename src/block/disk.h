@@ -76,6 +76,8 @@ struct disk {
 	char rot[16];    /* queue/rotational, read once on demand */
 	int rot_r;       /* that read's result, once rot_read */
 	bool rot_read;
+	int hwq;           /* hardware queues (mq/ entries), -1 unknown */
+	char mpath_head[32]; /* a hidden NVMe multipath path node: its head ("nvme1n1") */
 };
 
 /* The scheduler a disk has after the plan: the one iosched.KEY tunes. */

@@ -30,6 +30,11 @@ static void read_ident(struct ctx *c, struct disk *d, const char *what, char *ou
 		snprintf(out, size, "%s", d->driver);
 		return;
 	}
+	if (!strcmp(what, "hw_queues")) { /* "" when unknown: no pattern but * matches it */
+		if (d->hwq > 0)
+			snprintf(out, size, "%d", d->hwq);
+		return;
+	}
 	/* SCSI and NVMe keep identity under device/, virtio-blk keeps serial on the disk. */
 	r = pathf(rel, sizeof(rel), "%s/device/%s", d->dir, what);
 	if (r == 0)

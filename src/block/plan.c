@@ -53,7 +53,11 @@ static void plan_absent(struct item *it, const struct disk *d, const struct sche
 {
 	it->action = ACT_SKIP;
 	it->unmet = !d->bio;
-	if (d->bio)
+	if (!strcmp(it->setting, "queue/read_ahead_kb"))
+		/* the block layer gives every queue one: blk-mq, bio-based, dm, md */
+		item_setf(&it->reason, "this tree has no queue/read_ahead_kb for %s, which every block queue has "
+			  "(blk-mq or bio-based, dm and md too): the file is missing, not the setting", d->name);
+	else if (d->bio)
 		item_setf(&it->reason, "a bio-based queue (no I/O scheduler) has no %s", it->setting);
 	else if (it->rank == 2)
 		item_setf(&it->reason, "the active scheduler %s has no tunable %s", sa->name, it->setting);
@@ -94,6 +98,12 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	it->recheck = sa->switching && it->rank <= 2;
 	if (it->rank == 2 && block_plan_iosched(it, d, sa))
 		return;
+	if (*d->mpath_head && !strcmp(attr, "queue/read_ahead_kb")) {
+		item_setf(&it->reason, "%s is a hidden NVMe multipath path: reads go through its head %s, whose "
+			  "read_ahead_kb is the one that counts; here it does nothing", d->name, d->mpath_head);
+		it->action = ACT_SKIP;
+		return;
+	}
 	r = root_read(&c->root, it->path, cur, sizeof(cur));
 	if (r == -ENOENT) {
 		plan_absent(it, d, sa);
@@ -146,14 +156,17 @@ static void nothing_applies(struct plan *p, const struct disk *d, const struct b
 {
 	struct strbuf why = { 0 };
 	const char *what = "";
+	char wait[160];
 	struct item *it = plan_add(p, "block", d->name, "-", d->dir);
 
 	if (!it)
 		return;
-	if (d->cls == BC_STACKED)
+	snprintf(wait, sizeof(wait), "%s that is not ready (%s), ",
+		 prefix(d->name, "md") ? "md software RAID" : "a device-mapper map", d->notready);
+	if (d->cls == BC_STACKED && *d->notready)
+		what = wait;
+	else if (d->cls == BC_STACKED)
 		what = prefix(d->name, "md") ? "md software RAID, " : "a device-mapper map (LVM, LUKS, multipath), ";
-	else if (prefix(d->name, "dm-"))
-		what = "a device-mapper node without dm/: not set up yet (udev's change event follows), ";
 	else if (d->cls == BC_ZRAM)
 		what = "a compressed RAM disk, ";
 	else if (d->cls == BC_LOOP)

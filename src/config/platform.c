@@ -6,6 +6,7 @@
  * target's, so a guess is said as one, and no DMI is no platform.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,55 @@ static int dmi_read(const struct root *r, const char *field, char *buf, size_t s
 	return rr;
 }
 
+struct nvme_vendor {
+	const struct root *r;
+	struct platform *p;
+	char ctrl[32];
+	int err;
+};
+
+/* One controller of sys/class/nvme: its PCI vendor, if a cloud's. */
+static void nvme_vendor(const char *rel, void *data)
+{
+	static const struct {
+		const char *id, *name, *who;
+	} clouds[] = { { "0x1d0f", "aws", "Amazon" }, { "0x1ae0", "gce", "Google" }, { "0x1414", "azure", "Microsoft" } };
+	struct nvme_vendor *v = data;
+	char path[PATH_MAX], id[16];
+	int rr;
+
+	/* readdir order is the filesystem's: the lowest-numbered controller speaks */
+	if (v->err || (v->p->name && strverscmp(strrchr(rel, '/') + 1, v->ctrl) >= 0) ||
+	    pathf(path, sizeof(path), "%s/device/vendor", rel) < 0)
+		return;
+	rr = root_read(v->r, path, id, sizeof(id));
+	if (rr < 0 && rr != -ENOENT && rr != -ENOTDIR && rr != -EISDIR) {
+		v->err = rr;
+		snprintf(v->p->from, sizeof(v->p->from), "%s", path);
+		return;
+	}
+	for (size_t i = 0; rr > 0 && i < ARRAY_SIZE(clouds); i++)
+		if (!strcmp(id, clouds[i].id)) {
+			v->p->name = clouds[i].name;
+			v->p->how = "guessed";
+			snprintf(v->p->from, sizeof(v->p->from), "NVMe controller %s: PCI vendor %s (%s)",
+				 strrchr(rel, '/') + 1, id, clouds[i].who);
+			snprintf(v->ctrl, sizeof(v->ctrl), "%s", strrchr(rel, '/') + 1);
+		}
+}
+
+/* Without DMI, a cloud's NVMe controllers still name it: Amazon, Google and
+ * Microsoft make their PCI vendors' controllers only for their hypervisors. */
+static int guess_nvme(struct platform *p, const struct root *r)
+{
+	struct nvme_vendor v = { .r = r, .p = p };
+	int rr = root_match(r, "sys/class/nvme", "nvme*", nvme_vendor, &v);
+
+	if (rr < 0)
+		snprintf(p->from, sizeof(p->from), "sys/class/nvme");
+	return v.err < 0 ? v.err : rr < 0 ? rr : 0;
+}
+
 /* The DMI strings each cloud's virtual firmware writes (GCE: "Google",
  * product "Google Compute Engine"). Hyper-V (Azure's, or one on premises)
  * says "Microsoft Corporation" and "Virtual Machine". */
@@ -56,7 +106,7 @@ static int guess(struct platform *p, const struct root *r)
 	if (!*vendor && !*product) {
 		p->how = "unknown";
 		snprintf(p->from, sizeof(p->from), "no DMI in this %s", r->is_host ? "machine" : "image");
-		return 0;
+		return guess_nvme(p, r);
 	}
 	if (!strncmp(vendor, "Amazon EC2", 10))
 		p->name = "aws";

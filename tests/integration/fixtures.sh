@@ -82,4 +82,4 @@ check_rc "nvme-tree-pcie: revert" 0 -- "$ET" revert --root "$t"
 eq "nvme-tree-pcie: revert restores the captured values" "$(snapshot "$t")" "$before"
 # Attributes padded with NULs, as this capture has them, read as their value.
 check_rc "nvme-tree-apple: plan exits 0" 0 -- "$ET" plan --only block --root "$WORK/nvme-apple"
-contains "nvme-tree-apple: NUL-padded read-ahead reads 128 (kept)" "queue/read_ahead_kb 128         128     keep"
+contains "nvme-tree-apple: NUL-padded read-ahead reads 128 (kept)" "queue/read_ahead_kb 128         128         keep"

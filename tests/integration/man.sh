@@ -120,7 +120,7 @@ sections=$(conf_err '[no-such-section]' | sed -n 's/.*allowed: //p' | grep -oE '
 eq "the binary names its sections" "$(printf '%s\n' "$sections" | wc -l)" 11
 part_of "earlytune.conf.5: every section has its subsection in SECTIONS" "$("$TAGS" "$P5" --ss SECTIONS)" "$sections"
 matches=$(conf_err '[block "x"]\nmatch.no_such_match = 1' | after 'allowed: ')
-eq "the binary names the match keys of [block]" "$(echo $matches | wc -w)" 11
+eq "the binary names the match keys of [block]" "$(echo $matches | wc -w)" 12
 for sec in main block thp modules net cmdline limits sched; do
 	keys=$(conf_err "[$sec]\nno_such_key = 1" | after 'allowed: ' | sed "s/match\.\*/$matches/")
 	eq "the binary names the keys of [$sec]" "$([ -n "$keys" ] && echo yes)" yes

@@ -76,7 +76,7 @@ eq "mpath: every disk is planned" "$(printf '%s\n' "$OUT" | awk '$1 == "block" {
 t=$WORK/mdsrv
 mk_mdsrv "$t"
 OUT=$("$ET" plan --wide --only block --root "$t" 2>&1 | tr -s ' ')
-md_ssd="md0 - - - skip md software RAID, stacked disk (md0 on sda (ssd), sdb (ssd)): no [block] section matches it, so nothing applies (sections for other classes: virtual, ssd, hdd, raid; stacked-virtual needs match.slave_class = virtual nvme; stacked-ssd needs match.name = dm-*; stacked-hdd needs match.slave_class = hdd)"
+md_ssd="md0 - - - skip md software RAID, stacked disk (md0 on sda (ssd), sdb (ssd)): no [block] section matches it, so nothing applies (sections for other classes: virtual, nvme-one-queue, ssd, hdd, raid; stacked-virtual needs match.slave_class = virtual nvme; stacked-ssd needs match.name = dm-*; stacked-hdd needs match.slave_class = hdd)"
 contains "md on SSDs: one line says why nothing applies" "$md_ssd"
 eq "md on SSDs: and only that line" "$(printf '%s\n' "$OUT" | grep -c '^block md0 ')" 1
 contains "md on SSDs: the LV on md0 is followed down to the SSDs" "dm-0 queue/read_ahead_kb 8192 1024 change stacked disk (dm-0 (vg0-root) on sda (ssd), sdb (ssd)): the filesystem reads ahead through this map"

@@ -509,3 +509,168 @@ mk_sched() { # ROOT RELEASE PROFILE: a KVM guest of that kernel, configured with
 mk_sched510() { mk_sched "$1" 5.10.0-30-cloud-amd64 latency; }
 mk_sched61() { mk_sched "$1" 6.1.0-28-cloud-amd64 latency; }
 mk_sched612() { mk_sched "$1" 6.12.9-cloud-amd64 latency; }
+
+# ---- issue 26: block devices a storage engineer would judge otherwise ----
+
+# mk_scsi_at ROOT NAME DEVPATH HOST H:C:T:L VENDOR MODEL SCHEDULER ROTATIONAL:
+# a SCSI disk as sysfs lays it out, its host's driver left to the caller
+# (no sys/class/scsi_host entry: a tree that lacks the class link).
+mk_scsi_at() {
+	_r=$1 _n=$2 _dp=sys/devices/$3/$4/target${5%:*}/$5
+	_dp=sys/devices/$3/$4/target$(echo "$5" | cut -d: -f1-3)/$5
+	_d=$_r/$_dp/block/$_n
+	mkdir -p "$_d/queue" "$_d/mq/0" "$_r/sys/block" "$_r/sys/class/block"
+	ln -s "../../$_dp/block/$_n" "$_r/sys/block/$_n"
+	ln -s "../../../$_dp/block/$_n" "$_r/sys/class/block/$_n"
+	ln -s "../../../$5" "$_d/device"
+	mkdir -p "$_r/sys/bus/scsi/drivers/sd"
+	ln -s "../../../../../../../bus/scsi/drivers/sd" "$_r/$_dp/driver"
+	_attr "$_r/$_dp/vendor" "$6"
+	_attr "$_r/$_dp/model" "$7"
+	_attr "$_d/queue/scheduler" "$8"
+	_attr "$_d/queue/read_ahead_kb" 128
+	_attr "$_d/queue/rotational" "$9"
+	_attr "$_d/queue/nr_requests" 64
+	_attr "$_d/removable" 0
+	_attr "$_d/size" 3904897024
+}
+
+# The host's proc_name where the kernel keeps it, under the host's own
+# device (…/hostN/scsi_host/hostN/proc_name), reached from the disk's path.
+mk_host_proc_name() { # ROOT DEVPATH HOST PROC_NAME
+	_attr "$1/sys/devices/$2/$3/scsi_host/$3/proc_name" "$4"
+}
+
+# The HBA's PCI function and the driver bound to it.
+mk_pci_driver() { # ROOT DEVPATH DRIVER VENDOR DEVICE
+	mkdir -p "$1/sys/bus/pci/drivers/$3"
+	_attr "$1/sys/devices/$2/vendor" "$4"
+	_attr "$1/sys/devices/$2/device" "$5"
+	ln -s "../../../$(echo "$2" | sed 's#[^/]*#..#g')/bus/pci/drivers/$3" "$1/sys/devices/$2/driver"
+}
+
+# A Dell server whose tree has no sys/class/scsi_host: each RAID volume is
+# known only from another source. sda: PERC volume (megaraid_sas on channel
+# 2), proc_name under its own device path; sdb: a second megaraid_sas HBA
+# whose driver is known only from its PCI function; sdc: an HPE Smart
+# Array volume, model "LOGICAL VOLUME", no driver anywhere; sdd: a volume
+# named by its model alone ("PERC H330 Adp"); sde: a disk passed through
+# by the first PERC (channel 0): hdd, as it is.
+mk_raidhba() {
+	mk_base "$1" 6.1.0-28-amd64 no "Dell Inc." "BOOT_IMAGE=/vmlinuz root=/dev/sda2 ro"
+	_p1=pci0000:00/0000:00:03.0/0000:03:00.0 _p2=pci0000:00/0000:00:02.0/0000:02:00.0
+	_p3=pci0000:00/0000:00:01.0/0000:01:00.0 _p4=pci0000:00/0000:00:1c.0/0000:05:00.0
+	_s="[mq-deadline] kyber bfq none"
+	mk_scsi_at "$1" sda $_p1 host0 0:2:0:0 DELL "PERC H730P Mini" "$_s" 1
+	mk_host_proc_name "$1" $_p1 host0 megaraid_sas
+	mk_scsi_at "$1" sde $_p1 host0 0:0:4:0 ATA "ST4000NM0035-1V4" "$_s" 1
+	mk_scsi_at "$1" sdb $_p2 host1 1:2:1:0 AVAGO "MR9361-8i" "$_s" 1
+	mk_pci_driver "$1" $_p2 megaraid_sas 0x1000 0x005d
+	mk_scsi_at "$1" sdc $_p3 host2 2:1:0:0 HP "LOGICAL VOLUME" "$_s" 1
+	mk_scsi_at "$1" sdd $_p4 host3 3:0:0:0 DELL "PERC H330 Adp" "$_s" 1
+	mk_thp "$1"
+}
+
+# mk_nvme ROOT NAME PCIDEV VENDOR DEVICE MODEL QUEUES SCHEDULER: an NVMe
+# namespace under its controller nvmeN under its PCI function; MODEL ""
+# leaves the controller without a model file.
+mk_nvme() {
+	_r=$1 _n=$2 _c=${2%n*} _pd=sys/devices/pci0000:00/$3
+	_d=$_r/$_pd/nvme/$_c/$_n
+	mkdir -p "$_d/queue" "$_r/sys/block" "$_r/sys/class/block" "$_r/sys/class/nvme" "$_r/sys/bus/pci/drivers/nvme"
+	ln -s "../../$_pd/nvme/$_c/$_n" "$_r/sys/block/$_n"
+	ln -s "../../../$_pd/nvme/$_c/$_n" "$_r/sys/class/block/$_n"
+	ln -s "../../../$_pd/nvme/$_c" "$_r/sys/class/nvme/$_c"
+	ln -s "../../$_c" "$_d/device"
+	ln -s "../../../$3" "$_r/$_pd/nvme/$_c/device"
+	ln -s "../../../bus/pci/drivers/nvme" "$_r/$_pd/driver"
+	_attr "$_r/$_pd/vendor" "$4"
+	_attr "$_r/$_pd/device" "$5"
+	[ -n "$6" ] && _attr "$_r/$_pd/nvme/$_c/model" "$6"
+	_attr "$_r/$_pd/nvme/$_c/transport" pcie
+	_attr "$_r/$_pd/nvme/$_c/queue_count" $(($7 + 1))
+	_q=0
+	while [ $_q -lt "$7" ]; do mkdir -p "$_d/mq/$_q"; _q=$((_q + 1)); done
+	_attr "$_d/queue/scheduler" "$8"
+	_attr "$_d/queue/read_ahead_kb" 128
+	_attr "$_d/queue/rotational" 0
+	_attr "$_d/queue/nr_requests" 1023
+	_attr "$_d/hidden" 0
+	_attr "$_d/size" 209715200
+}
+
+# An EC2 instance's image with no DMI: EBS (1d0f:8061) and instance storage
+# (1d0f:cd01) known by their controllers' PCI IDs alone, no model files.
+mk_ec2nodmi() {
+	mk_base "$1" 6.1.0-28-cloud-amd64 yes "" "BOOT_IMAGE=/vmlinuz root=/dev/nvme0n1p1 ro"
+	mk_nvme "$1" nvme0n1 0000:00:04.0 0x1d0f 0x8061 "" 2 "[none] mq-deadline"
+	mk_nvme "$1" nvme1n1 0000:00:1f.0 0x1d0f 0xcd01 "" 2 "[none] mq-deadline"
+	mk_thp "$1"
+}
+
+# A KVM host's guest with emulated NVMe: QEMU's controller (1b36:0010) by
+# its model and by PCI IDs alone, a one-queue controller among them; a
+# Google (1ae0:001f) and a Microsoft (1414:b111) controller without models.
+mk_vnvme() {
+	mk_base "$1" 6.12.9-cloud-amd64 yes QEMU "BOOT_IMAGE=/vmlinuz root=/dev/nvme0n1p1 ro"
+	mk_nvme "$1" nvme0n1 0000:00:04.0 0x1b36 0x0010 "QEMU NVMe Ctrl" 2 "[none] mq-deadline"
+	mk_nvme "$1" nvme1n1 0000:00:05.0 0x1b36 0x0010 "" 1 "[mq-deadline] none"
+	mk_nvme "$1" nvme2n1 0000:00:06.0 0x1ae0 0x001f "" 4 "[none] mq-deadline"
+	mk_nvme "$1" nvme3n1 0000:00:07.0 0x1414 0xb111 "" 4 "[none] mq-deadline"
+	mk_thp "$1"
+}
+
+# Bare metal with a one-queue NVMe (as Apple's controllers have) beside an
+# ordinary one with 8 queues.
+mk_nvmesq() {
+	mk_base "$1" 6.8.0-45-generic no LENOVO "BOOT_IMAGE=/vmlinuz root=/dev/nvme0n1p2 ro"
+	mk_nvme "$1" nvme0n1 0000:00:1d.0/0000:3d:00.0 0x144d 0xa80a "SAMSUNG MZVL21T0HCLR-00BL2" 8 "[none] mq-deadline"
+	mk_nvme "$1" nvme1n1 0000:00:1c.0/0000:3c:00.0 0x106b 0x2005 "APPLE SSD AP0512Q" 1 "[mq-deadline] none kyber bfq"
+	mk_thp "$1"
+}
+
+# The kernel's test drivers on a KVM guest: a scsi_debug disk (adapters
+# under the pseudo_0 root device, host proc_name scsi_debug), a null_blk
+# device, an NVMe namespace over the nvmet loop transport, a tcm_loop disk.
+mk_testdevs() {
+	mk_base "$1" 6.1.0-28-cloud-amd64 yes QEMU "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro"
+	mk_disk "$1" vda virtio_blk "[none] mq-deadline" 128 1 256
+	_s="[mq-deadline] kyber bfq none"
+	mk_scsi_at "$1" sda pseudo_0/adapter0 host2 2:0:0:0 Linux scsi_debug "$_s" 0
+	mk_host_proc_name "$1" pseudo_0/adapter0 host2 scsi_debug
+	mk_scsi_at "$1" sdb tcm_loop_0/tcm_loop_adapter_0 host3 3:0:1:0 LIO-ORG "FILEIO" "$_s" 0
+	mk_host_proc_name "$1" tcm_loop_0/tcm_loop_adapter_0 host3 tcm_loopback
+	mk_disk "$1" nullb0 "" "[none] mq-deadline kyber bfq" 128 0 64
+	mkdir -p "$1/sys/devices/virtual/block/nullb0/mq/0"
+	_c=$1/sys/devices/virtual/nvme-fabrics/ctl/nvme1
+	mkdir -p "$_c/nvme1n1/queue" "$_c/nvme1n1/mq/0" "$_c/nvme1n1/mq/1"
+	ln -s ../devices/virtual/nvme-fabrics/ctl/nvme1/nvme1n1 "$1/sys/block/nvme1n1"
+	ln -s ../../nvme1 "$_c/nvme1n1/device"
+	_attr "$_c/transport" loop
+	_attr "$_c/model" Linux
+	_attr "$_c/nvme1n1/queue/scheduler" "[none] mq-deadline"
+	_attr "$_c/nvme1n1/queue/read_ahead_kb" 128
+	_attr "$_c/nvme1n1/queue/rotational" 0
+	mk_thp "$1"
+}
+
+# Device-mapper maps as a capture can hold them: dm-0 a live 15 GiB LV whose
+# tree lacks dm/ (stacked and capped like any LV), dm-1 without dm/ and of
+# size 0 (not ready), dm-2 suspended; md0 lacks queue/read_ahead_kb.
+mk_dmlive() {
+	mk_base "$1" 6.1.0-28-cloud-amd64 yes QEMU "BOOT_IMAGE=/vmlinuz root=/dev/dm-0 ro"
+	mk_disk "$1" vda virtio_blk "[none] mq-deadline" 128 1 256
+	mk_partition "$1" vda vda2
+	mk_disk "$1" vdb virtio_blk "[none] mq-deadline" 128 1 256
+	mk_dm "$1" dm-0 LVM-x vg0-root 8192 ../../vda/vda2
+	rm -r "$1/sys/devices/virtual/block/dm-0/dm"
+	_attr "$1/sys/devices/virtual/block/dm-0/size" 31457280
+	mk_dm "$1" dm-1 LVM-y vg0-new 128 ../../vdb
+	rm -r "$1/sys/devices/virtual/block/dm-1/dm"
+	_attr "$1/sys/devices/virtual/block/dm-1/size" 0
+	mk_dm "$1" dm-2 LVM-z vg0-snap 8192 ../../vdb
+	_attr "$1/sys/devices/virtual/block/dm-2/dm/suspended" 1
+	mk_md "$1" md0 raid1 2048 ../../vdb
+	rm "$1/sys/devices/virtual/block/md0/queue/read_ahead_kb"
+	mk_thp "$1"
+}

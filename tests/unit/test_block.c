@@ -542,7 +542,8 @@ static void test_vps_leaves_removable_and_raid(void **state)
 	expect_untouched(f, "sdk");
 }
 
-/* Issue 9: EBS and GCE Persistent Disk are network volumes, not local NVMe. */
+/* Issue 9: EBS and GCE Persistent Disk are network volumes, not local NVMe;
+ * issue 26: EC2 instance storage is served by the Nitro hypervisor too. */
 static void test_nvme_cloud_volumes(void **state)
 {
 	struct fx *f = *state;
@@ -560,7 +561,7 @@ static void test_nvme_cloud_volumes(void **state)
 	assert_contains(item(f, "nvme1n1", "queue/read_ahead_kb")->reason,
 			"virtual disk (GCE Persistent Disk: NVMe model 'nvme_card-pd')");
 	assert_contains(item(f, "nvme2n1", "queue/read_ahead_kb")->reason,
-			"nvme disk (kernel name nvme2n1, model 'Amazon EC2 NVMe Instance Storage')");
+			"virtual disk (EC2 instance storage (Nitro): NVMe model 'Amazon EC2 NVMe Instance Storage')");
 }
 
 /* An identity attribute that cannot be read makes the disk an error. */
@@ -603,7 +604,8 @@ static void test_classes(void **state)
 		{ "sda", SD, "1", "hdd", "4" },           { "sdc", NULL, "0", "ssd", "3" },
 		{ "dm-0", NULL, "0", "stacked", "5" },    { "md0", NULL, "0", "stacked", "5" },
 		{ "loop0", NULL, "0", "loop", "6" },
-		{ "zram0", NULL, "0", "zram", "7" },      { "dm-1", NULL, "0", "other", "8" },
+		/* issue 26: dm-1 lacks dm/, yet dm-N is a live map unless its size says otherwise */
+		{ "zram0", NULL, "0", "zram", "7" },      { "dm-1", NULL, "0", "stacked", "5" },
 		{ "sr0", "../../../../../../bus/scsi/drivers/sr", "1", "other", "8" },
 		{ "mmcblk0", "../../../../bus/mmc/drivers/mmcblk", "0", "removable", "9" },
 		{ "sdd", SD, NULL, "unknown", "11" },     { "sde", SD, "", "unknown", "11" },
@@ -1150,7 +1152,7 @@ static void test_device_nothing_applies(void **state)
 		const char *name, *what;
 	} want[] = {
 		{ "dm-0", "a device-mapper map (LVM, LUKS, multipath), stacked disk (" },
-		{ "dm-1", "a device-mapper node without dm/: not set up yet" },
+		{ "dm-1", "a device-mapper map that is not ready (size 0: no table or array behind it yet), stacked disk (" },
 		{ "md0", "md software RAID, stacked disk (" },
 		{ "sr0", "an optical drive, other disk (kernel name sr0, driver sr)" },
 		{ "zram0", "a compressed RAM disk, zram disk (" },
@@ -1162,6 +1164,7 @@ static void test_device_nothing_applies(void **state)
 	disk(f, "dm-0", NULL, "128\n", "0\n", NULL);
 	tree_mkdir(f->dir, "sys/block/dm-0/dm");
 	disk(f, "dm-1", NULL, "128\n", "0\n", NULL);
+	attr(f, "dm-1", "size", "0\n"); /* issue 26: not ready by its size, not by a missing dm/ */
 	disk(f, "md0", NULL, "128\n", "0\n", NULL);
 	tree_mkdir(f->dir, "sys/block/md0/md");
 	disk(f, "sr0", "[mq-deadline] none\n", "128\n", "1\n", "../../../../../../bus/scsi/drivers/sr");
