@@ -133,6 +133,11 @@ static inline void item_error(struct item *it, int err, const char *what)
 
 /* ---- class.c ---- */
 void disk_fail(struct disk *d, int err, const char *what);
+/* attr.c: an identity attribute ("" when absent, a failed read recorded),
+ * the device path's component that starts with p. */
+void read_attr(struct ctx *c, struct disk *d, const char *attr, char *out, size_t size);
+const char *path_part(const struct disk *d, const char *p, char *out, size_t size);
+void block_classify_scsi(struct ctx *c, struct disk *d);
 int disk_rotational(struct ctx *c, struct disk *d, char *rel, size_t size);
 void block_classify(struct ctx *c, struct disk *d);
 void disk_free(struct disk *d);
