@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * rtnetlink in the manner of libmnl: requests built on the stack with bounds
- * checks, an ACK asked for every request, fresh sequence numbers, replies
- * checked for our port id and sequence, errors turned into -errno with the
- * kernel's extended-ack message, and a receive timeout so nothing can hang a
- * boot. Parsers take a message and its length and trust nothing in it.
+ * rtnetlink's generic layer in the manner of libmnl (the link and qdisc
+ * messages are rtnl.c's): attributes appended with bounds checks, an ACK
+ * asked for every request, fresh sequence numbers, replies checked for our
+ * port id and sequence, errors turned into -errno with the kernel's
+ * extended-ack message, and a receive timeout so nothing can hang a boot.
+ * Parsers take a message and its length and trust nothing in it.
  */
 #include <errno.h>
-#include <net/if.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -67,10 +66,9 @@ void nl_close(struct nl *nl)
 	nl->fd = -1;
 }
 
-/* ---- building ------------------------------------------------------------ */
+/* ---- attributes ---------------------------------------------------------- */
 
-static struct nlattr *nla_put(struct nlmsghdr *h, size_t max, uint16_t type, const void *data,
-			      size_t len)
+struct nlattr *nla_put(struct nlmsghdr *h, size_t max, uint16_t type, const void *data, size_t len)
 {
 	struct nlattr *a = (struct nlattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
 	size_t total = NLA_HDRLEN + len;
@@ -84,106 +82,6 @@ static struct nlattr *nla_put(struct nlmsghdr *h, size_t max, uint16_t type, con
 	memset((char *)a + total, 0, NLA_ALIGN(total) - total);
 	h->nlmsg_len = (uint32_t)(NLMSG_ALIGN(h->nlmsg_len) + NLA_ALIGN(total));
 	return a;
-}
-
-/* One RTM_NEWQDISC, create-or-replace, appended to the batch. */
-int nl_put_qdisc(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t parent, uint32_t handle,
-		 const char *kind, const struct qparam *params, size_t nparams)
-{
-	size_t room = sizeof(b->buf) - b->len;
-	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
-	unsigned char opts[NL_OPTS_MAX];
-	struct tcmsg *tcm;
-	int olen;
-
-	if (room < NL_MSG_MAX)
-		return -ENOBUFS;
-	memset(h, 0, NLMSG_SPACE(sizeof(*tcm)));
-	h->nlmsg_len = NLMSG_LENGTH(sizeof(*tcm));
-	h->nlmsg_type = RTM_NEWQDISC;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE;
-	h->nlmsg_seq = seq;
-	tcm = NLMSG_DATA(h);
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = ifindex;
-	tcm->tcm_parent = parent;
-	tcm->tcm_handle = handle;
-	if (!nla_put(h, NL_MSG_MAX, TCA_KIND, kind, strlen(kind) + 1))
-		return -EMSGSIZE;
-	olen = qparam_encode(kind, params, nparams, opts, sizeof(opts));
-	if (olen < 0)
-		return olen;
-	if (olen > 0 && !nla_put(h, NL_MSG_MAX, TCA_OPTIONS | (strstr(kind, "fifo") ? 0 : NLA_F_NESTED),
-				 opts, (size_t)olen))
-		return -EMSGSIZE;
-	if (!b->count)
-		b->first_seq = seq;
-	b->len += NLMSG_ALIGN(h->nlmsg_len);
-	b->count++;
-	return 0;
-}
-
-/* One RTM_DELQDISC of a root: the kernel then attaches its default again. */
-int nl_put_qdisc_del(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t handle)
-{
-	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
-	struct tcmsg *tcm;
-
-	if (sizeof(b->buf) - b->len < NL_MSG_MAX)
-		return -ENOBUFS;
-	memset(h, 0, NLMSG_SPACE(sizeof(*tcm)));
-	h->nlmsg_len = NLMSG_LENGTH(sizeof(*tcm));
-	h->nlmsg_type = RTM_DELQDISC;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	h->nlmsg_seq = seq;
-	tcm = NLMSG_DATA(h);
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = ifindex;
-	tcm->tcm_parent = TC_H_ROOT;
-	tcm->tcm_handle = handle;
-	if (!b->count)
-		b->first_seq = seq;
-	b->len += NLMSG_ALIGN(h->nlmsg_len);
-	b->count++;
-	return 0;
-}
-
-/* One get request, no dump: RTM_GETLINK of an index (or of a name when
- * ifindex is 0) without statistics, or RTM_GETQDISC of the qdisc under
- * parent. The kernel sends a qdisc's answer to the asker only under
- * NLM_F_ECHO, and nothing for a built-in root (noop): the ACK ends each. */
-int nl_put_get(struct nl_batch *b, uint32_t seq, uint16_t type, int ifindex, const char *name, uint32_t parent)
-{
-	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
-	uint32_t mask = RTEXT_FILTER_SKIP_STATS;
-	bool link = type == RTM_GETLINK;
-
-	if (sizeof(b->buf) - b->len < NL_MSG_MAX)
-		return -ENOBUFS;
-	memset(h, 0, NLMSG_SPACE(sizeof(struct tcmsg)));
-	h->nlmsg_len = NLMSG_LENGTH(link ? sizeof(struct ifinfomsg) : sizeof(struct tcmsg));
-	h->nlmsg_type = type;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (link ? 0 : NLM_F_ECHO);
-	h->nlmsg_seq = seq;
-	if (link) {
-		((struct ifinfomsg *)NLMSG_DATA(h))->ifi_index = ifindex;
-		if ((!ifindex && (!name || !nla_put(h, NL_MSG_MAX, IFLA_IFNAME, name, strlen(name) + 1))) ||
-		    !nla_put(h, NL_MSG_MAX, IFLA_EXT_MASK, &mask, sizeof(mask)))
-			return -EINVAL;
-	} else {
-		((struct tcmsg *)NLMSG_DATA(h))->tcm_ifindex = ifindex;
-		((struct tcmsg *)NLMSG_DATA(h))->tcm_parent = parent;
-	}
-	if (!b->count)
-		b->first_seq = seq;
-	b->len += NLMSG_ALIGN(h->nlmsg_len);
-	b->count++;
-	return 0;
-}
-
-bool nl_batch_full(const struct nl_batch *b)
-{
-	return b->count >= NL_BATCH_REQS || sizeof(b->buf) - b->len < NL_MSG_MAX;
 }
 
 /* ---- parsing ------------------------------------------------------------- */
@@ -208,7 +106,7 @@ const struct nlmsghdr *nl_next_msg(const void *buf, size_t len, size_t *off)
 }
 
 /* The same for the attributes in buf[0, len). */
-static const struct nlattr *nla_next(const void *buf, size_t len, size_t *off)
+const struct nlattr *nla_next(const void *buf, size_t len, size_t *off)
 {
 	const struct nlattr *a;
 	size_t rest, step;
@@ -224,20 +122,7 @@ static const struct nlattr *nla_next(const void *buf, size_t len, size_t *off)
 	return a;
 }
 
-#define for_each_nla(a, start, len, off) \
-	for (size_t off = 0; ((a) = nla_next((start), (len), &off));)
-
-static const void *nla_data(const struct nlattr *a)
-{
-	return (const char *)a + NLA_HDRLEN;
-}
-
-static size_t nla_len(const struct nlattr *a)
-{
-	return a->nla_len - NLA_HDRLEN;
-}
-
-static void nla_strcpy(char *dst, size_t size, const struct nlattr *a)
+void nla_strcpy(char *dst, size_t size, const struct nlattr *a)
 {
 	size_t n = nla_len(a);
 
@@ -246,17 +131,6 @@ static void nla_strcpy(char *dst, size_t size, const struct nlattr *a)
 		n = size - 1;
 	memcpy(dst, nla_data(a), n);
 	dst[n] = '\0';
-}
-
-/* The fixed header of a message and what follows it: NULL when h is
- * shorter than the header (h->nlmsg_len bytes are readable). */
-static const void *msg_body(const struct nlmsghdr *h, size_t fixed, const char **attrs, size_t *alen)
-{
-	if (h->nlmsg_len < NLMSG_LENGTH(fixed))
-		return NULL;
-	*alen = h->nlmsg_len > NLMSG_SPACE(fixed) ? h->nlmsg_len - NLMSG_SPACE(fixed) : 0;
-	*attrs = (const char *)h + NLMSG_SPACE(fixed);
-	return NLMSG_DATA(h);
 }
 
 /* An NLMSG_ERROR: 0 for an ACK, -errno with the extended-ack text otherwise.
@@ -289,47 +163,6 @@ int nl_parse_error(const struct nlmsghdr *h, struct nl_result *res)
 		if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG)
 			nla_strcpy(res->msg, sizeof(res->msg), a);
 	return 0;
-}
-
-int nl_parse_link(const struct nlmsghdr *h, struct nl_link *l)
-{
-	const struct ifinfomsg *ifi;
-	const struct nlattr *a;
-	const char *p;
-	size_t len;
-
-	if (h->nlmsg_type != RTM_NEWLINK || !(ifi = msg_body(h, sizeof(*ifi), &p, &len)))
-		return -EBADMSG;
-	*l = (struct nl_link){ .ifindex = ifi->ifi_index, .type = ifi->ifi_type, .flags = ifi->ifi_flags, .num_tx = 1 };
-	for_each_nla(a, p, len, off) {
-		if (a->nla_type == IFLA_IFNAME)
-			nla_strcpy(l->name, sizeof(l->name), a);
-		else if (a->nla_type == IFLA_NUM_TX_QUEUES && nla_len(a) >= sizeof(uint32_t))
-			memcpy(&l->num_tx, nla_data(a), sizeof(uint32_t));
-	}
-	/* A queue count mq cannot number would overflow the request count. */
-	return l->name[0] && l->num_tx >= 1 && l->num_tx <= NL_TXQ_MAX ? 0 : -EBADMSG;
-}
-
-int nl_parse_qdisc(const struct nlmsghdr *h, struct nl_qdisc *q)
-{
-	const struct tcmsg *t;
-	const struct nlattr *a;
-	const char *p;
-	size_t len;
-
-	if (h->nlmsg_type != RTM_NEWQDISC || !(t = msg_body(h, sizeof(*t), &p, &len)))
-		return -EBADMSG;
-	*q = (struct nl_qdisc){ .ifindex = t->tcm_ifindex, .handle = t->tcm_handle, .parent = t->tcm_parent };
-	for_each_nla(a, p, len, off) {
-		if (a->nla_type == TCA_KIND) {
-			nla_strcpy(q->kind, sizeof(q->kind), a);
-		} else if ((a->nla_type & NLA_TYPE_MASK) == TCA_OPTIONS) {
-			q->optlen = nla_len(a) < sizeof(q->opts) ? nla_len(a) : sizeof(q->opts);
-			memcpy(q->opts, nla_data(a), q->optlen);
-		}
-	}
-	return q->kind[0] ? 0 : -EBADMSG;
 }
 
 /* The error a dump ends with: NLMSG_DONE carries one (-EMSGSIZE, -ENOBUFS, …

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* rtnetlink, only what earlytune needs: link and qdisc dumps and gets, qdisc
- * replacement in batches, ACKs with the kernel's extended-ack message
- * (netlink.c); the qdisc parameters TCA_OPTIONS carries (qdisc.c). Only
- * net/ and its tests include it. */
+/* rtnetlink, only what earlytune needs: the generic layer — socket, attributes,
+ * dumps, batches of requests and their ACKs with the kernel's extended-ack
+ * message (netlink.c); the link and qdisc messages built and parsed
+ * (rtnl.c); the qdisc parameters TCA_OPTIONS carries (qdisc.c). Only net/
+ * and its tests include it. */
 #pragma once
 
 #include <linux/netlink.h>
@@ -93,6 +94,25 @@ unsigned nl_ack_reply(const void *buf, size_t len, uint32_t pid, uint32_t first_
  * message fn refuses makes the request's err, unless the ACK has one). */
 unsigned nl_get_reply(const void *buf, size_t len, uint32_t pid, uint32_t first_seq, unsigned count,
 		      struct nl_result *res, int (*fn)(const struct nlmsghdr *h, void *data), void *data);
+
+/* Attributes: nla_put appends one to h if the message stays within max bytes
+ * (NULL if not); nla_next walks buf[0, len) as nl_next_msg walks messages. */
+struct nlattr *nla_put(struct nlmsghdr *h, size_t max, uint16_t type, const void *data, size_t len);
+const struct nlattr *nla_next(const void *buf, size_t len, size_t *off);
+void nla_strcpy(char *dst, size_t size, const struct nlattr *a);
+
+#define for_each_nla(a, start, len, off) \
+	for (size_t off = 0; ((a) = nla_next((start), (len), &off));)
+
+static inline const void *nla_data(const struct nlattr *a)
+{
+	return (const char *)a + NLA_HDRLEN;
+}
+
+static inline size_t nla_len(const struct nlattr *a)
+{
+	return a->nla_len - NLA_HDRLEN;
+}
 
 /* Builders and parsers: pure functions over buffers, unit-tested. */
 int nl_put_qdisc(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t parent, uint32_t handle,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The netlink reply parsers (src/net/netlink.c): the receive loops of nl_dump()
+ * The netlink reply parsers (src/net/netlink.c, rtnl.c): the receive loops of nl_dump()
  * and nl_send_batch(), and nl_parse_error/link/qdisc() on single messages.
  * Linked with -Wl,--wrap=send,--wrap=recvmsg: requests go nowhere, and each
  * recvmsg() returns the next datagram of the input, the rest of the receive

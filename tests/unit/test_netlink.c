@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * netlink.c and qdisc.c: qdisc requests built into a batch, kernel replies
+ * netlink.c, rtnl.c and qdisc.c: qdisc requests built into a batch, kernel replies
  * parsed, qdisc parameters in their text, wire and dump forms. No sockets:
  * every message a parser gets sits in a heap block of exactly its length, so
  * ASan reports any read past its end.
