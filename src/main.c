@@ -10,14 +10,10 @@
 
 #include "base/kmod.h"
 #include "base/log.h"
+#include "commands.h"
 #include "engine/domain.h"
 #include "engine/engine.h"
-#include "engine/sysctl.h"
-#include "modules/modules.h"
 #include "image/image.h"
-#include "cmdline/cmdline.h"
-
-enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
 
 static void help_options(void)
 {
@@ -79,41 +75,11 @@ static void help(void)
 	       "and queue attributes per disk) early in boot, records what it changed and why,\n"
 	       "verifies it and reverts it.\n"
 	       "\n"
-	       "Commands:\n"
-	       "  plan      show every item: current, desired, action, reason, source (default;\n"
-	       "            writes nothing)\n"
-	       "  apply     apply the plan; originals are recorded in /run/earlytune first\n"
-	       "  verify    re-read every item; exit 1 unless everything the configuration\n"
-	       "            asks for is in force: drifted (changed, or owned by another\n"
-	       "            writer) or unmet (this kernel lacks the module, scheduler or\n"
-	       "            knob) both fail; not applicable here (a partition, a queue\n"
-	       "            without a scheduler, another netns) is neutral\n"
-	       "  revert    restore the recorded originals, then forget them\n"
-	       "  config    print the merged configuration with the source of every line\n"
-	       "  modules   the kernel modules the configuration needs and whether the kernel\n"
-	       "            (--kernel VERSION) has them; --check warns by name, exit 1 if not\n"
-	       "  sysctl-conf  the sysctl.d guard that keeps systemd-sysctl from resetting\n"
-	       "            default_qdisc and tcp_congestion_control later in boot\n"
-	       "  cmdline   kernel command-line suggestions for the kernel (--kernel VERSION):\n"
-	       "            what to add, what is stale, why, and the risk\n"
-	       "  cmdline apply [--backend ostree|bls|grub|kernel-install|uki] [--update]\n"
-	       "            integrate the additions with the bootloader (detected in that order)\n"
-	       "  cmdline remove   remove exactly what earlytune added\n"
-	       "  cmdline verify   exit 1 when a reboot is pending or a parameter is missing\n"
-	       "  status    what the applies of this boot did (run/earlytune/runs): time, what\n"
-	       "            ran, counts, each item not kept and why, failures first; exit 1\n"
-	       "            when one failed or earlytune has not run since boot\n"
-	       "  forget    drop the records of a disk or interface that left (udev's remove;\n"
-	       "            --device NAME [--diskseq N], --ifindex N or --iface NAME)\n"
-	       "\n");
+	       "Commands:\n");
+	commands_help(stdout);
+	printf("\n");
 	help_options();
 }
-
-struct args {
-	const char *root, *config, *profile, *command, *sub, *kernel, *backend;
-	unsigned only;
-	bool only_set, check, update, wide;
-};
 
 static int parse_only(const char *s, unsigned *out)
 {
@@ -166,9 +132,6 @@ static int parse_ifindex(const char *s, int *out)
 	*out = (int)v;
 	return 0;
 }
-
-static const char *const commands[] = { "plan", "apply", "verify", "revert", "config", "modules",
-					"sysctl-conf", "cmdline", "forget", "status" };
 
 static int set_platform(struct ctx *c, const char *name)
 {
@@ -232,19 +195,23 @@ static int parse_option(int ch, struct ctx *c, struct args *a)
 	case 'v': c->verbose = true; return 0;
 	case 'V': printf("earlytune %s\n", EARLYTUNE_VERSION); return 1;
 	case 'h': help(); return 1;
+	case 'L': commands_list(stdout); return 1;
 	default: return -EINVAL;
 	}
 }
 
-/* The command (and cmdline's subcommand) after the options. */
+/* The command (and its subcommand) after the options. */
 static int parse_command(int argc, char **argv, struct args *a)
 {
+	char names[256];
+
 	if (optind < argc)
 		a->command = argv[optind++];
-	if (optind < argc && !strcmp(a->command, "cmdline")) {
+	if (optind < argc && command_has_subs(a->command)) {
 		a->sub = argv[optind++];
-		if (strcmp(a->sub, "apply") && strcmp(a->sub, "remove") && strcmp(a->sub, "verify")) {
-			log_msg(LOG_ERR, "cmdline: unknown subcommand '%s'; cmdline [apply|remove|verify]", a->sub);
+		if (!command_find(a->command, a->sub)) {
+			command_names(names, sizeof(names), a->command, "|");
+			log_msg(LOG_ERR, "%s: unknown subcommand '%s'; %s [%s]", a->command, a->sub, a->command, names);
 			return -EINVAL;
 		}
 	}
@@ -252,11 +219,10 @@ static int parse_command(int argc, char **argv, struct args *a)
 		log_msg(LOG_ERR, "unexpected argument '%s'; see --help", argv[optind]);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(a->command, commands[i]))
-			return 0;
-	log_msg(LOG_ERR, "unknown command '%s'; commands: plan apply verify revert config modules sysctl-conf cmdline forget status",
-		a->command);
+	if (command_find(a->command, NULL))
+		return 0;
+	command_names(names, sizeof(names), NULL, " ");
+	log_msg(LOG_ERR, "unknown command '%s'; commands: %s", a->command, names);
 	return -EINVAL;
 }
 
@@ -273,7 +239,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "backend", required_argument, NULL, 'B' }, { "update", no_argument, NULL, 'U' },
 		{ "diskseq", required_argument, NULL, 'S' }, { "wide", no_argument, NULL, 'W' },
 		{ "prometheus", required_argument, NULL, 'P' }, { "platform", required_argument, NULL, 'F' },
-		{ "image", no_argument, NULL, 'G' },
+		{ "image", no_argument, NULL, 'G' },         { "list-commands", no_argument, NULL, 'L' },
 		{ 0 },
 	};
 	int ch, r;
@@ -329,9 +295,7 @@ static int setup(struct ctx *c, const struct args *a)
 	}
 	if (c->boot)
 		log_setup_boot(&c->root);
-	/* udev's remove, and a look at what happened even when the
-	 * configuration is broken: no kernel probe, configuration or libkmod. */
-	if (!strcmp(a->command, "forget") || !strcmp(a->command, "status"))
+	if (!command_find(a->command, a->sub)->needs_config)
 		return EXIT_OK;
 	r = kernel_probe(&c->kernel, &c->root);
 	if (r < 0) {
@@ -369,48 +333,6 @@ static int setup(struct ctx *c, const struct args *a)
 	return r < 0 ? EXIT_USAGE : EXIT_OK;
 }
 
-static int run(struct ctx *c, const struct args *a)
-{
-	const char *command = a->command;
-
-	if (!strcmp(command, "config") && c->json)
-		config_json(c);
-	else if (!strcmp(command, "config"))
-		config_print(&c->cfg, stdout);
-	if (!strcmp(command, "config"))
-		return EXIT_OK;
-	if (!strcmp(command, "sysctl-conf") && c->json) {
-		sysctl_conf_json(c);
-		return EXIT_OK;
-	}
-	if (!strcmp(command, "sysctl-conf"))
-		return sysctl_guard(&c->cfg, stdout) < 0 ? EXIT_DRIFT : EXIT_OK;
-	if (!strcmp(command, "modules"))
-		return cmd_modules(c, a->check);
-	if (!strcmp(command, "cmdline")) {
-		if (!a->sub)
-			return cmd_cmdline_suggest(c);
-		if (!strcmp(a->sub, "apply"))
-			return cmd_cmdline_apply(c, a->backend, a->update);
-		if (!strcmp(a->sub, "remove"))
-			return cmd_cmdline_remove(c);
-		return cmd_cmdline_verify(c);
-	}
-	if (!strcmp(command, "apply"))
-		return cmd_apply(c);
-	if (!strcmp(command, "verify") && c->image)
-		return cmd_verify_image(c);
-	if (!strcmp(command, "verify"))
-		return cmd_verify(c);
-	if (!strcmp(command, "revert"))
-		return cmd_revert(c);
-	if (!strcmp(command, "forget"))
-		return cmd_forget(c);
-	if (!strcmp(command, "status"))
-		return cmd_status(c);
-	return cmd_plan(c);
-}
-
 int main(int argc, char **argv)
 {
 	struct ctx c = { .root.fd = -1 };
@@ -431,7 +353,7 @@ int main(int argc, char **argv)
 	log_set_verbose(c.verbose);
 	r = setup(&c, &a);
 	if (r == EXIT_OK)
-		r = run(&c, &a);
+		r = command_find(a.command, a.sub)->fn(&c, &a);
 	if (c.json && r != EXIT_OK && !json_emitted()) {
 		char name[64];
 

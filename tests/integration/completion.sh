@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Issue 12: bash completion (hook/earlytune.bash-completion). Sourced in bash,
 # its function is called as bash would (COMP_WORDS, COMP_CWORD) and COMPREPLY
-# is compared; its fixed lists must be the binary's own (--help, main.c's
-# option table, the errors that name the allowed words).
+# is compared; its commands come from the binary's table (--list-commands),
+# its fixed lists must be the binary's own (--help, main.c's option table,
+# the errors that name the allowed words).
 . "$(dirname "$0")/../lib/common.sh"
 
 COMPL=$(cd "$TESTS_DIR/../hook" && pwd)/earlytune.bash-completion
@@ -13,6 +14,11 @@ mk_disk "$t" vda virtio_blk "[none] mq-deadline" 128 0
 mk_disk "$t" vdb virtio_blk "[none] mq-deadline" 128 0
 mk_disk "$t" sda sd "[mq-deadline] none" 128 1
 mkdir -p "$t/lib/modules/6.1.0-30-cloud-amd64" "$t/lib/modules/6.12.9-cloud-amd64"
+
+# The completion runs the earlytune it completes (COMP_WORDS[0]): this one.
+mkdir -p "$WORK/bin"
+ln -s "$ET_BIN" "$WORK/bin/earlytune"
+export PATH="$WORK/bin:$PATH"
 
 # comp WORD...: the completions, sorted, one line, for the command line
 # WORD... with the cursor in its last word (give '' for an empty one).
@@ -32,10 +38,18 @@ OUT=$("$BASH" --norc --noprofile -c '. "$1" && complete -p earlytune' x "$COMPL"
 eq "sourcing it registers the function for earlytune" "$OUT" "complete -F _earlytune earlytune"
 
 # ---- the fixed lists are the binary's -------------------------------------------------
-cmds=$("$ET" no-such-command --root "$t" 2>&1 | after 'commands: ')
-eq "commands: every command of the binary" "$(comp '')" "$(words $cmds)"
-subs=$("$ET" cmdline no-such-sub --root "$t" 2>&1 | after 'cmdline ')
+cmds=$("$ET" --list-commands | grep -v ' ')
+eq "commands: every command of the binary's table" "$(comp '')" "$(words $cmds)"
+eq "the table was read (10 commands)" "$(echo $cmds | wc -w)" 10
+subs=$("$ET" --list-commands | sed -n 's/^cmdline //p')
 eq "cmdline's subcommands" "$(comp cmdline '')" "$(words $subs)"
+# The commands are the table of the binary being completed, not a copy.
+printf '#!/bin/sh\n[ "$1" = --list-commands ] && printf "plan\\nfrob\\nfrob twiddle\\n"\n' >"$WORK/fake-et"
+chmod +x "$WORK/fake-et"
+OUT=$("$BASH" --norc --noprofile -c '. "$1"; COMP_WORDS=("$2" ""); COMP_CWORD=1; _earlytune; echo "${COMPREPLY[*]}"
+	COMP_WORDS=("$2" frob ""); COMP_CWORD=2; _earlytune; echo "${COMPREPLY[*]}"' x "$COMPL" "$WORK/fake-et" 2>&1)
+eq "a binary's own commands and subcommands are offered (its --list-commands)" "$OUT" "plan frob
+twiddle"
 longs=$( { "$ET" --help | grep -oE -- '--[a-z][a-z-]+'
 	grep -oE '\{ "[a-z][a-z-]*", (no|required|optional)_argument' "$TESTS_DIR/../src/main.c" |
 		sed 's/{ "\([^"]*\)".*/--\1/'; } | sort -u)

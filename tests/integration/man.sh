@@ -69,15 +69,20 @@ conf_err() {
 }
 
 # ---- earlytune(8): commands ----------------------------------------------------
-cmds=$("$ET" no-such-command --root "$t" 2>&1 | after 'commands: ')
-subs=$("$ET" cmdline no-such-sub --root "$t" 2>&1 | after 'cmdline ')
+# The binary's command table (--list-commands: "cmdline apply" for a
+# subcommand); --help and the errors that name the commands print the same table.
+all_cmds=$("$ET" --list-commands)
+eq "--list-commands: exit 0" "$?" 0
+eq "the binary lists its commands (13, subcommands included)" "$(printf '%s\n' "$all_cmds" | wc -l)" 13
+tops=$(printf '%s\n' "$all_cmds" | grep -v ' ')
+subs=$(printf '%s\n' "$all_cmds" | sed -n 's/^cmdline //p')
 help_cmds=$("$ET" --help | sed -n '/^Commands:/,/^$/p' |
 	sed -n 's/^  \(cmdline [a-z][a-z]*\|[a-z][a-z-]*\).*/\1/p')
-eq "the binary names its commands (unknown-command error)" "$(echo $cmds | wc -w)" 10
-eq "the binary names cmdline's subcommands" "$subs" "apply remove verify"
-all_cmds=$(printf '%s\n' $cmds $(for s in $subs; do echo "cmdline_$s"; done) |
-	tr _ ' '; printf '%s\n' "$help_cmds")
-all_cmds=$(printf '%s\n' "$all_cmds" | sort -u)
+eq "--help names every command of the table, in its order" "$help_cmds" "$all_cmds"
+eq "the unknown-command error names the table's commands" \
+	"$("$ET" no-such-command --root "$t" 2>&1 | after 'commands: ')" "$(echo $tops)"
+eq "the unknown-subcommand error names the table's subcommands" \
+	"$("$ET" cmdline no-such-sub --root "$t" 2>&1 | after 'cmdline ')" "$(echo $subs)"
 IFS='
 '
 in_list "earlytune.8: every command has its entry in COMMANDS" "$("$TAGS" "$P8" COMMANDS)" $all_cmds

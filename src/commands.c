@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The commands: what each runs, whether it needs the configuration, and
+ * its lines of --help. A new command is a row here; --help, the man page
+ * test and the shell completion then know it. */
+#include <string.h>
+
+#include "commands.h"
+#include "cmdline/cmdline.h"
+#include "engine/engine.h"
+#include "engine/sysctl.h"
+#include "image/image.h"
+#include "modules/modules.h"
+
+static int run_plan(struct ctx *c, const struct args *a)
+{
+	return cmd_plan(c);
+}
+
+static int run_apply(struct ctx *c, const struct args *a)
+{
+	return cmd_apply(c);
+}
+
+static int run_verify(struct ctx *c, const struct args *a)
+{
+	return c->image ? cmd_verify_image(c) : cmd_verify(c);
+}
+
+static int run_revert(struct ctx *c, const struct args *a)
+{
+	return cmd_revert(c);
+}
+
+static int run_config(struct ctx *c, const struct args *a)
+{
+	if (c->json)
+		config_json(c);
+	else
+		config_print(&c->cfg, stdout);
+	return EXIT_OK;
+}
+
+static int run_modules(struct ctx *c, const struct args *a)
+{
+	return cmd_modules(c, a->check);
+}
+
+static int run_sysctl_conf(struct ctx *c, const struct args *a)
+{
+	if (!c->json)
+		return sysctl_guard(&c->cfg, stdout) < 0 ? EXIT_DRIFT : EXIT_OK;
+	sysctl_conf_json(c);
+	return EXIT_OK;
+}
+
+static int run_cmdline(struct ctx *c, const struct args *a)
+{
+	return cmd_cmdline_suggest(c);
+}
+
+static int run_cmdline_apply(struct ctx *c, const struct args *a)
+{
+	return cmd_cmdline_apply(c, a->backend, a->update);
+}
+
+static int run_cmdline_remove(struct ctx *c, const struct args *a)
+{
+	return cmd_cmdline_remove(c);
+}
+
+static int run_cmdline_verify(struct ctx *c, const struct args *a)
+{
+	return cmd_cmdline_verify(c);
+}
+
+static int run_status(struct ctx *c, const struct args *a)
+{
+	return cmd_status(c);
+}
+
+static int run_forget(struct ctx *c, const struct args *a)
+{
+	return cmd_forget(c);
+}
+
+/* status and forget need neither the kernel probe, the configuration nor
+ * libkmod: udev's remove must be cheap, and a look at what happened must
+ * work when the configuration is broken. */
+static const struct command commands[] = {
+	{ "plan", NULL, true, run_plan,
+	  "show every item: current, desired, action, reason, source (default;\n"
+	  "writes nothing)" },
+	{ "apply", NULL, true, run_apply, "apply the plan; originals are recorded in /run/earlytune first" },
+	{ "verify", NULL, true, run_verify,
+	  "re-read every item; exit 1 unless everything the configuration\n"
+	  "asks for is in force: drifted (changed, or owned by another\n"
+	  "writer) or unmet (this kernel lacks the module, scheduler or\n"
+	  "knob) both fail; not applicable here (a partition, a queue\n"
+	  "without a scheduler, another netns) is neutral" },
+	{ "revert", NULL, true, run_revert, "restore the recorded originals, then forget them" },
+	{ "config", NULL, true, run_config, "print the merged configuration with the source of every line" },
+	{ "modules", NULL, true, run_modules,
+	  "the kernel modules the configuration needs and whether the kernel\n"
+	  "(--kernel VERSION) has them; --check warns by name, exit 1 if not" },
+	{ "sysctl-conf", NULL, true, run_sysctl_conf,
+	  "the sysctl.d guard that keeps systemd-sysctl from resetting\n"
+	  "default_qdisc and tcp_congestion_control later in boot" },
+	{ "cmdline", NULL, true, run_cmdline,
+	  "kernel command-line suggestions for the kernel (--kernel VERSION):\n"
+	  "what to add, what is stale, why, and the risk" },
+	{ "cmdline apply", "[--backend ostree|bls|grub|kernel-install|uki] [--update]", true, run_cmdline_apply,
+	  "integrate the additions with the bootloader (detected in that order)" },
+	{ "cmdline remove", NULL, true, run_cmdline_remove, "remove exactly what earlytune added" },
+	{ "cmdline verify", NULL, true, run_cmdline_verify, "exit 1 when a reboot is pending or a parameter is missing" },
+	{ "status", NULL, false, run_status,
+	  "what the applies of this boot did (run/earlytune/runs): time, what\n"
+	  "ran, counts, each item not kept and why, failures first; exit 1\n"
+	  "when one failed or earlytune has not run since boot" },
+	{ "forget", NULL, false, run_forget,
+	  "drop the records of a disk or interface that left (udev's remove;\n"
+	  "--device NAME [--diskseq N], --ifindex N or --iface NAME)" },
+};
+
+/* The length of the command a row belongs to ("cmdline" of "cmdline apply"). */
+static size_t command_len(const struct command *x)
+{
+	return strcspn(x->name, " ");
+}
+
+const struct command *command_find(const char *name, const char *sub)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		const struct command *x = &commands[i];
+
+		if (command_len(x) != len || strncmp(x->name, name, len))
+			continue;
+		if (sub ? x->name[len] && !strcmp(x->name + len + 1, sub) : !x->name[len])
+			return x;
+	}
+	return NULL;
+}
+
+bool command_has_subs(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (commands[i].name[len] == ' ' && !strncmp(commands[i].name, name, len))
+			return true;
+	return false;
+}
+
+void command_names(char *buf, size_t size, const char *prefix, const char *sep)
+{
+	size_t plen = prefix ? strlen(prefix) : 0, used = 0;
+
+	*buf = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(commands) && used < size; i++) {
+		const char *name = commands[i].name;
+
+		if (prefix ? strncmp(name, prefix, plen) || name[plen] != ' ' : name[command_len(&commands[i])])
+			continue;
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? sep : "", name + (prefix ? plen + 1 : 0));
+	}
+}
+
+/* A row's name and its first line in one column of 8, or its usage on the
+ * name's line; every other line indented to the text's column. */
+void commands_help(FILE *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		const struct command *x = &commands[i];
+		const char *h = x->help;
+
+		if (x->usage)
+			fprintf(out, "  %s %s\n%12s", x->name, x->usage, "");
+		else
+			fprintf(out, "  %-8s  ", x->name);
+		for (const char *nl; (nl = strchr(h, '\n')); h = nl + 1)
+			fprintf(out, "%.*s\n%12s", (int)(nl - h), h, "");
+		fprintf(out, "%s\n", h);
+	}
+}
+
+void commands_list(FILE *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "%s\n", commands[i].name);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The commands (commands.c): one table that main.c runs a command from and
+ * --help and --list-commands print, so that the man page test and the shell
+ * completion, which read --list-commands, see what the binary has. Only
+ * main.c includes it.
+ */
+#pragma once
+
+#include <stdio.h>
+
+#include "earlytune.h"
+
+enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
+
+/* What the options said, beyond what the context holds. */
+struct args {
+	const char *root, *config, *profile, *command, *sub, *kernel, *backend;
+	unsigned only;
+	bool only_set, check, update, wide;
+};
+
+struct command {
+	const char *name;  /* "cmdline apply": a subcommand of cmdline */
+	const char *usage; /* --help: its arguments, on the name's line; NULL: none */
+	bool needs_config; /* the kernel probed, the configuration and libkmod loaded */
+	int (*fn)(struct ctx *c, const struct args *a);
+	const char *help;  /* --help: its lines, '\n' between them */
+};
+
+/* The command name (sub NULL), or its subcommand sub; NULL when there is none. */
+const struct command *command_find(const char *name, const char *sub);
+bool command_has_subs(const char *name);
+/* The commands (prefix NULL), or the subcommands of prefix, joined by sep. */
+void command_names(char *buf, size_t size, const char *prefix, const char *sep);
+void commands_help(FILE *out);
+void commands_list(FILE *out);
