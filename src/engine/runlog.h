@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What earlytune did: every apply leaves one record in the run log
- * (runlog.c); `status` prints it (status.c) and `verify --prometheus` exports
+ * (runlog.c writes it, runlog_read.c reads it back); `status` prints it (status.c) and `verify --prometheus` exports
  * it with verify's verdicts (metrics.c). Only engine/ includes it.
  */
 #pragma once
+
+#include <string.h>
 
 #include "engine/internal.h"
 
@@ -48,10 +50,18 @@ struct runlog {
 	char *buf[2];               /* runs.old, runs: every string points into them */
 };
 
+/* A log of this format: its version line first. */
+static inline bool runlog_format_known(const char *buf)
+{
+	return !strncmp(buf, "V\t1\t", 4);
+}
+
 /* runlog.c */
 /* p: the plan apply ran, NULL when earlytune=0 disabled it; err: apply's
  * failure to record originals (-errno), or 0. */
 void runlog_append(const struct ctx *c, const struct plan *p, int err, const struct records *held);
+
+/* runlog_read.c */
 int runlog_load(const struct root *r, struct runlog *log); /* 0, -ENOENT, -errno */
 void runlog_free(struct runlog *log);
 bool run_is_boot(const struct run *x);

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The run log read back, for `status` and the Prometheus export: both
+ * segments parsed into runs (the format is described in runlog.c, which
+ * writes it), then bounded to what status shows.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "engine/runlog.h"
+
+/* Splits a line at its tabs and undoes the escapes, in place; empty fields
+ * become NULL. Returns the number of fields. */
+static size_t split_fields(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max) {
+		char *end = strchrnul(line, '\t'), *w = line;
+		bool last = !*end;
+
+		*end = '\0';
+		f[n++] = *line ? line : NULL;
+		for (char *s = line; *s; s++) {
+			if (*s == '\\' && s[1]) {
+				s++;
+				*s = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s;
+			}
+			*w++ = *s;
+		}
+		*w = '\0';
+		if (last)
+			break;
+		line = end + 1;
+	}
+	return n;
+}
+
+static bool parse_uint(const char *s, unsigned *out)
+{
+	unsigned long long v;
+
+	if (!s || parse_u64(s, &v) < 0 || v > UINT_MAX)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+static bool parse_ll(const char *s, long long *out)
+{
+	unsigned long long v;
+
+	if (!s || parse_u64(s, &v) < 0 || v > LLONG_MAX)
+		return false;
+	*out = (long long)v;
+	return true;
+}
+
+/* An R line's fields (f[0] is "R"); false when it is not one. */
+static bool parse_run(char **f, size_t n, struct run *x)
+{
+	if (n != 15)
+		return false;
+	*x = (struct run){ .command = f[3], .scope = f[5], .names = f[6], .only = f[7], .note = f[14] };
+	x->boot = f[4] && !strcmp(f[4], "1");
+	return x->command && x->scope && parse_ll(f[1], &x->time_ns) &&
+	       parse_ll(f[2], &x->duration_us) && parse_uint(f[8], &x->changed) && parse_uint(f[9], &x->kept) &&
+	       parse_uint(f[10], &x->skipped) && parse_uint(f[11], &x->failed) &&
+	       parse_uint(f[12], &x->config_errors) && parse_uint(f[13], &x->more);
+}
+
+static int add_item(struct run *x, char **f)
+{
+	struct run_item *v = realloc(x->items, (x->nitems + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	x->items = v;
+	v[x->nitems++] = (struct run_item){ f[1], f[2], f[3] ? f[3] : "", f[4] ? f[4] : "", f[5], f[6], f[7], f[8] };
+	return 0;
+}
+
+/* A run goes last, or first when carried (P): the newest boot run, moved
+ * by a rotation into the segment after the one that held it, is older
+ * than every run of both segments. */
+static int add_run(struct runlog *log, const struct run *x, bool carried)
+{
+	struct run *v = log->v;
+
+	if (log->n == log->cap) {
+		log->cap = log->cap ? log->cap * 2 : 64;
+		v = realloc(log->v, log->cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		log->v = v;
+	}
+	log->cur = carried ? 0 : log->n;
+	if (carried)
+		memmove(v + 1, v, log->n * sizeof(*v));
+	v[log->cur] = *x;
+	log->n++;
+	return 0;
+}
+
+static int add_line(struct runlog *log, char *line, size_t len)
+{
+	char *f[16];
+	size_t n = split_fields(line, f, ARRAY_SIZE(f));
+	bool carried = f[0] && !strcmp(f[0], "P");
+	struct run x;
+
+	if (!f[0])
+		return 0;
+	if (!strcmp(f[0], "V") && n == 3 && f[2])
+		log->dropped = strtoull(f[2], NULL, 10);
+	if (!strcmp(f[0], "I") && n == 9 && log->cur < log->n && f[1] && f[2]) {
+		log->v[log->cur].bytes += len;
+		return add_item(&log->v[log->cur], f);
+	}
+	if (strcmp(f[0], "R") && !carried)
+		return 0; /* a line this version does not know */
+	log->cur = SIZE_MAX;
+	if (!parse_run(f, n, &x))
+		return 0; /* nor is what follows a known run's */
+	x.bytes = len;
+	return add_run(log, &x, carried);
+}
+
+/* One segment's lines. A last line without its newline is a crashed
+ * append's torn write, not a record: skipped. */
+static int load_segment(struct runlog *log, char *buf)
+{
+	int rr = 0;
+
+	log->cur = SIZE_MAX;
+	for (char *line = buf, *next; rr >= 0 && (next = strchr(line, '\n')); line = next) {
+		*next++ = '\0';
+		rr = add_line(log, line, (size_t)(next - line));
+	}
+	return rr;
+}
+
+/* What status shows: the newest run, the newest boot run of the whole
+ * system whatever came after it, then the newest runs back to the first
+ * that does not fit RUNLOG_MAX_RUNS and RUNLOG_MAX_BYTES. The rest counts
+ * as dropped: the segments hold up to twice the bound's runs of tiny ones. */
+static int bound(struct runlog *log)
+{
+	_cleanup_(freep) bool *keep = calloc(log->n + 1, sizeof(*keep));
+	size_t pin = log->n, runs = 0, used = 0, kept = 0;
+
+	if (!keep)
+		return -ENOMEM;
+	for (size_t i = log->n; i-- > 0 && pin == log->n;)
+		if (run_is_boot(&log->v[i]))
+			pin = i;
+	if (pin < log->n)
+		keep[pin] = true, runs++, used += log->v[pin].bytes;
+	for (size_t i = log->n; i-- > 0;) {
+		if (i == pin)
+			continue;
+		if (i + 1 < log->n && (runs >= RUNLOG_MAX_RUNS || used + log->v[i].bytes > RUNLOG_MAX_BYTES))
+			break;
+		keep[i] = true, runs++, used += log->v[i].bytes;
+	}
+	for (size_t i = 0; i < log->n; i++)
+		if (keep[i])
+			log->v[kept++] = log->v[i];
+		else
+			free(log->v[i].items);
+	log->dropped += log->n - kept;
+	log->n = kept;
+	return 0;
+}
+
+/* runs.old, when there is one of this format, then runs (runs.new when a
+ * crash between rotate's renames left only that). */
+int runlog_load(const struct root *r, struct runlog *log)
+{
+	int rr = root_read_file(r, RUNLOG_OLD, &log->buf[0], 4 * RUNLOG_MAX_BYTES);
+	bool old = rr >= 0 && runlog_format_known(log->buf[0]);
+
+	if (rr < 0 && rr != -ENOENT)
+		log_msg(LOG_WARN, "cannot read %s/%s: %s; its runs, the oldest, are left out",
+			r->is_host ? "" : r->dir, RUNLOG_OLD, strerror(-rr));
+	if (old && (rr = load_segment(log, log->buf[0])) < 0)
+		return rr;
+	rr = root_read_file(r, RUNLOG_FILE, &log->buf[1], 4 * RUNLOG_MAX_BYTES);
+	if (rr == -ENOENT)
+		rr = root_read_file(r, RUNLOG_NEW, &log->buf[1], 4 * RUNLOG_MAX_BYTES);
+	if (rr == -ENOENT && !old)
+		return rr;
+	if (rr < 0 && rr != -ENOENT)
+		return rr;
+	if (rr >= 0 && !runlog_format_known(log->buf[1]))
+		return -EBADMSG;
+	if (rr >= 0 && (rr = load_segment(log, log->buf[1])) < 0)
+		return rr;
+	return bound(log);
+}
+
+void runlog_free(struct runlog *log)
+{
+	for (size_t i = 0; i < log->n; i++)
+		free(log->v[i].items);
+	free(log->v);
+	free(log->buf[0]);
+	free(log->buf[1]);
+	*log = (struct runlog){ 0 };
+}
+
+bool run_is_boot(const struct run *x)
+{
+	return x->boot && !strcmp(x->scope, "global");
+}
