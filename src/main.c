@@ -84,24 +84,27 @@ static void help(void)
 static int parse_only(const char *s, unsigned *out)
 {
 	_cleanup_(freep) char *copy = strdup(s);
-	char *save = NULL, *w;
+	char *save = NULL, *w, names[128] = "";
 
 	if (!copy)
 		return -ENOMEM;
 	*out = 0;
 	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		const struct domain *d = domain_find(w);
-		char names[128] = "";
 
-		if (!d) {
-			for (size_t i = 0; i < ndomains; i++)
-				snprintf(names + strlen(names), sizeof(names) - strlen(names), " %s", domains[i].name);
-			log_msg(LOG_ERR, "--only: unknown domain '%s'; domains:%s", w, names);
-			return -EINVAL;
-		}
+		if (!d)
+			break;
 		*out |= d->bit;
 	}
-	return *out ? 0 : -EINVAL;
+	if (!w && *out)
+		return 0;
+	for (size_t i = 0; i < ndomains; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), " %s", domains[i].name);
+	if (w)
+		log_msg(LOG_ERR, "--only: unknown domain '%s'; domains:%s", w, names);
+	else
+		log_msg(LOG_ERR, "--only: no domain given ('%s'); domains:%s", s, names);
+	return -EINVAL;
 }
 
 static int add_device(struct ctx *c, const char *name)

@@ -94,6 +94,12 @@ lacks "--device: no THP items" '"domain":"thp"'
 check_rc "unknown command: exit 2" 2 -- "$ET" frobnicate --root "$t"
 check_rc "unknown option: exit 2" 2 -- "$ET" plan --frob
 check_rc "unknown --only domain: exit 2" 2 -- "$ET" plan --only block,gpu --root "$t"
+# A list without a domain is an error that says so, not a silent exit 2.
+for only in , '' ',,'; do
+	check_rc "--only '$only': exit 2" 2 -- "$ET" plan --only "$only" --root "$t"
+	eq "--only '$only': one line names the domains" "$OUT" \
+		"earlytune: --only: no domain given ('$only'); domains: modules thp net block initramfs limits sched"
+done
 check_rc "unknown --profile: exit 2" 2 -- "$ET" plan --profile turbo --root "$t"
 check_rc "missing --root: exit 2" 2 -- "$ET" plan --root "$WORK/nonexistent"
 check_rc "--help: exit 0" 0 -- "$ET" --help
