@@ -209,6 +209,10 @@ int write_full(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* A temporary file's name keeps this much of its target's: with the dot
+ * and the suffix it stays within NAME_MAX whatever the target's length. */
+#define TEMP_KEEP 200
+
 /* A new temporary file beside the target, created exclusively: a stale one
  * of a crashed run, or another writer's, is never reused. */
 static int create_temp(int dfd, const char *last, mode_t mode, char *tmp, size_t size)
@@ -223,7 +227,7 @@ static int create_temp(int dfd, const char *last, mode_t mode, char *tmp, size_t
 		unsigned x = (unsigned)ts.tv_nsec ^ ((unsigned)pid << 12) ^ (i * 2654435761u);
 		int fd;
 
-		snprintf(tmp, size, ".%.200s.%08x", last, x);
+		snprintf(tmp, size, ".%.*s.%08x", TEMP_KEEP, last, x);
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0)
 			return fd;
@@ -294,10 +298,10 @@ int root_write_atomic(const struct root *r, const char *rel, const char *data, s
 }
 
 /* A temporary file of root_write_atomic for NAME (NULL: any name):
- * ".NAME.XXXXXXXX". */
+ * ".NAME.XXXXXXXX", NAME cut to TEMP_KEEP bytes as create_temp cuts it. */
 static bool temp_of(const char *file, const char *name)
 {
-	size_t len = strlen(file), n = name ? strlen(name) : len > 10 ? len - 10 : 0;
+	size_t len = strlen(file), n = name ? strnlen(name, TEMP_KEEP) : len > 10 ? len - 10 : 0;
 
 	return file[0] == '.' && n && len == n + 10 && (!name || !strncmp(file + 1, name, n)) &&
 	       file[n + 1] == '.' && strspn(file + n + 2, "0123456789abcdef") == 8;

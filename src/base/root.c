@@ -293,6 +293,8 @@ int root_parent(const struct root *r, const char *rel, char *last, size_t size)
 	return root_openat(r, slash ? dir : ".", O_RDONLY | O_DIRECTORY, 0);
 }
 
+/* The link's target, whole: one that does not fit is -ENAMETOOLONG, never
+ * a cut one (a cut device path would still name a device, and hash as one). */
 int root_readlink(const struct root *r, const char *rel, char *buf, size_t size)
 {
 	char last[NAME_MAX + 1];
@@ -301,9 +303,12 @@ int root_readlink(const struct root *r, const char *rel, char *buf, size_t size)
 
 	if (dfd < 0)
 		return dfd;
-	n = readlinkat(dfd, last, buf, size - 1);
+	/* readlink(2) cuts silently: a target that fills the buffer may be cut. */
+	n = readlinkat(dfd, last, buf, size);
 	if (n < 0)
 		return -errno;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
 	buf[n] = '\0';
 	return (int)n;
 }

@@ -253,7 +253,7 @@ static void check_kernels(struct checks *k)
  * replaces it. Either setting the key otherwise resets what earlytune set. */
 static void check_guard_key(struct checks *k, const char *key, const struct cfg_entry *want)
 {
-	char value[256] = "", file[PATH_MAX], link[8];
+	char value[256] = "", file[PATH_MAX], link[PATH_MAX];
 	/* A mask links to /dev/null, which the image need not have. */
 	int over = root_readlink(&k->c->root, "etc/sysctl.d/" SYSCTL_GUARD, link, sizeof(link)) >= 0 ? 1 :
 		   root_access(&k->c->root, "etc/sysctl.d/" SYSCTL_GUARD);

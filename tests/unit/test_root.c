@@ -148,8 +148,14 @@ static void test_links_and_dirs(void **state)
 	tree_symlink(f->dir, "sys/block/vda/device/driver", "../../../bus/virtio/drivers/virtio_blk");
 	assert_int_equal(root_readlink(r, "sys/block/vda/device/driver", buf, sizeof(buf)), 38);
 	assert_string_equal(buf, "../../../bus/virtio/drivers/virtio_blk");
-	assert_int_equal(root_readlink(r, "sys/block/vda/device/driver", small, sizeof(small)), 3);
-	assert_string_equal(small, "../");
+	/* A target that does not fit is an error, never a cut value; one that
+	 * fills the buffer to its terminator is whole. */
+	assert_int_equal(root_readlink(r, "sys/block/vda/device/driver", small, sizeof(small)), -ENAMETOOLONG);
+	tree_symlink(f->dir, "sys/three", "abc");
+	assert_int_equal(root_readlink(r, "sys/three", small, sizeof(small)), 3);
+	assert_string_equal(small, "abc");
+	tree_symlink(f->dir, "sys/four", "abcd");
+	assert_int_equal(root_readlink(r, "sys/four", small, sizeof(small)), -ENAMETOOLONG);
 	assert_int_equal(root_readlink(r, "sys/block/vda", buf, sizeof(buf)), -EINVAL);
 	assert_int_equal(root_readlink(r, "sys/none", buf, sizeof(buf)), -ENOENT);
 	assert_true(root_exists(r, "sys/block/vda"));
@@ -455,6 +461,21 @@ static void test_rename_unlink(void **state)
 	assert_int_equal(root_unlink(r, "/", 0), -EINVAL);
 }
 
+/* A killed rewrite's temporary file of a name over 200 bytes keeps the
+ * first 200 (create_temp): swept by that name all the same. */
+static void test_sweep_long_names(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+	char name[251], temp[NAME_MAX + 1];
+
+	memset(name, 'd', sizeof(name) - 1), name[sizeof(name) - 1] = '\0';
+	snprintf(temp, sizeof(temp), "run/t/.%.200s.0123abcd", name);
+	tree_write(f->dir, temp, "x");
+	root_sweep_temps(r, "run/t", name, NULL);
+	assert_false(root_exists(r, temp));
+}
+
 static const struct CMUnitTest tests[] = {
 	FX_TEST(test_open),
 	FX_TEST(test_read),
@@ -472,6 +493,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_access_and_match_errors),
 	FX_TEST(test_missing),
 	FX_TEST(test_rename_unlink),
+	FX_TEST(test_sweep_long_names),
 };
 
 UNIT_MAIN("root", tests)
