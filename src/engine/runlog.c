@@ -143,16 +143,19 @@ struct span {
 	bool boot;
 };
 
-/* A boot run of the whole system: "R TIME DURATION COMMAND 1 global ...". */
-static bool span_is_boot(const char *line)
+/* A boot run of the whole system: "R TIME DURATION COMMAND 1 global ...",
+ * read within its line: a line cut short has no fields of the next. */
+static bool span_is_boot(const char *line, size_t len)
 {
+	const char *end = line + len;
+
 	for (int tabs = 0; tabs < 4; tabs++) {
-		line = strchr(line, '\t');
+		line = memchr(line, '\t', (size_t)(end - line));
 		if (!line)
 			return false;
 		line++;
 	}
-	return !strncmp(line, "1\tglobal\t", 9);
+	return end - line >= 9 && !memcmp(line, "1\tglobal\t", 9);
 }
 
 static int add_span(struct span **v, size_t *n, size_t *cap, const char *line, size_t len)
@@ -166,7 +169,7 @@ static int add_span(struct span **v, size_t *n, size_t *cap, const char *line, s
 			return -ENOMEM;
 		*v = nv;
 	}
-	(*v)[(*n)++] = (struct span){ line, len, span_is_boot(line) };
+	(*v)[(*n)++] = (struct span){ line, len, span_is_boot(line, len) };
 	return 0;
 }
 

@@ -224,6 +224,20 @@ eq "killed mid-rotation: status reads runs.old and runs.new" "$(sj "$q" 'len(r),
 eq "killed mid-rotation: the next run completes it" "$(ls "$q/run/earlytune" | tr '\n' ' ')" "disks lock originals runs runs.old "
 eq "killed mid-rotation: and appends its run" "$(grep -c '^R	' "$seg")" 2
 
+# A run's fields are read within its line: an R line cut short (no SCOPE)
+# before an item whose fields would read as a boot run's is no boot run,
+# and no rotation carries it.
+sb=$WORK/spanline
+mk_kvm "$sb"
+mkdir -p "$sb/run/earlytune"
+printf 'V\t1\t0\nR\t2000000000\nI\tskipped\tblock\t1\tglobal\t\t\tx\t\n' >"$sb/run/earlytune/runs"
+fill "$sb/run/earlytune/runs" 2 8
+"$ET" apply --only thp --root "$sb" >/dev/null 2>&1
+fill "$sb/run/earlytune/runs" 9 15
+"$ET" apply --only thp --root "$sb" >/dev/null 2>&1
+eq "a cut R line: the rotation that drops it carries nothing" "$(grep -c '^P' "$sb/run/earlytune/runs")" 0
+eq "a cut R line: the runs of both segments, nothing else" "$(sj "$sb" 'len(r), d["runs_dropped"]')" "9 8"
+
 # A crashed append leaves a torn last line: status skips it (here an R line
 # that would parse, its note cut), the next run cuts it and starts a line.
 tr=$WORK/torn
