@@ -12,7 +12,8 @@
 const char *const block_classes[] = { "virtual", "nvme", "ssd", "hdd", "stacked",
 				      "loop", "zram", "removable", "raid", "unknown", "other", NULL };
 _Static_assert(ARRAY_SIZE(block_classes) == BC_OTHER + 2, "enum block_class indexes block_classes");
-const char *const block_schedulers[] = { "none", "mq-deadline", "kyber", "bfq", NULL };
+const char *const block_schedulers[] = { "none", "mq-deadline", "kyber", "bfq", "noop", "deadline", "cfq", NULL };
+#define SCHEDULERS "none mq-deadline kyber bfq noop deadline cfq"
 static const char *const match_keys[] = { "class", "name", "driver", "vendor", "model",
 					  "serial", "fstype", "uuid", "label", "partuuid", "slave_class", "hw_queues", NULL };
 
@@ -35,38 +36,20 @@ static bool in_list(const char *const *list, const char *w)
 	return false;
 }
 
-static const char *legacy_scheduler(const char *w)
-{
-	if (!strcmp(w, "deadline"))
-		return "mq-deadline";
-	if (!strcmp(w, "noop"))
-		return "none";
-	if (!strcmp(w, "cfq"))
-		return "bfq";
-	return NULL;
-}
-
+/* blk-mq's, then the legacy block layer's (before 5.0): a configuration for
+ * such a kernel names what it offers. */
 static int check_scheduler(const char *value, char *why, size_t size)
 {
 	char w[WORD_MAX];
 
-	while (next_word(&value, w, sizeof(w))) {
-		const char *modern = legacy_scheduler(w);
-
-		if (modern) {
-			snprintf(why, size,
-				 "scheduler '%s' is a legacy name (removed in Linux 5.0); use '%s'",
-				 w, modern);
-			return -EINVAL;
-		}
+	while (next_word(&value, w, sizeof(w)))
 		if (!in_list(block_schedulers, w)) {
 			char buf[96];
 
-			snprintf(why, size, "unknown scheduler '%s'%sallowed: none mq-deadline kyber bfq", w,
-				 did_you_mean(w, "none mq-deadline kyber bfq", buf, sizeof(buf)));
+			snprintf(why, size, "unknown scheduler '%s'%sallowed: %s", w,
+				 did_you_mean(w, SCHEDULERS, buf, sizeof(buf)), SCHEDULERS);
 			return -EINVAL;
 		}
-	}
 	return 0;
 }
 

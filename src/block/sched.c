@@ -22,7 +22,7 @@ const char *block_sched_module(const char *s)
 	return NULL;
 }
 
-/* The first preference the queue offers, or whose module can be loaded. */
+/* A queue of the legacy single-queue block layer (before 5.0) offers these. */
 static bool legacy_list(const char *raw)
 {
 	static const char *const old[] = { "noop", "deadline", "cfq", "anticipatory" };
@@ -33,6 +33,46 @@ static bool legacy_list(const char *raw)
 	return false;
 }
 
+/* The legacy block layer's scheduler that does a blk-mq one's job: a
+ * profile written for blk-mq still chooses per class on a kernel before
+ * 5.0. bfq grew out of cfq; kyber has none. */
+static const char *legacy_counterpart(const char *w)
+{
+	if (!strcmp(w, "none"))
+		return "noop";
+	if (!strcmp(w, "mq-deadline"))
+		return "deadline";
+	if (!strcmp(w, "bfq"))
+		return "cfq";
+	return NULL;
+}
+
+/* On a legacy queue: w's counterpart, when the queue offers it. */
+static bool legacy_pick(struct item *it, const char *raw, const char *w)
+{
+	const char *old = legacy_counterpart(w);
+
+	if (!old || !selector_offers(raw, old))
+		return false;
+	item_set(&it->desired, old);
+	item_add_reason(it, "[%s → %s, its counterpart on the legacy single-queue block layer (before 5.0)]", w,
+			old);
+	return true;
+}
+
+/* Why a word of the list is not there: a legacy name on a blk-mq queue. */
+static void legacy_why(const char *w, char *why, size_t size)
+{
+	static const char *const modern[] = { "none", "mq-deadline", "bfq" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(modern); i++)
+		if (!strcmp(legacy_counterpart(modern[i]), w))
+			snprintf(why + strlen(why), size - strlen(why),
+				 "; %s is the legacy block layer's (before 5.0): a blk-mq queue has %s", w, modern[i]);
+}
+
+/* The first preference the queue offers, or whose module can be loaded
+ * (on a legacy queue: the first whose counterpart it offers). */
 static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, const char *pref)
 {
 	char w[WORD_MAX], why[512] = "";
@@ -47,8 +87,11 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 			item_set(&it->desired, w);
 			return;
 		}
+		if (legacy && legacy_pick(it, raw, w))
+			return;
 		if (legacy)
 			continue; /* no module makes a single-queue device offer a blk-mq scheduler */
+		legacy_why(w, why, sizeof(why));
 		switch (mod ? mods_available(c->mods, mod, one, sizeof(one)) : 0) {
 		case 2:
 			item_set(&it->desired, w);

@@ -212,11 +212,11 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 		item_setf(&it->reason, "set on the kernel command line (transparent_hugepage=%s); [thp] override_cmdline = yes overrides it", v);
 		return;
 	}
-	/* A file without brackets lists no choices (a fake tree after a write):
-	 * the write and its read-back decide. */
+	/* A choice the kernel lacks (defer+madvise before 4.11) is unmet; a file without
+	 * brackets (a fake tree after a write) lists none: the read-back decides. */
 	if (it->selector && strchr(raw, '[') && !selector_offers(raw, e->value)) {
-		it->action = ACT_ERROR;
-		item_setf(&it->error, "this kernel does not offer %s '%s'; it offers: %s", attr, e->value, raw);
+		it->action = ACT_SKIP, it->unmet = true;
+		item_setf(&it->reason, "this kernel does not offer %s '%s'; it offers: %s", attr, e->value, raw);
 		return;
 	}
 	it->action = item_compare_value(it, raw) ? ACT_CHANGE : ACT_KEEP;

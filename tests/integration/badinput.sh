@@ -21,12 +21,8 @@ bad_config section "unknown section [blok]" '[blok]
 scheduler = none'
 bad_config key "unknown key 'read_ahead' in [block]" '[block]
 read_ahead = 128'
-bad_config legacy-deadline "use 'mq-deadline'" '[block "x"]
-scheduler = deadline'
-bad_config legacy-noop "use 'none'" '[block]
-scheduler = noop'
-bad_config legacy-cfq "use 'bfq'" '[block]
-scheduler = cfq'
+bad_config sched-typo "did you mean 'deadline'" '[block "x"]
+scheduler = dedline'
 bad_config unknown-sched "unknown scheduler 'turbo'; allowed: none mq-deadline kyber bfq" '[block]
 scheduler = turbo'
 bad_config range "nr_requests = '2' is out of the kernel's range" '[block]

@@ -48,10 +48,32 @@ for name in simple-nvme simple-lvm multi-devs-bcachefs; do
 	eq "$name: revert restores the captured values" "$(snapshot "$t")" "$before"
 done
 
-t=$WORK/simple-nvme
-OUT=$("$ET" plan --wide --root "$t" 2>&1)
-contains "4.16 legacy queue: skip names what it offers" "the queue offers 'noop deadline [cfq]'"
-contains "4.16 legacy queue: explains the kernel is too old" "legacy single-queue block layer"
+# A fresh copy: the apply and revert above leave the fake scheduler files
+# holding one word.
+mkdir -p "$WORK/legacy"
+tar -C "$WORK/legacy" -xf "$fx/lsblk-simple-nvme.tar.xz"
+t=$WORK/legacy/simple-nvme
+# 4.16's legacy queues: the profile's choice per class, mapped to what the
+# queue offers, the mapping said.
+OUT=$("$ET" plan --wide --root "$t" 2>&1 | awk '$3 == "queue/scheduler" { print $2, $4, $5, $6 }')
+eq "4.16: SSD on the legacy queue gets deadline, HDD keeps cfq, NVMe none" "$OUT" \
+	"$(printf 'nvme0n1 none none keep\nsda cfq deadline change\nsdb cfq cfq keep')"
+OUT=$("$ET" plan --wide --root "$t" --device sda 2>&1)
+contains "4.16: sda says mq-deadline → deadline" "[mq-deadline → deadline, its counterpart on the legacy single-queue block layer (before 5.0)]"
+OUT=$("$ET" plan --wide --root "$t" --device sdb 2>&1)
+contains "4.16: sdb says bfq → cfq" "[bfq → cfq, its counterpart on the legacy single-queue block layer (before 5.0)]"
+# A configuration written for the legacy block layer.
+printf '[block]\nscheduler = noop\n' >"$WORK/noop.conf"
+check_rc "4.16: scheduler = noop is accepted" 0 -- "$ET" config --root "$t" --profile none --config "$WORK/noop.conf"
+OUT=$("$ET" plan --wide --root "$t" --profile none --config "$WORK/noop.conf" 2>&1 | awk '$3 == "queue/scheduler" { print $2, $5, $6 }')
+eq "4.16: noop where offered; unmet on the blk-mq NVMe" "$OUT" "$(printf 'nvme0n1 - skip\nsda noop change\nsdb noop change')"
+OUT=$("$ET" plan --wide --root "$t" --profile none --config "$WORK/noop.conf" --device nvme0n1 2>&1)
+contains "4.16: the NVMe's skip names blk-mq's counterpart" "noop is the legacy block layer's (before 5.0): a blk-mq queue has none"
+before=$(snapshot "$t")
+check_rc "4.16: apply noop" 0 -- "$ET" apply --root "$t" --profile none --config "$WORK/noop.conf" --device sda
+eq "4.16: sda's scheduler file got noop" "$(cat "$t/sys/block/sda/queue/scheduler")" noop
+check_rc "4.16: revert" 0 -- "$ET" revert --root "$t"
+eq "4.16: revert restores the captured values" "$(snapshot "$t")" "$before"
 OUT=$("$ET" plan --wide --root "$WORK/multi-devs-bcachefs" 2>&1)
 contains "6.17 HDD with 8192 KiB read-ahead is capped to 4096" "8192    4096"
 OUT=$("$ET" plan --json --root "$WORK/simple-lvm" 2>&1 | python3 -c 'import json, sys

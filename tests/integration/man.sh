@@ -141,7 +141,7 @@ for probe in '[block]\nscheduler = x|allowed: ' '[thp]\nenabled = x|allowed: ' '
 	'[thp]\nshmem_enabled = x|allowed: ' '[thp]\nsize.64kB.enabled = x|allowed: ' \
 	'[net]\ncongestion_control = x|known: ' '[net]\nqdisc = x|it sets: ' \
 	'[net]\nqdisc = fq\nqdisc.x = 1|earlytune sets ' '[net]\nqdisc = fq_codel\nqdisc.x = 1|earlytune sets ' \
-	'[net]\nqdisc = pfifo\nqdisc.x = 1|earlytune sets ' '[block]\nscheduler = cfq|use '; do
+	'[net]\nqdisc = pfifo\nqdisc.x = 1|earlytune sets '; do
 	vals=$(conf_err "${probe%|*}" | after "${probe#*|}" | sed 's/ of [a-z_]*$//' | tr -d "'")
 	what=$(printf '%s' "${probe%|*}" | sed 's/\\n/; /g')
 	eq "the binary names the values of: $what" "$([ -n "$vals" ] && echo yes)" yes

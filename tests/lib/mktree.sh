@@ -674,3 +674,52 @@ mk_dmlive() {
 	rm "$1/sys/devices/virtual/block/md0/queue/read_ahead_kb"
 	mk_thp "$1"
 }
+
+# ---- kernels before 5.0: the legacy single-queue block layer ----
+
+# mk_legacy_sd ROOT NAME DEVPATH HOST H:C:T:L VENDOR MODEL SCHEDULER ROTATIONAL:
+# a SCSI disk on the legacy block layer, as 4.x lays it out (the simple-nvme
+# capture of util-linux): no mq/ directory, 128 requests, the active
+# scheduler's tunables under queue/iosched.
+mk_legacy_sd() {
+	mk_scsi_at "$@"
+	_d=$1/$_dp/block/$2
+	rmdir "$_d/mq/0" "$_d/mq"
+	_attr "$_d/queue/nr_requests" 128
+	case $8 in
+	*"[cfq]"*) _attr "$_d/queue/iosched/quantum" 8; _attr "$_d/queue/iosched/slice_idle" 8
+		_attr "$_d/queue/iosched/low_latency" 1 ;;
+	*"[deadline]"*) _attr "$_d/queue/iosched/read_expire" 500; _attr "$_d/queue/iosched/write_expire" 5000
+		_attr "$_d/queue/iosched/fifo_batch" 16 ;;
+	esac
+}
+
+# Fedora 27's 4.16 on bare metal, modelled on util-linux's simple-nvme
+# capture: a SATA SSD and a SATA HDD on the legacy block layer (noop
+# deadline [cfq]), an NVMe disk with 7 queues on blk-mq; no DMI.
+mk_legacy416() {
+	mk_base "$1" 4.16.15-200.fc27.x86_64 no "" "BOOT_IMAGE=/vmlinuz-4.16.15-200.fc27.x86_64 root=/dev/sda2 ro rhgb quiet"
+	_a=pci0000:00/0000:00:1f.2
+	mk_legacy_sd "$1" sda $_a/ata1 host0 0:0:0:0 "ATA     " "KINGSTON SH103S3" "noop deadline [cfq]" 0
+	mk_legacy_sd "$1" sdb $_a/ata2 host1 1:0:0:0 "ATA     " "WDC WD800JD-00MS" "noop deadline [cfq]" 1
+	mk_host_proc_name "$1" $_a/ata1 host0 ahci
+	mk_host_proc_name "$1" $_a/ata2 host1 ahci
+	mk_nvme "$1" nvme0n1 0000:00:01.0/0000:01:00.0 0x2646 0x2263 "KINGSTON SKC1000240G" 7 "[none] mq-deadline"
+	mk_thp "$1"
+}
+
+# A CentOS 7 KVM guest (3.10.0-1160.el7): vda on virtio_blk (blk-mq), sda
+# a QEMU disk on virtio_scsi on the legacy block layer (RHEL's default
+# deadline); THP without defer+madvise (added in 4.11).
+mk_el7kvm() {
+	mk_base "$1" 3.10.0-1160.el7.x86_64 yes "Red Hat" "BOOT_IMAGE=/vmlinuz-3.10.0-1160.el7.x86_64 root=/dev/vda1 ro console=ttyS0"
+	mk_disk "$1" vda virtio_blk "[mq-deadline] kyber none" 4096 1 256
+	_v=pci0000:00/0000:00:05.0/virtio2
+	mk_legacy_sd "$1" sda $_v host2 2:0:0:0 "QEMU    " "QEMU HARDDISK" "noop [deadline] cfq" 1
+	mk_host_proc_name "$1" $_v host2 virtio_scsi
+	_t=$1/sys/kernel/mm/transparent_hugepage
+	_attr "$_t/enabled" "[always] madvise never"
+	_attr "$_t/defrag" "[always] madvise never"
+	_attr "$_t/use_zero_page" 1
+	_attr "$_t/khugepaged/defrag" 1
+}

@@ -13,11 +13,13 @@ static void test_check_scheduler(void **state)
 	expect_key("scheduler", "kyber", true, NULL);
 	expect_key("scheduler", "bfq mq-deadline none", true, NULL);
 	expect_key("scheduler", "", true, NULL);
-	expect_key("scheduler", "deadline", false, "use 'mq-deadline'");
-	expect_key("scheduler", "noop", false, "use 'none'");
-	expect_key("scheduler", "cfq", false, "use 'bfq'");
-	expect_key("scheduler", "bfq cfq", false, "legacy");
-	expect_key("scheduler", "anticipatory", false, "allowed: none mq-deadline kyber bfq");
+	/* the legacy block layer's, for kernels before 5.0 */
+	expect_key("scheduler", "deadline", true, NULL);
+	expect_key("scheduler", "noop", true, NULL);
+	expect_key("scheduler", "cfq", true, NULL);
+	expect_key("scheduler", "bfq cfq", true, NULL);
+	expect_key("scheduler", "anticipatory", false, "allowed: none mq-deadline kyber bfq noop deadline cfq");
+	expect_key("scheduler", "dedline", false, "did you mean 'deadline'");
 	expect_key("scheduler", "[none]", false, "unknown scheduler");
 	expect_key("scheduler", "None", false, NULL);
 }
@@ -788,12 +790,64 @@ static void test_scheduler_old_kernel(void **state)
 
 	tree_write(f->dir, "proc/sys/kernel/osrelease", "4.19.0-27-amd64\n");
 	disk(f, "sda", "noop [deadline] cfq\n", NULL, "1\n", SD);
-	fx_ctx(f, "[block]\nscheduler = bfq mq-deadline\n", NULL);
+	fx_ctx(f, "[block]\nscheduler = kyber\n", NULL);
 	plan(f);
 	it = item(f, "sda", "queue/scheduler");
 	expect(it, "deadline", NULL, ACT_SKIP);
 	assert_contains(it->reason, "Linux 4.19.0-27-amd64");
 	assert_contains(it->reason, "legacy single-queue");
+}
+
+/* A list of blk-mq names on a legacy queue: the first whose counterpart
+ * (none → noop, mq-deadline → deadline, bfq → cfq) the queue offers, the
+ * mapping said; kyber has none. A legacy name is taken as it stands. */
+static void test_scheduler_legacy_counterpart(void **state)
+{
+	static const struct {
+		const char *disk, *pref, *want;
+	} v[] = { { "sda", "bfq mq-deadline", "cfq" },   { "sdb", "mq-deadline none", "deadline" },
+		  { "sdc", "none mq-deadline", "noop" }, { "sdd", "kyber bfq", "cfq" },
+		  { "sde", "cfq", "cfq" },                { "sdf", "noop bfq", "noop" } };
+	struct fx *f = *state;
+	char conf[1024] = "", map[64];
+
+	tree_write(f->dir, "proc/sys/kernel/osrelease", "4.16.15-200.fc27.x86_64\n");
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		disk(f, v[i].disk, "noop [deadline] cfq\n", NULL, "1\n", SD);
+		snprintf(conf + strlen(conf), sizeof(conf) - strlen(conf),
+			 "[block \"%s\"]\nmatch.name = %s\nscheduler = %s\n", v[i].disk, v[i].disk, v[i].pref);
+	}
+	fx_ctx(f, conf, NULL);
+	plan(f);
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		const struct item *it = item(f, v[i].disk, "queue/scheduler");
+
+		expect(it, "deadline", v[i].want, strcmp(v[i].want, "deadline") ? ACT_CHANGE : ACT_KEEP);
+		assert_null(it->module);
+		snprintf(map, sizeof(map), "→ %s, its counterpart on the legacy single-queue", v[i].want);
+		if (strncmp(v[i].pref, v[i].want, strlen(v[i].want)))
+			assert_contains(it->reason, map);
+		else
+			assert_not_contains(it->reason, "counterpart");
+	}
+}
+
+/* A legacy name on a blk-mq queue is not there: the reason names the
+ * blk-mq scheduler that is. */
+static void test_scheduler_legacy_on_blkmq(void **state)
+{
+	struct fx *f = *state;
+	const struct item *it;
+
+	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-unit\n");
+	tree_write(f->dir, "proc/modules", "");
+	disk(f, "sda", "[mq-deadline] kyber none\n", NULL, "1\n", SD);
+	fx_ctx(f, "[block]\nscheduler = deadline\n", NULL);
+	plan(f);
+	it = item(f, "sda", "queue/scheduler");
+	expect(it, "mq-deadline", NULL, ACT_SKIP);
+	assert_true(it->unmet);
+	assert_contains(it->reason, "deadline is the legacy block layer's (before 5.0): a blk-mq queue has mq-deadline");
 }
 
 /*
@@ -1220,7 +1274,7 @@ static void test_legacy_list_not_modules(void **state)
 
 	tree_write(f->dir, "proc/cpuinfo", CPUINFO_METAL);
 	disk(f, "sda", "noop anticipatory deadline [cfq]\n", "128\n", "1\n", SD);
-	fx_ctx(f, "[block]\nscheduler = bfq mq-deadline\n", NULL);
+	fx_ctx(f, "[block]\nscheduler = kyber\n", NULL);
 	plan(f);
 	it = item(f, "sda", "queue/scheduler");
 	expect(it, "cfq", NULL, ACT_SKIP);
@@ -1290,6 +1344,8 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_scheduler_bare_words),
 	FX_TEST(test_scheduler_unavailable),
 	FX_TEST(test_scheduler_old_kernel),
+	FX_TEST(test_scheduler_legacy_counterpart),
+	FX_TEST(test_scheduler_legacy_on_blkmq),
 	FX_TEST(test_scheduler_unavailable_reason_once),
 	FX_TEST(test_item_order_and_recheck),
 	FX_TEST(test_iosched_without_switch),
