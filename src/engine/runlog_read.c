@@ -5,8 +5,10 @@
  * writes it), then bounded to what status shows.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/log.h"
 #include "engine/runlog.h"
@@ -175,28 +177,70 @@ static int bound(struct runlog *log)
 	return 0;
 }
 
-/* runs.old, when there is one of this format, then runs (runs.new when a
- * crash between rotate's renames left only that). */
+/* Reads of both segments before a look gives up on a log that rotates
+ * under every one (a rotation takes 128 KiB of runs). */
+#define RUNLOG_READ_TRIES 16
+
+/* Which file runs.old is (zeros: none). A rotation renames another onto it. */
+static int old_identity(const struct root *r, struct stat *st)
+{
+	_cleanup_(closep) int fd = root_openat(r, RUNLOG_OLD, O_PATH, 0);
+
+	memset(st, 0, sizeof(*st));
+	if (fd == -ENOENT)
+		return 0;
+	return fd < 0 ? fd : fstat(fd, st) < 0 ? -errno : 0;
+}
+
+/* Both segments as one rotation left them, without the writers' lock (a
+ * look must not queue behind udev's runs): runs.old, then runs (runs.new
+ * when a crash between rotate's renames left only that). A rotation
+ * between the two reads would leave the segment it moved in neither: when
+ * runs.old is another file after the reads than before, or runs is gone
+ * while runs.old is there, they are read again. */
+static int read_segments(const struct root *r, struct runlog *log, int *rold, int *rcur)
+{
+	struct stat before, after;
+	int rr = 0;
+
+	for (int i = 0; i < RUNLOG_READ_TRIES; i++) {
+		free(log->buf[0]), free(log->buf[1]);
+		log->buf[0] = log->buf[1] = NULL;
+		if ((rr = old_identity(r, &before)) < 0)
+			return rr;
+		*rold = root_read_file(r, RUNLOG_OLD, &log->buf[0], 4 * RUNLOG_MAX_BYTES);
+		*rcur = root_read_file(r, RUNLOG_FILE, &log->buf[1], 4 * RUNLOG_MAX_BYTES);
+		if (*rcur == -ENOENT)
+			*rcur = root_read_file(r, RUNLOG_NEW, &log->buf[1], 4 * RUNLOG_MAX_BYTES);
+		if ((rr = old_identity(r, &after)) < 0)
+			return rr;
+		if (before.st_dev == after.st_dev && before.st_ino == after.st_ino && (*rcur != -ENOENT || *rold < 0))
+			return 0;
+	}
+	return 0; /* rotating faster than it can be read: the last reads */
+}
+
+/* runs.old, when there is one of this format, then runs. */
 int runlog_load(const struct root *r, struct runlog *log)
 {
-	int rr = root_read_file(r, RUNLOG_OLD, &log->buf[0], 4 * RUNLOG_MAX_BYTES);
-	bool old = rr >= 0 && runlog_format_known(log->buf[0]);
+	int rold, rcur, rr = read_segments(r, log, &rold, &rcur);
+	bool old;
 
-	if (rr < 0 && rr != -ENOENT)
+	if (rr < 0)
+		return rr;
+	old = rold >= 0 && runlog_format_known(log->buf[0]);
+	if (rold < 0 && rold != -ENOENT)
 		log_msg(LOG_WARN, "cannot read %s/%s: %s; its runs, the oldest, are left out",
-			r->is_host ? "" : r->dir, RUNLOG_OLD, strerror(-rr));
+			r->is_host ? "" : r->dir, RUNLOG_OLD, strerror(-rold));
 	if (old && (rr = load_segment(log, log->buf[0])) < 0)
 		return rr;
-	rr = root_read_file(r, RUNLOG_FILE, &log->buf[1], 4 * RUNLOG_MAX_BYTES);
-	if (rr == -ENOENT)
-		rr = root_read_file(r, RUNLOG_NEW, &log->buf[1], 4 * RUNLOG_MAX_BYTES);
-	if (rr == -ENOENT && !old)
-		return rr;
-	if (rr < 0 && rr != -ENOENT)
-		return rr;
-	if (rr >= 0 && !runlog_format_known(log->buf[1]))
+	if (rcur == -ENOENT && !old)
+		return rcur;
+	if (rcur < 0 && rcur != -ENOENT)
+		return rcur;
+	if (rcur >= 0 && !runlog_format_known(log->buf[1]))
 		return -EBADMSG;
-	if (rr >= 0 && (rr = load_segment(log, log->buf[1])) < 0)
+	if (rcur >= 0 && (rr = load_segment(log, log->buf[1])) < 0)
 		return rr;
 	return bound(log);
 }

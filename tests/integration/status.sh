@@ -238,6 +238,56 @@ fill "$sb/run/earlytune/runs" 9 15
 eq "a cut R line: the rotation that drops it carries nothing" "$(grep -c '^P' "$sb/run/earlytune/runs")" 0
 eq "a cut R line: the runs of both segments, nothing else" "$(sj "$sb" 'len(r), d["runs_dropped"]')" "9 8"
 
+# status and the Prometheus export read both segments without the writers'
+# lock (a look does not queue behind udev's runs): a rotation between their
+# read of runs.old and their read of runs loses no segment. strace holds the
+# reader 3 s in its open of runs.old while an apply rotates the log.
+p=$WORK/race
+mk_kvm "$p"
+mkdir -p "$p/run/earlytune" "$p/var/lib/prometheus"
+{ printf 'V\t1\t0\n'; filler 1 3 100; } >"$p/run/earlytune/runs.old"
+{
+	printf 'V\t1\t0\n'
+	printf 'R\t4000000000\t10\tapply\t1\tglobal\t\t\t1\t2\t3\t2\t0\t0\t\n'
+	printf 'I\tfailed\tblock\tvda\tqueue/nr_requests\t256\t64\tInvalid argument\tprofile vps\n'
+	printf 'I\tfailed\tblock\tvda\tqueue/read_ahead_kb\t128\t4096\tInvalid argument\tprofile vps\n'
+} >"$p/run/earlytune/runs"
+fill "$p/run/earlytune/runs" 5 11
+cp "$p/run/earlytune/runs.old" "$WORK/race.old"
+cp "$p/run/earlytune/runs" "$WORK/race.cur"
+# held_at_old CMD...: CMD, its stdout in $WORK/held.out, held at the exit of
+# its first read-open of runs.old (the N-th openat2, found by a first run)
+# until an apply has rotated the log; then the log is put back as it was.
+held_at_old() {
+	# (LeakSanitizer cannot run under ptrace)
+	env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -o "$WORK/held.dry" -e trace=openat2 "$@" >/dev/null 2>&1
+	_n=$(grep 'openat2(' "$WORK/held.dry" | grep -n -m1 '"run/earlytune/runs.old", {flags=O_RDONLY|O_CLOEXEC,' | cut -d: -f1)
+	env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -o /dev/null -e trace=openat2 \
+		-e inject=openat2:delay_exit=3000000:when="${_n:-1}" "$@" >"$WORK/held.out" 2>"$WORK/held.err" &
+	_sp=$! _i=0
+	while [ $_i -lt 100 ] && ! ls -l "/proc/$(pgrep -P $_sp | head -1)/fd" 2>/dev/null | grep -q 'runs\.old$'; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	"$ET" apply --only thp --root "$p" >/dev/null 2>&1
+	eq "held at runs.old: an apply rotated the log meanwhile" "$(cmp "$p/run/earlytune/runs.old" "$WORK/race.cur" && echo rotated)" rotated
+	wait $_sp
+	cp "$WORK/race.old" "$p/run/earlytune/runs.old"
+	cp "$WORK/race.cur" "$p/run/earlytune/runs"
+}
+if command -v strace >/dev/null && command -v pgrep >/dev/null; then
+	held_at_old "$ET_BIN" status --json --root "$p"
+	eq "a rotation mid-read: status counts every run of both segments, the new one too" \
+		"$(python3 -c "import json, sys
+d = json.load(open(sys.argv[1])); r = d['runs']
+print(len(r), d['runs_dropped'], sum(x['counts']['failed'] for x in r))" "$WORK/held.out")" "9 3 2"
+	held_at_old "$ET_BIN" verify --prometheus /var/lib/prometheus/et.prom --root "$p"
+	eq "a rotation mid-read: the Prometheus export counts the boot run's failures" \
+		"$(grep '^earlytune_failed_items ' "$p/var/lib/prometheus/et.prom")" "earlytune_failed_items 2"
+else
+	fail "strace and pgrep run (.ci/bootstrap installs them)"
+fi
+
 # A crashed append leaves a torn last line: status skips it (here an R line
 # that would parse, its note cut), the next run cuts it and starts a line.
 tr=$WORK/torn
