@@ -8,8 +8,6 @@
 
 #include "cmdline/internal.h"
 
-#define GRUB_DROPIN "etc/default/grub.d/99-earlytune.cfg"
-
 /* earlytune's own drop-in, appending to
  * GRUB_CMDLINE_LINUX_DEFAULT so what cloud images assign in
  * 50-cloudimg-settings.cfg stays. It carries everything earlytune added,

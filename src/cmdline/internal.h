@@ -13,6 +13,7 @@
 #include "cmdline/kcmdtext.h"
 
 #define CMDLINE_STATE "var/lib/earlytune/cmdline.state"
+#define GRUB_DROPIN "etc/default/grub.d/99-earlytune.cfg"
 
 /* ---- io.c: files, processes, messages ---- */
 struct first_err {
@@ -48,6 +49,9 @@ struct suggs {
 int suggest_collect(struct ctx *c, struct suggs *s); /* 0, or -errno (logged) */
 void suggest_print(struct ctx *c, const struct suggs *s);
 void suggs_free(struct suggs *s);
+
+/* ---- kcmdline.c: for verify --image (boot.c) ---- */
+int cmdline_missing(struct ctx *c, char **wanted, char **missing, char *backend, size_t size);
 
 /* ---- record.c: CMDLINE_STATE ----
  * One line: BACKEND TAB PARAMS [TAB created[:HEX]]. HEX is the exact bytes

@@ -234,19 +234,18 @@ int cmd_cmdline_remove(struct ctx *c)
 	return r < 0 ? 1 : 0;
 }
 
-/* verify --image: the parameters suggested for c->kernel that no backend
- * integrates (the record lacks them), space-separated into *missing;
- * backend the recorded one ("" none). 0, or -errno (logged). */
-int cmdline_missing(struct ctx *c, char **missing, char *backend, size_t size)
+/* verify --image: the parameters suggested for c->kernel (*wanted), those
+ * of them no backend integrates (the record lacks them: *missing), both
+ * space-separated; backend the recorded one ("" none). 0, or -errno (logged). */
+int cmdline_missing(struct ctx *c, char **wanted, char **missing, char *backend, size_t size)
 {
-	_cleanup_(freep) char *params = NULL;
 	const struct backend *b = NULL;
 	struct added a = { 0 };
-	int r = wanted_params(c, &params);
+	int r = wanted_params(c, wanted);
 
 	if (r >= 0 && (r = state_loaded(c, &a, &b)) >= 0) {
 		snprintf(backend, size, "%s", a.backend);
-		r = kcmd_missing(a.params, params, missing);
+		r = kcmd_missing(a.params, *wanted, missing);
 		if (r < 0)
 			log_msg(LOG_ERR, "cmdline: %s", strerror(-r));
 	}

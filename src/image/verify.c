@@ -201,24 +201,18 @@ static void check_initrd(struct checks *k, const char *kver)
 		     rep.rebuild ? rep.rebuild : "");
 }
 
-/* The parameters suggested for this kernel, each integrated with a
- * bootloader backend (what `cmdline verify` calls missing otherwise). An
- * image has not booted: nothing is "pending". */
+/* The parameters suggested for this kernel, in what its bootloader will
+ * read (cmdline/boot.c). An image has not booted: nothing is "pending". */
 static void check_cmdline(struct checks *k, const char *kver)
 {
-	_cleanup_(freep) char *missing = NULL;
-	char backend[32] = "";
-	int r = cmdline_missing(k->c, &missing, backend, sizeof(backend));
+	_cleanup_(freep) char *why = NULL;
+	bool ok = false;
+	int r = cmdline_image_check(k->c, kver, &ok, &why);
 
 	if (r < 0)
 		said(k, "cmdline", kver, false, "cannot tell: %s", strerror(-r));
-	else if (*missing)
-		said(k, "cmdline", kver, false, "not integrated: %s; earlytune cmdline apply --root %s --kernel %s%s%s",
-		     missing, k->c->root.dir, kver, k->c->platform_opt ? " --platform " : "",
-		     k->c->platform_opt ? k->c->platform_opt : "");
 	else
-		said(k, "cmdline", kver, true, "%s%s", *backend ? "integrated with " : "nothing to add",
-		     backend);
+		said(k, "cmdline", kver, ok, "%s", why);
 }
 
 /* Each kernel in turn is the one the suggestions are for; the command's

@@ -190,9 +190,28 @@ mk_initrd() {
 	(cd "$_s" && find . | cpio -o -H newc --quiet | gzip) >"$1/boot/initrd.img-$2"
 }
 
+MID=5e3a0c1f9b8d4e2a8f6c7b1d0e9a2c4f
+
+# mk_entry ROOT RELEASE: the BLS entry kernel-install's 90-loaderentry.install
+# writes (layout=bls, entry token = machine ID) from /etc/kernel/cmdline; the
+# real kernel-install's own is checked against it below.
+mk_entry() {
+	mkdir -p "$1/boot/loader/entries"
+	{
+		echo "# Boot Loader Specification type#1 entry"
+		echo "# File created by /usr/lib/kernel/install.d/90-loaderentry.install (systemd 252.38-1~deb12u1)"
+		echo "title      Debian GNU/Linux 12 (bookworm)"
+		echo "version    $2"
+		echo "machine-id $MID"
+		echo "sort-key   debian"
+		echo "options    $(cat "$1/etc/kernel/cmdline")"
+		echo "linux      /$MID/$2/linux"
+	} >"$1/boot/loader/entries/$MID-$2.conf"
+}
+
 # mk_full ROOT itools|dracut RELEASE...: an image with the package installed
 # (the files of `make install`), the unit enabled, an initramfs per kernel
-# and the command line integrated (kernel-install).
+# and the command line integrated (kernel-install, and the entry it built).
 mk_full() {
 	_f=$1 _g=$2
 	shift 2
@@ -225,9 +244,13 @@ mk_full() {
 	mkdir -p "$_f/usr/lib/sysctl.d" "$_f/etc/kernel"
 	printf 'net.core.default_qdisc = fq_codel\n' >"$_f/usr/lib/sysctl.d/50-default.conf"
 	echo "root=UUID=2f4e ro" >"$_f/etc/kernel/cmdline"
+	echo "$MID" >"$_f/etc/machine-id"
 	for _k in "$@"; do
 		"$ET_BIN" cmdline apply --root "$_f" --kernel "$_k" --backend kernel-install >/dev/null 2>&1
 		mk_initrd "$_f" "$_k"
+	done
+	for _k in "$@"; do
+		mk_entry "$_f" "$_k"
 	done
 }
 
@@ -373,6 +396,9 @@ printf '[main]\nplatform = aws\n' >>"$t/etc/earlytune.conf"
 mk_initrd "$t" "$K1"
 check_failed "[main] platform = aws after cmdline apply" cmdline "$K1" "not integrated: $NVME"
 "$ET_BIN" cmdline apply --root "$t" --backend kernel-install >/dev/null 2>&1
+check_failed "[main] platform = aws, applied again: kernel-install's entry is older" cmdline "$K1" \
+	"/boot/loader/entries/$MID-$K1.conf boots $K1 without $NVME: kernel-install add $K1 /boot/vmlinuz-$K1"
+mk_entry "$t" "$K1"
 check_rc "[main] platform = aws, applied again: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
 OUT=$("$ET" verify --json --root "$t" --image 2>/dev/null)
 eq "verify --image --json carries the platform" "$(jget 'j["platform"]["name"], j["platform"]["how"]')" "aws given"
