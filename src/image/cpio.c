@@ -204,6 +204,7 @@ struct src {
 	const unsigned char *p;  /* the window */
 	size_t len, pos;         /* bytes in the window; of them, consumed */
 	unsigned long long read; /* bytes of the file read */
+	unsigned long long left; /* bytes of the file that are the image's (a UKI's .initrd) */
 	bool eof;                /* nothing of the image is past the window */
 };
 
@@ -218,15 +219,17 @@ static int src_fill(struct src *s, size_t want)
 	s->len -= s->pos;
 	s->pos = 0;
 	while (s->len < WINDOW && !s->eof) {
-		ssize_t n = read(s->fd, s->buf + s->len, WINDOW - s->len);
+		size_t room = WINDOW - s->len;
+		ssize_t n = read(s->fd, s->buf + s->len, s->left < room ? (size_t)s->left : room);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
-		s->eof = n == 0;
+		s->eof = n == 0 || (unsigned long long)n == s->left;
 		s->len += (size_t)n;
 		s->read += (unsigned long long)n;
+		s->left -= (unsigned long long)n;
 		if (s->read > INITRD_MAX_IMAGE)
 			return -EFBIG;
 	}
@@ -402,9 +405,9 @@ int initrd_walk(const unsigned char *img, size_t len, const struct cpio_sink *si
 	return walk(&s, sink, comp);
 }
 
-int initrd_walk_fd(int fd, const struct cpio_sink *sink, const char **comp)
+static int walk_fd(int fd, unsigned long long len, const struct cpio_sink *sink, const char **comp)
 {
-	struct src s = { .fd = fd, .buf = malloc(WINDOW) };
+	struct src s = { .fd = fd, .buf = malloc(WINDOW), .left = len };
 	int r;
 
 	if (!s.buf)
@@ -413,4 +416,17 @@ int initrd_walk_fd(int fd, const struct cpio_sink *sink, const char **comp)
 	r = walk(&s, sink, comp);
 	free(s.buf);
 	return r;
+}
+
+int initrd_walk_fd(int fd, const struct cpio_sink *sink, const char **comp)
+{
+	return walk_fd(fd, ULLONG_MAX, sink, comp);
+}
+
+int initrd_walk_part(int fd, unsigned long long off, unsigned long long len, const struct cpio_sink *sink,
+		     const char **comp)
+{
+	if (lseek(fd, (off_t)off, SEEK_SET) < 0)
+		return -errno;
+	return walk_fd(fd, len, sink, comp);
 }

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/pe.h"
 #include "base/root.h"
+#include "cmdline/cmdline.h"
 #include "image/initrd.h"
 
 /* Where the hooks find the binary they copy, at the same path, into the
@@ -185,8 +187,22 @@ static int try_image(const struct root *r, int toolong, char *out)
 	return toolong ? 0 : root_access(r, out);
 }
 
+/* A unified kernel image of kver on the ESP (its .initrd is the image):
+ * 2 found, 0 none, -errno. */
+static int find_uki(const struct root *r, const char *kver, char *out, size_t size)
+{
+	struct ukis *u = malloc(sizeof(*u));
+	int n = u ? uki_find(r, kver, u) : -ENOMEM;
+
+	if (n > 0)
+		snprintf(out, size, "%s", u->rel[0]);
+	free(u);
+	return n == -E2BIG ? -E2BIG : n < 0 ? n : n > 0 ? 2 : 0;
+}
+
 /* The image of kver: Debian's and dracut's names, then kernel-install's
- * (boot/, efi/ or boot/efi/ MACHINE-ID/VER/initrd). 1 found, 0 none, -errno. */
+ * (boot/, efi/ or boot/efi/ MACHINE-ID/VER/initrd), then a UKI's .initrd.
+ * 1 found, 2 a UKI, 0 none, -errno. */
 static int find_image(const struct root *r, const char *kver, char *out, size_t size)
 {
 	static const char *const esp[] = { "boot", "efi", "boot/efi" };
@@ -196,26 +212,30 @@ static int find_image(const struct root *r, const char *kver, char *out, size_t 
 	if ((a = try_image(r, pathf(out, size, "boot/initrd.img-%s", kver), out)) ||
 	    (a = try_image(r, pathf(out, size, "boot/initramfs-%s.img", kver), out)))
 		return a;
-	if (root_read(r, "etc/machine-id", id, sizeof(id)) <= 0 || strchr(id, '/') || *id == '.')
-		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(esp); i++)
-		if ((a = try_image(r, pathf(out, size, "%s/%s/%s/initrd", esp[i], id, kver), out)))
-			return a;
-	return 0;
+	if (root_read(r, "etc/machine-id", id, sizeof(id)) > 0 && !strchr(id, '/') && *id != '.')
+		for (size_t i = 0; i < ARRAY_SIZE(esp); i++)
+			if ((a = try_image(r, pathf(out, size, "%s/%s/%s/initrd", esp[i], id, kver), out)))
+				return a;
+	return find_uki(r, kver, out, size);
 }
 
-static void set_rebuild(const struct root *r, const char *kver, struct initrd_report *rep)
+static void set_rebuild(const struct root *r, const char *kver, bool uki, struct initrd_report *rep)
 {
 	bool itools = root_access(r, "usr/sbin/update-initramfs") == 1 ||
 		      root_access(r, "sbin/update-initramfs") == 1;
 
-	snprintf(rep->cmd, sizeof(rep->cmd), itools ? "update-initramfs -u -k %s" : "dracut -f --kver %s", kver);
+	if (uki)
+		snprintf(rep->cmd, sizeof(rep->cmd), "the UKI is rebuilt with it: kernel-install add %s /boot/vmlinuz-%s "
+			 "(layout=uki), mkosi with earlytune in its initrd (InitrdPackages=earlytune), or ukify build "
+			 "--initrd=", kver, kver);
+	else
+		snprintf(rep->cmd, sizeof(rep->cmd), itools ? "update-initramfs -u -k %s" : "dracut -f --kver %s", kver);
 	rep->rebuild = rep->cmd;
 }
 
 static void first_difference(const struct cmp *m, struct initrd_report *rep)
 {
-	const char *img = rep->image;
+	const char *img = rep->shown;
 
 	for (size_t i = 0; i < m->n; i++) {
 		const struct want *w = &m->v[i];
@@ -242,7 +262,7 @@ static void first_difference(const struct cmp *m, struct initrd_report *rep)
 
 static void verdict(const struct cmp *m, const char *comp, int wr, struct initrd_report *rep)
 {
-	const char *img = rep->image;
+	const char *img = rep->shown;
 
 	if (wr == -EPROTONOSUPPORT) {
 		rep->state = INITRD_UNREADABLE;
@@ -262,7 +282,7 @@ static void verdict(const struct cmp *m, const char *comp, int wr, struct initrd
 	}
 }
 
-static int compare(const struct root *r, int fd, struct initrd_report *rep)
+static int compare(const struct root *r, int fd, uint64_t off, uint64_t len, struct initrd_report *rep)
 {
 	struct cmp *m = calloc(1, sizeof(*m));
 	struct cpio_sink sink = { sink_begin, sink_chunk, sink_end, m };
@@ -273,7 +293,7 @@ static int compare(const struct root *r, int fd, struct initrd_report *rep)
 		return -ENOMEM;
 	n = load_root(m, r);
 	if (n >= 0) {
-		n = initrd_walk_fd(fd, &sink, &comp);
+		n = initrd_walk_part(fd, off, len, &sink, &comp);
 		if (n == -EBADMSG || n == -EFBIG || n == -EPROTONOSUPPORT || n >= 0) {
 			verdict(m, comp, n, rep);
 			n = 0;
@@ -285,22 +305,41 @@ static int compare(const struct root *r, int fd, struct initrd_report *rep)
 	return n;
 }
 
+/* A UKI's initramfs is its .initrd section: 1 with its place, 0 when it has
+ * none or is no PE image (said in rep), -errno. */
+static int uki_initrd(int fd, struct initrd_report *rep, uint64_t *off, uint64_t *len)
+{
+	int n = pe_section(fd, ".initrd", off, len);
+
+	if (n == 0)
+		snprintf(rep->detail, sizeof(rep->detail), "/%s is a UKI without an .initrd section", rep->image);
+	if (n == -EBADMSG) {
+		rep->state = INITRD_UNREADABLE;
+		snprintf(rep->detail, sizeof(rep->detail), "/%s cannot be read as a UKI: a PE section table past "
+			 "its end", rep->image);
+	}
+	return n == -EBADMSG ? 0 : n;
+}
+
 int initrd_check(const struct root *r, const char *kver, struct initrd_report *rep)
 {
 	_cleanup_(closep) int fd = -1;
+	uint64_t off = 0, len = UINT64_MAX;
 	struct stat st;
 	int n;
 
 	*rep = (struct initrd_report){ .state = INITRD_NONE };
 	if (!kver || !*kver || strchr(kver, '/') || *kver == '.')
 		kver = "";
-	set_rebuild(r, *kver ? kver : "VER", rep);
+	set_rebuild(r, *kver ? kver : "VER", false, rep);
 	n = *kver ? find_image(r, kver, rep->image, sizeof(rep->image)) : 0;
 	if (n <= 0) {
 		*rep->image = '\0';
 		snprintf(rep->detail, sizeof(rep->detail), "no initramfs for kernel %s", *kver ? kver : "(unknown)");
 		return n;
 	}
+	set_rebuild(r, kver, n == 2, rep);
+	snprintf(rep->shown, sizeof(rep->shown), n == 2 ? "%s (its .initrd)" : "%s", rep->image);
 	fd = root_openat(r, rep->image, O_RDONLY, 0);
 	if (fd < 0)
 		return fd;
@@ -312,5 +351,7 @@ int initrd_check(const struct root *r, const char *kver, struct initrd_report *r
 					   : "/%s is not a regular file", rep->image, INITRD_MAX_IMAGE >> 20);
 		return 0;
 	}
-	return compare(r, fd, rep);
+	if (n == 2 && (n = uki_initrd(fd, rep, &off, &len)) <= 0)
+		return n;
+	return compare(r, fd, off, len, rep);
 }

@@ -22,9 +22,10 @@ enum initrd_state { INITRD_NONE, INITRD_UNREADABLE, INITRD_WITHOUT, INITRD_STALE
 struct initrd_report {
 	enum initrd_state state;
 	char image[PATH_MAX];   /* the image found, relative to the root */
+	char shown[PATH_MAX + 16]; /* the same, or "UKI (its .initrd)" */
 	char differs[PATH_MAX]; /* first file that differs, is missing or extra; "" */
 	char detail[256];       /* one sentence for a person */
-	const char *rebuild;    /* "update-initramfs -u -k VER" or "dracut -f --kver VER";
+	const char *rebuild;    /* "update-initramfs -u -k VER", "dracut -f --kver VER" or a UKI's builders;
 				 * points into cmd below: a copy of the struct must re-point it */
 	char cmd[NAME_MAX + 64];
 };
@@ -51,3 +52,6 @@ int initrd_walk(const unsigned char *img, size_t len, const struct cpio_sink *si
 /* The same from a file, read in windows of 256 KiB; also the read's -errno,
  * and -EFBIG past INITRD_MAX_IMAGE. */
 int initrd_walk_fd(int fd, const struct cpio_sink *sink, const char **comp);
+/* The same from len bytes at off (a UKI's .initrd section). */
+int initrd_walk_part(int fd, unsigned long long off, unsigned long long len, const struct cpio_sink *sink,
+		     const char **comp);

@@ -193,7 +193,7 @@ static void check_initrd(struct checks *k, const char *kver)
 	if (r < 0)
 		said(k, "initramfs", kver, false, "cannot read the image's /boot: %s", strerror(-r));
 	else if (rep.state == INITRD_CURRENT)
-		said(k, "initramfs", kver, true, "/%s carries earlytune and the current configuration", rep.image);
+		said(k, "initramfs", kver, true, "/%s carries earlytune and the current configuration", rep.shown);
 	else if (rep.state == INITRD_NONE && !k->generator)
 		said(k, "initramfs", kver, true, "none, and no generator to build one: the unit applies at boot");
 	else

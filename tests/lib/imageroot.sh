@@ -52,8 +52,8 @@ mk_entry() {
 		echo "version    $2"
 		echo "machine-id $MID"
 		echo "sort-key   debian"
-		echo "options    $(cat "$1/etc/kernel/cmdline")"
-		echo "linux      /$MID/$2/linux"
+		echo "options    $(cat "$1/etc/kernel/cmdline") systemd.machine_id=$MID"
+		echo "linux      /boot/$MID/$2/linux"
 	} >"$1/boot/loader/entries/$MID-$2.conf"
 }
 
