@@ -443,6 +443,15 @@ image_mode() {
 	chroot "$ROOT" update-initramfs -u -k all >"$B/update-initramfs.log" 2>&1 ||
 		fail "image: update-initramfs -u -k all" "$(tail -5 "$B/update-initramfs.log")"
 	phase "update-initramfs -u -k all" "$t"
+	# What the bootloader reads of /etc/kernel/cmdline is kernel-install's
+	# result (verify --image checks it): its BLS entry for each kernel.
+	printf 'layout=bls\n' >"$ROOT/etc/kernel/install.conf"
+	for k in $kernels; do
+		chroot "$ROOT" env KERNEL_INSTALL_PLUGINS=/usr/lib/kernel/install.d/90-loaderentry.install \
+			kernel-install add "$k" "/boot/vmlinuz-$k" >>"$B/kernel-install.log" 2>&1 ||
+			fail "image: kernel-install add $k" "$(tail -5 "$B/kernel-install.log")"
+	done
+	rm -f "$ROOT/etc/kernel/install.conf"
 	# These are the initramfs-tools boots' images: the test hooks are in
 	# /etc/initramfs-tools, as for any image of this root.
 	for k in $kernels; do

@@ -128,3 +128,76 @@ check_failed "options \$kernelopts without the parameter in grubenv" cmdline "$K
 	"/boot/loader/entries/$MID-$K1.conf boots $K1 without $THP: earlytune cmdline apply --root $t --kernel $K1 (grubby --update-kernel=ALL)"
 printf '# GRUB Environment Block\nkernelopts=root=UUID=2f4e ro %s\n' "$THP" >"$t/boot/grub2/grubenv"
 check_rc "options \$kernelopts, grubenv with the parameter: exit 0" 0 -- "$ET" verify --root "$t" --image
+
+# ---- a unified kernel image: its .cmdline, and its .initrd as the initramfs --------
+
+# mk_uki ROOT NAME CMDLINE [uname]: ROOT/boot/efi/EFI/Linux/NAME, systemd-stub
+# with .osrel, .cmdline, .linux and boot/initrd.img-K1 as .initrd at the
+# addresses systemd 252's documentation gives objcopy (what ukify does
+# since); with "uname", a .uname section naming K1 (ukify's).
+mk_uki() {
+	_u=$WORK/.uki
+	mkdir -p "$_u" "$1/boot/efi/EFI/Linux"
+	printf 'NAME="Debian GNU/Linux"\nID=debian\nVERSION_ID="12"\n' >"$_u/osrel"
+	printf '%s' "$3" >"$_u/cmdline"
+	printf '%s' "$K1" >"$_u/uname"
+	head -c 4096 /dev/urandom >"$_u/linux"
+	set -- "$1" "$2" "$3" "${4:-}"
+	objcopy --add-section .osrel="$_u/osrel" --change-section-vma .osrel=0x20000 \
+		--add-section .cmdline="$_u/cmdline" --change-section-vma .cmdline=0x30000 \
+		${4:+--add-section .uname="$_u/uname" --change-section-vma .uname=0x40000} \
+		--add-section .linux="$_u/linux" --change-section-vma .linux=0x2000000 \
+		${UKI_INITRD:+--add-section .initrd="$UKI_INITRD" --change-section-vma .initrd=0x3000000} \
+		"$STUB" "$1/boot/efi/EFI/Linux/$2"
+}
+
+# mkosi's way: no initramfs generator in the image, the UKI carries both
+t=$WORK/uki
+mk_full "$t" itools "$K1"
+"$ET_BIN" cmdline remove --root "$t" >/dev/null 2>&1
+rm -r "$t/etc/kernel/cmdline" "$t/boot/loader" "$t/usr/share/initramfs-tools" "$t/usr/sbin/mkinitramfs" \
+	"$t/usr/sbin/update-initramfs"
+mv "$t/boot/initrd.img-$K1" "$WORK/initrd.img"
+UKI_INITRD=$WORK/initrd.img mk_uki "$t" debian.efi "root=UUID=2f4e ro" uname
+check_rc "UKI: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image
+contains "UKI: its .initrd is the initramfs" \
+	"pass  initramfs $K1: /boot/efi/EFI/Linux/debian.efi (its .initrd) carries earlytune and the current configuration"
+contains "UKI: its .cmdline lacks the parameter" \
+	"FAIL  cmdline   $K1: /boot/efi/EFI/Linux/debian.efi has a .cmdline without $THP: rebuild it with them"
+contains "UKI: the remedies named" "kernel-install add $K1 /boot/vmlinuz-$K1 with them in /etc/kernel/cmdline, ukify build --cmdline, or mkosi's KernelCommandLine="
+UKI_INITRD=$WORK/initrd.img mk_uki "$t" debian.efi "root=UUID=2f4e ro $THP" uname
+check_rc "UKI rebuilt with the parameter: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
+contains "UKI: the .cmdline named" "pass  cmdline   $K1: the UKI /boot/efi/EFI/Linux/debian.efi carries them in its .cmdline"
+OUT=$("$ET" plan --root "$t" --only initramfs --wide 2>&1)
+contains "UKI: plan's initramfs item is the UKI" "boot/efi/EFI/Linux/debian.efi"
+
+printf '[thp]\ndefrag = never\n' >"$t/etc/earlytune.conf"
+check_rc "UKI, configuration changed: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image
+contains "UKI, configuration changed: its .initrd is stale" \
+	"FAIL  initramfs $K1: /boot/efi/EFI/Linux/debian.efi (its .initrd) carries another /etc/earlytune.conf than the root's"
+contains "UKI, configuration changed: the UKI's rebuild named" \
+	"rebuild: the UKI is rebuilt with it: kernel-install add $K1 /boot/vmlinuz-$K1 (layout=uki), mkosi with earlytune in its initrd (InitrdPackages=earlytune)"
+
+# kernel-install's name (ENTRY-TOKEN-VER.efi) without .uname; no .initrd
+t=$WORK/ukiname
+mk_full "$t" itools "$K1"
+rm -r "$t/boot/loader" "$t/boot/initrd.img-$K1"
+mk_uki "$t" "$MID-$K1.efi" "root=UUID=2f4e ro $THP"
+mk_uki "$t" "$MID-$K1-rescue.efi" "root=UUID=2f4e ro"
+check_rc "UKI without .initrd, a generator in the image: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image
+contains "UKI by kernel-install's name: its .cmdline read, the rescue one not taken for it" \
+	"pass  cmdline   $K1: the UKI /boot/efi/EFI/Linux/$MID-$K1.efi carries them in its .cmdline"
+contains "UKI without .initrd: said, with the UKI's rebuild" \
+	"FAIL  initramfs $K1: /boot/efi/EFI/Linux/$MID-$K1.efi is a UKI without an .initrd section; rebuild: the UKI is rebuilt"
+sleep 0.01
+touch "$t/etc/kernel/cmdline"
+check_rc "UKI older than /etc/kernel/cmdline: verify --image exits 1" 1 -- "$ET" verify --root "$t" --image
+contains "UKI older than /etc/kernel/cmdline: stale" \
+	"FAIL  cmdline   $K1: /boot/efi/EFI/Linux/$MID-$K1.efi was built before /etc/kernel/cmdline changed: kernel-install add $K1 /boot/vmlinuz-$K1 in the image"
+
+# not a PE image under EFI/Linux: no UKI
+t=$WORK/ukibad
+mk_full "$t" itools "$K1"
+mkdir -p "$t/boot/efi/EFI/Linux"
+printf 'MZ\220\0fake PE image' >"$t/boot/efi/EFI/Linux/$K1.efi"
+check_rc "a truncated PE file under EFI/Linux: not a UKI, verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
