@@ -147,7 +147,7 @@ bool command_has_subs(const char *name)
 	size_t len = strlen(name);
 
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (commands[i].name[len] == ' ' && !strncmp(commands[i].name, name, len))
+		if (!strncmp(commands[i].name, name, len) && commands[i].name[len] == ' ')
 			return true;
 	return false;
 }
