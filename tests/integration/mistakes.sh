@@ -79,7 +79,7 @@ mistake key-typo 2 "unknown key 'read_ahed_kb' in [block]; did you mean 'read_ah
 read_ahed_kb = 128'
 mistake value-typo 2 "[thp] enabled = 'madivse' is not allowed; did you mean 'madvise'? allowed: always madvise never" '[thp]
 enabled = madivse'
-mistake sched-typo 2 "unknown scheduler 'kyper'; did you mean 'kyber'? allowed: none mq-deadline kyber bfq" '[block]
+mistake sched-typo 2 "unknown scheduler 'kyper'; did you mean 'kyber'? allowed: none mq-deadline kyber bfq noop deadline cfq" '[block]
 scheduler = kyper'
 # [sched]: a typo of a knob, a knob with the sysctl's own name, and
 # latency_nice, which never existed in mainline.
