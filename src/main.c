@@ -148,8 +148,25 @@ static int set_platform(struct ctx *c, const char *name)
 	return 0;
 }
 
+/* What getopt found wrong with argv[optind - 1], said through the log
+ * (opterr is 0: getopt's own message would go to stderr, which udev drops). */
+static int option_error(int ch, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (ch == ':')
+		log_msg(LOG_ERR, "option '%s' requires an argument; see --help", arg);
+	else if (optopt && !strncmp(arg, "--", 2))
+		log_msg(LOG_ERR, "option '%.*s' takes no argument; see --help", (int)strcspn(arg, "="), arg);
+	else if (optopt)
+		log_msg(LOG_ERR, "invalid option -- '%c'; see --help", optopt);
+	else
+		log_msg(LOG_ERR, "unrecognized option '%s'; see --help", arg);
+	return -EINVAL;
+}
+
 /* One option: 0, -EINVAL (said why), or 1 when it was answered (--help). */
-static int parse_option(int ch, struct ctx *c, struct args *a)
+static int parse_option(int ch, char **argv, struct ctx *c, struct args *a)
 {
 	switch (ch) {
 	case 'r': a->root = optarg; return 0;
@@ -199,7 +216,7 @@ static int parse_option(int ch, struct ctx *c, struct args *a)
 	case 'V': printf("earlytune %s\n", EARLYTUNE_VERSION); return 1;
 	case 'h': help(); return 1;
 	case 'L': commands_list(stdout); return 1;
-	default: return -EINVAL;
+	default: return option_error(ch, argv);
 	}
 }
 
@@ -245,17 +262,23 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "image", no_argument, NULL, 'G' },         { "list-commands", no_argument, NULL, 'L' },
 		{ 0 },
 	};
-	int ch, r;
+	int ch, r, err = 0;
 
-	while ((ch = getopt_long(argc, argv, "r:c:p:o:d:i:I:k:jbvVh", opts, NULL)) >= 0)
-		if ((r = parse_option(ch, c, a)) != 0)
+	/* Every error said, not only the first: and --root and --boot are
+	 * known whatever came before them, for where a --boot run's go. */
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":r:c:p:o:d:i:I:k:jbvVh", opts, NULL)) >= 0) {
+		r = parse_option(ch, argv, c, a);
+		if (r > 0)
 			return r;
+		err = err ? err : r;
+	}
 	r = parse_command(argc, argv, a);
 	if (r == 0 && c->image && strcmp(a->command, "verify")) {
 		log_msg(LOG_ERR, "--image: only with verify (earlytune verify --root IMAGE --image)");
-		return -EINVAL;
+		r = -EINVAL;
 	}
-	return r;
+	return err ? err : r;
 }
 
 /* --json before the options are parsed: a bad option gets its error object too. */
@@ -344,10 +367,17 @@ int main(int argc, char **argv)
 
 	c.t0_ns = now_ns(CLOCK_MONOTONIC);
 	log_capture_errors(json_wanted(argc, argv));
+	log_hold();
 	r = parse_args(argc, argv, &c, &a);
+	/* A --boot run's argument errors (a bad udev rule, an empty
+	 * $env{DISKSEQ}) go where its other messages go: the kernel log. */
+	if (r < 0 && c.boot && root_open(&c.root, a.root) == 0)
+		log_setup_boot(&c.root);
+	log_release();
 	if (r != 0) {
 		if (r < 0 && json_wanted(argc, argv))
 			print_json_error(&c, a.command, c.boot ? EXIT_OK : EXIT_USAGE);
+		root_close(&c.root);
 		free(c.devices);
 		return r > 0 ? EXIT_OK : (c.boot ? EXIT_OK : EXIT_USAGE);
 	}

@@ -3,6 +3,7 @@
  * in --boot mode (the only log an initramfs or a udev RUN program has). */
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,6 +30,17 @@ static bool verbose;
 static char captured[CAPTURE_MAX][512];
 static size_t ncaptured;
 static bool capture;
+
+/* Messages before the caller knows where they go: --boot is an option like
+ * any other, and the kernel log is the one below --root, so an argument
+ * error is held until the options have all been read (log_release). */
+#define HOLD_MAX 16
+static struct {
+	int prio;
+	char msg[512];
+} held[HOLD_MAX];
+static size_t nheld;
+static bool holding;
 
 static int kmsg_open(void)
 {
@@ -80,23 +92,20 @@ static void kmsg_budget(void)
 	kmsg_lines = 0;
 }
 
-void log_msg(int prio, const char *fmt, ...)
+static void emit(int prio, const char *msg)
 {
 	char line[1024];
-	va_list ap;
-	int n, off;
+	int n;
 
-	if (prio >= LOG_DEBUG && !verbose)
+	if (holding && nheld < HOLD_MAX) {
+		held[nheld].prio = prio;
+		snprintf(held[nheld++].msg, sizeof(held[0].msg), "%s", msg);
 		return;
-	off = kmsg_fd >= 0 ? snprintf(line, sizeof(line), "<%d>earlytune: ", prio)
-			   : snprintf(line, sizeof(line), "earlytune: ");
-	va_start(ap, fmt);
-	n = vsnprintf(line + off, sizeof(line) - (size_t)off - 1, fmt, ap);
-	va_end(ap);
+	}
+	n = kmsg_fd >= 0 ? snprintf(line, sizeof(line) - 1, "<%d>earlytune: %s", prio, msg)
+			 : snprintf(line, sizeof(line) - 1, "earlytune: %s", msg);
 	if (n < 0)
 		return;
-	if (capture && prio <= LOG_ERR && ncaptured < CAPTURE_MAX)
-		snprintf(captured[ncaptured++], sizeof(captured[0]), "%s", line + off);
 	n = (int)strlen(line);
 	line[n++] = '\n';
 	/* /dev/kmsg takes one record per write(); a failed log write must not
@@ -109,4 +118,33 @@ void log_msg(int prio, const char *fmt, ...)
 	}
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		return;
+}
+
+void log_hold(void)
+{
+	holding = true;
+}
+
+void log_release(void)
+{
+	holding = false;
+	for (size_t i = 0; i < nheld; i++)
+		emit(held[i].prio, held[i].msg);
+	nheld = 0;
+}
+
+void log_msg(int prio, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (prio >= LOG_DEBUG && !verbose)
+		return;
+	va_start(ap, fmt);
+	if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
+		msg[0] = '\0';
+	va_end(ap);
+	if (capture && prio <= LOG_ERR && ncaptured < CAPTURE_MAX)
+		snprintf(captured[ncaptured++], sizeof(captured[0]), "%s", msg);
+	emit(prio, msg);
 }

@@ -13,6 +13,8 @@
 enum { LOG_ERR = 3, LOG_WARN = 4, LOG_NOTICE = 5, LOG_INFO = 6, LOG_DEBUG = 7 };
 struct root;
 void log_setup_boot(const struct root *r);
+void log_hold(void);    /* hold messages until log_release: where they go is not known yet */
+void log_release(void); /* the held messages, to stderr or (after log_setup_boot) the kernel log */
 void log_set_verbose(bool verbose);
 bool log_boot_mode(void);
 void log_capture_errors(bool on);

@@ -55,3 +55,22 @@ eq "the unmet skip reached the kernel log" \
 	"$(grep -c "earlytune: modules et_nosuch_$$ state: not applied: et_nosuch_$$: module not found under /lib/modules/6.1.0-28-cloud-amd64 \[$u/etc/kskip.conf:5\]" "$WORK/dmesg-raw")" 1
 eq "the summary counts both skips" \
 	"$(grep -cF "earlytune: apply --root $u: 1 changed, 0 kept, 2 skipped, 0 failed" "$WORK/dmesg-raw")" 1
+
+# Argument errors of a --boot run (a bad udev rule, an empty $env{DISKSEQ})
+# reach the kernel log like its other messages, udev dropping its stderr:
+# every option is read first, an error before --root included.
+m=$$-$(date +%s%N)
+empty_seq="earlytune: --diskseq: '' is not a disk sequence number"
+before=$(dmesg | grep -cF "$empty_seq")
+check_rc "--boot, an empty --diskseq: exit 0" 0 -- "$ET" --boot forget --device vd0 --diskseq "" --root "$u"
+eq "--boot, an empty --diskseq: nothing on stderr" "$OUT" ""
+check_rc "--boot, a bad --ifindex before --root: exit 0" 0 -- "$ET" --boot --ifindex "bad$m" apply --root "$u"
+eq "--boot, a bad --ifindex before --root: nothing on stderr" "$OUT" ""
+check_rc "--boot, an unknown option: exit 0" 0 -- "$ET" --boot "--frob-$m" apply --root "$u"
+eq "--boot, an unknown option: nothing on stderr" "$OUT" ""
+dmesg >"$WORK/dmesg-args"
+eq "the empty --diskseq reached the kernel log" "$(($(grep -cF "$empty_seq" "$WORK/dmesg-args") - before))" 1
+eq "the bad --ifindex reached the kernel log" \
+	"$(grep -cF "earlytune: --ifindex: 'bad$m' is not an interface index (a positive number)" "$WORK/dmesg-args")" 1
+eq "the unknown option reached the kernel log" \
+	"$(grep -cF "earlytune: unrecognized option '--frob-$m'; see --help" "$WORK/dmesg-args")" 1
