@@ -67,6 +67,9 @@ struct item {
 			      * cannot give (no module, scheduler, knob): drift for verify.
 			      * A skip without it does not apply here (a partition, a
 			      * bio-based queue, another network namespace): neutral. */
+	bool unknown;        /* ACT_SKIP where the tree does not show whether this kernel can
+			      * give it (a capture without proc/, sys/kernel/mm or the
+			      * kernel's module data): verify's own verdict, never unmet. */
 	enum item_kind kind;
 	char *options;       /* ITEM_MODULE: module parameters */
 	int ifindex;         /* ITEM_QDISC: the interface, */

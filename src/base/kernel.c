@@ -67,6 +67,26 @@ static void no_modules(struct kernel *k, const struct root *r, const char *rel)
 		snprintf(k->no_modules, sizeof(k->no_modules), "no /%s", rel);
 }
 
+/* proc/ without modules: a kernel without module support has neither
+ * proc/modules nor the sysctl kernel.modprobe, so the fact needs
+ * proc/sys/kernel in the tree without modprobe; a capture that kept
+ * modprobe, or no proc/sys/kernel at all, only lacks the list. */
+static void no_proc_modules(struct kernel *k, const struct root *r)
+{
+	int sys = root_access(r, "proc/sys/kernel"), probe = root_access(r, "proc/sys/kernel/modprobe");
+
+	no_modules(k, r, "proc/modules");
+	if (k->modules_unknown)
+		return;
+	if (sys > 0 && probe == 0) {
+		snprintf(k->no_modules, sizeof(k->no_modules), "no /proc/modules nor /proc/sys/kernel/modprobe");
+		return;
+	}
+	k->modules_unknown = true;
+	snprintf(k->no_modules, sizeof(k->no_modules), probe > 0 ? "no /proc/modules in this tree" :
+		 "no /proc/modules nor /proc/sys/kernel in this tree");
+}
+
 /* Returns the first read that failed for another reason than ENOENT
  * (k->unreadable names its file): the command cannot trust what it knows
  * about this kernel — an unread command line may hold earlytune=0. */
@@ -84,7 +104,7 @@ int kernel_probe(struct kernel *k, const struct root *r)
 	m = probe_err(k, &err, root_access(r, "proc/modules"), "proc/modules");
 	k->modules = m > 0;
 	if (m == 0)
-		no_modules(k, r, "proc/modules");
+		no_proc_modules(k, r);
 	return err;
 }
 

@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include "base/kconfig.h"
 #include "base/kernel.h"
 #include "base/kmod.h"
 #include "base/root.h"
@@ -25,6 +26,9 @@ struct mods {
 	struct mod_ops ops;
 	char *builtin; /* modules.builtin, read once */
 	bool builtin_read;
+	char *kconfig;   /* the kernel's build configuration, read once */
+	int kconfig_err; /* 0, or why there is none (-ENOENT: the tree has none) */
+	char kconfig_from[192];
 	bool can_insert; /* only into the kernel we run on */
 	int dirfd[4];    /* --root: the directories libkmod reads, opened confined */
 	int ctx_err;     /* why the libkmod context could not be made: not retried */
@@ -241,6 +245,7 @@ void mods_free(struct mods *m)
 		if (m->dirfd[i] >= 0)
 			close(m->dirfd[i]);
 	free(m->builtin);
+	free(m->kconfig);
 	free(m);
 }
 
@@ -261,23 +266,53 @@ int mods_lookup(struct mods *m, const char *name, struct mod_info *info)
 	return m->ops.lookup(m->ops.data, name, info);
 }
 
+/* The kernel configuration's word on sym: 'y', 'm', 'n', or 0 when there
+ * is no configuration to ask (no sym, none in the tree, unreadable). */
+static int kconfig_says(struct mods *m, const char *sym)
+{
+	if (!sym)
+		return 0;
+	if (!m->kconfig && !m->kconfig_err)
+		m->kconfig_err = kconfig_read(m->root, m->kernel, &m->kconfig, m->kconfig_from,
+					      sizeof(m->kconfig_from));
+	return m->kconfig ? kconfig_value(m->kconfig, sym) : 0;
+}
+
+static int not_configured(struct mods *m, const char *name, const char *sym, char *why, size_t size)
+{
+	snprintf(why, size, "%s: not in this kernel (%s is not set in %s)", name, sym, m->kconfig_from);
+	return 0;
+}
+
 /* No module support, or no evidence of it (kernel->no_modules says which):
- * modules.builtin of the release still tells what is built in. */
-static int without_modules(struct mods *m, const char *name, char *why, size_t size)
+ * modules.builtin of the release, or the kernel's configuration, still
+ * tells what is built in. What neither shows is unknown, said as such. */
+static int without_modules(struct mods *m, const char *name, const char *sym, char *why, size_t size)
 {
 	const struct kernel *k = m->kernel;
+	int cfg = kconfig_says(m, sym);
 	char list[PATH_MAX + 64];
 
 	in_builtin_list(m, "");
 	snprintf(list, sizeof(list), "/lib/modules/%s/modules.builtin", k->release);
+	if (cfg == 'y')
+		return 1;
+	if (cfg == 'n')
+		return not_configured(m, name, sym, why, size);
+	if (cfg == 'm')
+		snprintf(why, size, "%s: a module (%s=m in %s), and %s: %s", name, sym, m->kconfig_from,
+			 k->modules_unknown ? "whether the kernel can load modules is unknown" : "the kernel cannot load modules",
+			 k->no_modules);
+	if (cfg == 'm')
+		return k->modules_unknown ? 3 : 0;
 	if (k->modules_unknown && m->builtin)
 		snprintf(why, size, "%s: not built in (%s does not list it); whether the kernel can load modules is unknown: %s",
 			 name, list, k->no_modules);
 	else if (k->modules_unknown)
 		snprintf(why, size, "%s: built in, loadable or absent is unknown: %s", name, k->no_modules);
 	else if (!m->builtin)
-		snprintf(why, size, "%s: kernel has no module support (%s), and built in or not is unknown: no %s in this tree",
-			 name, k->no_modules, list);
+		snprintf(why, size, "%s: built in or absent is unknown: no %s in this tree (nor the kernel's configuration; the kernel cannot load modules: %s)",
+			 name, list, k->no_modules);
 	else
 		snprintf(why, size, "%s: kernel has no module support (%s) and does not have it built in", name,
 			 k->no_modules);
@@ -286,19 +321,28 @@ static int without_modules(struct mods *m, const char *name, char *why, size_t s
 
 int mods_available(struct mods *m, const char *name, char *why, size_t size)
 {
+	return mods_available_cfg(m, name, NULL, why, size);
+}
+
+int mods_available_cfg(struct mods *m, const char *name, const char *sym, char *why, size_t size)
+{
 	struct mod_info info;
 	int st = m->ops.state(m->ops.data, name);
 
 	if (st == MOD_LIVE || st == MOD_BUILTIN)
 		return 1;
 	if (!m->kernel->modules)
-		return without_modules(m, name, why, size);
+		return without_modules(m, name, sym, why, size);
 	if (m->ops.lookup(m->ops.data, name, &info) < 0) {
+		/* Built in without parameters: no /sys/module entry, and a
+		 * module tree (modules.builtin) the tree may lack. */
+		if (kconfig_says(m, sym) == 'y')
+			return 1;
 		if (!strcmp(m->kernel->release, "unknown"))
-			snprintf(why, size, "%s: module not found: the kernel release is unknown (no /proc/sys/kernel/osrelease or /proc/version in this tree)", name);
+			snprintf(why, size, "%s: built in, loadable or absent is unknown: the kernel release is unknown (no /proc/sys/kernel/osrelease or /proc/version in this tree)", name);
 		else
 			snprintf(why, size, "%s: module not found under /lib/modules/%s", name, m->kernel->release);
-		return 0;
+		return strcmp(m->kernel->release, "unknown") ? 0 : 3;
 	}
 	if (!m->can_insert) {
 		snprintf(why, size, "%s: would load %s, but modules reach only the running kernel, not --root %s",

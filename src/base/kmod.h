@@ -29,8 +29,11 @@ int mods_new(struct mods **out, const struct root *r, const struct kernel *k);
 void mods_free(struct mods *m);
 void mods_set_ops(struct mods *m, const struct mod_ops *ops);
 /* 1: in the kernel now; 2: can be loaded; 0: neither (why says so);
- * 3: unknown (no module support, no modules.builtin to tell): try it. */
+ * 3: unknown (the tree shows neither the module nor what is built in). */
 int mods_available(struct mods *m, const char *name, char *why, size_t size);
+/* The same, asking the kernel's configuration about sym (CONFIG_…, or
+ * NULL) where modules.builtin and the module tree cannot tell. */
+int mods_available_cfg(struct mods *m, const char *name, const char *sym, char *why, size_t size);
 int mods_state(struct mods *m, const char *name);
 int mods_lookup(struct mods *m, const char *name, struct mod_info *info);
 int mods_load(struct mods *m, const char *name, const char *options);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/kconfig.h"
 #include "base/kparam.h"
 #include "base/log.h"
 #include "engine/engine.h"
@@ -39,33 +40,51 @@ static bool is_security(const char *param)
 
 /* ---- the target kernel ----------------------------------------------------- */
 
-/* "NAME=y" on a line of its own in a kernel config. */
 static bool kconfig_set(const char *cfg, const char *name)
 {
-	size_t n = strlen(name);
-
-	for (const char *p = cfg; (p = strstr(p, name)); p += n)
-		if ((p == cfg || p[-1] == '\n') && !strncmp(p + n, "=y", 2) && (p[n + 2] == '\n' || !p[n + 2]))
-			return true;
-	return false;
+	return kconfig_value(cfg, name) == 'y';
 }
 
-/* The compiled-in THP default: /boot/config-VERSION, else the Kconfig default. */
-static const char *thp_default(struct ctx *c, struct suggs *s, char **from)
+/* Without the kernel's configuration, THP support is what the tree shows:
+ * the running kernel's sys/kernel/mm (with transparent_hugepage: THP, the
+ * Kconfig default assumed; without: none). Another kernel's, or a tree
+ * without sys/kernel/mm, is unknown: no suggestion, and a line says so. */
+static const char *thp_unconfigured(struct ctx *c, struct suggs *s, char **from)
 {
-	_cleanup_(freep) char *cfg = NULL;
-	_cleanup_(freep) char *rel = xasprintf("boot/config-%s", c->kernel.release);
-	int r = rel ? root_read_file(&c->root, rel, &cfg, 1 << 22) : -ENOMEM;
+	static const char thp[] = "sys/kernel/mm/transparent_hugepage";
+	char miss[PATH_MAX];
+	int r = c->kernel.other ? 0 : root_missing(&c->root, thp, miss, sizeof(miss));
 
-	if (r == -ENOENT || r == -ENOTDIR) {
+	if (r > 0) {
 		*from = xasprintf("no /boot/config-%s: assuming the Kconfig default", c->kernel.release);
 		return "always";
 	}
+	if (r < 0)
+		first_err_set(&s->fail, thp, r);
+	if (r == 0 && !c->kernel.other && !strcmp(miss, thp))
+		return NULL; /* sys/kernel/mm without it: a kernel without THP */
+	if (r == 0)
+		log_msg(LOG_WARN, "unknown: transparent_hugepage= not suggested: no /boot/config-%s%s%s%s: whether kernel %s has transparent huge pages is unknown",
+			c->kernel.release, c->kernel.other ? "" : " nor /", c->kernel.other ? "" : miss,
+			c->kernel.other ? "" : " in this tree", c->kernel.release);
+	return NULL;
+}
+
+/* The compiled-in THP default: /boot/config-VERSION (or the running
+ * kernel's /proc/config.gz), else what the tree shows. */
+static const char *thp_default(struct ctx *c, struct suggs *s, char **from)
+{
+	_cleanup_(freep) char *cfg = NULL;
+	char file[192];
+	int r = kconfig_read(&c->root, &c->kernel, &cfg, file, sizeof(file));
+
+	if (r == -ENOENT)
+		return thp_unconfigured(c, s, from);
 	if (r < 0) {
-		first_err_set(&s->fail, rel ? rel : "boot/config", r);
+		first_err_set(&s->fail, file + 1, r);
 		return NULL;
 	}
-	*from = xasprintf("/boot/config-%s", c->kernel.release);
+	*from = xasprintf("%s", file);
 	if (!kconfig_set(cfg, "CONFIG_TRANSPARENT_HUGEPAGE"))
 		return NULL;
 	if (kconfig_set(cfg, "CONFIG_TRANSPARENT_HUGEPAGE_MADVISE"))
@@ -120,7 +139,7 @@ static void suggest_thp(struct ctx *c, struct suggs *s)
 {
 	const struct cfg_entry *e = config_get(&c->cfg, "thp", NULL, "enabled");
 	_cleanup_(freep) char *from = NULL, *p = NULL;
-	const char *dflt = thp_default(c, s, &from);
+	const char *dflt = e ? thp_default(c, s, &from) : NULL;
 	struct sugg *x;
 
 	if (!e || !dflt || !strcmp(e->value, dflt))

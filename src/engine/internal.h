@@ -13,9 +13,11 @@
 
 /* ---- plan.c ---- */
 int build_plan(struct ctx *c, struct plan *p);
-/* What verify makes of an item: in force, not, or not applicable here. */
-enum verdict { V_HOLDS, V_DRIFTED, V_UNMET, V_NA };
+/* What verify makes of an item: in force, not, not applicable here, or
+ * unknown (the tree does not show whether this kernel can give it). */
+enum verdict { V_HOLDS, V_DRIFTED, V_UNMET, V_NA, V_UNKNOWN, V_COUNT };
 enum verdict item_verdict(const struct item *it);
+const char *verdict_name(enum verdict v);
 
 /* ---- output.c ---- */
 const char *dash(const char *s);

@@ -79,6 +79,19 @@ void item_add_reason(struct item *it, const char *fmt, ...)
 		item_set(&it->reason, more);
 }
 
+void item_unknown(struct item *it, const char *fmt, ...)
+{
+	va_list ap;
+
+	it->action = ACT_SKIP;
+	it->unknown = true;
+	it->unmet = false;
+	free(it->reason);
+	va_start(ap, fmt);
+	it->reason = vformat(fmt, ap);
+	va_end(ap);
+}
+
 /* The item failed: its error is the message, then the errno text. */
 void item_fail(struct item *it, int err, const char *fmt, ...)
 {
@@ -166,11 +179,20 @@ const char *dash(const char *s)
 	return s && *s ? s : "-";
 }
 
+static const char *const verdict_names[] = { "holds", "drifted", "unmet", "not_applicable", "unknown" };
+
+const char *verdict_name(enum verdict v)
+{
+	return verdict_names[v];
+}
+
 /* verify's verdict on an item, which plan, its JSON and the metrics share. */
 enum verdict item_verdict(const struct item *it)
 {
 	if (it->action == ACT_CHANGE || it->action == ACT_ERROR || it->foreign)
 		return V_DRIFTED;
+	if (it->action == ACT_SKIP && it->unknown)
+		return V_UNKNOWN;
 	if (it->action == ACT_SKIP)
 		return it->unmet ? V_UNMET : V_NA;
 	/* In place, and still not possible here (a nofile above fs.nr_open). */

@@ -12,6 +12,9 @@ struct item *plan_add(struct plan *p, const char *domain, const char *target,
 void item_set(char **field, const char *value);
 void item_setf(char **field, const char *fmt, ...) _printf_(2, 3);
 void item_add_reason(struct item *it, const char *fmt, ...) _printf_(2, 3);
+/* A skip because the tree does not show what would decide it: the reason
+ * says what is missing ("… is unknown: no /X in this tree"). */
+void item_unknown(struct item *it, const char *fmt, ...) _printf_(2, 3);
 void item_fail(struct item *it, int err, const char *fmt, ...) _printf_(3, 4);
 void item_from_entry(struct item *it, const struct cfg_entry *e);
 void plan_free(struct plan *p);

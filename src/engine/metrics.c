@@ -62,7 +62,7 @@ static void put_head(struct strbuf *sb, const char *metric, const char *help)
 static void put_holds(struct strbuf *sb, const struct plan *p)
 {
 	put_head(sb, "earlytune_setting_holds",
-		 "Whether a setting the configuration asks for is in force (1) or not, drifted or unmet (0).");
+		 "Whether a setting the configuration asks for is in force (1) or not, drifted, unmet or unknown (0).");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct item *it = &p->v[i];
 		enum verdict v = item_verdict(it);
@@ -80,8 +80,7 @@ static void put_holds(struct strbuf *sb, const struct plan *p)
 static void put_counts(struct strbuf *sb, const struct plan *p)
 {
 	static const char *const actions[] = { "change", "keep", "skip", "error" };
-	static const char *const verdicts[] = { "holds", "drifted", "unmet", "not_applicable" };
-	unsigned na[ARRAY_SIZE(actions)] = { 0 }, nv[ARRAY_SIZE(verdicts)] = { 0 };
+	unsigned na[ARRAY_SIZE(actions)] = { 0 }, nv[V_COUNT] = { 0 };
 
 	for (size_t i = 0; i < p->n; i++) {
 		na[p->v[i].action]++;
@@ -91,9 +90,9 @@ static void put_counts(struct strbuf *sb, const struct plan *p)
 	for (size_t i = 0; i < ARRAY_SIZE(actions); i++)
 		sb_printf(sb, "earlytune_items{action=\"%s\"} %u\n", actions[i], na[i]);
 	put_head(sb, "earlytune_verify_items",
-		 "Items verify checked, by verdict (unmet: this kernel cannot give it).");
-	for (size_t i = 0; i < ARRAY_SIZE(verdicts); i++)
-		sb_printf(sb, "earlytune_verify_items{verdict=\"%s\"} %u\n", verdicts[i], nv[i]);
+		 "Items verify checked, by verdict (unmet: this kernel cannot give it; unknown: the tree does not show whether it can).");
+	for (size_t i = 0; i < V_COUNT; i++)
+		sb_printf(sb, "earlytune_verify_items{verdict=\"%s\"} %u\n", verdict_name(i), nv[i]);
 	put_head(sb, "earlytune_drifted_items",
 		 "Items the configuration asks for that are not in force, drifted or unmet (verify exits 1).");
 	sb_printf(sb, "earlytune_drifted_items %u\n", nv[V_DRIFTED] + nv[V_UNMET]);

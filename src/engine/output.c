@@ -8,7 +8,6 @@
 #include "base/log.h"
 #include "engine/internal.h"
 
-static const char *const verdict_names[] = { "holds", "drifted", "unmet", "not_applicable" };
 static bool json_done;
 
 /* Every JSON object goes out through here: main then knows whether the
@@ -78,11 +77,11 @@ static void json_item(struct strbuf *sb, const struct item *it, bool verify, boo
 	json_field(sb, "error", it->error);
 	json_field(sb, "reason", it->reason && *it->reason ? it->reason : NULL);
 	json_field(sb, "source", it->source);
-	sb_printf(sb, ",\"unmet\":%s", it->unmet ? "true" : "false");
+	sb_printf(sb, ",\"unknown\":%s,\"unmet\":%s", it->unknown ? "true" : "false", it->unmet ? "true" : "false");
 	if (writers)
 		json_writers(sb, it);
 	if (verify)
-		sb_printf(sb, ",\"verdict\":\"%s\",\"holds\":%s", verdict_names[item_verdict(it)],
+		sb_printf(sb, ",\"verdict\":\"%s\",\"holds\":%s", verdict_name(item_verdict(it)),
 			  item_verdict(it) == V_HOLDS ? "true" : "false");
 	sb_printf(sb, "}");
 }
@@ -90,12 +89,13 @@ static void json_item(struct strbuf *sb, const struct item *it, bool verify, boo
 /* verify's summary: the counts its text line gives. */
 static void json_summary(struct strbuf *sb, const struct plan *p)
 {
-	unsigned n[4] = { 0 };
+	unsigned n[V_COUNT] = { 0 };
 
 	for (size_t i = 0; i < p->n; i++)
 		n[item_verdict(&p->v[i])]++;
-	sb_printf(sb, ",\"summary\":{\"hold\":%u,\"drifted\":%u,\"unmet\":%u,\"not_applicable\":%u,\"in_force\":%s}",
-		  n[V_HOLDS], n[V_DRIFTED], n[V_UNMET], n[V_NA], n[V_DRIFTED] || n[V_UNMET] ? "false" : "true");
+	sb_printf(sb, ",\"summary\":{\"hold\":%u,\"drifted\":%u,\"unmet\":%u,\"not_applicable\":%u,\"unknown\":%u,\"in_force\":%s}",
+		  n[V_HOLDS], n[V_DRIFTED], n[V_UNMET], n[V_NA], n[V_UNKNOWN],
+		  n[V_DRIFTED] || n[V_UNMET] || n[V_UNKNOWN] ? "false" : "true");
 }
 
 /* verify: each item's verdict and holds, and the summary. */
@@ -175,7 +175,8 @@ static const char *from(const struct item *it, char *buf, size_t size)
 
 /* One kernel-log line for an item, unless it is kept: a change, a failure,
  * a skip (a warning when the kernel cannot give what is asked for, a notice
- * when someone else owns it, else information) with its reason. */
+ * when someone else owns it or the tree does not show whether the kernel
+ * can give it, else information) with its reason. */
 static void log_item(const struct item *it)
 {
 	char src[512];
@@ -190,7 +191,7 @@ static void log_item(const struct item *it)
 		log_msg(LOG_WARN, "%s %s %s: not applied: %s%s", it->domain, it->target, it->setting, reason,
 			from(it, src, sizeof(src)));
 	else if (it->action == ACT_SKIP)
-		log_msg(it->foreign ? LOG_NOTICE : LOG_INFO, "%s %s %s: skipped: %s%s", it->domain, it->target,
+		log_msg(it->foreign || it->unknown ? LOG_NOTICE : LOG_INFO, "%s %s %s: skipped: %s%s", it->domain, it->target,
 			it->setting, reason, from(it, src, sizeof(src)));
 }
 

@@ -50,6 +50,9 @@ static void log_drift(const struct item *it, enum verdict v)
 
 	if (it->error)
 		log_msg(LOG_ERR, "drift: %s %s %s: %s", it->domain, it->target, it->setting, it->error);
+	else if (v == V_UNKNOWN)
+		log_msg(LOG_WARN, "unknown: %s %s %s: %s [%s]", it->domain, it->target, it->setting,
+			dash(it->reason), dash(it->source));
 	else if (v == V_UNMET)
 		log_msg(LOG_WARN, "unmet: %s %s %s: not possible here: %s [%s]", it->domain, it->target,
 			it->setting, dash(it->reason), dash(it->source));
@@ -65,13 +68,14 @@ static void log_drift(const struct item *it, enum verdict v)
 }
 
 /* Exit 1 unless every item the configuration asks for is in force: changed
- * by someone (drifted) and impossible on this kernel (unmet) both count;
- * what does not apply here (a partition, a bio-based queue, another network
+ * by someone (drifted), impossible on this kernel (unmet) and not shown by
+ * the tree (unknown: in force or not cannot be told) all count; what does
+ * not apply here (a partition, a bio-based queue, another network
  * namespace) does not. */
 int cmd_verify(struct ctx *c)
 {
 	struct plan p = { 0 };
-	unsigned n[4] = { 0 };
+	unsigned n[V_COUNT] = { 0 };
 	int r = build_plan(c, &p), m, unread;
 
 	if (r < 0)
@@ -81,11 +85,14 @@ int cmd_verify(struct ctx *c)
 		enum verdict v = item_verdict(&p.v[i]);
 
 		n[v]++;
-		if (!c->json && (v == V_DRIFTED || v == V_UNMET))
+		if (!c->json && v != V_HOLDS && v != V_NA)
 			log_drift(&p.v[i], v);
 	}
 	if (c->json)
 		print_json(c, &p, "verify", true);
+	else if (!c->boot && n[V_UNKNOWN])
+		printf("verify: %u hold, %u drifted, %u unmet, %u not applicable, %u unknown\n", n[V_HOLDS],
+		       n[V_DRIFTED], n[V_UNMET], n[V_NA], n[V_UNKNOWN]);
 	else if (!c->boot)
 		printf("verify: %u hold, %u drifted, %u unmet, %u not applicable\n", n[V_HOLDS], n[V_DRIFTED],
 		       n[V_UNMET], n[V_NA]);
@@ -93,5 +100,5 @@ int cmd_verify(struct ctx *c)
 	plan_free(&p);
 	if (m < 0)
 		return 2; /* the export is what the timer is for: its failure is not drift */
-	return r < 0 || unread || n[V_DRIFTED] || n[V_UNMET] ? 1 : 0;
+	return r < 0 || unread || n[V_DRIFTED] || n[V_UNMET] || n[V_UNKNOWN] ? 1 : 0;
 }

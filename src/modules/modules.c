@@ -61,9 +61,30 @@ static bool builtin_cc(struct ctx *c, const char *name)
 	return !strncmp(name, "tcp_", 4) && net_cc_available(c, name + 4);
 }
 
+/* true when the module can be inserted; otherwise the item says why not:
+ * built in after all (the kernel's configuration says so), unknown, or
+ * unmet. */
+static bool loadable(struct ctx *c, struct item *it, const char *name)
+{
+	char why[512] = "";
+	int r = net_module_available(c, name, why, sizeof(why));
+
+	if (r == 1) {
+		item_set(&it->current, state_names[MOD_BUILTIN]);
+		item_set(&it->desired, state_names[MOD_BUILTIN]);
+	} else if (r == 3) {
+		item_unknown(it, "%s", why);
+	} else if (r != 2) {
+		it->action = ACT_SKIP;
+		it->unmet = true;
+		item_set(&it->reason, why);
+	}
+	return r == 2;
+}
+
 static void plan_module(struct ctx *c, struct plan *p, const char *name, const struct cfg_entry *e)
 {
-	char path[PATH_MAX], why[512] = "";
+	char path[PATH_MAX];
 	const struct cfg_entry *opt;
 	struct mod_info info;
 	struct item *it;
@@ -89,12 +110,8 @@ static void plan_module(struct ctx *c, struct plan *p, const char *name, const s
 		item_set(&it->desired, state_names[st]);
 		return; /* keep */
 	}
-	if (mods_available(c->mods, name, why, sizeof(why)) != 2) {
-		it->action = ACT_SKIP;
-		it->unmet = true;
-		item_set(&it->reason, why);
+	if (!loadable(c, it, name))
 		return;
-	}
 	it->action = ACT_CHANGE;
 	item_set(&it->module, name);
 	if (mods_lookup(c->mods, name, &info) == 0 && info.install_cmd)

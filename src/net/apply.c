@@ -47,7 +47,7 @@ static void explain(struct ctx *c, struct item *it, const struct netconf *nc, co
 		char module[64];
 
 		snprintf(module, sizeof(module), "sch_%s", nc->kind);
-		mods_available(c->mods, module, why, sizeof(why));
+		net_module_available(c, module, why, sizeof(why));
 		item_setf(&it->error, "%s not available: %s", module, *why ? why : "not in the kernel");
 		return;
 	}

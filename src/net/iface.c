@@ -212,7 +212,8 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 }
 
 /* A kind that is not built in needs its module: false when it cannot be
- * had (the item is then an unmet skip). */
+ * had (the item is then an unmet skip) or the tree does not show whether
+ * it can (an unknown one). */
 static bool iface_module(struct ctx *c, struct item *it, const struct netconf *nc)
 {
 	char module[64], why[256];
@@ -221,13 +222,16 @@ static bool iface_module(struct ctx *c, struct item *it, const struct netconf *n
 	if (qdisc_is_core(nc->kind))
 		return true;
 	snprintf(module, sizeof(module), "sch_%s", nc->kind);
-	a = mods_available(c->mods, module, why, sizeof(why));
+	a = net_module_available(c, module, why, sizeof(why));
+	if (a == 3)
+		item_unknown(it, "%s", why);
 	if (a == 0) {
 		it->action = ACT_SKIP;
 		it->unmet = true;
 		item_setf(&it->reason, "%s not available: %s", module, why);
-		return false;
 	}
+	if (a == 0 || a == 3)
+		return false;
 	if (a == 2)
 		item_set(&it->module, module);
 	return true;

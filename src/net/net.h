@@ -29,5 +29,8 @@ int net_apply_qdiscs(struct ctx *c, struct plan *p);
 
 /* dump.c, sysctl.c */
 bool qdisc_is_core(const char *kind);
+/* mods_available for a qdisc's (sch_KIND) or a congestion control's
+ * (tcp_NAME) module, the kernel's configuration asked too. */
+int net_module_available(struct ctx *c, const char *module, char *why, size_t size);
 bool net_cc_available(struct ctx *c, const char *name);
 int net_ifindex_of(const struct root *r, const char *name); /* sys/class/net/NAME/ifindex: > 0, 0 none, -errno */

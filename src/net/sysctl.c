@@ -12,36 +12,66 @@
 #include "engine/sysctl.h"
 #include "net/internal.h"
 
+/* The configuration symbol of a qdisc's or congestion control's module:
+ * sch_fq_codel is CONFIG_NET_SCH_FQ_CODEL, tcp_bbr CONFIG_TCP_CONG_BBR. */
+static const char *module_symbol(const char *module, char *sym, size_t size)
+{
+	const char *base = !strncmp(module, "sch_", 4) ? "NET_SCH_" : !strncmp(module, "tcp_", 4) ? "TCP_CONG_" : NULL;
+	size_t n;
+
+	if (!base || snprintf(sym, size, "CONFIG_%s%s", base, module + 4) >= (int)size)
+		return NULL;
+	for (n = strlen("CONFIG_"); sym[n]; n++)
+		sym[n] = sym[n] >= 'a' && sym[n] <= 'z' ? (char)(sym[n] - 'a' + 'A') : sym[n];
+	return sym;
+}
+
+int net_module_available(struct ctx *c, const char *module, char *why, size_t size)
+{
+	char sym[96];
+	int a = mods_available_cfg(c->mods, module, module_symbol(module, sym, sizeof(sym)), why, size);
+
+	/* Without module support, the congestion controls the kernel lists
+	 * are all it will ever have. */
+	if (a == 3 && !strncmp(module, "tcp_", 4) && !c->kernel.modules && !c->kernel.modules_unknown &&
+	    root_exists(&c->root, CC_AVAILABLE) && !net_cc_available(c, module + 4)) {
+		snprintf(why, size, "%s: not in this kernel (%s is not in /%s, and the kernel cannot load modules: %s)",
+			 module, module + 4, CC_AVAILABLE, c->kernel.no_modules);
+		a = 0;
+	}
+	return a;
+}
+
 /* Why a sysctl file is absent, said from the nearest part of proc/sys the
  * tree has: a fact of the kernel only where the file's parent is there; a
- * tree without proc/sys (a capture) leaves it unknown. 0, or -errno when a
- * lookup fails (an error of the item, not absence). */
+ * tree without proc/sys (a capture) leaves it unknown. 0 a fact, 1 unknown,
+ * or -errno when a lookup fails (an error of the item, not absence). */
 static int sysctl_absent(struct ctx *c, const char *path, char *why, size_t size)
 {
 	static const char net[] = "proc/sys/net";
 	bool qdisc = strstr(path, "default_qdisc") != NULL;
 	const char *what = qdisc ? "net.core.default_qdisc" : "TCP/IP sysctls";
 	char miss[PATH_MAX];
-	int r = root_missing(&c->root, path, miss, sizeof(miss)), ns;
+	int r = root_missing(&c->root, path, miss, sizeof(miss)), ns = 0;
 
 	if (r < 0)
 		return r;
-	if (r > 0 || strncmp(miss, net, strlen(net)))
+	if (r > 0 || strncmp(miss, net, strlen(net)) || (qdisc && strcmp(miss, net) && strcmp(miss, path))) {
 		snprintf(why, size, "no /%s in this tree: whether the kernel has %s is unknown", r ? path : miss, what);
-	else if (!strcmp(miss, net))
+		return 1;
+	}
+	if (!strcmp(miss, net))
 		snprintf(why, size, "no /%s here: the kernel has no network sysctls", net);
 	else if (!qdisc)
 		snprintf(why, size, "no /%s here: the kernel has no %s", miss,
 			 strcmp(miss, path) ? "TCP/IP sysctls" : "TCP congestion control sysctl");
-	else if (strcmp(miss, path))
-		snprintf(why, size, "no /%s in this tree: whether the kernel has %s is unknown", miss, what);
 	else if ((ns = root_access(&c->root, "proc/sys/net/core/somaxconn")) < 0)
 		return ns;
 	else if (ns)
 		snprintf(why, size, "no /%s here: it exists only in the initial network namespace", path);
 	else
 		snprintf(why, size, "no /%s nor /proc/sys/net/core/somaxconn in this tree: whether this is another network namespace is unknown", path);
-	return 0;
+	return !strcmp(miss, path) && qdisc && !ns;
 }
 
 /* available: 1 the kernel offers the value now, 0 not (yet), -errno when
@@ -58,9 +88,13 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 	item_from_entry(it, e);
 	item_set(&it->desired, e->value);
 	r = root_read(&c->root, path, cur, sizeof(cur));
-	if (r == -ENOENT && (r = sysctl_absent(c, path, why, sizeof(why))) == 0) {
+	if (r == -ENOENT && (r = sysctl_absent(c, path, why, sizeof(why))) >= 0) {
+		if (r) {
+			item_unknown(it, "%s", why);
+			return;
+		}
 		it->action = ACT_SKIP;
-		it->unmet = !strstr(name, "default_qdisc"); /* another netns: not applicable */
+		it->unmet = !strstr(why, "network namespace"); /* another netns: not applicable */
 		item_set(&it->reason, why);
 		return;
 	}
@@ -79,7 +113,7 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 		return;
 	}
 	if (!available) {
-		int a = mods_available(c->mods, module, why, sizeof(why));
+		int a = net_module_available(c, module, why, sizeof(why));
 
 		if (a == 0) {
 			it->action = ACT_SKIP;
@@ -87,10 +121,12 @@ static void plan_sysctl(struct ctx *c, struct plan *p, const char *name, const c
 			item_setf(&it->reason, "%s not available: %s", e->value, why);
 			return;
 		}
+		if (a == 3) {
+			item_unknown(it, "%s not offered now, and %s", e->value, why);
+			return;
+		}
 		if (a == 2)
 			item_set(&it->module, module);
-		if (a == 3)
-			item_add_reason(it, "[%s]", why);
 	}
 	it->action = ACT_CHANGE;
 }

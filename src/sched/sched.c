@@ -149,8 +149,9 @@ static void skip(struct item *it, const struct cfg_entry *e, bool absent, const 
 		item_add_reason(it, "(the profile sets it for the other scheduler)");
 }
 
-/* Why the file of m is missing, from the nearest part the tree has. 0, or
- * -errno when the lookup fails. */
+/* Why the file of m is missing, from the nearest part the tree has. 0 a
+ * fact, 1 unknown (the tree does not show it), or -errno when the lookup
+ * fails. */
 static int absent_why(struct ctx *c, const struct sched_map *m, char *why, size_t size)
 {
 	char miss[PATH_MAX];
@@ -166,15 +167,18 @@ static int absent_why(struct ctx *c, const struct sched_map *m, char *why, size_
 					    "need CONFIG_SCHED_DEBUG)", m->path);
 		else
 			snprintf(why, size, "no /%s in this tree: whether the kernel has it is unknown", r ? m->path : miss);
+		return !fs_there;
 	} else if (r == 0 && !strcmp(miss, m->path)) {
 		snprintf(why, size, "no /%s: this kernel has no such knob", m->path);
 	} else if (r == 0 && !strcmp(miss, SCHED_DIR)) {
 		snprintf(why, size, c->root.is_host ? "no /" SCHED_DIR ": the kernel was built without CONFIG_SCHED_DEBUG"
-						    : "no /" SCHED_DIR " in this tree: the kernel lacks CONFIG_SCHED_DEBUG, or "
-						      "debugfs was not mounted where the tree was taken");
+						    : "no /" SCHED_DIR " in this tree: whether the kernel has CONFIG_SCHED_DEBUG "
+						      "is unknown (debugfs may not have been mounted where the tree was taken)");
+		return !c->root.is_host;
 	} else {
 		snprintf(why, size, "no /%s in this tree: whether the kernel has %s is unknown", r ? m->path : miss,
 			 m->setting);
+		return 1;
 	}
 	return 0;
 }
@@ -192,8 +196,11 @@ static void judge(struct ctx *c, struct item *it, const struct cfg_entry *e, con
 		return;
 	}
 	r = root_read(&c->root, m->path, raw, sizeof(raw));
-	if (r == -ENOENT && (r = absent_why(c, m, why, sizeof(why))) == 0) {
-		skip(it, e, false, why);
+	if (r == -ENOENT && (r = absent_why(c, m, why, sizeof(why))) >= 0) {
+		if (r)
+			item_unknown(it, "%s", why);
+		else
+			skip(it, e, false, why);
 		return;
 	}
 	if (r == -EPERM && m->via == SV_DEBUGFS) {
@@ -228,10 +235,8 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e, s
 	item_from_entry(it, e);
 	item_set(&it->desired, e->value);
 	if (!c->kernel.version) {
-		it->action = ACT_SKIP;
-		it->unmet = true;
-		item_setf(&it->reason, "the target kernel's version is unknown (release '%s'): which knob %s is cannot be told",
-			  c->kernel.release, e->key);
+		item_unknown(it, "the target kernel's version is unknown (release '%s'): which knob %s is cannot be told",
+			     c->kernel.release, e->key);
 	} else if (m.via == SV_SKIP) {
 		skip(it, e, true, m.why);
 	} else if (c->kernel.other) {

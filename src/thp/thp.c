@@ -158,6 +158,28 @@ static int thp_dir_state(struct ctx *c, char *miss, size_t size)
 	return r < 0 ? r : r ? 0 : strcmp(miss, THP_DIR) ? -ENODATA : -ENOENT;
 }
 
+/* A kernel without the knob cannot give what the configuration asks:
+ * unmet (verify drift); a tree that does not show it, unknown. The
+ * command line's choice is neither (see plan_key). false: the item says
+ * which, or why the directory cannot be looked at. */
+static bool thp_there(struct ctx *c, struct item *it)
+{
+	char miss[PATH_MAX];
+	int r = thp_dir_state(c, miss, sizeof(miss));
+
+	if (r == -ENODATA) {
+		item_unknown(it, "no /%s in this tree: whether the kernel has transparent huge pages is unknown", miss);
+	} else if (r == -ENOENT) {
+		it->action = ACT_SKIP;
+		it->unmet = true;
+		item_set(&it->reason, "kernel has no transparent huge pages (no /" THP_DIR ")");
+	} else if (r < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot open /" THP_DIR ": %s", strerror(-r));
+	}
+	return r == 0;
+}
+
 static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 {
 	char attr[96], path[PATH_MAX], raw[256], active[64], v[64];
@@ -174,23 +196,8 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 	item_from_entry(it, e);
 	item_set(&it->desired, e->value);
 	it->selector = is_selector(e->key);
-	/* A kernel without the knob cannot give what the configuration asks:
-	 * unmet (verify drift). The command line's choice is not: see below. */
-	r = thp_dir_state(c, raw, sizeof(raw));
-	if (r == -ENOENT || r == -ENODATA) {
-		it->action = ACT_SKIP;
-		it->unmet = true;
-		if (r == -ENOENT)
-			item_set(&it->reason, "kernel has no transparent huge pages (no /" THP_DIR ")");
-		else
-			item_setf(&it->reason, "no /%s in this tree: whether the kernel has transparent huge pages is unknown", raw);
+	if (!thp_there(c, it))
 		return;
-	}
-	if (r < 0) {
-		it->action = ACT_ERROR;
-		item_setf(&it->error, "cannot open /" THP_DIR ": %s", strerror(-r));
-		return;
-	}
 	r = root_read(&c->root, path, raw, sizeof(raw));
 	if (r == -ENOENT) {
 		it->action = ACT_SKIP;

@@ -425,8 +425,14 @@ for v in 5.4.0-150-generic 6.1.0-28-cloud-amd64 6.12.9-cloud-amd64 6.18.1; do
 		else
 			no_sugg "$v ($how): no thp_anon= before 6.12" add "thp_anon="
 		fi
-		has_sugg "$v ($how): THP madvise (no config: compiled default always)" add "$THP"
-		contains "$v ($how): says the default was assumed" "no /boot/config-$v: assuming the Kconfig default"
+		if [ "$how" = osrelease ]; then
+			has_sugg "$v ($how): THP madvise (no config, THP in sys/kernel/mm: compiled default always)" add "$THP"
+			contains "$v ($how): says the default was assumed" "no /boot/config-$v: assuming the Kconfig default"
+		else
+			# The running kernel's sys/kernel/mm says nothing of another one.
+			no_sugg "$v ($how): no config: THP support unknown, nothing suggested" add "$THP"
+			contains "$v ($how): says it is unknown" "earlytune: unknown: transparent_hugepage= not suggested: no /boot/config-$v: whether kernel $v has transparent huge pages is unknown"
+		fi
 	done
 	mk_kconfig "$t" "$v" madvise
 	check_rc "$v, config MADVISE=y: exit 0" 0 -- "$ET" cmdline --root "$t" --kernel "$v" --config "$WORK/mthp.conf"

@@ -172,3 +172,16 @@ if command -v strace >/dev/null; then
 	eq "c9 back to the kernel's" "$(qd c9 | grep -c e7e7)" 0
 	eq "records forgotten after the fault runs" "$(state_records "$state")" ""
 fi
+
+# ---- a qdisc kind this kernel lacks: known before anything is written ----
+# This machine's kernel (no module support) says in /proc/config.gz which
+# kinds it has; plan of the host is read-only.
+if [ -r /proc/config.gz ] && [ ! -e /proc/modules ] && zcat /proc/config.gz | grep -qx '# CONFIG_NET_SCH_FQ_CODEL is not set'; then
+	printf '[net]\nqdisc = fq_codel\n' >"$WORK/fqc.conf"
+	check_rc "host without fq_codel: plan exits 0" 0 -- "$ET" plan --wide --only net --config "$WORK/fqc.conf"
+	contains "host without fq_codel: default_qdisc is a skip, said from the kernel's configuration" \
+		"fq_codel not available: sch_fq_codel: not in this kernel (CONFIG_NET_SCH_FQ_CODEL is not set in /proc/config.gz)"
+	lacks "host without fq_codel: nothing planned as a change" " change "
+else
+	skip "host without fq_codel: plan says skip" "this kernel has module support or fq_codel, or no /proc/config.gz"
+fi

@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Issue 9, "unknown is unknown": where a tree lacks the file that would decide
-# a fact, plan says what is missing and never states a kernel property it did
-# not read. A fact is said only from the nearest part of the path the tree
-# has: sys/kernel/mm without transparent_hugepage is "no THP", a tree without
-# sys/kernel is not. Each reason is asserted exactly, in text and in JSON.
+# Unknown is one thing: where a tree lacks the file that would decide a fact,
+# plan says what is missing and never states a kernel property it did not
+# read. A fact is said only from the nearest part of the path the tree has:
+# sys/kernel/mm without transparent_hugepage is "no THP", a tree without
+# sys/kernel is not. Each reason is asserted exactly, in text and in JSON;
+# and every domain gives what the tree does not show the same verdict —
+# unknown (a skip, never unmet or not applicable) in plan, its JSON and
+# verify (its own verdict and summary count, not drift) — and `cmdline`
+# suggests nothing on it.
 . "$(dirname "$0")/../lib/common.sh"
 
 rel=6.1.0-28-cloud-amd64
@@ -23,6 +27,31 @@ says() {
 	eq "$1: plan --json says so" "$(reason "$2" "$3")" "$4"
 }
 
+# unknown DESC TREE SETTING...: each item is unknown everywhere: plan --json
+# (a skip, unknown, not unmet), verify --json (verdict unknown), verify's
+# text ("unknown:" line, not "unmet:"/"drift:"), its summary, exit 1.
+unknown() {
+	_d=$1 _t=$2
+	shift 2
+	_plan=$("$ET" plan --wide --json --root "$_t" --only modules,thp,net,sched --config "$CONF" 2>/dev/null)
+	_ver=$("$ET" verify --json --root "$_t" --only modules,thp,net,sched --config "$CONF" 2>/dev/null)
+	_txt=$("$ET" verify --root "$_t" --only modules,thp,net,sched --config "$CONF" 2>&1)
+	check_rc "$_d: verify exits 1 (not known to be in force)" 1 -- "$ET" verify --root "$_t" --only modules,thp,net,sched --config "$CONF"
+	for _s in "$@"; do
+		eq "$_d: $_s: plan --json: skip, unknown, not unmet" "$(printf '%s' "$_plan" | python3 -c 'import json, sys
+print(*[it["action"] + " " + str(it["unknown"]) + " " + str(it["unmet"]) for it in json.load(sys.stdin)["items"] if sys.argv[1] in (it["setting"], it["target"]) or it["setting"].endswith(("_" + sys.argv[1], "/" + sys.argv[1]))])' "$_s")" "skip True False"
+		eq "$_d: $_s: verify --json: verdict unknown" "$(printf '%s' "$_ver" | python3 -c 'import json, sys
+print(*[it["verdict"] for it in json.load(sys.stdin)["items"] if sys.argv[1] in (it["setting"], it["target"]) or it["setting"].endswith(("_" + sys.argv[1], "/" + sys.argv[1]))])' "$_s")" "unknown"
+		eq "$_d: $_s: verify says unknown" "$(printf '%s\n' "$_txt" | grep -c "^earlytune: unknown: [^:]*[ _/]$_s[: ]")" 1
+	done
+	eq "$_d: no unknown called unmet" "$(printf '%s\n' "$_txt" | grep 'not possible here.*is unknown')" ""
+	eq "$_d: verify --json: the summary counts them" "$(printf '%s' "$_ver" | python3 -c 'import json, sys
+s = json.load(sys.stdin)["summary"]; print(s["unknown"], s["in_force"])')" "$# False"
+	contains "$_d: verify's summary line counts them" ", $# unknown"
+}
+CONF=$WORK/all.conf
+printf '[main]\nprofile = vps\n[sched]\nnr_migrate = 64\n' >"$CONF"
+
 cc=net.ipv4.tcp_congestion_control
 dq=net.core.default_qdisc
 
@@ -33,6 +62,8 @@ rm -rf "$t/proc"
 says "no proc/: modules" "$t" tcp_bbr "tcp_bbr: built in, loadable or absent is unknown: no /proc in this tree"
 says "no proc/: congestion control" "$t" $cc "no /proc in this tree: whether the kernel has TCP/IP sysctls is unknown"
 says "no proc/: default_qdisc" "$t" $dq "no /proc in this tree: whether the kernel has net.core.default_qdisc is unknown"
+# Congestion control and default qdisc alike: one verdict for one unknown.
+unknown "no proc/" "$t" tcp_bbr sch_fq $cc $dq nr_migrate
 
 # ---- proc/ without sys: a capture, not a kernel without sysctls ----
 t=$WORK/nosys
@@ -41,7 +72,8 @@ rm -rf "$t/proc/sys"
 says "proc/ without sys: congestion control" "$t" $cc "no /proc/sys in this tree: whether the kernel has TCP/IP sysctls is unknown"
 says "proc/ without sys: default_qdisc" "$t" $dq "no /proc/sys in this tree: whether the kernel has net.core.default_qdisc is unknown"
 # proc/modules is there, the release is not: the lookup cannot name a tree.
-says "proc/ without sys: the release is unknown" "$t" tcp_bbr "tcp_bbr: module not found: the kernel release is unknown (no /proc/sys/kernel/osrelease or /proc/version in this tree)"
+says "proc/ without sys: the release is unknown" "$t" tcp_bbr "tcp_bbr: built in, loadable or absent is unknown: the kernel release is unknown (no /proc/sys/kernel/osrelease or /proc/version in this tree)"
+unknown "proc/ without sys" "$t" tcp_bbr sch_fq $cc $dq nr_migrate
 
 # ---- proc/sys without net: the kernel has no networking ----
 t=$WORK/nonet
@@ -74,13 +106,35 @@ says "net/core with nothing in it" "$t" $dq "no /proc/sys/net/core/default_qdisc
 _attr "$t/proc/sys/net/core/somaxconn" 4096
 says "net/core without default_qdisc (another netns)" "$t" $dq "no /proc/sys/net/core/default_qdisc here: it exists only in the initial network namespace"
 
-# ---- modules: proc/ without proc/modules is a kernel without module support ----
+# ---- modules: proc/sys/kernel without proc/modules and modprobe is a kernel without module support ----
 t=$WORK/nomods
 mk_kvm "$t"
 rm "$t/proc/modules"
-says "no proc/modules, no lib/modules" "$t" tcp_bbr "tcp_bbr: kernel has no module support (no /proc/modules), and built in or not is unknown: no /lib/modules/$rel/modules.builtin in this tree"
+nomod="the kernel cannot load modules: no /proc/modules nor /proc/sys/kernel/modprobe"
+says "no proc/modules, no lib/modules" "$t" sch_fq "sch_fq: built in or absent is unknown: no /lib/modules/$rel/modules.builtin in this tree (nor the kernel's configuration; $nomod)"
+# Without module support, the congestion controls the kernel lists are all it has.
+says "no proc/modules: tcp_bbr from the list" "$t" tcp_bbr "tcp_bbr: not in this kernel (bbr is not in /proc/sys/net/ipv4/tcp_available_congestion_control, and $nomod)"
+says "no proc/modules: congestion control from the list" "$t" $cc "bbr not available: tcp_bbr: not in this kernel (bbr is not in /proc/sys/net/ipv4/tcp_available_congestion_control, and $nomod)"
+says "no proc/modules: default_qdisc unknown" "$t" $dq "fq not offered now, and sch_fq: built in or absent is unknown: no /lib/modules/$rel/modules.builtin in this tree (nor the kernel's configuration; $nomod)"
+unknown "no proc/modules, no modules.builtin" "$t" sch_fq $dq nr_migrate
+# The kernel's configuration tells what modules.builtin would.
+mkdir -p "$t/boot"
+printf 'CONFIG_NET_SCH_FQ=y\n' >"$t/boot/config-$rel"
+got=$("$ET" plan --wide --json --root "$t" --only modules 2>/dev/null | python3 -c 'import json, sys
+print(*[it["current"] + " " + it["action"] for it in json.load(sys.stdin)["items"] if it["target"] == "sch_fq"])')
+eq "no proc/modules, CONFIG_NET_SCH_FQ=y: built in, kept" "$got" "builtin keep"
+printf '# CONFIG_NET_SCH_FQ is not set\n' >"$t/boot/config-$rel"
+says "no proc/modules, CONFIG_NET_SCH_FQ not set" "$t" sch_fq "sch_fq: not in this kernel (CONFIG_NET_SCH_FQ is not set in /boot/config-$rel)"
+# A qdisc the kernel lacks is known before anything is written: skip, not change.
+says "no proc/modules, CONFIG_NET_SCH_FQ not set: default_qdisc" "$t" $dq "fq not available: sch_fq: not in this kernel (CONFIG_NET_SCH_FQ is not set in /boot/config-$rel)"
+rm -r "$t/boot"
+# A capture that kept proc/sys/kernel/modprobe only lacks the list: unknown.
+_attr "$t/proc/sys/kernel/modprobe" /sbin/modprobe
+says "no proc/modules, modprobe there" "$t" tcp_bbr "tcp_bbr: built in, loadable or absent is unknown: no /proc/modules in this tree"
+unknown "no proc/modules, modprobe there" "$t" tcp_bbr sch_fq $cc $dq nr_migrate
+rm "$t/proc/sys/kernel/modprobe"
 _attr "$t/lib/modules/$rel/modules.builtin" "kernel/net/ipv4/tcp_bbr.ko"
-says "no proc/modules, modules.builtin without sch_fq" "$t" sch_fq "sch_fq: kernel has no module support (no /proc/modules) and does not have it built in"
+says "no proc/modules, modules.builtin without sch_fq" "$t" sch_fq "sch_fq: kernel has no module support (no /proc/modules nor /proc/sys/kernel/modprobe) and does not have it built in"
 got=$("$ET" plan --wide --json --root "$t" --only modules 2>/dev/null | python3 -c 'import json, sys
 print(*[it["current"] + " " + it["action"] for it in json.load(sys.stdin)["items"] if it["target"] == "tcp_bbr"])')
 eq "no proc/modules, modules.builtin listing tcp_bbr: built in, kept" "$got" "builtin keep"
@@ -107,6 +161,20 @@ rm -rf "$t/sys/kernel/mm/transparent_hugepage"
 says "sys/kernel/mm without transparent_hugepage" "$t" enabled "kernel has no transparent huge pages (no /sys/kernel/mm/transparent_hugepage)"
 rm -rf "$t/sys/kernel/mm"
 says "sys/kernel without mm" "$t" enabled "no /sys/kernel/mm in this tree: whether the kernel has transparent huge pages is unknown"
+unknown "sys/kernel without mm" "$t" enabled defrag nr_migrate
+# cmdline: no THP default to change where THP support is unknown.
+check_rc "sys/kernel without mm: cmdline exits 0" 0 -- "$ET" cmdline --wide --root "$t"
+lacks "sys/kernel without mm: cmdline suggests no transparent_hugepage=" "add    transparent_hugepage="
+contains "sys/kernel without mm: cmdline says why" "earlytune: unknown: transparent_hugepage= not suggested: no /boot/config-$rel nor /sys/kernel/mm in this tree: whether kernel $rel has transparent huge pages is unknown"
+OUT=$("$ET" cmdline --json --root "$t" 2>/dev/null)
+lacks "sys/kernel without mm: cmdline --json suggests no transparent_hugepage=" "transparent_hugepage="
+mk_thp "$t"
+check_rc "THP there, no config: cmdline exits 0" 0 -- "$ET" cmdline --wide --root "$t"
+contains "THP there, no config: the Kconfig default assumed" "add    transparent_hugepage=madvise"
+rm -rf "$t/sys/kernel/mm/transparent_hugepage"
+check_rc "sys/kernel/mm without THP: cmdline exits 0" 0 -- "$ET" cmdline --wide --root "$t"
+lacks "sys/kernel/mm without THP: nothing suggested" "transparent_hugepage="
+rm -rf "$t/sys/kernel/mm"
 rm -rf "$t/sys/kernel"
 says "no sys/kernel" "$t" defrag "no /sys/kernel in this tree: whether the kernel has transparent huge pages is unknown"
 

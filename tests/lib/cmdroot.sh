@@ -26,9 +26,10 @@ mk_kconfig() {
 }
 
 # mk_cmdroot ROOT RELEASE VENDOR CMDLINE [nvme]: a machine with a kernel, its
-# command line, a DMI vendor and (with "nvme") an NVMe disk.
+# command line, THP, a DMI vendor and (with "nvme") an NVMe disk.
 mk_cmdroot() {
 	mk_base "$1" "$2" yes "$3" "$4"
+	mk_thp "$1"
 	[ "${5:-}" = nvme ] && mk_disk "$1" nvme0n1 nvme "[none] mq-deadline" 128 0
 	:
 }

@@ -867,6 +867,7 @@ static void test_scheduler_unavailable_reason_once(void **state)
 	const char *first;
 
 	tree_write(f->dir, "proc/modules", "");
+	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-et");
 	disk(f, "vda", "[none]\n", NULL, NULL, VIRTIO);
 	f->fk.live = "kyber-iosched";
 	fx_ctx(f, "[block]\nscheduler = bfq kyber\n", NULL);

@@ -2,17 +2,21 @@
 /* kmod.c behind its seam, kernel.c's probe, and a scheduler that needs a
  * module loaded before the queue offers it. */
 #include "unit.h"
+#include "base/kconfig.h"
 #include "base/kparam.h"
 #include "block/block.h"
 
 /* A mods on the fixture's tree with a fake kernel; modules: CONFIG_MODULES
- * (proc/modules, or proc/ without it: a fact, not a tree that lacks proc/). */
+ * (proc/modules and a release to look modules up in, or proc/sys/kernel
+ * without proc/modules and modprobe: a fact, not a tree that lacks them). */
 static struct mods *fake(struct fx *f, bool modules)
 {
-	if (modules)
+	if (modules) {
 		tree_write(f->dir, "proc/modules", "");
-	else
-		tree_mkdir(f->dir, "proc");
+		tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-et");
+	} else {
+		tree_mkdir(f->dir, "proc/sys/kernel");
+	}
 	assert_int_equal(root_open(&f->c.root, f->dir), 0);
 	assert_int_equal(kernel_probe(&f->c.kernel, &f->c.root), 0);
 	assert_int_equal(f->c.kernel.modules, modules);
@@ -59,7 +63,7 @@ static void test_available_without_modules(void **state)
 	m = fake(f, false);
 	/* No modules.builtin either: nobody but the kernel can tell. */
 	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 3);
-	assert_contains(why, "bfq: kernel has no module support (no /proc/modules), and built in or not is unknown: no /lib/modules/unknown/modules.builtin in this tree");
+	assert_string_equal(why, "bfq: built in or absent is unknown: no /lib/modules/unknown/modules.builtin in this tree (nor the kernel's configuration; the kernel cannot load modules: no /proc/modules nor /proc/sys/kernel/modprobe)");
 	assert_int_equal(f->fk.nlookup, 0);
 	/* Built in needs no module support. */
 	assert_int_equal(mods_available(m, "mq-deadline", why, sizeof(why)), 1);
@@ -77,7 +81,7 @@ static void test_absent_without_modules(void **state)
 	tree_write(f->dir, rel, "kernel/block/mq-deadline.ko\n");
 	/* modules.builtin lists what is built in: what it lacks is absent. */
 	assert_int_equal(mods_available(m, "bfq", why, sizeof(why)), 0);
-	assert_contains(why, "bfq: kernel has no module support (no /proc/modules) and does not have it built in");
+	assert_contains(why, "bfq: kernel has no module support (no /proc/modules nor /proc/sys/kernel/modprobe) and does not have it built in");
 	assert_int_equal(f->fk.nlookup, 0);
 }
 
@@ -108,7 +112,83 @@ static void test_modules_unknown(void **state)
 	assert_false(k->modules_unknown);
 	assert_string_equal(k->no_modules, "no /lib/modules/6.9.0-et/modules.dep");
 	assert_int_equal(mods_available(f->c.mods, "bfq", why, sizeof(why)), 3);
-	assert_string_equal(why, "bfq: kernel has no module support (no /lib/modules/6.9.0-et/modules.dep), and built in or not is unknown: no /lib/modules/6.9.0-et/modules.builtin in this tree");
+	assert_string_equal(why, "bfq: built in or absent is unknown: no /lib/modules/6.9.0-et/modules.builtin in this tree (nor the kernel's configuration; the kernel cannot load modules: no /lib/modules/6.9.0-et/modules.dep)");
+}
+
+/* Where modules.builtin cannot tell, the kernel's configuration does: =y
+ * is in the kernel, "is not set" is absent whatever the module tree holds. */
+static void test_available_kconfig(void **state)
+{
+	struct fx *f = *state;
+	struct mods *m;
+	char why[512] = "";
+
+	f->fk.found = "sch_fq";
+	tree_write(f->dir, "boot/config-unknown", "CONFIG_NET_SCH_FQ_CODEL=y\n# CONFIG_NET_SCH_FQ is not set\n");
+	m = fake(f, false);
+	assert_int_equal(mods_available_cfg(m, "sch_fq_codel", "CONFIG_NET_SCH_FQ_CODEL", why, sizeof(why)), 1);
+	assert_int_equal(mods_available_cfg(m, "sch_fq", "CONFIG_NET_SCH_FQ", why, sizeof(why)), 0);
+	assert_string_equal(why, "sch_fq: not in this kernel (CONFIG_NET_SCH_FQ is not set in /boot/config-unknown)");
+	/* A symbol the file lacks had its dependencies unmet: not built. */
+	assert_int_equal(mods_available_cfg(m, "sch_cake", "CONFIG_NET_SCH_CAKE", why, sizeof(why)), 0);
+	/* No symbol to ask: unknown, as before. */
+	assert_int_equal(mods_available_cfg(m, "sch_cake", NULL, why, sizeof(why)), 3);
+	assert_int_equal(f->fk.nlookup, 0);
+}
+
+/* /proc/config.gz, the running kernel's own: gzip, inflated. */
+static void test_kconfig_gz(void **state)
+{
+	struct fx *f = *state;
+	char *text = NULL, from[64], cmd[PATH_MAX + 128];
+
+	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-et");
+	tree_write(f->dir, "config", "CONFIG_TCP_CONG_BBR=y\nCONFIG_NET_SCH_FQ=m\n# CONFIG_NET_SCH_NETEM is not set\n");
+	snprintf(cmd, sizeof(cmd), "gzip -c '%s/config' >'%s/proc/config.gz'", f->dir, f->dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+	assert_int_equal(kernel_probe(&f->c.kernel, &f->c.root), 0);
+	assert_int_equal(kconfig_read(&f->c.root, &f->c.kernel, &text, from, sizeof(from)), 0);
+	assert_string_equal(from, "/proc/config.gz");
+	assert_int_equal(kconfig_value(text, "CONFIG_TCP_CONG_BBR"), 'y');
+	assert_int_equal(kconfig_value(text, "CONFIG_NET_SCH_FQ"), 'm');
+	assert_int_equal(kconfig_value(text, "CONFIG_NET_SCH_NETEM"), 'n');
+	assert_int_equal(kconfig_value(text, "CONFIG_NET_SCH"), 'n');
+	free(text);
+	/* Another kernel's configuration is never the running one's. */
+	f->c.kernel.other = true;
+	assert_int_equal(kconfig_read(&f->c.root, &f->c.kernel, &text, from, sizeof(from)), -ENOENT);
+	/* A truncated stream is no configuration. */
+	snprintf(cmd, sizeof(cmd), "head -c 20 '%s/proc/config.gz' >'%s/t' && mv '%s/t' '%s/proc/config.gz'", f->dir,
+		 f->dir, f->dir, f->dir);
+	assert_int_equal(system(cmd), 0);
+	f->c.kernel.other = false;
+	assert_int_equal(kconfig_read(&f->c.root, &f->c.kernel, &text, from, sizeof(from)), -EBADMSG);
+}
+
+/* proc/ without modules is no module support only where proc/sys/kernel
+ * shows no modprobe: a capture that kept modprobe, or has no
+ * proc/sys/kernel, only lacks the list. */
+static void test_modules_modprobe(void **state)
+{
+	struct fx *f = *state;
+	struct kernel *k = &f->c.kernel;
+
+	tree_write(f->dir, "proc/sys/kernel/modprobe", "/sbin/modprobe");
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+	assert_int_equal(kernel_probe(k, &f->c.root), 0);
+	assert_false(k->modules);
+	assert_true(k->modules_unknown);
+	assert_string_equal(k->no_modules, "no /proc/modules in this tree");
+	tree_remove(f->dir);
+	tree_new(f->dir, sizeof(f->dir));
+	tree_write(f->dir, "proc/cmdline", "ro");
+	root_close(&f->c.root);
+	assert_int_equal(root_open(&f->c.root, f->dir), 0);
+	assert_int_equal(kernel_probe(k, &f->c.root), 0);
+	assert_true(k->modules_unknown);
+	assert_string_equal(k->no_modules, "no /proc/modules nor /proc/sys/kernel in this tree");
+	kernel_free(k);
 }
 
 static void test_available_truncates(void **state)
@@ -185,6 +265,7 @@ static void test_real_state(void **state)
 static void sched_tree(struct fx *f, const char *sched)
 {
 	tree_write(f->dir, "proc/modules", "");
+	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-et");
 	tree_write(f->dir, "sys/block/vda/queue/scheduler", sched);
 	tree_symlink(f->dir, "sys/block/vda/device/driver", "../../../../bus/virtio/drivers/virtio_blk");
 }
@@ -328,6 +409,9 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_available_without_modules),
 	FX_TEST(test_absent_without_modules),
 	FX_TEST(test_modules_unknown),
+	FX_TEST(test_available_kconfig),
+	FX_TEST(test_kconfig_gz),
+	FX_TEST(test_modules_modprobe),
 	FX_TEST(test_available_truncates),
 	FX_TEST(test_load),
 	FX_TEST(test_real_state),

@@ -205,7 +205,9 @@ static void test_plan_no_debugfs_in_tree(void **state)
 	struct fx *f = *state;
 
 	plan(f, "6.1.0\n", "[sched]\nnr_migrate = 64\n", NULL);
-	expect_skip(f, "sched/nr_migrate", true, "in this tree");
+	/* What the tree does not show is unknown: its own verdict, not unmet. */
+	expect_skip(f, "sched/nr_migrate", false, "in this tree: whether the kernel has sched/nr_migrate is unknown");
+	assert_true(item(f, "sched/nr_migrate")->unknown);
 }
 
 static void test_plan_unknown_version(void **state)
@@ -217,7 +219,8 @@ static void test_plan_unknown_version(void **state)
 	assert_int_equal(f->p.n, 1);
 	it = &f->p.v[0];
 	assert_int_equal(it->action, ACT_SKIP);
-	assert_true(it->unmet);
+	assert_false(it->unmet);
+	assert_true(it->unknown);
 	assert_contains(it->reason, "version is unknown (release 'weird')");
 }
 
