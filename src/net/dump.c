@@ -217,7 +217,8 @@ bool net_holds(const struct netconf *nc, const struct qdiscs *qs, int ifindex, u
 }
 
 /* The index of interface name, from sysfs: > 0; 0 when it has none (no
- * such interface, or the file holds no index); -errno when it cannot be read. */
+ * such interface, an entry that is a file such as bonding_masters, or the
+ * file holds no index); -errno when it cannot be read. */
 int net_ifindex_of(const struct root *r, const char *name)
 {
 	char rel[PATH_MAX];
@@ -226,7 +227,7 @@ int net_ifindex_of(const struct root *r, const char *name)
 
 	if (rr == 0)
 		rr = root_read_u64(r, rel, &v);
-	if (rr == -ENOENT || rr == -EINVAL || (rr == 0 && v > INT_MAX))
+	if (rr == -ENOENT || rr == -ENOTDIR || rr == -EINVAL || (rr == 0 && v > INT_MAX))
 		return 0;
 	return rr < 0 ? rr : (int)v;
 }

@@ -8,7 +8,6 @@
  * kernel: under another --root, interfaces come from the tree and their
  * qdisc items are skipped.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -105,43 +104,6 @@ void net_desired(struct ctx *c, struct item *it, const struct netconf *nc, bool 
 
 /* ---- interfaces -------------------------------------------------------------- */
 
-static bool glob_selected(const char *globs, const char *name, bool dflt)
-{
-	char w[WORD_MAX];
-	bool any_positive = false, in = false;
-	const char *s;
-
-	for (s = globs; next_word(&s, w, sizeof(w));) {
-		if (w[0] == '!' && fnmatch(w + 1, name, 0) == 0)
-			return false;
-		if (w[0] != '!') {
-			any_positive = true;
-			in = in || fnmatch(w, name, 0) == 0;
-		}
-	}
-	return any_positive ? in : dflt;
-}
-
-/* The default: a real device (a `device` link), Ethernet, and not a
- * no-queue device (its root would read noqueue). */
-static bool default_selected(struct ctx *c, const char *name, unsigned type, const char *kind,
-			     char *why, size_t size)
-{
-	char rel[PATH_MAX];
-
-	if (pathf(rel, sizeof(rel), "sys/class/net/%s/device", name) < 0)
-		snprintf(why, size, "sys/class/net/%s/device: %s", name, strerror(ENAMETOOLONG));
-	else if (!root_exists(&c->root, rel))
-		snprintf(why, size, "%s is not a physical device (no sys/class/net/%s/device); select it with [net] interfaces", name, name);
-	else if (type != ARPHRD_ETHER)
-		snprintf(why, size, "%s is not Ethernet (type %u)", name, type);
-	else if (kind && !strcmp(kind, "noqueue"))
-		snprintf(why, size, "%s is a no-queue device (root noqueue)", name);
-	else
-		return true;
-	return false;
-}
-
 static bool wanted(struct ctx *c, const char *name, int ifindex)
 {
 	if (c->ifindex && c->ifindex != ifindex)
@@ -162,8 +124,30 @@ static struct item *iface_item(struct plan *p, const char *name, int ifindex, co
 	it->kind = ITEM_QDISC;
 	it->rank = 1;
 	it->ifindex = ifindex;
-	item_from_entry(it, nc->qdisc_entry);
+	if (nc->qdisc_entry)
+		item_from_entry(it, nc->qdisc_entry);
 	return it;
+}
+
+/* An interface left alone: a skip saying why (which rule excluded it, or
+ * that no qdisc is configured: a run about one interface says so). true
+ * when that is the interface's item. */
+static bool left_alone(struct ctx *c, struct plan *p, const struct netconf *nc, const char *name, int ifindex,
+		       unsigned type, const char *kind)
+{
+	char why[512];
+	struct item *it;
+
+	if (nc->kind && net_selected(c, nc, name, type, kind, why, sizeof(why)))
+		return false;
+	if (!nc->kind)
+		snprintf(why, sizeof(why), "no [net] qdisc is configured, so nothing applies to %s", name);
+	it = iface_item(p, name, ifindex, nc);
+	if (it) {
+		it->action = ACT_SKIP;
+		item_set(&it->reason, why);
+	}
+	return true;
 }
 
 static bool iface_module(struct ctx *c, struct item *it, const struct netconf *nc);
@@ -175,22 +159,11 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 		       const struct qdiscs *qs, const char *param_error, struct records *rs, int rs_err)
 {
 	const struct nl_qdisc *root = net_root_of(qs, l->ifindex);
-	char cur[512], why[256];
+	char cur[512];
 	struct item *it;
-	bool dflt;
 
-	dflt = nc->positive_globs || default_selected(c, l->name, l->type, root ? root->kind : NULL,
-							  why, sizeof(why));
-	if (!glob_selected(nc->interfaces ? nc->interfaces->value : "", l->name, dflt)) {
-		if (!one_iface(c))
-			return;
-		it = iface_item(p, l->name, l->ifindex, nc);
-		if (it) {
-			it->action = ACT_SKIP;
-			item_set(&it->reason, nc->interfaces ? "not selected by [net] interfaces" : why);
-		}
+	if (left_alone(c, p, nc, l->name, l->ifindex, l->type, root ? root->kind : NULL))
 		return;
-	}
 	it = iface_item(p, l->name, l->ifindex, nc);
 	if (!it)
 		return;
@@ -284,20 +257,17 @@ static void tree_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 	unsigned type = 0;
 	int rt = iface_type(c, name, &type), ri = net_ifindex_of(&c->root, name);
 	int ifindex = ri > 0 ? ri : 0;
-	char why[256];
 	struct item *it;
 
-	if (rt >= 0 && ri >= 0 &&
-	    (!wanted(c, name, ifindex) ||
-	     !glob_selected(nc->interfaces ? nc->interfaces->value : "", name,
-			    default_selected(c, name, type, NULL, why, sizeof(why)))))
+	if (rt >= 0 && ri >= 0 ? !wanted(c, name, ifindex) : c->iface && strcmp(c->iface, name))
 		return;
-	if ((rt < 0 || ri < 0) && c->iface && strcmp(c->iface, name))
+	if (rt >= 0 && ri >= 0 && left_alone(c, p, nc, name, ifindex, type, NULL))
 		return;
 	it = iface_item(p, name, ifindex, nc);
 	if (!it)
 		return;
-	net_desired(c, it, nc, false);
+	if (nc->kind)
+		net_desired(c, it, nc, false);
 	if (rt < 0 || ri < 0) {
 		/* Unreadable is not "not Ethernet": whether it is selected is unknown. */
 		it->action = ACT_ERROR;
@@ -309,33 +279,11 @@ static void tree_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 	item_setf(&it->reason, "netlink reaches only the running kernel, not --root %s", c->root.dir);
 }
 
-/* Interfaces of a tree that is not the running system: listed, never touched. */
-static void plan_tree_ifaces(struct ctx *c, struct plan *p, const struct netconf *nc)
-{
-	int fd = root_openat(&c->root, "sys/class/net", O_RDONLY | O_DIRECTORY, 0);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-
-	if (!dir && fd >= 0)
-		close(fd);
-	if (fd < 0 && fd != -ENOENT) {
-		struct item *it = plan_add(p, "net", "sys/class/net", "qdisc", "-");
-
-		if (it) {
-			it->action = ACT_ERROR;
-			item_setf(&it->error, "cannot list sys/class/net: %s", strerror(-fd));
-		}
-	}
-	while (dir && (de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			tree_iface(c, p, nc, de->d_name);
-	if (dir)
-		closedir(dir);
-}
-
+/* A run about one interface that names none is an error, as a --device
+ * that names no disk. */
 static void unknown_iface(struct ctx *c, struct plan *p)
 {
-	char name[32];
+	char name[32], where[PATH_MAX + 32] = "";
 	struct item *it;
 
 	snprintf(name, sizeof(name), "%s", c->iface ? c->iface : "?");
@@ -343,10 +291,67 @@ static void unknown_iface(struct ctx *c, struct plan *p)
 	if (!it)
 		return;
 	it->action = ACT_ERROR;
+	if (!c->root.is_host)
+		snprintf(where, sizeof(where), " in %s/sys/class/net", c->root.dir);
 	if (c->iface)
-		item_setf(&it->error, "no interface named '%s'", c->iface);
+		item_setf(&it->error, "no interface named '%s'%s", c->iface, where);
 	else
-		item_setf(&it->error, "no interface with index %d", c->ifindex);
+		item_setf(&it->error, "no interface with index %d%s", c->ifindex, where);
+}
+
+struct names {
+	char **v;
+	size_t n;
+	int err;
+};
+
+static void add_name(const char *rel, void *data)
+{
+	struct names *ns = data;
+	char **nv = ns->err ? NULL : realloc(ns->v, (ns->n + 1) * sizeof(*nv));
+	char *name = nv ? strdup(strrchr(rel, '/') + 1) : NULL;
+
+	if (nv)
+		ns->v = nv;
+	if (!name && !ns->err)
+		ns->err = -ENOMEM;
+	if (name)
+		ns->v[ns->n++] = name;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Interfaces of a tree that is not the running system: listed (in name
+ * order, as disks are), never touched. */
+static void plan_tree_ifaces(struct ctx *c, struct plan *p, const struct netconf *nc)
+{
+	struct names ns = { 0 };
+	int r = root_list(&c->root, "sys/class/net", "*", add_name, &ns);
+	size_t before = p->n;
+
+	if (r >= 0 && ns.err)
+		r = ns.err;
+	if (r < 0 && r != -ENOENT) {
+		struct item *it = plan_add(p, "net", "sys/class/net", "qdisc", "-");
+
+		if (it) {
+			it->action = ACT_ERROR;
+			item_setf(&it->error, "cannot list sys/class/net: %s", strerror(-r));
+		}
+	}
+	if (ns.n)
+		qsort(ns.v, ns.n, sizeof(*ns.v), cmp_name);
+	for (size_t i = 0; i < ns.n; i++) {
+		if (r >= 0 && net_is_iface_entry(c, ns.v[i]))
+			tree_iface(c, p, nc, ns.v[i]);
+		free(ns.v[i]);
+	}
+	free(ns.v);
+	if (one_iface(c) && p->n == before)
+		unknown_iface(c, p);
 }
 
 /* A run about one interface asks for it alone: a udev run costs the same
@@ -378,7 +383,7 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 		plan_tree_ifaces(c, p, nc);
 		return;
 	}
-	if (net_check_params(c, nc, why, sizeof(why)) < 0)
+	if (nc->kind && net_check_params(c, nc, why, sizeof(why)) < 0)
 		snprintf(err, sizeof(err), "%s", why);
 	r = read_ifaces(c, &nl, &ls, &qs);
 	nl_close(&nl);
@@ -412,7 +417,7 @@ int net_plan(struct ctx *c, struct plan *p)
 	net_load_conf(c, &nc);
 	if (!one_iface(c))
 		net_plan_sysctls(c, p, &nc);
-	if (nc.kind)
+	if (nc.kind || one_iface(c))
 		plan_ifaces(c, p, &nc);
 	return 0;
 }

@@ -73,6 +73,13 @@ void net_load_conf(struct ctx *c, struct netconf *nc);
 int net_check_params(struct ctx *c, struct netconf *nc, char *why, size_t size);
 void net_desired(struct ctx *c, struct item *it, const struct netconf *nc, bool mq);
 
+/* select.c */
+/* Whether [net] selects interface name (type ARPHRD_*, root qdisc kind or
+ * NULL when unknown); when not, why names the rule that excluded it. */
+bool net_selected(struct ctx *c, const struct netconf *nc, const char *name, unsigned type, const char *kind,
+		  char *why, size_t size);
+bool net_is_iface_entry(struct ctx *c, const char *name);
+
 /* sysctl.c */
 void net_plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc);
 

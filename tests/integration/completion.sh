@@ -84,14 +84,17 @@ eq "'verify --im' completes to --image" "$(comp verify --im)" "--image"
 eq "--device: the disks of --root's sys/block" "$(comp --root "$t" apply --device '')" "sda vda vdb"
 eq "--device v: the vd disks" "$(comp -r "$t" apply -d v)" "vda vdb"
 eq "--root=DIR is followed too" "$(comp --root = "$t" apply --device s)" "sda"
-eq "--iface: the interfaces of --root's sys/class/net" "$(comp --root "$t" plan --iface '')" "eth0 lo"
+echo bond0 >"$t/sys/class/net/bonding_masters"
+eq "--iface: the interfaces of --root's sys/class/net, not its file bonding_masters" \
+	"$(comp --root "$t" plan --iface '')" "eth0 lo"
 eq "--ifindex: their indexes" "$(comp --root "$t" plan --ifindex '')" "1 2"
 eq "--kernel: the kernels of --root's lib/modules" "$(comp --root "$t" modules --kernel 6.1.)" "6.1.0-30-cloud-amd64"
 if [ -d /sys/block ]; then
 	eq "--device without --root: this machine's /sys/block" "$(comp --device '')" "$(words $(ls /sys/block))"
 fi
 if [ -d /sys/class/net ]; then
-	eq "--iface without --root: this machine's /sys/class/net" "$(comp --iface '')" "$(words $(ls /sys/class/net))"
+	eq "--iface without --root: this machine's /sys/class/net" "$(comp --iface '')" \
+		"$(words $(cd /sys/class/net && for f in *; do [ -d "$f" ] && echo "$f"; done))"
 fi
 eq "--diskseq: nothing to offer" "$(comp forget --diskseq '')" ""
 OUT=$(comp --config "$WORK/ro")

@@ -43,7 +43,24 @@ CONF
 check_rc "plan in the namespace" 0 -- et plan --config "$WORK/net.conf"
 contains "plan: a user's htb root is left alone, named" "root qdisc htb 1: was set by someone else"
 contains "plan: default_qdisc is not in a namespace" "exists only in the initial network namespace"
-lacks "plan: excluded interface not planned" " a4 "
+# Every interface left alone has its line, naming the rule that excluded it.
+contains "plan: an excluded interface says which glob excluded it" "a4 is excluded by '!a4' in [net] interfaces"
+contains "plan: an interface no glob names says so" "[net] interfaces = a* ren* !a4 does not name b0"
+grep -v '^interfaces' "$WORK/net.conf" >"$WORK/default.conf"
+bridge=$(nsx ip link add br9 type bridge 2>/dev/null && echo yes)
+check_rc "plan with the default selection" 0 -- et plan --config "$WORK/default.conf"
+contains "default selection: the loopback is named so" "lo is the loopback interface, not a physical device"
+contains "default selection: a veth is no physical device" "a0 is not a physical device (no sys/class/net/a0/device)"
+if [ "$bridge" = yes ]; then
+	contains "default selection: a bridge is named so" "br9 is a bridge, not a physical device (no sys/class/net/br9/device)"
+	check_rc "--iface br9: its line, exit 0" 0 -- et plan --iface br9 --config "$WORK/default.conf"
+	contains "--iface br9: the rule that leaves it alone" "br9 is a bridge, not a physical device"
+	nsx ip link del br9
+else
+	skip "default selection: a bridge" "this kernel has no bridge driver"
+fi
+check_rc "--iface of no interface: exit 1" 1 -- et plan --iface nosuch0 --config "$WORK/default.conf"
+contains "--iface of no interface: says so" "no interface named 'nosuch0'"
 check_rc "apply" 0 -- et apply --config "$WORK/net.conf"
 contains "apply: single-queue veth gets pfifo" "a0     qdisc"
 eq "a0: root pfifo with the configured limit" "$(qd a0)" "qdisc pfifo e7e8: root limit 321p"

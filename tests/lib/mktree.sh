@@ -723,3 +723,41 @@ mk_el7kvm() {
 	_attr "$_t/use_zero_page" 1
 	_attr "$_t/khugepaged/defrag" 1
 }
+
+# ---- interfaces the default selection leaves alone ----
+
+# A bare-metal host with bonding, a VLAN and a bridge on the bond, and
+# InfiniBand, as the kernel lays them out: bonding_masters a file of
+# sys/class/net; bond0 a virtual device with bonding/ and DEVTYPE=bond,
+# its slaves eth0 and eth1 physical (bonding_slave/, a master link);
+# bond0.100 DEVTYPE=vlan, br0 DEVTYPE=bridge with bridge/; ib0 on its HCA
+# (type 32); eth2 a NIC whose capture lost its device link.
+mk_bondhost() {
+	mk_base "$1" 6.1.0-28-amd64 no "Dell Inc." "BOOT_IMAGE=/vmlinuz root=/dev/sda2 ro"
+	rm -r "$1/sys/devices/virtual/net/eth0" "$1/sys/class/net/eth0"
+	mk_scsi_at "$1" sda pci0000:00/0000:00:1f.2/ata1 host0 0:0:0:0 "ATA     " "SAMSUNG MZ7LH480" \
+		"[mq-deadline] kyber bfq none" 0
+	mk_host_proc_name "$1" pci0000:00/0000:00:1f.2/ata1 host0 ahci
+	_n=$1/sys/devices/virtual/net
+	for _i in "eth0 2" "eth1 3"; do
+		set -- "$1" $_i
+		mk_netdev "$1" "$2" "$3" 1 ixgbe
+		mkdir -p "$_n/$2/bonding_slave"
+		_attr "$_n/$2/bonding_slave/state" active
+		ln -s ../bond0 "$_n/$2/master"
+	done
+	mk_netdev "$1" bond0 4 1 ""
+	_attr "$_n/bond0/uevent" "$(printf 'DEVTYPE=bond\nINTERFACE=bond0\nIFINDEX=4')"
+	_attr "$_n/bond0/bonding/mode" "802.3ad 4"
+	_attr "$_n/bond0/bonding/slaves" "eth0 eth1"
+	_attr "$1/sys/class/net/bonding_masters" bond0
+	mk_netdev "$1" bond0.100 5 1 ""
+	_attr "$_n/bond0.100/uevent" "$(printf 'DEVTYPE=vlan\nINTERFACE=bond0.100\nIFINDEX=5')"
+	mk_netdev "$1" br0 6 1 ""
+	_attr "$_n/br0/uevent" "$(printf 'DEVTYPE=bridge\nINTERFACE=br0\nIFINDEX=6')"
+	_attr "$_n/br0/bridge/stp_state" 0
+	mk_netdev "$1" ib0 7 32 mlx5_core
+	_attr "$_n/ib0/uevent" "$(printf 'INTERFACE=ib0\nIFINDEX=7')"
+	mk_netdev "$1" eth2 8 1 ""
+	mk_thp "$1"
+}
