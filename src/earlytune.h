@@ -108,6 +108,7 @@ struct ctx {
 	const char *platform_opt; /* --platform, or NULL */
 	struct platform platform; /* resolved by the first [cmdline] rule that asks */
 	bool image;          /* verify --image: check the tree as an image */
+	bool read_only;      /* plan: read what is there, mount nothing (debugfs) */
 };
 
 /* A domain's bit in ctx.only (its row in engine/domains.c names it). */

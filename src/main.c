@@ -21,8 +21,8 @@ static void help_options(void)
 	       "  -r, --root DIR       read and write below DIR instead of / (sys, proc, etc, run,\n"
 	       "                       dev, lib/modules); kernel release and command line come from it\n"
 	       "  -c, --config FILE    read only the built-in profile and FILE\n"
-	       "  -p, --profile NAME   built-in profile: vps (default) or none\n"
-	       "  -o, --only DOMAINS   comma list of domains: ");
+	       "  -p, --profile NAME   built-in profile (vps by default): %s\n"
+	       "  -o, --only DOMAINS   comma list of domains: ", profile_names());
 	for (size_t i = 0; i < ndomains; i++)
 		printf("%s%s", i ? "," : "", domains[i].name);
 	printf("\n"

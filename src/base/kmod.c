@@ -169,6 +169,23 @@ static int find_module(struct mods *m, const char *name, struct kmod_module **ou
 	return 0;
 }
 
+/* The module's path as the image names it: libkmod's path under --root
+ * starts with the /proc/self/fd/N it was handed, which means nothing to
+ * whoever reads the message. */
+static void shown_path(const struct mods *m, const char *p, char *out, size_t size)
+{
+	char fdpath[64];
+	size_t len = (size_t)snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d/", m->dirfd[0]);
+	size_t dl = strlen(m->root->dir);
+
+	while (dl > 1 && m->root->dir[dl - 1] == '/')
+		dl--;
+	if (!m->root->is_host && m->dirfd[0] >= 0 && !strncmp(p, fdpath, len))
+		snprintf(out, size, "%.*s/lib/modules/%s/%s", (int)dl, m->root->dir, m->kernel->release, p + len);
+	else
+		snprintf(out, size, "%s", p);
+}
+
 static int real_lookup(void *data, const char *name, struct mod_info *info)
 {
 	struct mods *m = data;
@@ -188,7 +205,7 @@ static int real_lookup(void *data, const char *name, struct mod_info *info)
 	mod = kmod_module_get_module(list);
 	p = kmod_module_get_path(mod);
 	if (p) {
-		snprintf(info->path, sizeof(info->path), "%s", p);
+		shown_path(m, p, info->path, sizeof(info->path));
 		info->install_cmd = kmod_module_get_install_commands(mod) != NULL;
 		info->blacklisted = kmod_module_apply_filter(ctx, KMOD_FILTER_BLACKLIST, list, &allowed) == 0 &&
 				    !allowed;

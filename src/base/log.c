@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* One place that decides where a message goes: stderr normally, the kernel log
  * in --boot mode (the only log an initramfs or a udev RUN program has). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -133,6 +134,27 @@ void log_release(void)
 	nheld = 0;
 }
 
+/* A refusal that ends the message ("…: Permission denied") is, when we
+ * are not root, almost always that: the hint says so beside the file the
+ * message names. */
+static void not_root_hint(char *msg, size_t size)
+{
+	static const int errs[] = { EACCES, EPERM };
+	size_t len = strlen(msg);
+
+	if (geteuid() == 0)
+		return;
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		const char *e = strerror(errs[i]);
+		size_t el = strlen(e);
+
+		if (len >= el && !strcmp(msg + len - el, e)) {
+			snprintf(msg + len, size - len, " (not running as root: run earlytune as root)");
+			return;
+		}
+	}
+}
+
 void log_msg(int prio, const char *fmt, ...)
 {
 	char msg[1024];
@@ -144,6 +166,7 @@ void log_msg(int prio, const char *fmt, ...)
 	if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
 		msg[0] = '\0';
 	va_end(ap);
+	not_root_hint(msg, sizeof(msg));
 	if (capture && prio <= LOG_ERR && ncaptured < CAPTURE_MAX)
 		snprintf(captured[ncaptured++], sizeof(captured[0]), "%s", msg);
 	emit(prio, msg);

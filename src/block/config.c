@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "block/disk.h"
 
@@ -71,14 +72,47 @@ int block_parse_range(const char *value, long long *lo, long long *hi)
 	return r < 0 ? -EINVAL : 0;
 }
 
+/* "128K", "1 MiB": a number with a unit, which the kernel's files never
+ * take; the number the key wants instead (read_ahead_kb counts KiB). */
+static bool unit_hint(const struct block_setting *s, const char *value, char *why, size_t size)
+{
+	static const struct {
+		const char *unit;
+		long long kib;
+	} units[] = { { "k", 1 }, { "kb", 1 }, { "kib", 1 }, { "m", 1024 }, { "mb", 1024 }, { "mib", 1024 },
+		      { "g", 1048576 }, { "gb", 1048576 }, { "gib", 1048576 } };
+	char *end;
+	long long v = strtoll(value, &end, 10);
+	bool kib = !strcmp(s->key, "read_ahead_kb");
+
+	if (end == value || v < 0)
+		return false;
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcasecmp(end, units[i].unit)) {
+			if (kib)
+				snprintf(why, size, "%s = '%s': a number of KiB, without a unit: write %lld", s->key, value,
+					 v * units[i].kib);
+			else
+				snprintf(why, size, "%s = '%s': a whole number, without a unit", s->key, value);
+			return true;
+		}
+	return false;
+}
+
 static int check_number(const struct block_setting *s, const char *value, char *why, size_t size)
 {
 	long long v, lo, hi;
 
+	if (unit_hint(s, value, why, size))
+		return -EINVAL;
+
 	if (!strcmp(s->key, "read_ahead_kb") && block_parse_range(value, &lo, &hi) != -ENOENT) {
 		if (block_parse_range(value, &lo, &hi) < 0 || lo < s->min || hi > s->max || lo > hi) {
-			snprintf(why, size, "read_ahead_kb range '%s' must be A..B with %lld ≤ A ≤ B ≤ %lld",
-				 value, s->min, s->max);
+			snprintf(why, size, "read_ahead_kb range '%s' must be A..B with %lld ≤ A ≤ B ≤ %lld%s",
+				 value, s->min, s->max,
+				 strpbrk(value, "KkMmGgBi") ? ", numbers of KiB without a unit" : "");
 			return -EINVAL;
 		}
 		return 0;

@@ -172,7 +172,12 @@ static void parse_header(struct parser *ps, char *s)
 		return;
 	s = strip(s);
 	if (!valid_ident(s, "-_")) {
-		parse_error(ps, "malformed section header '[%s]'", s);
+		char ch[160];
+
+		if (cfg_non_ascii(s, ch, sizeof(ch)))
+			parse_error(ps, "malformed section header '[%s]': %s", s, ch);
+		else
+			parse_error(ps, "malformed section header '[%s]'", s);
 		return;
 	}
 	sec = section_find(s);
@@ -255,15 +260,40 @@ static void fold_spaces(char *s)
 	*out = '\0';
 }
 
+/* The sections other than here that know key ("[block]", "[block] or
+ * [net]"): a known key takes the empty value, which unsets it. */
+static bool key_home(const struct cfg_section *here, const char *key, char *buf, size_t size)
+{
+	char why[384];
+	size_t n = 0;
+
+	if (here->check_key(key, "", why, sizeof(why)) == 0)
+		return false;
+	*buf = '\0';
+	for (size_t i = 0; i <= nsections; i++) {
+		const struct cfg_section *s = i < nsections ? sections[i] : &main_section;
+
+		if (s != here && s->check_key(key, "", why, sizeof(why)) == 0)
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s[%s]", n++ ? " or " : "", s->name);
+	}
+	return n > 0;
+}
+
 /* A rejected value that holds a non-ASCII character was almost surely
  * broken by it (a pasted U+2212 minus): that character is the message. */
 static int check_key(struct parser *ps, const char *key, const char *value)
 {
-	char why[384] = "", ch[160];
+	char why[384] = "", ch[160], home[128];
 	int r = ps->section->check_key(key, value, why, sizeof(why));
 
-	if (r < 0 && cfg_non_ascii(value, ch, sizeof(ch)))
+	if (r == 0 && cfg_curly_quote(value, ch, sizeof(ch)))
+		r = -EINVAL;
+	else if (r < 0 && !cfg_non_ascii(value, ch, sizeof(ch)))
+		*ch = '\0';
+	if (r < 0 && *ch)
 		parse_error(ps, "[%s] %s = '%s': %s", ps->section->name, key, value, ch);
+	else if (r < 0 && key_home(ps->section, key, home, sizeof(home)))
+		parse_error(ps, "%s; '%s' belongs in %s, not [%s]", why, key, home, ps->section->name);
 	else if (r < 0)
 		parse_error(ps, "%s", why);
 	return r;
@@ -410,73 +440,4 @@ char *config_source(const struct cfg_entry *e)
 	if (!strncmp(e->file, "profile ", 8))
 		return strdup(e->file);
 	return xasprintf("%s:%d", e->file, e->line);
-}
-
-static bool same_section(const struct cfg_entry *a, const struct cfg_entry *b)
-{
-	return !strcmp(a->section, b->section) && streq_ptr(a->name, b->name);
-}
-
-static bool first_of_section(const struct config *c, size_t i)
-{
-	for (size_t j = 0; j < i; j++)
-		if (same_section(&c->v[j], &c->v[i]))
-			return false;
-	return true;
-}
-
-/* Quoted where the value would not read back unquoted. */
-static void print_value(const char *v, FILE *out)
-{
-	if (!strpbrk(v, "#;") && *v != '"') {
-		fprintf(out, "%s\n", v);
-		return;
-	}
-	fputc('"', out);
-	for (; *v; v++)
-		fprintf(out, "%s%c", *v == '"' || *v == '\\' ? "\\" : "", *v);
-	fputs("\"\n", out);
-}
-
-static void print_section(const struct config *c, size_t first, FILE *out)
-{
-	const struct cfg_entry *s = &c->v[first];
-
-	if (s->name)
-		fprintf(out, "[%s \"%s\"]\n", s->section, s->name);
-	else
-		fprintf(out, "[%s]\n", s->section);
-	for (size_t i = first; i < c->n; i++) {
-		const struct cfg_entry *e = &c->v[i], *eff;
-		bool dup = false;
-
-		if (!same_section(e, s))
-			continue;
-		for (size_t j = first; j < i && !dup; j++)
-			dup = same_section(&c->v[j], s) && !strcmp(c->v[j].key, e->key);
-		eff = dup ? NULL : config_get(c, e->section, e->name, e->key);
-		if (!eff)
-			continue;
-		_cleanup_(freep) char *src = config_source(eff);
-		fprintf(out, "# %s%s%s\n%s = ", src ? src : eff->file, eff->reason ? ": " : "",
-			eff->reason ? eff->reason : "", eff->key);
-		print_value(eff->value, out);
-	}
-}
-
-/* Prints the merged configuration in its own syntax, each key under a comment
- * naming where it came from (and its reason), so the output parses again. */
-void config_print(const struct config *c, FILE *out)
-{
-	bool firstsec = true;
-
-	fprintf(out, "# effective configuration, profile %s\n", c->profile ? c->profile : "none");
-	for (size_t i = 0; i < c->n; i++) {
-		if (!first_of_section(c, i))
-			continue;
-		if (!firstsec)
-			fputc('\n', out);
-		firstsec = false;
-		print_section(c, i, out);
-	}
 }

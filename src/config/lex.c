@@ -98,7 +98,9 @@ static const struct {
 	{ 0x2011, "NON-BREAKING HYPHEN", "-" }, { 0x2012, "FIGURE DASH", "-" },
 	{ 0x2013, "EN DASH", "-" },         { 0x2014, "EM DASH", "-" },
 	{ 0x2018, "LEFT SINGLE QUOTATION MARK", "'" }, { 0x2019, "RIGHT SINGLE QUOTATION MARK", "'" },
+	{ 0x201a, "SINGLE LOW-9 QUOTATION MARK", "'" },
 	{ 0x201c, "LEFT DOUBLE QUOTATION MARK", "\"" }, { 0x201d, "RIGHT DOUBLE QUOTATION MARK", "\"" },
+	{ 0x201e, "DOUBLE LOW-9 QUOTATION MARK", "\"" },
 	{ 0x2026, "HORIZONTAL ELLIPSIS", ".." }, { 0x200b, "ZERO WIDTH SPACE", "" },
 	{ 0x202f, "NARROW NO-BREAK SPACE", " " }, { 0x2212, "MINUS SIGN", "-" },
 	{ 0xfeff, "ZERO WIDTH NO-BREAK SPACE (a byte order mark)", "" },
@@ -122,15 +124,14 @@ static long utf8_decode(const unsigned char *s, int *len)
 	return cp;
 }
 
-bool cfg_non_ascii(const char *s, char *buf, size_t size)
+/* What the character at p is, and the ASCII it stands in for when it is a
+ * look-alike; false when it is ASCII. */
+static bool describe(const unsigned char *p, char *buf, size_t size)
 {
-	const unsigned char *p = (const unsigned char *)s;
 	long cp;
 	int len;
 
-	while (*p && *p < 0x80)
-		p++;
-	if (!*p)
+	if (*p < 0x80)
 		return false;
 	cp = utf8_decode(p, &len);
 	if (cp < 0) {
@@ -146,6 +147,30 @@ bool cfg_non_ascii(const char *s, char *buf, size_t size)
 		}
 	snprintf(buf, size, "'%.*s' is U+%04lX, not ASCII", len, (const char *)p, cp);
 	return true;
+}
+
+bool cfg_non_ascii(const char *s, char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p && *p < 0x80)
+		p++;
+	return *p && describe(p, buf, size);
+}
+
+/* A typographic quote (an editor's or a web page's "smart" quotes): a glob
+ * or a name holding one matches nothing, silently, while the check of the
+ * value accepts it. */
+bool cfg_curly_quote(const char *s, char *buf, size_t size)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		int len;
+		long cp = *p >= 0x80 ? utf8_decode(p, &len) : -1;
+
+		if (cp == 0x2018 || cp == 0x2019 || cp == 0x201a || cp == 0x201c || cp == 0x201d || cp == 0x201e)
+			return describe(p, buf, size);
+	}
+	return false;
 }
 
 /* ---- did you mean ------------------------------------------------------------ */

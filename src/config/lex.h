@@ -13,3 +13,6 @@ char *cfg_header_comment(char *s);
 const char *cfg_skip_bom(const char *text);
 /* Describes the first non-ASCII character of s; false when there is none. */
 bool cfg_non_ascii(const char *s, char *buf, size_t size);
+/* Describes the first typographic quote (U+2018 U+2019 U+201A U+201C
+ * U+201D U+201E) of s, a look-alike of ' or "; false when there is none. */
+bool cfg_curly_quote(const char *s, char *buf, size_t size);

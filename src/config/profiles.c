@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Built-in profiles, in the configuration's own syntax. The comment above a
  * key is its reason: plan output prints it. Numbers cite measurements.md. */
+#include <stdio.h>
 #include <string.h>
 
 #include "config/config.h"
@@ -129,7 +130,15 @@ const char *profile_text(const char *name)
 	return NULL;
 }
 
+/* The names of the table's rows, space-separated: --help, the error of an
+ * unknown name and its "did you mean" read the same list as the lookup. */
 const char *profile_names(void)
 {
-	return "vps latency throughput none";
+	static char names[128];
+
+	if (!*names)
+		for (size_t i = 0; i < ARRAY_SIZE(profiles); i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? " " : "",
+				 profiles[i].name);
+	return names;
 }

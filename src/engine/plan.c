@@ -20,7 +20,10 @@ int build_plan(struct ctx *c, struct plan *p)
 int cmd_plan(struct ctx *c)
 {
 	struct plan p = { 0 };
-	int r = build_plan(c, &p), unread;
+	int r, unread;
+
+	c->read_only = true;
+	r = build_plan(c, &p);
 
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot list devices: %s", strerror(-r));

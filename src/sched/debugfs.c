@@ -3,7 +3,8 @@
  * debugfs for the scheduler's knobs (5.13+). It is not mounted in an
  * initramfs, nor on many systems: earlytune mounts it only when the root is
  * the running system's and nothing is mounted there, and unmounts it when
- * done. A --root tree is never mounted on: it provides the files. Under
+ * done; plan mounts nothing (it reads what is there). A --root tree is
+ * never mounted on: it provides the files. Under
  * kernel lockdown (Secure Boot) every writable debugfs file is EPERM.
  */
 #include <errno.h>
@@ -40,7 +41,9 @@ int sched_debugfs_get(const struct root *r, struct sched_mount *m)
 	if (!r->is_host)
 		return 0;
 	rr = mounted(r);
-	if (rr == 0 && mount("none", "/" SCHED_DEBUGFS, "debugfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+	if (rr == 0 && m->no_mount)
+		rr = -ENODEV;
+	else if (rr == 0 && mount("none", "/" SCHED_DEBUGFS, "debugfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		rr = -errno;
 	else if (rr == 0) {
 		m->ours = true;

@@ -32,6 +32,7 @@ bool sched_is_debugfs(const char *setting);
 struct sched_mount {
 	bool ours;  /* earlytune mounted it: it unmounts it */
 	int err;    /* the mount failed: -errno, said by the items */
+	bool no_mount; /* plan: use a mount that is there, else -ENODEV */
 };
 int sched_debugfs_get(const struct root *r, struct sched_mount *m);
 void sched_debugfs_put(const struct root *r, struct sched_mount *m);

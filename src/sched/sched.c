@@ -190,6 +190,11 @@ static void judge(struct ctx *c, struct item *it, const struct cfg_entry *e, con
 	char raw[64], why[PATH_MAX + 128];
 	int r = m->via == SV_DEBUGFS ? sched_debugfs_get(&c->root, mnt) : 0;
 
+	if (r == -ENODEV && mnt->no_mount) {
+		item_unknown(it, "debugfs is not mounted on /" SCHED_DEBUGFS " and plan mounts nothing: the value of "
+				 "%s is unknown (apply mounts it for the write)", m->setting);
+		return;
+	}
 	if (r < 0) {
 		snprintf(why, sizeof(why), "cannot mount debugfs on /" SCHED_DEBUGFS ": %s", strerror(-r));
 		skip(it, e, false, why);
@@ -252,7 +257,7 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e, s
 
 int sched_plan(struct ctx *c, struct plan *p)
 {
-	struct sched_mount mnt = { 0 };
+	struct sched_mount mnt = { .no_mount = c->read_only };
 
 	for (size_t i = 0; i < ARRAY_SIZE(sched_keys); i++) {
 		const struct cfg_entry *e = config_get(&c->cfg, "sched", NULL, sched_keys[i].key);

@@ -278,13 +278,15 @@ assert_sched() { # NAME KVER
 		for k in latency_ns:9000000 min_granularity_ns:1100000 wakeup_granularity_ns:1300000 migration_cost_ns:400000; do
 			sched_set "$n" "${k%%:*}" "${k#*:}"
 		done
-		has "$n" "sched: plan writes latency_ns through debugfs" 'ETTEST sched-plan sched +debugfs +sched/latency_ns .* change '
+		has "$n" "sched: plan mounts nothing: latency_ns unknown" 'ETTEST sched-plan sched +debugfs +sched/latency_ns .* skip +debugfs is not mounted'
+		has "$n" "sched: plan writes latency_ns through a debugfs already mounted" 'ETTEST sched-plan-mounted sched +debugfs +sched/latency_ns .* change '
 		has "$n" "sched: plan skips base_slice_ns (EEVDF, 6.6+), with a reason" 'ETTEST sched-plan sched .*base_slice_ns .*skip +[[:alnum:]]'
 		has "$n" "sched: base_slice_ns asked for is unmet here" 'ETTEST sched-verify-all-out .*unmet: sched +sched +base_slice_ns:'
 		;;
 	*)
 		for k in base_slice_ns:2200000 migration_cost_ns:400000; do sched_set "$n" "${k%%:*}" "${k#*:}"; done
-		has "$n" "sched: plan writes base_slice_ns through debugfs" 'ETTEST sched-plan sched +debugfs +sched/base_slice_ns .* change '
+		has "$n" "sched: plan mounts nothing: base_slice_ns unknown" 'ETTEST sched-plan sched +debugfs +sched/base_slice_ns .* skip +debugfs is not mounted'
+		has "$n" "sched: plan writes base_slice_ns through a debugfs already mounted" 'ETTEST sched-plan-mounted sched +debugfs +sched/base_slice_ns .* change '
 		for k in latency_ns min_granularity_ns wakeup_granularity_ns; do
 			has "$n" "sched: plan skips $k (gone with EEVDF), with a reason" "ETTEST sched-plan sched .*$k .*skip +[[:alnum:]]"
 			has "$n" "sched: $k asked for is unmet here" "ETTEST sched-verify-all-out .*unmet: sched +sched +$k:"

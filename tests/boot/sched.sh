@@ -2,7 +2,8 @@
 # Sourced by the dracut boot test's hook (issue 13, [sched]): in the
 # initramfs, where nothing mounted debugfs, a [sched] file in /run/earlytune.d
 # with values no kernel has by default, for the knobs of both schedulers;
-# plan; apply, verify with the other scheduler's keys unset; verify with
+# plan (mounting nothing: unknown; then with debugfs mounted by the hook);
+# apply, verify with the other scheduler's keys unset; verify with
 # them (unmet); revert; after
 # each step the knobs (read through a private debugfs mount, gone again
 # before earlytune runs) and whether debugfs is left mounted.
@@ -44,6 +45,11 @@ CONF
 	et_sched_values before
 	earlytune plan --wide --only sched 2>&1 | sed 's/^/ETTEST sched-plan /'
 	et_sched_mounted plan
+	# plan mounts nothing; where debugfs is mounted already it reads it
+	if mount -t debugfs none /sys/kernel/debug; then
+		earlytune plan --wide --only sched 2>&1 | sed 's/^/ETTEST sched-plan-mounted /'
+		umount /sys/kernel/debug
+	fi
 	# The other scheduler's keys asked for by the administrator are unmet
 	# here: unset for the rest, which must hold.
 	case $(cat /proc/sys/kernel/osrelease) in

@@ -326,7 +326,8 @@ static void test_out_of_range(void **state)
 	expect_rejected(f, "[block]\nadd_random = 2\n", 1, "add_random");
 	expect_rejected(f, "[block]\nread_ahead_kb = 1024..128\n", 1, "range '1024..128'");
 	expect_rejected(f, "[block]\nread_ahead_kb = -1\n", 1, "read_ahead_kb");
-	expect_rejected(f, "[block]\nread_ahead_kb = 128kB\n", 1, "or a range A..B");
+	expect_rejected(f, "[block]\nread_ahead_kb = 128kB\n", 1, "a number of KiB, without a unit: write 128");
+	expect_rejected(f, "[block]\nread_ahead_kb = 12x\n", 1, "or a range A..B");
 	expect_rejected(f, "[block]\nio_timeout = 0\n", 1, "io_timeout");
 	expect_rejected(f, "[thp]\nenabled = sometimes\n", 1, "allowed: always madvise never");
 	expect_rejected(f, "[thp]\nsize.3kB.enabled = always\n", 1, "malformed key 'size.3kB.enabled'");
