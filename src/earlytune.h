@@ -86,7 +86,7 @@ struct plan {
 };
 
 /* ---- the context of one command ---- */
-struct records;
+struct session;
 struct mods;
 
 struct ctx {
@@ -97,7 +97,7 @@ struct ctx {
 	unsigned only;       /* domain bits */
 	char **devices;
 	size_t ndevices;
-	struct records *records; /* apply: the originals it holds locked, or NULL */
+	struct session *session; /* the records the command holds locked, or NULL */
 	int ifindex;         /* --ifindex, or 0 */
 	const char *iface;   /* --iface, or NULL */
 	unsigned long long diskseq; /* forget --diskseq: only records of that disk, or 0 */
@@ -111,6 +111,6 @@ struct ctx {
 	bool read_only;      /* plan: read what is there, mount nothing (debugfs) */
 };
 
-/* A domain's bit in ctx.only (its row in engine/domains.c names it). */
+/* A domain's bit in ctx.only (its row in src/domains.c names it). */
 enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3, DOM_INITRAMFS = 1u << 4,
        DOM_LIMITS = 1u << 5, DOM_SCHED = 1u << 6 };

@@ -382,7 +382,7 @@ int main(int argc, char **argv)
 		return r > 0 ? EXIT_OK : (c.boot ? EXIT_OK : EXIT_USAGE);
 	}
 	c.columns = a.wide ? 0 : table_columns();
-	c.only = a.only_set ? a.only : c.ndevices ? DOM_BLOCK : (c.ifindex || c.iface) ? DOM_NET : domains_all();
+	c.only = a.only_set ? a.only : domains_implied(&c);
 	log_set_verbose(c.verbose);
 	r = setup(&c, &a);
 	if (r == EXIT_OK)

@@ -381,5 +381,6 @@ int mods_load(struct mods *m, const char *name, const char *options)
 		return 0;
 	if (!m->can_insert)
 		return -EXDEV;
+	progress();
 	return m->ops.insert(m->ops.data, name, options);
 }

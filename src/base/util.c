@@ -295,3 +295,16 @@ bool selector_offers(const char *content, const char *word)
 	}
 	return false;
 }
+
+static void (*progress_fn)(void);
+
+void progress_hook(void (*fn)(void))
+{
+	progress_fn = fn;
+}
+
+void progress(void)
+{
+	if (progress_fn)
+		progress_fn();
+}

@@ -28,6 +28,12 @@ void fclosep(FILE **f);
 #define FNV_PRIME 1099511628211ULL
 uint64_t fnv1a(uint64_t h, const char *s, size_t len);
 
+/* Long work's sign of life: a step that may take long (an item written, a
+ * module load, a netlink wait) calls progress(), which calls the hook set
+ * (the holder of the records' lock shows its waiters it works), if any. */
+void progress_hook(void (*fn)(void));
+void progress(void);
+
 /* A growable string; printing into it never fails silently: on ENOMEM the
  * buffer is marked and callers check sb->oom once at the end. */
 struct strbuf {

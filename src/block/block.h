@@ -2,7 +2,7 @@
 /*
  * The block domain: disks, their class, the [block] sections that match
  * them, their scheduler and queue attributes. Its entry points for its row
- * in engine/domains.c, and the module of a scheduler for modules/.
+ * in src/domains.c, and the module of a scheduler for modules/.
  */
 #pragma once
 
@@ -19,3 +19,7 @@ const char *block_gone(const char *setting);   /* config.c */
 
 /* The module that provides a blk-mq scheduler, or NULL (none is built in). */
 const char *block_sched_module(const char *sched);
+
+/* The identity of the disk of a queue attribute: "diskseq:N" or "dev:HASH"
+ * (identity.c); -ENOENT: the disk is gone. */
+int block_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size);

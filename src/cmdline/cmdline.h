@@ -2,7 +2,7 @@
 /*
  * `earlytune cmdline`: kernel command-line suggestions and bootloader
  * integration. Its commands for main.c, the check of [cmdline] keys for
- * engine/domains.c, and what verify --image asks (image/verify.c, image/initrd.c).
+ * src/domains.c, and what verify --image asks (image/verify.c, image/initrd.c).
  */
 #pragma once
 

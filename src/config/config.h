@@ -2,7 +2,7 @@
 /*
  * The configuration: read (config.c), its files (load.c), the built-in
  * profiles (profiles.c). Anyone above base/ may include it; it knows no
- * domain: domains hand it their sections (engine/domains.c).
+ * domain: domains hand it their sections (src/domains.c).
  */
 #pragma once
 

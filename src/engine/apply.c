@@ -10,24 +10,14 @@
 #include "base/kparam.h"
 #include "base/log.h"
 #include "engine/runlog.h"
+#include "engine/session.h"
 #include "engine/sysctl.h"
-
-/* Adds the original of it, with the identity of its device, to rs (not yet
- * saved). */
-static int record_one(struct ctx *c, struct records *rs, const struct item *it, const char *original)
-{
-	char id[64];
-	int r = state_identity_cached(rs, &c->root, it->domain, it->target, it->setting, it->path, id,
-				      sizeof(id));
-
-	return r < 0 ? r : state_add(rs, it, original, id);
-}
 
 /* After a scheduler switch the kernel reset nr_requests and replaced the
  * iosched/ directory: decide again from what is there now. A value that
  * cannot be read is a failure: what is not read cannot be recorded, and
  * nothing is written without its original on disk. */
-static bool recheck(struct ctx *c, struct item *it, struct records *rs)
+static bool recheck(struct ctx *c, struct item *it, struct session *s)
 {
 	char raw[256];
 	int r = root_read(&c->root, it->path, raw, sizeof(raw));
@@ -44,9 +34,9 @@ static bool recheck(struct ctx *c, struct item *it, struct records *rs)
 	it->action = ACT_CHANGE;
 	if (!it->current) {
 		item_set(&it->current, raw);
-		r = record_one(c, rs, it, raw);
+		r = session_record(s, it, raw);
 		if (r >= 0)
-			r = state_commit(rs, &c->root);
+			r = session_commit(s);
 		if (r < 0) {
 			item_fail(it, r, "cannot record the original of %s", it->setting);
 			return false;
@@ -55,12 +45,12 @@ static bool recheck(struct ctx *c, struct item *it, struct records *rs)
 	return true;
 }
 
-static void execute(struct ctx *c, struct item *it, struct records *rs)
+static void execute(struct ctx *c, struct item *it, struct session *s)
 {
 	char raw[256];
 	int r, got;
 
-	if (it->recheck && !recheck(c, it, rs))
+	if (it->recheck && !recheck(c, it, s))
 		return;
 	if (it->module) {
 		r = mods_load(c->mods, it->module, NULL);
@@ -100,51 +90,26 @@ static bool recorded(const struct item *it)
 }
 
 /* Originals go to disk before the first write; if they cannot, nothing is written. */
-static int record_originals(struct ctx *c, struct plan *p, struct records *rs)
+static int record_originals(struct session *s, struct plan *p)
 {
 	int r = 0;
 
 	for (size_t i = 0; i < p->n && r >= 0; i++)
 		if (recorded(&p->v[i]))
-			r = record_one(c, rs, &p->v[i], p->v[i].current);
-	return r < 0 ? r : state_commit(rs, &c->root);
-}
-
-/* A record of a disk that is gone, or whose name another disk has now (a new
- * sdX, dm-N, loopN, a re-attached volume), is not this disk's original: it is
- * forgotten, and the disk records its own. Only the disks this run is about;
- * a record whose check fails stays (recording that disk then fails too). */
-static int forget_stale(struct ctx *c, struct records *rs)
-{
-	bool *drop = calloc(rs->n + 1, sizeof(*drop));
-	char why[256];
-
-	if (!drop)
-		return -ENOMEM;
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct record *x = &rs->v[i];
-		const struct domain *d = domain_find(x->domain);
-
-		if (d && d->disks && (c->only & d->bit) && in_scope(c, d, x, 0) &&
-		    state_stale(rs, &c->root, x, why, sizeof(why)) == 1) {
-			log_msg(LOG_DEBUG, "forgetting the original of %s: %s", x->path, why);
-			drop[i] = true;
-		}
-	}
-	state_forget(rs, drop);
-	free(drop);
-	return 0;
+			r = session_record(s, &p->v[i], p->v[i].current);
+	return r < 0 ? r : session_commit(s);
 }
 
 /* A file the engine writes; another kind its domain does, a batch domain all
  * of the plan's items at the first one's turn. */
-static void write_item(struct ctx *c, struct plan *p, struct item *it, struct records *rs,
+static void write_item(struct ctx *c, struct plan *p, struct item *it, struct session *s,
 		       unsigned *batched)
 {
 	const struct domain *d = it->kind == ITEM_FILE ? NULL : domain_find(it->domain);
 
+	progress();
 	if (!d) {
-		execute(c, it, rs);
+		execute(c, it, s);
 	} else if (!d->apply_batch) {
 		d->apply(c, it);
 	} else if (!(*batched & d->bit)) {
@@ -173,22 +138,18 @@ static int write_guard(struct ctx *c)
 
 static int apply_plan(struct ctx *c, struct plan *p, int *guard)
 {
-	struct records rs = { .lock_fd = -1 };
+	struct session s;
 	unsigned batched = 0;
-	int r = state_lock(&rs, &c->root);
+	int r = session_open(&s, c, SESSION_SCOPED);
 
 	if (r >= 0)
-		r = state_load_scoped(&rs, &c->root, c);
-	if (r >= 0)
-		r = forget_stale(c, &rs);
+		r = session_forget_stale(&s);
 	if (r >= 0)
 		*guard = write_guard(c);
-	c->records = &rs;
 	if (r >= 0)
-		r = build_plan(c, p);
-	c->records = NULL;
+		r = build_plan(c, p, true);
 	if (r >= 0)
-		r = record_originals(c, p, &rs);
+		r = record_originals(&s, p);
 	for (size_t i = 0; i < p->n; i++) {
 		if (!wants_write(&p->v[i]))
 			continue;
@@ -196,10 +157,10 @@ static int apply_plan(struct ctx *c, struct plan *p, int *guard)
 			item_fail(&p->v[i], r, "not written: cannot record originals in %s/run/earlytune",
 				  c->root.is_host ? "" : c->root.dir);
 		else
-			write_item(c, p, &p->v[i], &rs, &batched);
+			write_item(c, p, &p->v[i], &s, &batched);
 	}
-	runlog_append(c, p, r, &rs);
-	state_free(&rs);
+	runlog_append(c, p, r, &s.rs);
+	session_close(&s);
 	return r;
 }
 

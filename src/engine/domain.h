@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A domain (modules, thp, net, block, limits, sched) is one row of the table in domains.c.
- * The command line (--only, --help), the configuration reader (its section
- * and key check), the plan, apply, revert and the records know a domain only
- * through its row: a new domain is its own folder plus one row. For the
- * engine's files and main.c; each domain declares the functions of its row
- * in its own header (block/block.h, net/net.h, ...), which domains.c
- * includes.
+ * A domain is one row of the table in src/domains.c. The command line
+ * (--only, --help), the configuration reader (its section and key check),
+ * the plan, apply, revert and the records know a domain only through its
+ * row: a new domain is its own folder plus one row. For the engine's files
+ * and main.c; each domain declares the functions of its row in its own
+ * header (block/block.h, net/net.h, ...), which src/domains.c includes.
  */
 #pragma once
 
 #include "earlytune.h"
+
+struct record;
 
 struct domain {
 	const char *name;  /* --only, the DOMAIN column, the records' first field */
@@ -24,6 +25,7 @@ struct domain {
 	void (*apply)(struct ctx *c, struct item *it);
 	int (*apply_batch)(struct ctx *c, struct plan *p);
 	bool irreversible; /* revert undoes none of it: no originals are recorded */
+	bool report_only;  /* plan and verify report on it; apply has nothing to write */
 
 	/* revert */
 	int (*rank)(const char *setting);         /* order inside a target, apply's; NULL: 0 */
@@ -35,12 +37,33 @@ struct domain {
 	/* The records a command about one disk or interface touches. */
 	bool disks; /* targets are disks (--device): apply first drops the records
 		     * of a disk that is gone or another disk now */
-	int (*ifindex)(const char *setting, const char *path); /* a record's interface, or 0 */
+	int (*ifindex)(const char *path); /* a record's interface, or 0 */
 	int (*iface_index)(const struct root *r, const char *name); /* --iface's index now, or 0 */
+
+	/* Whose a record is: the identity of its device ("" none; -ENOENT: the
+	 * device is gone); stale, a lookup of its own instead of comparing
+	 * identities (interfaces are renamed); the paths beyond sys/ and
+	 * proc/sys/ its records may name. */
+	int (*identity)(const struct root *r, const char *setting, const char *path, char *out, size_t size);
+	int (*stale)(const struct root *r, const struct record *x, char *why, size_t size);
+	bool (*owns_path)(const char *path);
+
+	/* The sysctls its configuration sets, for the guard that keeps them
+	 * past systemd-sysctl: emit(key, entry, data) for each. */
+	void (*sysctls)(const struct config *cfg,
+			void (*emit)(const char *key, const struct cfg_entry *e, bool optional, void *data),
+			void *data);
+	bool owns_guard; /* a run about it writes the guard, and its revert removes it */
 };
 
-/* ---- domains.c: the table ---- */
+/* ---- src/domains.c: the table ---- */
 extern const struct domain domains[];
 extern const size_t ndomains;
 const struct domain *domain_find(const char *name); /* NULL: no such domain */
 unsigned domains_all(void);
+/* The domains a command is about without --only: those of disks with
+ * --device, of interfaces with --ifindex or --iface, else all. */
+unsigned domains_implied(const struct ctx *c);
+/* Every row's sysctls, in the table's order. */
+void domains_sysctls(const struct config *cfg,
+		     void (*emit)(const char *key, const struct cfg_entry *e, bool optional, void *data), void *data);

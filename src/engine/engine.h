@@ -32,9 +32,6 @@ bool json_emitted(void);
 /* ---- jsoncmd.c: --json of the commands that print no item table ---- */
 void config_json(const struct ctx *c);
 void sysctl_conf_json(const struct ctx *c);
-void modules_json_add(struct strbuf *sb, const char *name, const char *state, const struct cfg_entry *why,
-		      const char *src);
-void modules_json_end(const struct ctx *c, struct strbuf *mods, unsigned missing);
 void print_json_error(const struct ctx *c, const char *command, int code);
 
 /* ---- table.c ---- */

@@ -3,36 +3,28 @@
  * The guard: apply writes the sysctls earlytune set into /run/sysctl.d at
  * every boot, sorting after systemd's 50-default.conf, so systemd-sysctl's
  * later run keeps them. It is written from the configuration of the domains
- * that set sysctls (net's keys, sched's knobs that were sysctls up to 5.12),
- * so it sits above them; engine/sysctl.c, which they use, does not.
+ * that set sysctls (their rows' sysctls hooks), so it sits above them;
+ * engine/sysctl.c, which they use, does not.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "sched/sched.h"
+#include "engine/domain.h"
 #include "engine/sysctl.h"
 
-/* "-": systemd-sysctl ignores a key the kernel lacks (5.13+ moved these
- * to debugfs). */
-static void guard_sched(const char *key, const struct cfg_entry *e, void *data)
+/* "-": systemd-sysctl ignores a key the kernel lacks. */
+static void guard_line(const char *key, const struct cfg_entry *e, bool optional, void *data)
 {
-	sb_printf(data, "-%s = %s\n", key, e->value);
+	sb_printf(data, "%s%s = %s\n", optional ? "-" : "", key, e->value);
 }
 
 /* The guard: the sysctls earlytune sets that systemd-sysctl would reset. */
 static void guard_text(const struct config *cfg, struct strbuf *sb)
 {
-	const struct cfg_entry *cc = config_get(cfg, "net", NULL, "congestion_control");
-	const struct cfg_entry *q = config_get(cfg, "net", NULL, "qdisc");
-
 	sb_printf(sb, "# Written by earlytune at boot from its configuration (`earlytune sysctl-conf`\n"
 		      "# prints it). systemd-sysctl runs after earlytune applied these; this file\n"
 		      "# sorts after systemd's 50-default.conf so they stay in force.\n");
-	if (q)
-		sb_printf(sb, "net.core.default_qdisc = %s\n", q->value);
-	if (cc)
-		sb_printf(sb, "net.ipv4.tcp_congestion_control = %s\n", cc->value);
-	sched_sysctls(cfg, guard_sched, sb);
+	domains_sysctls(cfg, guard_line, sb);
 }
 
 int sysctl_guard(const struct config *cfg, FILE *out)
@@ -81,5 +73,10 @@ int sysctl_remove_guard(const struct root *r)
 /* A global run of the net domain (not udev's one device or interface). */
 bool sysctl_guard_scope(const struct ctx *c)
 {
-	return c->only & DOM_NET && !c->ndevices && !c->ifindex && !c->iface;
+	unsigned owners = 0;
+
+	for (size_t i = 0; i < ndomains; i++)
+		if (domains[i].owns_guard)
+			owners |= domains[i].bit;
+	return c->only & owners && !c->ndevices && !c->ifindex && !c->iface;
 }

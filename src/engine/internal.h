@@ -12,7 +12,7 @@
 #include "engine/state.h"
 
 /* ---- plan.c ---- */
-int build_plan(struct ctx *c, struct plan *p);
+int build_plan(struct ctx *c, struct plan *p, bool applying);
 /* What verify makes of an item: in force, not, not applicable here, or
  * unknown (the tree does not show whether this kernel can give it). */
 enum verdict { V_HOLDS, V_DRIFTED, V_UNMET, V_NA, V_UNKNOWN, V_COUNT };
@@ -33,6 +33,3 @@ void forget_json(const struct ctx *c, const char *what, size_t dropped);
 
 /* ---- table.c ---- */
 void print_table(const struct plan *p, bool results, int columns);
-
-/* ---- revert.c ---- */
-bool in_scope(const struct ctx *c, const struct domain *d, const struct record *x, int iface_ifindex);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "sched/sched.h"
 #include "engine/internal.h"
 #include "engine/sysctl.h"
 
@@ -66,73 +65,36 @@ void config_json(const struct ctx *c)
 	json_emit(&sb);
 }
 
-static void json_sysctl(struct strbuf *sb, const char *key, const struct cfg_entry *e, bool first)
-{
-	_cleanup_(freep) char *src = config_source(e);
-
-	sb_printf(sb, "%s{\"key\":", first ? "" : ",");
-	sb_json_str(sb, key);
-	json_field(sb, "value", e->value);
-	json_field(sb, "source", src);
-	sb_printf(sb, "}");
-}
-
 struct json_list {
 	struct strbuf *sb;
 	bool first;
 };
 
-static void json_sched_sysctl(const char *key, const struct cfg_entry *e, void *data)
+static void json_sysctl(const char *key, const struct cfg_entry *e, bool optional, void *data)
 {
+	_cleanup_(freep) char *src = config_source(e);
 	struct json_list *l = data;
 
-	json_sysctl(l->sb, key, e, l->first);
+	(void)optional;
+	sb_printf(l->sb, "%s{\"key\":", l->first ? "" : ",");
+	sb_json_str(l->sb, key);
+	json_field(l->sb, "value", e->value);
+	json_field(l->sb, "source", src);
+	sb_printf(l->sb, "}");
 	l->first = false;
 }
 
 /* `sysctl-conf --json`: the guard's file name and the sysctls it holds. */
 void sysctl_conf_json(const struct ctx *c)
 {
-	const struct cfg_entry *q = config_get(&c->cfg, "net", NULL, "qdisc");
-	const struct cfg_entry *cc = config_get(&c->cfg, "net", NULL, "congestion_control");
 	struct strbuf sb = { 0 };
-	struct json_list l = { &sb, !q && !cc };
+	struct json_list l = { &sb, true };
 
 	json_head(&sb, c, "sysctl-conf");
 	json_field(&sb, "file", "/" SYSCTL_GUARD_PATH);
 	sb_printf(&sb, ",\"sysctls\":[");
-	if (q)
-		json_sysctl(&sb, "net.core.default_qdisc", q, true);
-	if (cc)
-		json_sysctl(&sb, "net.ipv4.tcp_congestion_control", cc, !q);
-	sched_sysctls(&c->cfg, json_sched_sysctl, &l);
+	domains_sysctls(&c->cfg, json_sysctl, &l);
 	sb_printf(&sb, "]}\n");
-	json_emit(&sb);
-}
-
-/* One module of `modules --json`; the array is closed by modules_json_end. */
-void modules_json_add(struct strbuf *sb, const char *name, const char *state, const struct cfg_entry *why,
-		      const char *src)
-{
-	sb_printf(sb, "%s{\"module\":", sb->len ? "," : "");
-	sb_json_str(sb, name);
-	json_field(sb, "state", state);
-	json_field(sb, "section", why->section);
-	json_field(sb, "key", why->key);
-	json_field(sb, "value", why->value);
-	json_field(sb, "source", src);
-	sb_printf(sb, "}");
-}
-
-void modules_json_end(const struct ctx *c, struct strbuf *mods, unsigned missing)
-{
-	struct strbuf sb = { 0 };
-
-	json_head(&sb, c, "modules");
-	sb_printf(&sb, ",\"missing\":%u,\"modules\":[%s]}\n", missing, mods->s ? mods->s : "");
-	if (mods->oom)
-		sb.oom = true;
-	sb_free(mods);
 	json_emit(&sb);
 }
 

@@ -7,12 +7,13 @@
 #include "engine/runlog.h"
 
 /* Every selected domain in the table's order, while none fails. */
-int build_plan(struct ctx *c, struct plan *p)
+/* applying: a domain that only reports has nothing to plan. */
+int build_plan(struct ctx *c, struct plan *p, bool applying)
 {
 	int r = 0;
 
 	for (size_t i = 0; i < ndomains && r >= 0; i++)
-		if (c->only & domains[i].bit)
+		if ((c->only & domains[i].bit) && !(applying && domains[i].report_only))
 			r = domains[i].plan(c, p);
 	return r;
 }
@@ -23,7 +24,7 @@ int cmd_plan(struct ctx *c)
 	int r, unread;
 
 	c->read_only = true;
-	r = build_plan(c, &p);
+	r = build_plan(c, &p, false);
 
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot list devices: %s", strerror(-r));
@@ -79,7 +80,7 @@ int cmd_verify(struct ctx *c)
 {
 	struct plan p = { 0 };
 	unsigned n[V_COUNT] = { 0 };
-	int r = build_plan(c, &p), m, unread;
+	int r = build_plan(c, &p, false), m, unread;
 
 	if (r < 0)
 		log_msg(LOG_ERR, "verify: cannot list devices: %s", strerror(-r));

@@ -7,25 +7,8 @@
 
 #include "base/log.h"
 #include "engine/internal.h"
+#include "engine/session.h"
 #include "engine/sysctl.h"
-
-/* The disk (--device) or interface (--ifindex, --iface) a record is about is
- * one the command names; without them every record is. Global records
- * (THP, sysctls) belong to no disk or interface: not with those options.
- * d: the record's domain, or NULL (unknown: no disk, no interface).
- * iface_ifindex: the index --iface has now (it follows a rename), or 0. */
-bool in_scope(const struct ctx *c, const struct domain *d, const struct record *x, int iface_ifindex)
-{
-	int ifindex = d && d->ifindex ? d->ifindex(x->setting, x->path) : 0;
-
-	if (!c->ndevices && !c->ifindex && !c->iface)
-		return true;
-	for (size_t i = 0; d && d->disks && i < c->ndevices; i++)
-		if (!strcmp(x->target, c->devices[i]))
-			return true;
-	return ifindex && ((c->ifindex && ifindex == c->ifindex) ||
-			   (c->iface && (ifindex == iface_ifindex || !strcmp(x->target, c->iface))));
-}
 
 /* A record of a domain this earlytune does not know (a newer version wrote
  * it) is shown as an error and kept, whenever the whole system is reverted. */
@@ -34,7 +17,7 @@ static bool selected(const struct ctx *c, const struct domain *d, const struct r
 {
 	if (!d)
 		return c->only == domains_all() && !c->ndevices && !c->ifindex && !c->iface;
-	return (c->only & d->bit) && in_scope(c, d, x, iface_ifindex);
+	return (c->only & d->bit) && session_in_scope(c, d, x, iface_ifindex);
 }
 
 /* The index --iface has now, from the domain that knows interfaces, or 0. */
@@ -57,11 +40,11 @@ struct pick {
 /* Same order as apply: scheduler first (it resets nr_requests), read-ahead
  * last (6.11+ re-raises it when other queue attributes are written), the
  * default qdisc before the interfaces that take it. */
-static const struct records *sort_rs;
+static const struct records *sorting; /* the records cmp_pick's picks index */
 static int cmp_pick(const void *a, const void *b)
 {
 	const struct pick *p = a, *q = b;
-	const struct record *x = &sort_rs->v[p->i], *y = &sort_rs->v[q->i];
+	const struct record *x = &sorting->v[p->i], *y = &sorting->v[q->i];
 	int d = strcmp(x->domain, y->domain);
 
 	if (!d && p->d && p->d->rank)
@@ -82,7 +65,7 @@ static size_t pick_records(const struct ctx *c, const struct records *rs, struct
 		if (selected(c, d, &rs->v[i], iface_ifindex))
 			v[n++] = (struct pick){ .i = i, .d = d };
 	}
-	sort_rs = rs;
+	sorting = rs;
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_pick);
 	return n;
@@ -131,7 +114,7 @@ static bool restore(struct ctx *c, const struct domain *d, const struct record *
  * dropped and the revert says so (a skip, not a failure): its value belongs
  * to a device that left, and another that has its name now has its own. A
  * check that fails keeps the record and fails the item. */
-static bool current(struct ctx *c, struct records *rs, const struct record *x, struct item *it)
+static bool still_its_device(struct ctx *c, struct records *rs, const struct record *x, struct item *it)
 {
 	char why[256];
 	int r = state_stale(rs, &c->root, x, why, sizeof(why));
@@ -152,6 +135,7 @@ static int revert_one(struct ctx *c, struct records *rs, struct plan *p, struct 
 	const struct record *x = &rs->v[k->i];
 	struct item *it = plan_add(p, k->d ? k->d->name : "?", x->target, x->setting, x->path);
 
+	progress();
 	if (!it)
 		return -ENOMEM;
 	item_set(&it->desired, x->value);
@@ -162,7 +146,7 @@ static int revert_one(struct ctx *c, struct records *rs, struct plan *p, struct 
 		return 0;
 	}
 	item_set(&it->reason, "original value recorded before earlytune changed it");
-	if (!current(c, rs, x, it))
+	if (!still_its_device(c, rs, x, it))
 		done[k->i] = it->action == ACT_SKIP; /* stale: forgotten, not written */
 	else if (k->d->batched && k->d->batched(x->setting))
 		k->batch = true; /* handed back below, with the others of its domain */
@@ -219,23 +203,21 @@ static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
 
 int cmd_revert(struct ctx *c)
 {
-	struct records rs = { .lock_fd = -1 };
+	struct session s;
 	struct plan p = { 0 };
-	int r = state_lock(&rs, &c->root), g = 0;
+	int r = session_open(&s, c, SESSION_ALL), g = 0;
 
 	if (r >= 0)
-		r = state_load(&rs, &c->root);
-	if (r >= 0)
-		r = revert_records(c, &rs, &p);
+		r = revert_records(c, &s.rs, &p);
 	if (r >= 0 && sysctl_guard_scope(c) && (g = sysctl_remove_guard(&c->root)) < 0)
 		log_msg(LOG_ERR, "cannot remove the sysctl guard %s/" SYSCTL_GUARD_PATH ": %s",
 			c->root.is_host ? "" : c->root.dir, strerror(-g));
 	if (r >= 0)
-		r = state_save(&rs, &c->root);
+		r = state_save(&s.rs, &c->root);
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot revert: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
 			strerror(-r));
-	state_free(&rs);
+	session_close(&s);
 	report(c, &p, "revert", true);
 	r = r < 0 || g < 0 ? 1 : exit_code(&p);
 	plan_free(&p);
@@ -250,7 +232,7 @@ static bool forgettable(const struct ctx *c, const struct record *x)
 {
 	unsigned long long seq;
 
-	if (!in_scope(c, domain_find(x->domain), x, 0))
+	if (!session_in_scope(c, domain_find(x->domain), x, 0))
 		return false;
 	return !c->diskseq || strncmp(x->identity, "diskseq:", 8) ||
 	       (parse_u64(x->identity + 8, &seq) == 0 && seq == c->diskseq);
@@ -258,7 +240,7 @@ static bool forgettable(const struct ctx *c, const struct record *x)
 
 int cmd_forget(struct ctx *c)
 {
-	struct records rs = { .lock_fd = -1 };
+	struct session s;
 	bool *drop = NULL;
 	char buf[32];
 	const char *what = scope_name(c, true, buf, sizeof(buf));
@@ -269,16 +251,14 @@ int cmd_forget(struct ctx *c)
 		log_msg(LOG_ERR, "forget: name the device (--device NAME) or interface (--ifindex N, --iface NAME)");
 		return 2;
 	}
-	r = state_lock(&rs, &c->root);
-	if (r >= 0)
-		r = state_load_scoped(&rs, &c->root, c);
-	if (r >= 0 && !(drop = calloc(rs.n + 1, sizeof(*drop))))
+	r = session_open(&s, c, SESSION_SCOPED);
+	if (r >= 0 && !(drop = calloc(s.rs.n + 1, sizeof(*drop))))
 		r = -ENOMEM;
-	for (size_t i = 0; r >= 0 && i < rs.n; i++)
-		n += drop[i] = forgettable(c, &rs.v[i]);
+	for (size_t i = 0; r >= 0 && i < s.rs.n; i++)
+		n += drop[i] = forgettable(c, &s.rs.v[i]);
 	if (r >= 0) {
-		state_forget(&rs, drop);
-		r = state_commit(&rs, &c->root);
+		state_forget(&s.rs, drop);
+		r = session_commit(&s);
 	}
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot forget: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
@@ -288,6 +268,6 @@ int cmd_forget(struct ctx *c)
 	if (r >= 0 && c->json)
 		forget_json(c, what, n);
 	free(drop);
-	state_free(&rs);
+	session_close(&s);
 	return r < 0 ? 1 : 0;
 }

@@ -83,8 +83,7 @@ static void put_scope(struct strbuf *sb, const struct ctx *c)
 	put_field(sb, c->ndevices ? "device" : c->ifindex ? "ifindex" : c->iface ? "iface" : "global");
 	put_field(sb, names.oom ? NULL : names.s);
 	sb_free(&names);
-	if (c->only == domains_all() || (c->ndevices && c->only == DOM_BLOCK) ||
-	    ((c->ifindex || c->iface) && c->only == DOM_NET))
+	if (c->only == domains_all() || c->only == domains_implied(c))
 		return put_field(sb, ""); /* what the scope implies */
 	for (size_t i = 0; i < ndomains; i++)
 		if (c->only & domains[i].bit)

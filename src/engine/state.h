@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The records: originals saved before the first change (state.c), and whose
- * device each belongs to (state_id.c). For the engine's files, and the net
- * domain: its plan reads the records (which roots were earlytune's) and its
- * row's ifindex hook is record_ifindex.
+ * The records: originals saved before the first change (state.c, read and
+ * written by state_io.c under the lock of lock.c), and whose device each
+ * belongs to (state_id.c, through the domains' identity hooks). For the
+ * engine's files; commands use them through a session (session.h).
  */
 #pragma once
 
 #include <limits.h>
 
+#include "base/array.h"
 #include "earlytune.h"
 
-/* ---- state.c: originals recorded before the first change ---- */
 struct record {
 	char *domain, *target, *setting, *path, *value;
 	char *identity; /* "diskseq:N", "dev:HASH", "ifindex:N"; "" unchecked (global, old line) */
@@ -22,48 +22,75 @@ struct idcache {
 	int r;
 	bool valid;
 };
-/* A file of records (state.c): originals, disks/NAME or links/IFINDEX. */
+/* A file of records: originals, disks/NAME or links/IFINDEX. */
 #define STATE_REL_MAX 288
 struct state_file {
 	char rel[STATE_REL_MAX];
-	bool dirty; /* its records changed: state_commit rewrites it */
-	bool gave;  /* it had records of another file: written after that one */
+	bool dirty;     /* its records changed: state_commit rewrites it */
+	bool moved_out; /* records of it moved to another file: written after that one */
 };
 struct records {
 	struct record *v;
 	size_t n, cap;
-	size_t *slots, nslots; /* open-addressing index by path */
+	struct strindex by_path;
 	struct state_file *files; /* the files read (or to be written) */
 	size_t nfiles, files_cap;
-	size_t *fslots, nfslots; /* their index by rel */
+	struct strindex by_rel;
 	int lock_fd;
-	bool dirty;   /* changed since the load: state_commit saves */
-	bool partial; /* a scoped load: only the files of its devices were read */
-	bool misplaced; /* a scoped load met a record of a file it did not read */
-	const struct root *root; /* where a partial load reads the others */
+	bool dirty;       /* changed since the load: state_commit saves */
+	bool scoped_load; /* only the files of the command's devices were read */
+	bool misplaced;   /* a scoped load met a record of a file it did not read */
+	const struct root *root; /* where a scoped load reads the others */
 	struct idcache idcache;  /* the last disk's identity */
 };
+
+/* ---- lock.c ---- */
 int state_lock(struct records *rs, const struct root *r); /* -ETIMEDOUT: a stuck peer */
+void state_unlock(struct records *rs);
 extern unsigned state_lock_stall_ms, state_lock_wait_ms; /* its bounds; the unit tests shorten them */
+extern unsigned state_lock_beat_ms; /* how often a holder shows it is working */
+
+/* ---- state_io.c: the files ---- */
 int state_load(struct records *rs, const struct root *r);
 /* Only the records c's --device or --ifindex can need; the rest on demand. */
 int state_load_scoped(struct records *rs, const struct root *r, const struct ctx *c);
-int state_parse(struct records *rs, char *buf);
+int state_load_rest(struct records *rs, const struct root *r);
 int state_save(struct records *rs, const struct root *r);
 int state_commit(struct records *rs, const struct root *r);
+
+/* A scoped load reads the other files when what is asked may be there. */
 const struct record *state_find(struct records *rs, const char *path);
 int state_add(struct records *rs, const struct item *it, const char *original, const char *identity);
+
+/* ---- state.c: the records in memory ---- */
+int state_parse(struct records *rs, char *buf);
+int state_parse_file(struct records *rs, char *buf, size_t file);
+const struct record *state_find_loaded(const struct records *rs, const char *path);
+int state_add_loaded(struct records *rs, char **fields, const char *rel);
 void state_forget(struct records *rs, const bool *drop);
 void state_free(struct records *rs);
+/* The files (state_io.c reads and writes them). */
+#define STATE_DIR "run/earlytune"
+#define STATE_FILE STATE_DIR "/originals"
+#define DISKS_DIR STATE_DIR "/disks"
+#define LINKS_DIR STATE_DIR "/links"
+bool state_disk_file(const char *name, char *rel);
+void state_file_of(const char *domain, const char *target, const char *path, char *rel);
+size_t state_file_find(const struct records *rs, const char *rel); /* STRINDEX_NONE: not read */
+int state_file_add(struct records *rs, const char *rel, size_t *idx);
 
 /* ---- state_id.c ---- */
 struct domain;
-/* The table of domains hands the records its lookup (engine/domains.c). */
-void state_register(const struct domain *(*find)(const char *name));
+/* The table of domains hands the records its rows (domains.c). */
+void state_register(const struct domain *table, size_t n);
+const struct domain *state_domain(const char *name); /* NULL: not one of the table */
 int state_identity(const struct root *r, const char *domain, const char *setting, const char *path,
 		   char *out, size_t size);
 int state_identity_cached(struct records *rs, const struct root *r, const char *domain,
 			  const char *target, const char *setting, const char *path, char *out,
 			  size_t size);
 int state_stale(struct records *rs, const struct root *r, const struct record *x, char *why, size_t size);
-int record_ifindex(const char *setting, const char *path);
+/* The interface a record is about (its domain's ifindex hook), or 0. */
+int state_ifindex(const char *domain, const char *path);
+/* Whether a record may name path: where apply writes, nothing else. */
+bool state_path_ok(const char *domain, const char *path);

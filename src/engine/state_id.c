@@ -1,144 +1,78 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Whose an original is: the identity of the disk or interface a record
- * describes ("diskseq:N", "dev:HASH", "ifindex:N"), so that a record of a
- * device that left is never written to the one that took its name.
+ * Whose an original is, asked of the record's domain: the identity of the
+ * disk or interface a record describes, so that a record of a device that
+ * left is never written to the one that took its name; the file a record
+ * goes in; the paths a record may name. The records know no domain: the
+ * table of domains hands them its rows at start (domains.c), as it hands
+ * the configuration its sections.
  */
 #include <errno.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "net/net.h"
+#include "engine/domain.h"
 #include "engine/state.h"
 
-/* The ifindex of a net record about one interface (its path is
- * netlink/ifindex/N), or 0 for a global one (a sysctl). */
-int record_ifindex(const char *setting, const char *path)
-{
-	unsigned long long v;
+static const struct domain *table;
+static size_t ntable;
 
-	if (strcmp(setting, "qdisc") || strncmp(path, "netlink/ifindex/", 16) ||
-	    parse_u64(path + 16, &v) < 0 || v == 0 || v > INT_MAX)
-		return 0;
-	return (int)v;
+void state_register(const struct domain *rows, size_t n)
+{
+	table = rows, ntable = n;
 }
 
-/* The disk directory of a block item: its path without "/SETTING". */
-static int disk_dir(const char *path, const char *setting, char *dir, size_t size)
+const struct domain *state_domain(const char *name)
 {
-	size_t lp = strlen(path), ls = strlen(setting);
-
-	if (lp <= ls + 1 || strcmp(path + lp - ls, setting) || path[lp - ls - 1] != '/' || lp - ls > size)
-		return -EINVAL;
-	memcpy(dir, path, lp - ls - 1);
-	dir[lp - ls - 1] = '\0';
-	return 0;
+	for (size_t i = 0; name && i < ntable; i++)
+		if (!strcmp(table[i].name, name))
+			return &table[i];
+	return NULL;
 }
 
-/* What identifies a disk. diskseq (Linux 5.15+) is exact: the kernel never
- * hands the same number out twice in a boot and takes a new one whenever a
- * loop device gets another file or a disk another medium. Without it nothing
- * is exact; a hash of what tells two disks of one name apart comes closest:
- * MAJ:MIN, the place in sys/devices the name links to (a new sdX on another
- * port or LUN lives elsewhere) and whatever identifiers the device has (wwid,
- * serial, dm uuid, a loop device's backing file: a re-attached cloud volume
- * or a loop device bound to another file differ there). The identifiers are
- * optional: a read that fails counts as absent, because some exist and fail
- * for every read on devices without that data (SCSI wwid without VPD page
- * 0x83: EINVAL), so the same device hashes the same each time. A disk with
- * none of them that comes back at the same place and number passes for the
- * same one. */
-static int disk_identity(const struct root *r, const char *dir, char *out, size_t size)
+/* domain NULL: the path alone says (any domain's hook). */
+int state_ifindex(const char *domain, const char *path)
 {
-	static const char *const ids[] = { "dev", "wwid", "serial", "device/wwid", "device/serial",
-					   "dm/uuid", "loop/backing_file" };
-	char rel[PATH_MAX], buf[PATH_MAX];
-	unsigned long long seq;
-	uint64_t h = FNV_OFFSET;
-	int rr;
+	const struct domain *d = state_domain(domain);
+	int ifindex = 0;
 
-	if (pathf(rel, sizeof(rel), "%s/diskseq", dir) < 0)
-		return -ENAMETOOLONG;
-	rr = root_read_u64(r, rel, &seq);
-	if (rr == 0) {
-		snprintf(out, size, "diskseq:%llu", seq);
-		return 0;
-	}
-	if (rr != -ENOENT)
-		return rr;
-	rr = root_readlink(r, dir, buf, sizeof(buf)); /* -ENOENT: gone */
-	if (rr == -EINVAL) /* a directory of a captured tree: its path is its place */
-		rr = snprintf(buf, sizeof(buf), "%s", dir);
-	if (rr < 0)
-		return rr;
-	h = fnv1a(h, buf, (size_t)rr + 1);
-	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
-		char *deleted;
+	if (d)
+		return d->ifindex ? d->ifindex(path) : 0;
+	for (size_t i = 0; !domain && !ifindex && i < ntable; i++)
+		if (table[i].ifindex)
+			ifindex = table[i].ifindex(path);
+	return ifindex;
+}
 
-		if (pathf(rel, sizeof(rel), "%s/%s", dir, ids[i]) < 0)
-			return -ENAMETOOLONG;
-		rr = root_read(r, rel, buf, sizeof(buf));
-		if (rr < 0)
-			continue;
-		/* The backing file deleted since: still the same binding. */
-		deleted = strstr(buf, " (deleted)");
-		if (deleted && !deleted[10])
-			*deleted = '\0';
-		h = fnv1a(fnv1a(h, ids[i], strlen(ids[i]) + 1), buf, strlen(buf) + 1);
-	}
-	snprintf(out, size, "dev:%016llx", (unsigned long long)h);
-	return 0;
+/* Revert writes a record's value to its path: only where apply writes
+ * (sysfs attributes, sysctls, and what a domain names its own: a qdisc by
+ * ifindex, earlytune's systemd drop-ins). A record of a domain this
+ * earlytune does not know (a newer version's) may name what any of its
+ * domains may. */
+bool state_path_ok(const char *domain, const char *path)
+{
+	const struct domain *d = state_domain(domain);
+
+	if (strstr(path, ".."))
+		return false;
+	if (!strncmp(path, "sys/", 4) || !strncmp(path, "proc/sys/", 9))
+		return true;
+	if (d)
+		return d->owns_path && d->owns_path(path);
+	for (size_t i = 0; i < ntable; i++)
+		if (table[i].owns_path && table[i].owns_path(path))
+			return true;
+	return false;
 }
 
 /* The identity of the device an item or record describes, in out: "" for a
- * global one (THP, a sysctl: nothing to check). -ENOENT: the disk is gone. */
+ * global one (THP, a sysctl: nothing to check). -ENOENT: the device is gone. */
 int state_identity(const struct root *r, const char *domain, const char *setting, const char *path,
 		   char *out, size_t size)
 {
-	char dir[PATH_MAX];
-	int ifindex;
+	const struct domain *d = state_domain(domain);
 
 	*out = '\0';
-	if (!strcmp(domain, "block"))
-		return disk_dir(path, setting, dir, sizeof(dir)) < 0 ? -EINVAL : disk_identity(r, dir, out, size);
-	ifindex = !strcmp(domain, "net") ? record_ifindex(setting, path) : 0;
-	if (ifindex)
-		snprintf(out, size, "ifindex:%d", ifindex);
-	return 0;
-}
-
-struct ifindex_seen {
-	const struct root *r;
-	int ifindex, err;
-	bool found;
-};
-
-static void seen_ifindex(const char *rel, void *data)
-{
-	struct ifindex_seen *s = data;
-	int rr = net_ifindex_of(s->r, strrchr(rel, '/') + 1);
-
-	if (rr > 0 && rr == s->ifindex)
-		s->found = true;
-	else if (rr < 0 && !s->err)
-		s->err = rr;
-}
-
-/* 1 when an interface has index ifindex: the one of the record's name,
- * read directly, else any (interfaces are renamed); 0 when none, -errno
- * when that cannot be told. */
-static int ifindex_exists(const struct root *r, const char *name, int ifindex)
-{
-	struct ifindex_seen s = { r, ifindex, 0, false };
-	int rr;
-
-	if (ifindex > 0 && net_ifindex_of(r, name) == ifindex)
-		return 1;
-	rr = root_match(r, "sys/class/net", "*", seen_ifindex, &s);
-	if (rr < 0 || (!s.found && s.err))
-		return rr < 0 ? rr : s.err;
-	return s.found;
+	return d && d->identity ? d->identity(r, setting, path, out, size) : 0;
 }
 
 /* state_identity, asked once per disk and command: the records and items of
@@ -148,9 +82,10 @@ int state_identity_cached(struct records *rs, const struct root *r, const char *
 			  const char *target, const char *setting, const char *path, char *out,
 			  size_t size)
 {
+	const struct domain *d = state_domain(domain);
 	struct idcache *ic = &rs->idcache;
 
-	if (strcmp(domain, "block"))
+	if (!d || !d->disks)
 		return state_identity(r, domain, setting, path, out, size);
 	if (!ic->valid || strcmp(ic->target, target)) {
 		ic->valid = strlen(target) < sizeof(ic->target);
@@ -163,24 +98,18 @@ int state_identity_cached(struct records *rs, const struct root *r, const char *
 
 /* 1 when record x is stale: its device is gone, or another one carries its
  * name now (why says which); 0 when it is still that device's, or nothing can
- * tell (no identity recorded); -errno when the check itself failed.
- * Interfaces are looked up by index, through every name (they are renamed). */
+ * tell (no identity recorded); -errno when the check itself failed. A domain
+ * whose devices are renamed (interfaces) looks them up its own way. */
 int state_stale(struct records *rs, const struct root *r, const struct record *x, char *why, size_t size)
 {
+	const struct domain *d = state_domain(x->domain);
 	char now[64];
 	int rr;
 
 	if (!*x->identity)
 		return 0;
-	if (!strncmp(x->identity, "ifindex:", 8)) {
-		int ifindex = record_ifindex(x->setting, x->path);
-
-		rr = ifindex_exists(r, x->target, ifindex);
-		if (rr < 0)
-			return rr;
-		snprintf(why, size, "no interface has ifindex %d any more", ifindex);
-		return !rr;
-	}
+	if (d && d->stale)
+		return d->stale(r, x, why, size);
 	rr = state_identity_cached(rs, r, x->domain, x->target, x->setting, x->path, now, sizeof(now));
 	if (rr == -ENOENT) {
 		snprintf(why, size, "%s is gone", x->target);

@@ -2,7 +2,7 @@
 /*
  * Images: the kernels installed in a tree (image.c), the initramfs domain
  * (initramfs.c: does the image of the kernel carry the root's earlytune?)
- * and `verify --image` (verify.c). For main.c, and engine/domains.c for the
+ * and `verify --image` (verify.c). For main.c, and src/domains.c for the
  * initramfs domain's row.
  */
 #pragma once

@@ -24,8 +24,6 @@ int initramfs_plan(struct ctx *c, struct plan *p)
 	struct item *it;
 	int r;
 
-	if (c->records)
-		return 0; /* apply: nothing it could write */
 	r = initrd_check(&c->root, c->kernel.release, &rep);
 	if (r == 0 && rep.state == INITRD_NONE)
 		return 0; /* no image (a microVM, a container): nothing to check */

@@ -132,3 +132,14 @@ int limits_revert(struct ctx *c, struct item **items, const char **values, size_
 	}
 	return 0;
 }
+
+/* A record may name earlytune's own drop-ins under run/systemd/ (revert
+ * removes them), and no other file there. */
+bool limits_owns_path(const char *path)
+{
+	static const char dropin[] = "/" LIMITS_DROPIN;
+	size_t n = strlen(path);
+
+	return !strncmp(path, "run/systemd/", 12) && n > sizeof(dropin) &&
+	       !strcmp(path + n - sizeof(dropin) + 1, dropin);
+}

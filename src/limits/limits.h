@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The limits domain: resource limits of systemd services, as drop-ins. Its
- * entry points for its row in engine/domains.c, and the name of its
- * drop-ins, which the records (engine/state.c) accept under run/systemd/.
+ * entry points for its row in domains.c.
  */
 #pragma once
 
@@ -19,3 +18,4 @@ int limits_plan(struct ctx *c, struct plan *p);                                 
 int limits_apply(struct ctx *c, struct plan *p);                                 /* apply.c */
 bool limits_batched(const char *setting);                                        /* apply.c */
 int limits_revert(struct ctx *c, struct item **items, const char **values, size_t n); /* apply.c */
+bool limits_owns_path(const char *path);                                         /* apply.c */

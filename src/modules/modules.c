@@ -215,6 +215,32 @@ static size_t collect_needs(struct ctx *c, struct need *v, size_t max)
  * configuration needs (name, state for that kernel, where the need comes
  * from). The initramfs generators copy these; the kernel hooks --check that
  * a new kernel has them, warning by name. */
+/* One module of `modules --json`; the array is closed by modules_json_end. */
+static void modules_json_add(struct strbuf *sb, const char *name, const char *state, const struct cfg_entry *why,
+		      const char *src)
+{
+	sb_printf(sb, "%s{\"module\":", sb->len ? "," : "");
+	sb_json_str(sb, name);
+	json_field(sb, "state", state);
+	json_field(sb, "section", why->section);
+	json_field(sb, "key", why->key);
+	json_field(sb, "value", why->value);
+	json_field(sb, "source", src);
+	sb_printf(sb, "}");
+}
+
+static void modules_json_end(const struct ctx *c, struct strbuf *mods, unsigned missing)
+{
+	struct strbuf sb = { 0 };
+
+	json_head(&sb, c, "modules");
+	sb_printf(&sb, ",\"missing\":%u,\"modules\":[%s]}\n", missing, mods->s ? mods->s : "");
+	if (mods->oom)
+		sb.oom = true;
+	sb_free(mods);
+	json_emit(&sb);
+}
+
 /* Another kernel without /lib/modules/VER is not installed: that is the one
  * cause of every module being unknown, said once. true when said. */
 static bool kernel_absent(struct ctx *c)

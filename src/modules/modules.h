@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The modules domain ([modules]: load, options) and the `modules` command.
- * Its entry points for its row in engine/domains.c, and the command for
+ * Its entry points for its row in src/domains.c, and the command for
  * main.c.
  */
 #pragma once

@@ -234,7 +234,7 @@ static int revert_one(struct item *it, const struct qdiscs *qs, const struct lin
 	char cur[128];
 	bool present = false;
 
-	it->ifindex = record_ifindex(it->setting, it->path);
+	it->ifindex = net_record_ifindex(it->path);
 	if (!it->ifindex) {
 		item_setf(&it->error, "record '%s' names no interface index", it->path);
 		return -EINVAL;
@@ -284,7 +284,7 @@ static int read_records(struct ctx *c, struct nl *nl, struct item **items, size_
 		return net_dump_all(nl, ls, qs);
 	r = nl_open(nl);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
-		int ifindex = record_ifindex(items[i]->setting, items[i]->path);
+		int ifindex = net_record_ifindex(items[i]->path);
 		bool seen = false;
 
 		for (size_t k = 0; k < ls->n && !seen; k++)

@@ -170,3 +170,17 @@ int net_iface_index(const struct root *r, const char *name)
 
 	return i > 0 ? i : 0;
 }
+
+/* The sysctls [net] sets, for the guard that keeps them past
+ * systemd-sysctl (the row's sysctls hook). */
+void net_sysctls(const struct config *cfg,
+		 void (*emit)(const char *key, const struct cfg_entry *e, bool optional, void *data), void *data)
+{
+	const struct cfg_entry *q = config_get(cfg, "net", NULL, "qdisc");
+	const struct cfg_entry *cc = config_get(cfg, "net", NULL, "congestion_control");
+
+	if (q)
+		emit("net.core.default_qdisc", q, false, data);
+	if (cc)
+		emit("net.ipv4.tcp_congestion_control", cc, false, data);
+}

@@ -19,7 +19,7 @@
 
 #include "base/kmod.h"
 #include "base/log.h"
-#include "engine/state.h"
+#include "engine/session.h"
 #include "net/internal.h"
 
 
@@ -373,7 +373,8 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 {
 	struct links ls = { 0 };
 	struct qdiscs qs = { 0 };
-	struct records rs = { .lock_fd = -1 };
+	struct session peek;
+	struct records *rs;
 	struct nl nl = { .fd = -1 };
 	char why[256], err[320] = "";
 	size_t before = p->n;
@@ -389,8 +390,7 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 	nl_close(&nl);
 	/* Which roots were ours: apply holds the records already; plan and
 	 * verify read them without the lock. */
-	if (!c->records)
-		rs_err = state_load(&rs, &c->root);
+	rs = session_records(c, &peek, &rs_err);
 	if (r < 0) {
 		struct item *it = plan_add(p, "net", "rtnetlink", "qdisc", "-");
 
@@ -402,10 +402,10 @@ static void plan_ifaces(struct ctx *c, struct plan *p, struct netconf *nc)
 	for (size_t i = 0; r >= 0 && i < ls.n; i++)
 		if (wanted(c, ls.v[i].name, ls.v[i].ifindex))
 			plan_iface(c, p, nc, &ls.v[i], &qs, *err ? err : NULL,
-				   c->records ? c->records : rs_err < 0 ? NULL : &rs, rs_err);
+				   rs, rs_err);
 	if (r >= 0 && one_iface(c) && p->n == before)
 		unknown_iface(c, p);
-	state_free(&rs);
+	session_close(&peek);
 	free(ls.v);
 	free(qs.v);
 }

@@ -2,9 +2,8 @@
 /*
  * The net domain: the TCP congestion control and default qdisc sysctls,
  * and the root qdisc of each interface over rtnetlink. Its entry points for
- * its row in engine/domains.c; what modules/ asks of it (the modules a
- * configured qdisc or congestion control needs) and engine/state_id.c
- * (an interface's index).
+ * its row in domains.c, and what modules/ asks of it (the modules a
+ * configured qdisc or congestion control needs).
  */
 #pragma once
 
@@ -19,6 +18,15 @@ void net_check_conf(struct config *c);
 bool net_batched(const char *setting);
 int net_revert_batch(struct ctx *c, struct item **items, const char **values, size_t n);
 int net_iface_index(const struct root *r, const char *name);
+void net_sysctls(const struct config *cfg,
+		 void (*emit)(const char *key, const struct cfg_entry *e, bool optional, void *data), void *data);
+
+/* records.c: the row's record hooks */
+struct record;
+int net_record_ifindex(const char *path);
+bool net_owns_path(const char *path);
+int net_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size);
+int net_stale(const struct root *r, const struct record *x, char *why, size_t size);
 
 /* iface.c: the plan */
 int net_plan(struct ctx *c, struct plan *p);

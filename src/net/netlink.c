@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "net/netlink.h"
 
 #define NL_RECV_TIMEOUT_S 2
@@ -267,6 +268,7 @@ static int nl_recv(struct nl *nl, char *buf, size_t size)
 	uint32_t from = 0;
 	ssize_t n;
 
+	progress();
 	if (ops) {
 		n = ops->recv(ops->data, buf, size, &from);
 		if (n < 0)

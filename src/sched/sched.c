@@ -115,10 +115,11 @@ int sched_check_key(const char *key, const char *value, char *why, size_t size)
 }
 
 /* The [sched] keys that are sysctls up to 5.12, for the guard that keeps
- * systemd-sysctl from resetting them: fn(sysctl key, its entry). The guard
- * is written from the configuration alone, for whatever kernel boots. */
-void sched_sysctls(const struct config *cfg, void (*fn)(const char *key, const struct cfg_entry *e, void *data),
-		   void *data)
+ * systemd-sysctl from resetting them: fn(sysctl key, its entry, optional).
+ * The guard is written from the configuration alone, for whatever kernel
+ * boots: optional, as 5.13+ moved them to debugfs. */
+void sched_sysctls(const struct config *cfg,
+		   void (*fn)(const char *key, const struct cfg_entry *e, bool optional, void *data), void *data)
 {
 	char key[64];
 
@@ -128,7 +129,7 @@ void sched_sysctls(const struct config *cfg, void (*fn)(const char *key, const s
 		if (!e || !*e->value || !sched_keys[i].sysctl)
 			continue;
 		snprintf(key, sizeof(key), "kernel.%s", sched_keys[i].sysctl);
-		fn(key, e, data);
+		fn(key, e, true, data);
 	}
 }
 

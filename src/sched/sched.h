@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The sched domain: CFS and EEVDF tunables. Its entry points for its row in
- * engine/domains.c, and for the sysctl guard (engine/sysctl.c,
- * engine/jsoncmd.c) the [sched] keys that are sysctls (≤5.12).
+ * src/domains.c (among them the [sched] keys that are sysctls up to 5.12,
+ * for the sysctl guard).
  */
 #pragma once
 
@@ -16,5 +16,5 @@ int sched_plan(struct ctx *c, struct plan *p);
 int sched_apply(struct ctx *c, struct plan *p);
 bool sched_batched(const char *setting);
 int sched_revert(struct ctx *c, struct item **items, const char **values, size_t n);
-void sched_sysctls(const struct config *cfg, void (*fn)(const char *key, const struct cfg_entry *e, void *data),
-		   void *data);
+void sched_sysctls(const struct config *cfg,
+		   void (*fn)(const char *key, const struct cfg_entry *e, bool optional, void *data), void *data);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The thp domain: transparent huge pages and khugepaged. Its entry points,
- * for its row in engine/domains.c.
+ * for its row in src/domains.c.
  */
 #pragma once
 

@@ -11,7 +11,7 @@
  * each in its file.
  * Read as an earlier version's originals and saved, then loaded scoped (a
  * udev run about the first record's target, and the interface of the first
- * netlink record): the scoped load reads exactly the records in_scope()
+ * netlink record): the scoped load reads exactly the records session_in_scope()
  * keeps (all of them for a disk whose name starts with a dot: it has no
  * file of its own), and saved then loaded in full gives back the records
  * of a full load.
@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "engine/internal.h"
+#include "engine/session.h"
 #include "fuzz.h"
 
 static struct root root = { .fd = -1 };
@@ -110,7 +111,7 @@ static void scope_of(const struct records *full, struct ctx *c, char **dev)
 	*dev = (char *)(full->n ? full->v[0].target : "vda");
 	c->devices = dev, c->ndevices = 1;
 	for (size_t i = 0; i < full->n && !c->ifindex; i++)
-		c->ifindex = record_ifindex(full->v[i].setting, full->v[i].path);
+		c->ifindex = state_ifindex(full->v[i].domain, full->v[i].path);
 }
 
 static void check_scoped(const char *text, size_t len)
@@ -133,11 +134,11 @@ static void check_scoped(const char *text, size_t len)
 	 * for a temporary file, so its records stay in originals, and a run
 	 * about it reads everything. */
 	dotted = valid_name(dev) && dev[0] == '.';
-	fuzz_assert(sc.partial != dotted, "a scoped load about '%s' %s", dev,
+	fuzz_assert(sc.scoped_load != dotted, "a scoped load about '%s' %s", dev,
 		    dotted ? "missed originals" : "of this version's files read them all");
 	used = calloc(sc.n + 1, sizeof(*used));
 	for (size_t i = 0; i < full.n; i++)
-		if (dotted || in_scope(&c, domain_find(full.v[i].domain), &full.v[i], 0)) {
+		if (dotted || session_in_scope(&c, domain_find(full.v[i].domain), &full.v[i], 0)) {
 			fuzz_assert(has(&sc, &full.v[i], used), "record %zu in scope not read", i);
 			nscope++;
 		}

@@ -628,7 +628,7 @@ static void scoped_setup(struct fx *f, struct ctx *c, char **dev)
 static void migrate(struct fx *f, struct ctx *c)
 {
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, c), 0);
-	assert_false(f->rs.partial); /* an old file: everything */
+	assert_false(f->rs.scoped_load); /* an old file: everything */
 	assert_int_equal(f->rs.n, 6);
 	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
 	state_free(&f->rs);
@@ -648,7 +648,7 @@ static void test_scoped_load(void **state)
 	migrate(f, &c);
 	/* vdb's file only: not vdb0's (a name that begins the same) */
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
-	assert_true(f->rs.partial);
+	assert_true(f->rs.scoped_load);
 	assert_int_equal(f->rs.n, 2);
 	assert_int_equal(f->rs.nfiles, 1);
 	assert_string_equal(f->rs.v[0].path, "sys/block/vdb/queue/scheduler");
@@ -656,7 +656,7 @@ static void test_scoped_load(void **state)
 	/* a change to vdb rewrites its file, no other */
 	tree_write(f->dir, ORIGINALS, "not read\n");
 	assert_int_equal(add(&f->rs, "vdb", "queue/nr_requests", "256"), 0);
-	assert_true(f->rs.partial);
+	assert_true(f->rs.scoped_load);
 	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
 	assert_file(f, "run/earlytune/disks/vdb",
 		    "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tkyber\tdiskseq:2\n"
@@ -686,9 +686,9 @@ static void test_scoped_unscopes(void **state)
 	migrate(f, &c);
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
 	assert_int_equal(add(&f->rs, "vdb", "queue/scheduler", "none"), 0); /* its own file: stays partial */
-	assert_true(f->rs.partial);
+	assert_true(f->rs.scoped_load);
 	assert_int_equal(state_add(&f->rs, &it, "fq", ""), 0); /* recorded: the first original stays */
-	assert_false(f->rs.partial);
+	assert_false(f->rs.scoped_load);
 	assert_int_equal(f->rs.n, 6);
 	x = state_find(&f->rs, "proc/sys/net/core/default_qdisc");
 	assert_non_null(x);
@@ -716,7 +716,7 @@ static void test_scoped_misplaced(void **state)
 	tree_write(f->dir, "run/earlytune/disks/vdb",
 		   "block\tvdc\tqueue/scheduler\tsys/block/vdc/queue/scheduler\tbfq\tdiskseq:4\n");
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
-	assert_false(f->rs.partial);
+	assert_false(f->rs.scoped_load);
 	assert_int_equal(f->rs.n, 5);
 	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
 	assert_false(exists(f, "run/earlytune/disks/vdb"));
@@ -737,7 +737,7 @@ static void test_scoped_dot_name(void **state)
 	scoped_setup(f, &c, &dev);
 	migrate(f, &c);
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
-	assert_false(f->rs.partial);
+	assert_false(f->rs.scoped_load);
 	assert_int_equal(f->rs.n, 6);
 	assert_int_equal(add(&f->rs, ".x", "queue/scheduler", "bfq"), 0);
 	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
@@ -747,7 +747,7 @@ static void test_scoped_dot_name(void **state)
 				  "block\t.x\tqueue/scheduler\tsys/block/.x/queue/scheduler\tbfq\t\n");
 	f->rs = (struct records){ .lock_fd = -1 };
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
-	assert_false(f->rs.partial);
+	assert_false(f->rs.scoped_load);
 	assert_non_null(state_find(&f->rs, "sys/block/.x/queue/scheduler"));
 	f->rs.dirty = true;
 	assert_int_equal(state_save(&f->rs, &f->c.root), 0);
@@ -776,7 +776,7 @@ static void test_scoped_ifindex(void **state)
 	c.ifindex = 4;
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
 	assert_null(state_find(&f->rs, "netlink/ifindex/4"));
-	assert_true(f->rs.partial);
+	assert_true(f->rs.scoped_load);
 	assert_int_equal(f->rs.n, 0);
 	state_free(&f->rs);
 	/* --iface (a name) and no device: everything */
@@ -784,11 +784,11 @@ static void test_scoped_ifindex(void **state)
 	c.ifindex = 0, c.iface = "eth0";
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
 	assert_int_equal(f->rs.n, 6);
-	assert_false(f->rs.partial);
+	assert_false(f->rs.scoped_load);
 }
 
 /* Interface 3's file holds its records: not 33's nor 30's, and one whose
- * number was written with leading zeros (in_scope takes it). */
+ * number was written with leading zeros (session_in_scope takes it). */
 static void test_scoped_ifindex_exact(void **state)
 {
 	struct fx *f = *state;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The table of domains, in plan order: modules first, since later items name
+/* The table of domains, above the domains it lists and the engine that
+ * reads it, in plan order: modules first, since later items name
  * the modules they need (tcp_bbr, sch_fq, the I/O schedulers). */
 #include <string.h>
 
@@ -30,30 +31,33 @@ const struct domain domains[] = {
 		.section = { "net", false, net_check_key, net_check_conf },
 		.plan = net_plan, .apply_batch = net_apply_qdiscs, .rank = net_rank,
 		.batched = net_batched, .revert_batch = net_revert_batch,
-		.ifindex = record_ifindex, .iface_index = net_iface_index,
+		.ifindex = net_record_ifindex, .iface_index = net_iface_index,
+		.identity = net_identity, .stale = net_stale, .owns_path = net_owns_path,
+		.sysctls = net_sysctls, .owns_guard = true,
 	},
 	{
 		.name = "block", .bit = DOM_BLOCK,
 		.section = { "block", true, block_check_key, NULL },
 		.plan = block_plan, .rank = block_rank, .gone = block_gone, .disks = true,
+		.identity = block_identity,
 	},
 	{
 		/* Reads the image of the kernel; apply writes nothing of it. */
 		.name = "initramfs", .bit = DOM_INITRAMFS,
-		.plan = initramfs_plan, .irreversible = true,
+		.plan = initramfs_plan, .irreversible = true, .report_only = true,
 	},
 	{
 		.name = "limits", .bit = DOM_LIMITS,
 		.section = { "limits", true, limits_check_key, limits_check_conf },
 		.plan = limits_plan, .apply_batch = limits_apply, .batched = limits_batched,
-		.revert_batch = limits_revert,
+		.revert_batch = limits_revert, .owns_path = limits_owns_path,
 	},
 	{
 		/* debugfs knobs go through apply_batch: it mounts debugfs for them. */
 		.name = "sched", .bit = DOM_SCHED,
 		.section = { "sched", false, sched_check_key, NULL },
 		.plan = sched_plan, .apply_batch = sched_apply, .batched = sched_batched,
-		.revert_batch = sched_revert,
+		.revert_batch = sched_revert, .sysctls = sched_sysctls,
 	},
 };
 const size_t ndomains = ARRAY_SIZE(domains);
@@ -67,6 +71,24 @@ const struct domain *domain_find(const char *name)
 		if (!strcmp(domains[i].name, name))
 			return &domains[i];
 	return NULL;
+}
+
+void domains_sysctls(const struct config *cfg,
+		     void (*emit)(const char *key, const struct cfg_entry *e, bool optional, void *data), void *data)
+{
+	for (size_t i = 0; i < ndomains; i++)
+		if (domains[i].sysctls)
+			domains[i].sysctls(cfg, emit, data);
+}
+
+unsigned domains_implied(const struct ctx *c)
+{
+	unsigned bits = 0;
+
+	for (size_t i = 0; i < ndomains; i++)
+		if (c->ndevices ? domains[i].disks : (c->ifindex || c->iface) ? !!domains[i].iface_index : true)
+			bits |= domains[i].bit;
+	return bits;
 }
 
 unsigned domains_all(void)
@@ -91,5 +113,5 @@ __attribute__((constructor)) static void register_sections(void)
 			v[n++] = &domains[i].section;
 	v[n++] = &cmdline_section;
 	config_register(v, n);
-	state_register(domain_find);
+	state_register(domains, ndomains);
 }

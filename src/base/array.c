@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+#include "base/util.h"
+
+int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	void **p = v, *grown;
+	size_t want;
+
+	if (n < *cap)
+		return 0;
+	want = *cap ? *cap * 2 : first;
+	if (want <= n || want > SIZE_MAX / size)
+		return -ENOMEM;
+	grown = realloc(*p, want * size);
+	if (!grown)
+		return -ENOMEM;
+	*p = grown;
+	*cap = want;
+	return 0;
+}
+
+static size_t slot_of(const struct strindex *x, const char *key)
+{
+	return (size_t)fnv1a(FNV_OFFSET, key, strlen(key)) & (x->nslots - 1);
+}
+
+void strindex_insert(struct strindex *x, size_t i)
+{
+	size_t mask = x->nslots - 1, h = slot_of(x, x->key(x->data, i));
+
+	while (x->slots[h] != STRINDEX_NONE)
+		h = (h + 1) & mask;
+	x->slots[h] = i;
+}
+
+void strindex_rebuild(struct strindex *x, size_t n)
+{
+	for (size_t k = 0; k < x->nslots; k++)
+		x->slots[k] = STRINDEX_NONE;
+	for (size_t i = 0; i < n; i++)
+		strindex_insert(x, i);
+}
+
+int strindex_reserve(struct strindex *x, size_t n)
+{
+	size_t ns = x->nslots ? x->nslots * 2 : 64;
+	size_t *v;
+
+	if ((n + 1) * 2 <= x->nslots)
+		return 0;
+	v = malloc(ns * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	free(x->slots);
+	x->slots = v, x->nslots = ns;
+	strindex_rebuild(x, n);
+	return 0;
+}
+
+size_t strindex_find(const struct strindex *x, const char *key)
+{
+	size_t mask = x->nslots - 1;
+
+	if (!x->nslots)
+		return STRINDEX_NONE;
+	for (size_t h = slot_of(x, key); x->slots[h] != STRINDEX_NONE; h = (h + 1) & mask)
+		if (!strcmp(x->key(x->data, x->slots[h]), key))
+			return x->slots[h];
+	return STRINDEX_NONE;
+}
+
+void strindex_free(struct strindex *x)
+{
+	free(x->slots);
+	x->slots = NULL, x->nslots = 0;
+}

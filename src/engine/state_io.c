@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The records' files, read and written whole under the lock: every change
+ * rewrites a file through a new file renamed over it, so a crash or a full
+ * /run leaves the old file or the new one, never a torn line. On a
+ * 1,000-disk host one shared file would be read and rewritten by every udev
+ * run (a boot's N runs moving O(N^2) bytes): a run about one device reads
+ * and rewrites its own file only.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/state.h"
+
+#define NFIELDS 6
+
+/* Any failure to read a file but its absence is an error: "nothing
+ * recorded" would let apply record the values it changed itself as
+ * originals, and revert forget the true ones. An absent file is one whose
+ * records are known: none. */
+static int load_file(struct records *rs, const struct root *r, const char *rel)
+{
+	_cleanup_(freep) char *buf = NULL;
+	size_t file;
+	int rr = state_file_add(rs, rel, &file);
+
+	if (rr >= 0)
+		rr = root_read_file(r, rel, &buf, 1 << 26);
+	if (rr == -ENOENT)
+		return 0;
+	return rr < 0 ? rr : state_parse_file(rs, buf, file);
+}
+
+/* Every file of DIR not read yet (names with a dot first are temporary
+ * files of a rewrite: state_save sweeps them). */
+static int load_dir(struct records *rs, const struct root *r, const char *dir)
+{
+	int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0), rr = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		rr = fd == -ENOENT ? 0 : fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return rr;
+	}
+	while (rr >= 0 && (errno = 0, de = readdir(d))) {
+		char rel[STATE_REL_MAX];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name);
+		if (state_file_find(rs, rel) == STRINDEX_NONE)
+			rr = load_file(rs, r, rel);
+	}
+	if (rr >= 0 && errno)
+		rr = -errno;
+	closedir(d);
+	return rr;
+}
+
+/* The files a scoped load did not read: the records are then all there. */
+int state_load_rest(struct records *rs, const struct root *r)
+{
+	int rr = state_file_find(rs, STATE_FILE) == STRINDEX_NONE ? load_file(rs, r, STATE_FILE) : 0;
+
+	rs->scoped_load = false;
+	if (rr >= 0)
+		rr = load_dir(rs, r, DISKS_DIR);
+	if (rr >= 0)
+		rr = load_dir(rs, r, LINKS_DIR);
+	return rr;
+}
+
+int state_load(struct records *rs, const struct root *r)
+{
+	rs->root = r;
+	return state_load_rest(rs, r);
+}
+
+/* Records of an earlier version, all in originals, are moved by a full
+ * load; until one has, a scoped run cannot trust the files of its devices.
+ * disks/ exists once this version has saved originals or a disk's file. */
+static bool files_split(const struct root *r)
+{
+	return root_access(r, DISKS_DIR) == 1 || root_access(r, STATE_FILE) == 0;
+}
+
+/* Drops what a load read, the lock and the root kept. */
+static void records_clear(struct records *rs)
+{
+	struct records keep = { .lock_fd = rs->lock_fd, .root = rs->root };
+
+	rs->lock_fd = -1;
+	state_free(rs);
+	*rs = keep;
+}
+
+/* A udev run about one disk or interface reads the files of its devices
+ * (what in_scope can pick); runs about everything, and --iface (a name,
+ * whose index may have changed), read all. A record outside the scope asked
+ * for (state_find) or added (state_add) reads the others first, so no
+ * caller can miss one. */
+int state_load_scoped(struct records *rs, const struct root *r, const struct ctx *c)
+{
+	char rel[STATE_REL_MAX];
+	int rr = 0;
+
+	if (c->iface || (!c->ndevices && !c->ifindex) || !files_split(r))
+		return state_load(rs, r);
+	/* A name without a file of its own (a dot first) has its records in
+	 * originals, beside the global ones: a full load, then, as for a run
+	 * about everything. An invalid name has none. */
+	for (size_t i = 0; i < c->ndevices; i++)
+		if (valid_name(c->devices[i]) && !state_disk_file(c->devices[i], rel))
+			return state_load(rs, r);
+	rs->root = r, rs->scoped_load = true;
+	for (size_t i = 0; i < c->ndevices && rr >= 0; i++)
+		if (state_disk_file(c->devices[i], rel))
+			rr = load_file(rs, r, rel);
+	if (rr >= 0 && c->ifindex > 0) {
+		snprintf(rel, sizeof(rel), LINKS_DIR "/%d", c->ifindex);
+		rr = load_file(rs, r, rel);
+	}
+	if (rr >= 0 && rs->misplaced) {
+		records_clear(rs);
+		rr = state_load(rs, r);
+	}
+	return rr;
+}
+
+static void fields(const struct record *x, char *f[NFIELDS])
+{
+	f[0] = x->domain, f[1] = x->target, f[2] = x->setting;
+	f[3] = x->path, f[4] = x->value, f[5] = x->identity;
+}
+
+/* Built with memcpy, not printf: printf was most of the cost of a rewrite
+ * of 2,000 records. */
+static char *format(const struct records *rs, const size_t *idx, size_t n, size_t *len)
+{
+	char *f[NFIELDS], *buf, *p;
+
+	*len = 0;
+	for (size_t i = 0; i < n; i++) {
+		fields(&rs->v[idx[i]], f);
+		for (int k = 0; k < NFIELDS; k++)
+			*len += strlen(f[k]) + 1;
+	}
+	p = buf = malloc(*len + 1);
+	for (size_t i = 0; buf && i < n; i++) {
+		fields(&rs->v[idx[i]], f);
+		for (int k = 0; k < NFIELDS; k++) {
+			p = mempcpy(p, f[k], strlen(f[k]));
+			*p++ = k == NFIELDS - 1 ? '\n' : '\t';
+		}
+	}
+	return buf;
+}
+
+/* The directories one commit writes in, each opened once: a full run of a
+ * 1,000-disk host writes 1,000 files in disks/, and opening the directory
+ * for each was four system calls of the nine a file cost. */
+enum { DIR_STATE, DIR_DISKS, DIR_LINKS, NDIRS };
+static const char *const dir_rel[NDIRS] = { STATE_DIR, DISKS_DIR, LINKS_DIR };
+
+struct dirs {
+	int fd[NDIRS];
+};
+
+static void dirs_close(struct dirs *ds)
+{
+	for (int i = 0; i < NDIRS; i++)
+		if (ds->fd[i] >= 0)
+			close(ds->fd[i]);
+}
+
+/* The fd of directory i; made if missing and make (the lock made
+ * run/earlytune: a save makes no more). */
+static int dir_fd(struct dirs *ds, const struct root *r, int i, bool make)
+{
+	int rr;
+
+	if (ds->fd[i] >= 0)
+		return ds->fd[i];
+	rr = root_openat(r, dir_rel[i], O_RDONLY | O_DIRECTORY, 0);
+	if (rr == -ENOENT && make && i != DIR_STATE) {
+		rr = root_access(r, STATE_DIR);
+		rr = rr == 1 ? root_mkdir_p(r, dir_rel[i], 0755) : rr < 0 ? rr : -ENOENT;
+		if (rr >= 0)
+			rr = root_openat(r, dir_rel[i], O_RDONLY | O_DIRECTORY, 0);
+	}
+	return rr < 0 ? rr : (ds->fd[i] = rr);
+}
+
+/* A new file, then rename over the old one: a crash or a full /run leaves
+ * the old file or the new one, never a torn line. A disk's or an
+ * interface's file without records goes; originals stays, empty, and
+ * disks/ beside it is files_split's sign. */
+static int write_file(const struct records *rs, const struct root *r, struct dirs *ds, size_t file,
+		      const size_t *idx, size_t n)
+{
+	const char *rel = rs->files[file].rel, *name = strrchr(rel, '/') + 1;
+	int i = !strcmp(rel, STATE_FILE)			  ? DIR_STATE
+		: !strncmp(rel, DISKS_DIR "/", sizeof(DISKS_DIR)) ? DIR_DISKS
+								  : DIR_LINKS;
+	_cleanup_(freep) char *buf = NULL;
+	size_t len;
+	int dfd, rr;
+
+	if (!n && i != DIR_STATE) {
+		dfd = dir_fd(ds, r, i, false);
+		if (dfd < 0)
+			return dfd == -ENOENT ? 0 : dfd;
+		return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+	}
+	buf = format(rs, idx, n, &len);
+	if (!buf)
+		return -ENOMEM;
+	dfd = dir_fd(ds, r, i, true);
+	rr = dfd < 0 ? dfd : file_replace_at(dfd, name, buf, len, 0600, false); /* /run: volatile */
+	if (rr >= 0 && i == DIR_STATE)
+		rr = dir_fd(ds, r, DIR_DISKS, true);
+	return rr < 0 ? rr : 0;
+}
+
+/* The records' indexes grouped by file, in their order (a counting sort):
+ * order[start[f] .. start[f + 1]) are file f's. */
+static int group(const struct records *rs, size_t **order, size_t **start)
+{
+	size_t *pos;
+
+	*order = malloc((rs->n + 1) * sizeof(**order));
+	*start = calloc(rs->nfiles + 2, sizeof(**start));
+	pos = calloc(rs->nfiles + 1, sizeof(*pos));
+	if (!*order || !*start || !pos) {
+		free(pos);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		(*start)[rs->v[i].file + 1]++;
+	for (size_t f = 0; f < rs->nfiles; f++) {
+		(*start)[f + 1] += (*start)[f];
+		pos[f] = (*start)[f];
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		(*order)[pos[rs->v[i].file]++] = i;
+	free(pos);
+	return 0;
+}
+
+/* Rewrites the files whose records changed, those that moved records to
+ * another file (an earlier version's originals) last: a record moved is
+ * never only in the file it left. The first failure stops: the files not
+ * written keep their records, and stay to be written. */
+int state_commit(struct records *rs, const struct root *r)
+{
+	_cleanup_(freep) size_t *order = NULL;
+	_cleanup_(freep) size_t *start = NULL;
+	struct dirs ds = { { -1, -1, -1 } };
+	int rr = 0;
+
+	if (!rs->dirty)
+		return 0;
+	if (rs->lock_fd >= 0)
+		root_sweep_temps(r, STATE_DIR, "originals", "runs");
+	if (group(rs, &order, &start) < 0)
+		return -ENOMEM;
+	for (int moved = 0; moved < 2; moved++)
+		for (size_t f = 0; f < rs->nfiles && rr >= 0; f++) {
+			if (!rs->files[f].dirty || rs->files[f].moved_out != moved)
+				continue;
+			rr = write_file(rs, r, &ds, f, order + start[f], start[f + 1] - start[f]);
+			rs->files[f].dirty = rr < 0;
+		}
+	dirs_close(&ds);
+	if (rr < 0)
+		return rr;
+	rs->dirty = false;
+	for (size_t f = 0; f < rs->nfiles; f++)
+		rs->files[f].moved_out = false;
+	return 0;
+}
+
+/* Rewrites every file read (a scoped load: its own only), originals
+ * always after a full one, and sweeps the temporary files a killed rewrite
+ * left in the directories of the others. */
+int state_save(struct records *rs, const struct root *r)
+{
+	size_t shared;
+	int rr = rs->scoped_load ? 0 : state_file_add(rs, STATE_FILE, &shared);
+
+	if (rr < 0)
+		return rr;
+	for (size_t f = 0; f < rs->nfiles; f++)
+		rs->files[f].dirty = true;
+	rs->dirty = true;
+	if (rs->lock_fd >= 0 && !rs->scoped_load) {
+		root_sweep_temps(r, DISKS_DIR, NULL, NULL);
+		root_sweep_temps(r, LINKS_DIR, NULL, NULL);
+	}
+	return state_commit(rs, r);
+}
+
+/* Whether the file PATH's record would be in is one a scoped load read:
+ * an interface's path names it; a disk's does not (its name is the
+ * record's target). */
+static bool read_file_of(const struct records *rs, const char *path)
+{
+	char rel[STATE_REL_MAX];
+	int ifindex = state_ifindex(NULL, path);
+
+	if (ifindex <= 0)
+		return false;
+	snprintf(rel, sizeof(rel), LINKS_DIR "/%d", ifindex);
+	return state_file_find(rs, rel) != STRINDEX_NONE;
+}
+
+/* A scoped load reads the other files when PATH may be in them (ENOMEM
+ * aside, which leaves it unfound as the allocation of a record would). */
+const struct record *state_find(struct records *rs, const char *path)
+{
+	const struct record *x = state_find_loaded(rs, path);
+
+	if (!x && rs->scoped_load && rs->root && !read_file_of(rs, path) &&
+	    state_load_rest(rs, rs->root) >= 0)
+		x = state_find_loaded(rs, path);
+	return x;
+}
+
+/* Never replaces an existing record: the first original is the true one
+ * (a stale record, of another device, is forgotten before: state_stale). */
+int state_add(struct records *rs, const struct item *it, const char *original, const char *identity)
+{
+	char *f[NFIELDS] = { (char *)it->domain, it->target, it->setting, it->path, (char *)original,
+			     (char *)identity };
+	char rel[STATE_REL_MAX];
+	int rr = 0;
+
+	for (int i = 0; i < NFIELDS; i++)
+		if (!f[i] || strpbrk(f[i], "\t\n"))
+			return -EINVAL;
+	state_file_of(f[0], f[1], f[3], rel);
+	if (rs->scoped_load && state_file_find(rs, rel) == STRINDEX_NONE)
+		rr = rs->root ? state_load_rest(rs, rs->root) : -EINVAL; /* its record may be there */
+	return rr < 0 ? rr : state_add_loaded(rs, f, rel);
+}
