@@ -8,7 +8,7 @@
 
 int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 {
-	void **p = v, *grown;
+	void *old, *grown;
 	size_t want;
 
 	if (n < *cap)
@@ -16,10 +16,13 @@ int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 	want = *cap ? *cap * 2 : first;
 	if (want <= n || want > SIZE_MAX / size)
 		return -ENOMEM;
-	grown = realloc(*p, want * size);
+	/* v is the address of any T *: read and written as bytes, which any
+	 * pointer type may alias. */
+	memcpy(&old, v, sizeof(old));
+	grown = realloc(old, want * size);
 	if (!grown)
 		return -ENOMEM;
-	*p = grown;
+	memcpy(v, &grown, sizeof(grown));
 	*cap = want;
 	return 0;
 }

@@ -7,8 +7,9 @@
 
 #include <stddef.h>
 
-/* Room for one more element in *v (n used, *cap allocated, each size
- * bytes), doubling from first: 0 or -ENOMEM, *v untouched then. */
+/* Room for one more element in the array *v points to (v: a T **; n
+ * used, *cap allocated, each size bytes), doubling from first: 0 or
+ * -ENOMEM, *v untouched then. */
 int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
 
 /* Open addressing over an array's indexes, kept at most half full. The

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/kconfig.h"
 #include "base/kparam.h"
 #include "base/log.h"
@@ -102,16 +103,9 @@ static struct sugg *add_sugg(struct suggs *s, const char *param, bool remove, co
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i].param, param) && s->v[i].remove == remove)
 			return NULL;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct sugg *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			first_err_set(&s->fail, NULL, -ENOMEM);
-			return NULL;
-		}
-		s->v = v;
-		s->cap = cap;
+	if (array_grow(&s->v, &s->cap, s->n, sizeof(*s->v), 16) < 0) {
+		first_err_set(&s->fail, NULL, -ENOMEM);
+		return NULL;
 	}
 	x = &s->v[s->n];
 	*x = (struct sugg){ .remove = remove, .risk = risk, .param = strdup(param) };

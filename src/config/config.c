@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/log.h"
 #include "config/config.h"
 #include "config/lex.h"
@@ -204,15 +205,8 @@ static int add_entry(struct parser *ps, const char *key, const char *value)
 	struct config *c = ps->c;
 	struct cfg_entry *e;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct cfg_entry *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (array_grow(&c->v, &c->cap, c->n, sizeof(*c->v), 64) < 0)
+		return -ENOMEM;
 	e = &c->v[c->n];
 	*e = (struct cfg_entry){
 		.section = strdup(ps->section->name),

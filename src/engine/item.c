@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "engine/internal.h"
 #include "engine/item.h"
 
@@ -13,15 +14,8 @@ struct item *plan_add(struct plan *p, const char *domain, const char *target,
 {
 	struct item *it;
 
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct item *v = realloc(p->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		p->v = v;
-		p->cap = cap;
-	}
+	if (array_grow(&p->v, &p->cap, p->n, sizeof(*p->v), 64) < 0)
+		return NULL;
 	it = &p->v[p->n];
 	*it = (struct item){ .domain = domain, .action = ACT_KEEP };
 	it->target = strdup(target);

@@ -22,9 +22,9 @@
 /* A waiter gives up when the lock has shown no sign of work for
  * state_lock_stall_ms (a stuck peer: a working holder beats at least every
  * state_lock_beat_ms while its steps go on), or after state_lock_wait_ms
- * whatever happens (udev kills a RUN program at its 180 s event timeout). A long queue that moves
- * is not a stuck peer: 256 udev runs under ASan on a loaded 2-core machine
- * queue for over 30 s. */
+ * whatever happens (udev kills a RUN program at its 180 s event timeout).
+ * A long queue that moves is not a stuck peer: a boot's hundreds of udev
+ * runs can queue for tens of seconds on a slow machine. */
 unsigned state_lock_stall_ms = 10000, state_lock_wait_ms = 90000, state_lock_beat_ms = 1000;
 
 /* Every holder counts itself in the lock file's size, at its start and at

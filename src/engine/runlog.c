@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/log.h"
 #include "engine/runlog.h"
 
@@ -159,15 +160,8 @@ static bool span_is_boot(const char *line, size_t len)
 
 static int add_span(struct span **v, size_t *n, size_t *cap, const char *line, size_t len)
 {
-	struct span *nv;
-
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		nv = realloc(*v, *cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-	}
+	if (array_grow(v, cap, *n, sizeof(**v), 64) < 0)
+		return -ENOMEM;
 	(*v)[(*n)++] = (struct span){ line, len, span_is_boot(line, len) };
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/array.h"
 #include "base/log.h"
 #include "engine/runlog.h"
 
@@ -89,15 +90,11 @@ static int add_item(struct run *x, char **f)
  * than every run of both segments. */
 static int add_run(struct runlog *log, const struct run *x, bool carried)
 {
-	struct run *v = log->v;
+	struct run *v;
 
-	if (log->n == log->cap) {
-		log->cap = log->cap ? log->cap * 2 : 64;
-		v = realloc(log->v, log->cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		log->v = v;
-	}
+	if (array_grow(&log->v, &log->cap, log->n, sizeof(*log->v), 64) < 0)
+		return -ENOMEM;
+	v = log->v;
 	log->cur = carried ? 0 : log->n;
 	if (carried)
 		memmove(v + 1, v, log->n * sizeof(*v));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "net/internal.h"
 
 /* Kinds every kernel has (sch_generic, sch_fifo, sch_mq are not modules). */
@@ -24,20 +25,6 @@ bool qdisc_is_core(const char *kind)
 	return false;
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	nv = realloc(*v, (*cap ? *cap * 2 : 64) * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = *cap ? *cap * 2 : 64;
-	return 0;
-}
-
 /* A message the parser refuses fails the dump: what it held is unknown,
  * and an interface or qdisc missing from the list would read as absent. */
 static int add_qdisc(const struct nlmsghdr *h, void *data)
@@ -45,7 +32,7 @@ static int add_qdisc(const struct nlmsghdr *h, void *data)
 	struct qdiscs *qs = data;
 	int r;
 
-	if (grow((void **)&qs->v, &qs->cap, qs->n, sizeof(*qs->v)) < 0)
+	if (array_grow(&qs->v, &qs->cap, qs->n, sizeof(*qs->v), 64) < 0)
 		return -ENOMEM;
 	r = nl_parse_qdisc(h, &qs->v[qs->n]);
 	if (r >= 0)
@@ -58,7 +45,7 @@ static int add_link(const struct nlmsghdr *h, void *data)
 	struct links *ls = data;
 	int r;
 
-	if (grow((void **)&ls->v, &ls->cap, ls->n, sizeof(*ls->v)) < 0)
+	if (array_grow(&ls->v, &ls->cap, ls->n, sizeof(*ls->v), 64) < 0)
 		return -ENOMEM;
 	r = nl_parse_link(h, &ls->v[ls->n]);
 	if (r >= 0)
@@ -326,7 +313,7 @@ static int dump_one(struct nl *nl, int ifindex, struct qdiscs *qs)
 
 	for (size_t i = 0; r >= 0 && i < all.n; i++)
 		if (all.v[i].ifindex == ifindex && all.v[i].parent != TC_H_ROOT) {
-			r = grow((void **)&qs->v, &qs->cap, qs->n, sizeof(*qs->v));
+			r = array_grow(&qs->v, &qs->cap, qs->n, sizeof(*qs->v), 64);
 			if (r >= 0)
 				qs->v[qs->n++] = all.v[i];
 		}

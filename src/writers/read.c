@@ -10,21 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "writers/internal.h"
 
 struct wentry *wentry_add(struct wctx *w, const char *tool, const char *file, int line, enum wstage stage)
 {
 	struct wentry *e;
 
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 32;
-		struct wentry *v = realloc(w->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		w->v = v;
-		w->cap = cap;
-	}
+	if (array_grow(&w->v, &w->cap, w->n, sizeof(*w->v), 32) < 0)
+		return NULL;
 	e = &w->v[w->n];
 	*e = (struct wentry){ .tool = tool, .line = line, .stage = stage, .seq = (int)w->n };
 	wsetf(&e->file, "/%s", file);
