@@ -246,6 +246,7 @@ SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
 PRESETDIR  ?= $(PREFIX)/lib/systemd/system-preset
 KINSTDIR   ?= $(PREFIX)/lib/kernel/install.d
+LIBEXECDIR ?= $(PREFIX)/libexec
 DOCDIR     ?= $(PREFIX)/share/doc/earlytune
 MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -271,7 +272,7 @@ INSTALLED  := $(SBINDIR)/earlytune $(UDEVRULESDIR)/70-earlytune.rules \
 	      $(ITDIR)/hooks/earlytune $(ITDIR)/scripts/init-top/earlytune \
 	      $(KINSTDIR)/95-earlytune.install /etc/kernel/postinst.d/zz-earlytune \
 	      $(SYSTEMDDIR)/earlytune.service $(PRESETDIR)/80-earlytune.preset \
-	      $(GENERATORDIR)/earlytune-generator \
+	      $(GENERATORDIR)/earlytune-generator $(LIBEXECDIR)/earlytune/uninstall \
 	      $(SYSTEMDDIR)/earlytune-verify.service $(SYSTEMDDIR)/earlytune-verify.timer \
 	      $(DOCDIR)/examples/earlytune.rules.yml $(EXAMPLES:%=$(DOCDIR)/examples/%) \
 	      $(DOCDIR)/README.md $(DOCS:%=$(DOCDIR)/docs/%) \
@@ -288,6 +289,8 @@ install: $(BUILD)/earlytune
 	$(call install_subst,0755,hook/zz-earlytune.postinst,/etc/kernel/postinst.d/zz-earlytune)
 	$(call install_subst,0644,hook/earlytune.service,$(SYSTEMDDIR)/earlytune.service)
 	$(call install_subst,0755,hook/earlytune-generator,$(GENERATORDIR)/earlytune-generator)
+	# The packages' removal scripts run it: the kernel parameters out, the bootloader regenerated.
+	$(call install_subst,0755,hook/earlytune-uninstall,$(LIBEXECDIR)/earlytune/uninstall)
 	install -D -m 0644 hook/80-earlytune.preset $(DESTDIR)$(PRESETDIR)/80-earlytune.preset
 	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service,\
 	  @echo "make install: no systemctl here; enable the unit with: systemctl $(if $(DESTDIR),--root=$(abspath $(DESTDIR)) )preset earlytune.service"))
@@ -312,4 +315,4 @@ uninstall:
 	$(if $(SYSTEMCTL),-[ ! -e $(DESTDIR)$(SYSTEMDDIR)/earlytune.service ] || \
 	  $(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) disable earlytune.service earlytune-verify.timer)
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DRACUTDIR)/50earlytune $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DRACUTDIR)/50earlytune $(DESTDIR)$(LIBEXECDIR)/earlytune $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null

@@ -12,7 +12,8 @@ export LC_ALL=C
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath "$1")
 W=$(mktemp -d /tmp/et-package.XXXXXX)
-PASS=0 FAIL=0
+PASS=0 FAIL=0 SKIP=0
+skip() { echo "ok - package: $1 # SKIP $2"; SKIP=$((SKIP + 1)); }
 pass() { echo "ok - package: $1"; PASS=$((PASS + 1)); }
 fail() { echo "not ok - package: $1"; shift; for l in "$@"; do echo "    $l"; done; FAIL=$((FAIL + 1)); }
 ok() { # DESC STATUS [DETAIL…]: pass when STATUS is 0
@@ -22,7 +23,11 @@ ok() { # DESC STATUS [DETAIL…]: pass when STATUS is 0
 }
 finish() {
 	rm -rf "$W"
-	echo "package: $PASS passed, $FAIL failed"
+	if [ "$SKIP" -gt 0 ]; then
+		echo "package: $PASS passed, $FAIL failed, $SKIP skipped"
+	else
+		echo "package: $PASS passed, $FAIL failed"
+	fi
 	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
 }
 trap 'finish; exit $?' EXIT
@@ -133,6 +138,128 @@ else
 	fail "the .rpm is in $build/rpm/RPMS"
 fi
 
+# ---- removal: the kernel parameters go with the package ---------------------
+# A system made of this machine's /usr, /etc and /var as overlays (their upper
+# layers under ROOT/.ovl: what the package and the commands change) and a
+# /boot of its own, in a private mount namespace, chrooted into: dpkg, apt,
+# rpm, update-grub and grub-mkconfig are the real ones, and grub.cfg is what
+# they write from the drop-in `earlytune cmdline apply` put in
+# /etc/default/grub.d. Needs root (mounts).
+in_root() { # ROOT CMD…
+	_r=$1
+	shift
+	unshare -m sh -c 'r=$1; shift
+		for d in usr etc var; do
+			mkdir -p "$r/$d" "$r/.ovl/$d" "$r/.ovl/$d.work" &&
+				mount -t overlay overlay -o "lowerdir=/$d,upperdir=$r/.ovl/$d,workdir=$r/.ovl/$d.work" "$r/$d" || exit 1
+		done
+		mkdir -p "$r/dev" "$r/proc" "$r/sys" "$r/run" "$r/tmp"
+		for l in bin sbin lib lib64; do [ -L "$r/$l" ] || ln -s "usr/$l" "$r/$l"; done
+		mount --rbind /dev "$r/dev" && mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
+			mount -t tmpfs tmpfs "$r/run" || exit 1
+		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"' \
+		sh "$_r" "$@"
+}
+K=6.1.0-28-amd64 THP=transparent_hugepage=never
+# mk_sys ROOT CFG: a kernel in /boot (its config has THP), GRUB's defaults
+# with the administrator's own parameter, earlytune's configuration asking
+# THP never (so `cmdline apply` adds $THP); CFG the grub.cfg to generate
+# (grub-install's directory made, and Debian's /boot/grub, where its theme
+# script writes). man-db's trigger off (its flag file).
+mk_sys() {
+	mkdir -p "$1/tmp" "$1/boot/grub" "$1/boot/$(dirname "$2")"
+	: >"$1/boot/vmlinuz-$K"
+	printf 'CONFIG_TRANSPARENT_HUGEPAGE=y\nCONFIG_TRANSPARENT_HUGEPAGE_ALWAYS=y\n' >"$1/boot/config-$K"
+	in_root "$1" sh -c 'sed "s/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX=\"console=ttyS0\"/" \
+		/usr/share/grub/default/grub >/etc/default/grub && printf "[thp]\nenabled = never\n" >/etc/earlytune.conf &&
+		rm -f /var/lib/man-db/auto-update'
+}
+# linux_lines ROOT CFG: the `linux` lines of ROOT/boot/CFG booting $K
+linux_lines() { grep "^[[:space:]]*linux[[:space:]].*/boot/vmlinuz-$K " "$1/boot/$2"; }
+# applied ROOT CFG MKCONFIG… WHAT: `cmdline apply` in the system, then MKCONFIG:
+# grub.cfg boots $K with $THP and the administrator's console=ttyS0.
+applied() {
+	_r=$1 _c=$2
+	shift 2
+	in_root "$_r" earlytune cmdline apply --kernel "$K" >"$W/apply.out" 2>&1 && in_root "$_r" "$@" >"$W/mkconfig.out" 2>&1
+	ok "$WHAT: cmdline apply, then $1" $? "$(cat "$W/apply.out" "$W/mkconfig.out")"
+	n=$(linux_lines "$_r" "$_c" | grep -c "console=ttyS0 .*$THP")
+	[ "$n" -gt 0 ]
+	ok "$WHAT: /boot/$_c boots $K with $THP ($n linux lines)" $? "$(linux_lines "$_r" "$_c")"
+}
+# removed ROOT CFG: the package's removal regenerated grub.cfg: no $THP, the
+# administrator's parameter kept; no drop-in, no record, no binary.
+removed() {
+	l=$(linux_lines "$1" "$2")
+	echo "$l" | grep -q console=ttyS0 && ! echo "$l" | grep -q "$THP"
+	ok "$WHAT: /boot/$2 regenerated without $THP, console=ttyS0 kept" $? "$l"
+	left=$(in_root "$1" sh -c 'ls -d /etc/default/grub.d/99-earlytune.cfg /var/lib/earlytune/cmdline.state \
+		/usr/sbin/earlytune /usr/libexec/earlytune 2>/dev/null')
+	[ -z "$left" ]
+	ok "$WHAT: no drop-in, no record of the parameters, no binary left" $? "$left"
+}
+if [ "$(id -u)" != 0 ]; then
+	skip "removal in a chroot: install, cmdline apply, update-grub, remove/purge" "needs root"
+else
+	R=$W/sys-deb
+	mk_sys "$R" grub/grub.cfg
+	cp "$deb" "$R/tmp/earlytune.deb"
+	inst() { in_root "$R" apt-get install -y --no-install-recommends /tmp/earlytune.deb >"$W/apt.out" 2>&1; }
+	inst
+	ok "apt-get install ./earlytune.deb in the system" $? "$(tail -5 "$W/apt.out")"
+	WHAT="deb, apt-get purge"
+	applied "$R" grub/grub.cfg update-grub
+	in_root "$R" apt-get purge -y earlytune >"$W/apt.out" 2>&1
+	ok "$WHAT: apt-get purge earlytune" $? "$(tail -5 "$W/apt.out")"
+	removed "$R" grub/grub.cfg
+	tr -d '\r' <"$W/apt.out" | grep -qx "grub: removed $THP" # apt runs dpkg on a pty: CRLF
+	ok "$WHAT: the removal said what it took out" $? "$(cat "$W/apt.out")"
+	inst
+	WHAT="deb, apt-get remove"
+	applied "$R" grub/grub.cfg update-grub
+	in_root "$R" apt-get remove -y earlytune >"$W/apt.out" 2>&1
+	ok "$WHAT: apt-get remove earlytune" $? "$(tail -5 "$W/apt.out")"
+	removed "$R" grub/grub.cfg
+	in_root "$R" apt-get purge -y earlytune >"$W/apt.out" 2>&1 &&
+		in_root "$R" sh -c '! ls -d /var/lib/earlytune /etc/kernel/postinst.d/zz-earlytune 2>/dev/null'
+	ok "$WHAT: then purge: no /var/lib/earlytune, no conffile" $? "$(tail -5 "$W/apt.out")"
+
+	# kernel-install: the parameters in /etc/kernel/cmdline, the entry
+	# regenerated by the removal (kernel-install add, BLS layout).
+	WHAT="deb, kernel-install"
+	E=/boot/loader/entries
+	in_root "$R" sh -c "mkdir -p /lib/modules/$K $E && echo layout=bls >/etc/kernel/install.conf &&
+		echo 'root=UUID=2f4e ro console=ttyS0' >/etc/kernel/cmdline" && inst &&
+		in_root "$R" earlytune cmdline apply --kernel "$K" --backend kernel-install >"$W/apply.out" 2>&1 &&
+		in_root "$R" kernel-install add "$K" "/boot/vmlinuz-$K" >>"$W/apply.out" 2>&1
+	ok "$WHAT: apt-get install, cmdline apply --backend kernel-install, kernel-install add" $? "$(cat "$W/apply.out")"
+	grep -q "^options .*console=ttyS0 $THP" "$R$E/"*"-$K.conf"
+	ok "$WHAT: the entry boots $K with $THP" $? "$(cat "$R$E/"*"-$K.conf")"
+	in_root "$R" apt-get purge -y earlytune >"$W/apt.out" 2>&1
+	ok "$WHAT: apt-get purge earlytune" $? "$(tail -5 "$W/apt.out")"
+	grep -q "^options .*console=ttyS0" "$R$E/"*"-$K.conf" && ! grep -q "$THP" "$R$E/"*"-$K.conf"
+	ok "$WHAT: the entry added again without $THP, console=ttyS0 kept" $? "$(cat "$R$E/"*"-$K.conf")"
+	tr -d '\r' <"$W/apt.out" | grep -q '^earlytune: '
+	ok "$WHAT: the removal checked nothing for the kernel (95-earlytune.install is quiet)" $((!$?)) \
+		"$(tr -d '\r' <"$W/apt.out" | grep '^earlytune: ')"
+
+	# The RPM's scriptlets, by Debian's rpm in the system: a Fedora-like
+	# GRUB (grub2-mkconfig, /boot/grub2/grub.cfg, no update-grub).
+	if [ -f "${rpm:-}" ]; then
+		R=$W/sys-rpm
+		mk_sys "$R" grub2/grub.cfg
+		cp "$rpm" "$R/tmp/earlytune.rpm"
+		in_root "$R" sh -c 'rm /usr/sbin/update-grub && ln -s grub-mkconfig /usr/sbin/grub2-mkconfig &&
+			rpm --initdb && rpm -i --nodeps /tmp/earlytune.rpm' >"$W/rpmi.out" 2>&1
+		ok "rpm -i earlytune.rpm in the system" $? "$(cat "$W/rpmi.out")"
+		WHAT="rpm -e"
+		applied "$R" grub2/grub.cfg grub2-mkconfig -o /boot/grub2/grub.cfg
+		in_root "$R" rpm -e earlytune >"$W/rpme.out" 2>&1
+		ok "$WHAT: rpm -e earlytune (%preun: cmdline remove, grub2-mkconfig)" $? "$(cat "$W/rpme.out")"
+		removed "$R" grub2/grub.cfg
+	fi
+fi
+
 # ---- enablement: the preset, in a root ---------------------------------------
 D=$W/root
 mk install DESTDIR="$D" PREFIX=/usr >"$W/install.out" 2>&1
@@ -205,7 +332,7 @@ out=$(grep -rl '/usr/sbin/earlytune' "$L")
 [ -z "$out" ]
 ok "PREFIX=/usr/local: no installed file names /usr/sbin/earlytune" $? "$out"
 for f in lib/udev/rules.d/70-earlytune.rules lib/systemd/system/earlytune.service \
-	lib/systemd/system/earlytune-verify.service lib/kernel/install.d/95-earlytune.install \
+	lib/systemd/system/earlytune-verify.service lib/kernel/install.d/95-earlytune.install libexec/earlytune/uninstall \
 	lib/dracut/modules.d/50earlytune/module-setup.sh lib/dracut/modules.d/50earlytune/earlytune-pre-udev.sh \
 	share/initramfs-tools/hooks/earlytune share/initramfs-tools/scripts/init-top/earlytune share/man/man8/earlytune.8; do
 	grep -q '/usr/local/sbin/earlytune' "$L/usr/local/$f"
