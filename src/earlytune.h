@@ -83,6 +83,8 @@ struct plan {
 	struct item *v;
 	size_t n, cap;
 	bool writers; /* the items' writers were looked for (plan, verify) */
+	bool unapplied; /* verify: earlytune has not applied here since boot (never
+			 * ran, or reverted): a value not yet set is not drift */
 };
 
 /* ---- the context of one command ---- */

@@ -13,10 +13,13 @@
 
 /* ---- plan.c ---- */
 int build_plan(struct ctx *c, struct plan *p, bool applying);
-/* What verify makes of an item: in force, not, not applicable here, or
- * unknown (the tree does not show whether this kernel can give it). */
-enum verdict { V_HOLDS, V_DRIFTED, V_UNMET, V_NA, V_UNKNOWN, V_COUNT };
+/* What verify makes of an item: in force, not, not applicable here,
+ * unknown (the tree does not show whether this kernel can give it), or not
+ * applied (a value earlytune has not set: it has not run since boot, or the
+ * system was reverted). */
+enum verdict { V_HOLDS, V_DRIFTED, V_UNMET, V_NA, V_UNKNOWN, V_NOT_APPLIED, V_COUNT };
 enum verdict item_verdict(const struct item *it);
+enum verdict plan_verdict(const struct plan *p, const struct item *it);
 const char *verdict_name(enum verdict v);
 
 /* ---- output.c ---- */

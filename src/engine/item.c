@@ -173,7 +173,7 @@ const char *dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-static const char *const verdict_names[] = { "holds", "drifted", "unmet", "not_applicable", "unknown" };
+static const char *const verdict_names[] = { "holds", "drifted", "unmet", "not_applicable", "unknown", "not_applied" };
 
 const char *verdict_name(enum verdict v)
 {
@@ -193,4 +193,14 @@ enum verdict item_verdict(const struct item *it)
 	if (it->unmet)
 		return V_UNMET;
 	return V_HOLDS;
+}
+
+/* The verdict in its plan: where earlytune has not applied, a value it
+ * would change was never its to keep (an unreadable one is still an error,
+ * another writer's value that will not stay still drift). */
+enum verdict plan_verdict(const struct plan *p, const struct item *it)
+{
+	enum verdict v = item_verdict(it);
+
+	return p->unapplied && v == V_DRIFTED && it->action == ACT_CHANGE ? V_NOT_APPLIED : v;
 }

@@ -62,7 +62,7 @@ static void json_writers(struct strbuf *sb, const struct item *it)
 	sb_printf(sb, "]");
 }
 
-static void json_item(struct strbuf *sb, const struct item *it, bool verify, bool writers)
+static void json_item(struct strbuf *sb, const struct plan *p, const struct item *it, bool verify)
 {
 	sb_printf(sb, "{\"domain\":");
 	sb_json_str(sb, it->domain);
@@ -78,11 +78,11 @@ static void json_item(struct strbuf *sb, const struct item *it, bool verify, boo
 	json_field(sb, "reason", it->reason && *it->reason ? it->reason : NULL);
 	json_field(sb, "source", it->source);
 	sb_printf(sb, ",\"unknown\":%s,\"unmet\":%s", it->unknown ? "true" : "false", it->unmet ? "true" : "false");
-	if (writers)
+	if (p->writers)
 		json_writers(sb, it);
 	if (verify)
-		sb_printf(sb, ",\"verdict\":\"%s\",\"holds\":%s", verdict_name(item_verdict(it)),
-			  item_verdict(it) == V_HOLDS ? "true" : "false");
+		sb_printf(sb, ",\"verdict\":\"%s\",\"holds\":%s", verdict_name(plan_verdict(p, it)),
+			  plan_verdict(p, it) == V_HOLDS ? "true" : "false");
 	sb_printf(sb, "}");
 }
 
@@ -92,10 +92,11 @@ static void json_summary(struct strbuf *sb, const struct plan *p)
 	unsigned n[V_COUNT] = { 0 };
 
 	for (size_t i = 0; i < p->n; i++)
-		n[item_verdict(&p->v[i])]++;
-	sb_printf(sb, ",\"summary\":{\"hold\":%u,\"drifted\":%u,\"unmet\":%u,\"not_applicable\":%u,\"unknown\":%u,\"in_force\":%s}",
-		  n[V_HOLDS], n[V_DRIFTED], n[V_UNMET], n[V_NA], n[V_UNKNOWN],
-		  n[V_DRIFTED] || n[V_UNMET] || n[V_UNKNOWN] ? "false" : "true");
+		n[plan_verdict(p, &p->v[i])]++;
+	sb_printf(sb, ",\"summary\":{\"hold\":%u,\"drifted\":%u,\"unmet\":%u,\"not_applicable\":%u,\"unknown\":%u,"
+		  "\"not_applied\":%u,\"in_force\":%s}",
+		  n[V_HOLDS], n[V_DRIFTED], n[V_UNMET], n[V_NA], n[V_UNKNOWN], n[V_NOT_APPLIED],
+		  n[V_DRIFTED] || n[V_UNMET] || n[V_UNKNOWN] || n[V_NOT_APPLIED] ? "false" : "true");
 }
 
 /* verify: each item's verdict and holds, and the summary. */
@@ -111,7 +112,7 @@ void print_json(const struct ctx *c, const struct plan *p, const char *command, 
 	sb_printf(&sb, ",\"items\":[");
 	for (size_t i = 0; i < p->n; i++) {
 		sb_printf(&sb, "%s\n", i ? "," : "");
-		json_item(&sb, &p->v[i], verify, p->writers);
+		json_item(&sb, p, &p->v[i], verify);
 	}
 	sb_printf(&sb, "]}\n");
 	json_emit(&sb);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "engine/internal.h"
+#include "engine/runlog.h"
 #include "engine/session.h"
 #include "engine/sysctl.h"
 
@@ -201,6 +201,17 @@ static int revert_records(struct ctx *c, struct records *rs, struct plan *p)
 	return r;
 }
 
+/* An empty table would say nothing: say why there is nothing. */
+static void nothing_to_revert(const struct ctx *c)
+{
+	char buf[32];
+	const char *what = scope_name(c, c->ndevices == 1, buf, sizeof(buf));
+
+	printf("revert: nothing to revert%s%s: no originals recorded in %s/run/earlytune (earlytune changed nothing "
+	       "here since boot, or it was reverted)\n", what ? " for " : "", what ? what : "",
+	       c->root.is_host ? "" : c->root.dir);
+}
+
 int cmd_revert(struct ctx *c)
 {
 	struct session s;
@@ -217,8 +228,12 @@ int cmd_revert(struct ctx *c)
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot revert: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
 			strerror(-r));
+	runlog_add(c, "revert", &p, r, &s.rs);
 	session_close(&s);
-	report(c, &p, "revert", true);
+	if (!p.n && r >= 0 && !c->json && !c->boot)
+		nothing_to_revert(c);
+	else
+		report(c, &p, "revert", true);
 	r = r < 0 || g < 0 ? 1 : exit_code(&p);
 	plan_free(&p);
 	return r;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The run log, ROOT/run/earlytune/runs: one record per apply (at boot, from
- * udev, by hand), so that `earlytune status` can say what was done and what
- * was not, and why. Text, tab-separated, one line per field list:
+ * udev, by hand) and per revert, so that `earlytune status` can say what
+ * was done and what was not, and why. Text, tab-separated, one line per field list:
  *
  *   V  1  DROPPED                     the format, and how many runs were dropped
  *   R  TIME_NS DURATION_US COMMAND BOOT SCOPE NAMES ONLY
@@ -108,7 +108,8 @@ static void put_item(struct strbuf *sb, const struct item *it, enum outcome o)
 }
 
 /* One run: its R line, then its items by outcome, failures first. */
-static void put_run(struct strbuf *sb, const struct ctx *c, const struct plan *p, const char *note)
+static void put_run(struct strbuf *sb, const struct ctx *c, const char *command, const struct plan *p,
+		    const char *note)
 {
 	unsigned n[O_KEPT + 1] = { 0 }, listed = 0;
 	size_t nitems = p ? p->n : 0;
@@ -116,8 +117,9 @@ static void put_run(struct strbuf *sb, const struct ctx *c, const struct plan *p
 	for (size_t i = 0; i < nitems; i++)
 		n[outcome_of(&p->v[i])]++;
 	sb_printf(sb, "R\t%lld\t%lld", now_ns(CLOCK_REALTIME), (now_ns(CLOCK_MONOTONIC) - c->t0_ns) / 1000);
-	put_field(sb, "apply");
-	sb_printf(sb, "\t%d", c->boot);
+	put_field(sb, command);
+	/* The boot run a rotation keeps is an apply's. */
+	sb_printf(sb, "\t%d", c->boot && !strcmp(command, "apply"));
 	put_scope(sb, c);
 	sb_printf(sb, "\t%u\t%u\t%u\t%u\t%d", n[O_CHANGED], n[O_KEPT], n[O_UNMET] + n[O_SKIPPED], n[O_FAILED],
 		  c->cfg.errors);
@@ -323,11 +325,12 @@ static int append(const struct root *r, const struct strbuf *run, bool boot)
 	return rr;
 }
 
-/* Every apply ends here, under the state lock it holds (HELD) or one taken
- * here (HELD NULL): a udev run queues for the lock once, not twice. A run
- * that cannot be recorded is said once and changes nothing else: not
- * apply's exit status, not what it did. */
-void runlog_append(const struct ctx *c, const struct plan *p, int err, const struct records *held)
+/* Every apply and revert ends here, under the state lock it holds (HELD)
+ * or one taken here (HELD NULL): a udev run queues for the lock once, not
+ * twice. A run that cannot be recorded is said once and changes nothing
+ * else: not the command's exit status, not what it did. */
+void runlog_add(const struct ctx *c, const char *command, const struct plan *p, int err,
+		const struct records *held)
 {
 	struct records lock = { .lock_fd = -1 };
 	struct strbuf run = { 0 };
@@ -338,14 +341,15 @@ void runlog_append(const struct ctx *c, const struct plan *p, int err, const str
 		snprintf(note, sizeof(note), "earlytune=0 on the kernel command line: nothing written");
 	else if (err < 0)
 		snprintf(note, sizeof(note), "nothing written: %s", strerror(-err));
-	put_run(&run, c, p, note);
+	put_run(&run, c, command, p, note);
 	r = run.oom ? -ENOMEM : 0;
 	if (r >= 0 && held)
 		r = held->lock_fd >= 0 ? 0 : err < 0 ? err : -ENOLCK;
 	else if (r >= 0)
 		r = state_lock(&lock, &c->root);
 	if (r >= 0)
-		r = append(&c->root, &run, c->boot && !c->ndevices && !c->ifindex && !c->iface);
+		r = append(&c->root, &run,
+			   c->boot && !strcmp(command, "apply") && !c->ndevices && !c->ifindex && !c->iface);
 	state_free(&lock);
 	sb_free(&run);
 	if (r < 0)

@@ -57,14 +57,24 @@ static inline bool runlog_format_known(const char *buf)
 }
 
 /* runlog.c */
-/* p: the plan apply ran, NULL when earlytune=0 disabled it; err: apply's
- * failure to record originals (-errno), or 0. */
-void runlog_append(const struct ctx *c, const struct plan *p, int err, const struct records *held);
+/* command: "apply" or "revert"; p: the plan it ran, NULL when earlytune=0
+ * disabled it; err: its failure to read or record originals (-errno), or 0. */
+void runlog_add(const struct ctx *c, const char *command, const struct plan *p, int err,
+		const struct records *held);
+static inline void runlog_append(const struct ctx *c, const struct plan *p, int err, const struct records *held)
+{
+	runlog_add(c, "apply", p, err, held);
+}
 
 /* runlog_read.c */
 int runlog_load(const struct root *r, struct runlog *log); /* 0, -ENOENT, -errno */
 void runlog_free(struct runlog *log);
 bool run_is_boot(const struct run *x);
+const struct run *runlog_last(const struct runlog *log, const char *command);
+const struct run *runlog_reverted(const struct runlog *log);
+/* Whether earlytune's settings are meant to be in force here. */
+enum ran { RAN_APPLIED, RAN_NEVER, RAN_REVERTED };
+enum ran runlog_ran(const struct root *r);
 
 /* metrics.c */
 int metrics_write(const struct ctx *c, const struct plan *p);

@@ -256,3 +256,41 @@ bool run_is_boot(const struct run *x)
 {
 	return x->boot && !strcmp(x->scope, "global");
 }
+
+/* The newest run of COMMAND, or NULL. */
+const struct run *runlog_last(const struct runlog *log, const char *command)
+{
+	for (size_t i = log->n; i-- > 0;)
+		if (!strcmp(log->v[i].command, command))
+			return &log->v[i];
+	return NULL;
+}
+
+/* The newest run when it reverted the whole system (every domain, no
+ * device or interface named), else NULL: a later apply of anything ends
+ * the reverted state. */
+const struct run *runlog_reverted(const struct runlog *log)
+{
+	const struct run *x = log->n ? &log->v[log->n - 1] : NULL;
+
+	return x && !strcmp(x->command, "revert") && !strcmp(x->scope, "global") && !x->only ? x : NULL;
+}
+
+/* Never: no run in the log and no record of an original (a run the log
+ * could not take still leaves its records). A log that cannot be read
+ * tells nothing: applied, as verify always assumed. */
+enum ran runlog_ran(const struct root *r)
+{
+	static const char *const records[] = { RUNLOG_DIR "/originals", RUNLOG_DIR "/disks", RUNLOG_DIR "/links" };
+	struct runlog log = { 0 };
+	int rr = runlog_load(r, &log);
+	enum ran ran = RAN_APPLIED;
+
+	if (rr >= 0 && runlog_reverted(&log))
+		ran = RAN_REVERTED;
+	else if ((rr == -ENOENT || (rr >= 0 && !log.n)) && !root_exists(r, records[0]) &&
+		 !root_exists(r, records[1]) && !root_exists(r, records[2]))
+		ran = RAN_NEVER;
+	runlog_free(&log);
+	return ran;
+}

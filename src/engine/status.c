@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * `earlytune status`: what the applies of this boot did, from the run log
- * (runlog.c), oldest first: the boot run, then every udev and manual run
- * since; per run the time, what ran, the counts, and each item that was not
- * kept, failures first, with its reason. Names and reasons are printed with
+ * `earlytune status`: what the applies and reverts of this boot did, from
+ * the run log (runlog.c), oldest first: the boot run, then every udev and
+ * manual run since; per run the time, what ran, the counts, and each item
+ * that was not kept, failures first, with its reason. Names and reasons are printed with
  * control characters escaped: they come from device and interface names.
  */
 #include <errno.h>
@@ -108,6 +108,8 @@ static void print_text(const struct runlog *log)
 	sb_printf(&sb, "\n");
 	for (size_t i = 0; i < log->n; i++)
 		put_run(&sb, &log->v[i]);
+	if (runlog_reverted(log))
+		sb_printf(&sb, "now reverted: the kernel's own values are back; earlytune apply sets earlytune's again\n");
 	if (!sb.oom)
 		fputs(sb.s, stdout);
 	sb_free(&sb);

@@ -40,9 +40,9 @@ contains "an unknown option under --json: exit 2 in it" '"exit":2'
 # ---- defect 3: verify --json: summary and per-item holds ----------------------
 check_rc "verify --json (nothing applied): exit 1" 1 -- "$ET" verify --json --root "$t"
 OUT=$("$ET" verify --json --root "$t" 2>/dev/null)
-TEXT=$("$ET" verify --root "$t" 2>/dev/null)
+TEXT=$("$ET" verify --root "$t" 2>/dev/null | tail -n 1)
 eq "verify --json summary: the text line's counts" \
-	"$(J '"verify: %d hold, %d drifted, %d unmet, %d not applicable" % tuple(o["summary"][k] for k in ("hold", "drifted", "unmet", "not_applicable"))')" "$TEXT"
+	"$(J '"verify: %d hold, %d drifted, %d unmet, %d not applicable, %d not applied" % tuple(o["summary"][k] for k in ("hold", "drifted", "unmet", "not_applicable", "not_applied"))')" "$TEXT"
 eq "verify --json: every item says whether it holds" "$(J 'all(isinstance(i["holds"], bool) for i in o["items"])')" True
 eq "verify --json: holds agrees with the verdict" "$(J 'all(i["holds"] == (i["verdict"] == "holds") for i in o["items"])')" True
 eq "verify --json: in_force false while something is unmet" "$(J 'o["summary"]["in_force"]')" False

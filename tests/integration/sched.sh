@@ -92,7 +92,7 @@ mk_sched61 "$t"
 printf '[main]\nprofile = none\n[sched]\nbase_slice_ns = 1000000\nmigration_cost_ns = 250000\n' >"$t/etc/earlytune.conf"
 check_rc "6.1: verify of a user's base_slice_ns fails" 1 -- "$ET" verify --only sched --root "$t"
 contains "6.1: it is unmet, naming the nearest knob" "unmet: sched sched base_slice_ns: not possible here: base_slice_ns is EEVDF's (6.6+); on this CFS kernel the nearest knob is min_granularity_ns"
-contains "6.1: the other key is drift (not yet applied)" "drift: sched debugfs sched/migration_cost_ns is '500000', want '250000'"
+contains "6.1: the other key is not applied yet (earlytune has not run)" "not applied: sched debugfs sched/migration_cost_ns is '500000', want '250000'"
 
 # debugfs locked down: the write fails with EPERM.
 t=$WORK/s61lock

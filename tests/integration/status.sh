@@ -345,3 +345,26 @@ eq "unwritable log: the change was made" "$(active "$w/sys/kernel/mm/transparent
 check_rc "unwritable log: --boot exits 0" 0 -- "$ET" --boot apply --root "$w"
 check_rc "unwritable log: status exits 2" 2 -- "$ET" status --root "$w"
 contains "unwritable log: status says why" "status: cannot read $w/run/earlytune/runs: Is a directory"
+
+# Issue 27, point 10: a revert is a run too, so that status (and the
+# metrics) describe a reverted system, not the apply it undid.
+v=$WORK/reverted
+mk_kvm "$v"
+mk_net_builtin "$v"
+"$ET" --boot apply --root "$v" 2>/dev/null
+"$ET" revert --root "$v" >/dev/null 2>&1
+check_rc "reverted: status exits 0" 0 -- "$ET" status --root "$v"
+eq "reverted: the apply, then the revert" "$(printf '%s\n' "$OUT" | grep '^2' | sed 's/^[0-9-]* [0-9:]* +0000  //; s/ in [0-9.]* ms$//')" \
+"apply --boot: 6 changed, 2 kept, 5 skipped, 0 failed
+revert: 6 changed, 0 kept, 0 skipped, 0 failed"
+contains "reverted: what went back" "  changed  thp thp enabled: madvise -> always: original value recorded before earlytune changed it"
+eq "reverted: said last" "$(printf '%s\n' "$OUT" | tail -n 1)" \
+	"now reverted: the kernel's own values are back; earlytune apply sets earlytune's again"
+check_rc "reverted: status --json" 0 -- "$ET" status --json --root "$v"
+contains "reverted: status --json: the revert run" '"command":"revert","boot":false,"scope":"global"'
+"$ET" revert --root "$v" >/dev/null 2>&1
+check_rc "nothing left to revert: recorded too" 0 -- "$ET" status --root "$v"
+contains "nothing left to revert: its run" "revert: 0 changed, 0 kept, 0 skipped, 0 failed"
+"$ET" apply --only thp --root "$v" >/dev/null 2>&1
+check_rc "applied again: status" 0 -- "$ET" status --root "$v"
+lacks "applied again: no longer reverted" "now reverted"

@@ -42,7 +42,7 @@ unknown() {
 print(*[it["action"] + " " + str(it["unknown"]) + " " + str(it["unmet"]) for it in json.load(sys.stdin)["items"] if sys.argv[1] in (it["setting"], it["target"]) or it["setting"].endswith(("_" + sys.argv[1], "/" + sys.argv[1]))])' "$_s")" "skip True False"
 		eq "$_d: $_s: verify --json: verdict unknown" "$(printf '%s' "$_ver" | python3 -c 'import json, sys
 print(*[it["verdict"] for it in json.load(sys.stdin)["items"] if sys.argv[1] in (it["setting"], it["target"]) or it["setting"].endswith(("_" + sys.argv[1], "/" + sys.argv[1]))])' "$_s")" "unknown"
-		eq "$_d: $_s: verify says unknown" "$(printf '%s\n' "$_txt" | grep -c "^earlytune: unknown: [^:]*[ _/]$_s[: ]")" 1
+		eq "$_d: $_s: verify says unknown" "$(printf '%s\n' "$_txt" | grep -c "^unknown: [^:]*[ _/]$_s[: ]")" 1
 	done
 	eq "$_d: no unknown called unmet" "$(printf '%s\n' "$_txt" | grep 'not possible here.*is unknown')" ""
 	eq "$_d: verify --json: the summary counts them" "$(printf '%s' "$_ver" | python3 -c 'import json, sys

@@ -166,8 +166,8 @@ t=$WORK/culprit
 mk_tmpfthp "$t"
 printf '[always] madvise never\n' >"$t/sys/kernel/mm/transparent_hugepage/enabled"
 check_rc "verify: drift exits 1" 1 -- "$ET" verify --only thp --root "$t"
-contains "verify: the drift line names the winning writer of the value found" \
-	"drift: thp thp enabled is 'always', want 'madvise' [profile vps]; likely culprit: /etc/tmpfiles.d/thp.conf:1 w /sys/kernel/mm/transparent_hugepage/enabled always (tmpfiles.d, runs after earlytune)"
+contains "verify: the line names the winning writer of the value found (not applied: earlytune never ran here)" \
+	"not applied: thp thp enabled is 'always', want 'madvise' [profile vps]; likely culprit: /etc/tmpfiles.d/thp.conf:1 w /sys/kernel/mm/transparent_hugepage/enabled always (tmpfiles.d, runs after earlytune)"
 OUT=$("$ET" verify --json --only thp --root "$t" 2>&1)
 json_ok "verify --json with writers is valid"
 
