@@ -292,11 +292,12 @@ install: $(BUILD)/earlytune
 	# The packages' removal scripts run it: the kernel parameters out, the bootloader regenerated.
 	$(call install_subst,0755,hook/earlytune-uninstall,$(LIBEXECDIR)/earlytune/uninstall)
 	install -D -m 0644 hook/80-earlytune.preset $(DESTDIR)$(PRESETDIR)/80-earlytune.preset
-	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service,\
-	  @echo "make install: no systemctl here; enable the unit with: systemctl $(if $(DESTDIR),--root=$(abspath $(DESTDIR)) )preset earlytune.service"))
-	# The Prometheus export: installed, not enabled (systemctl enable --now earlytune-verify.timer).
+	# The Prometheus export: its timer is enabled by the preset too and
+	# starts only where a textfile directory exists (its conditions).
 	$(call install_subst,0644,hook/earlytune-verify.service,$(SYSTEMDDIR)/earlytune-verify.service)
 	install -D -m 0644 hook/earlytune-verify.timer $(DESTDIR)$(SYSTEMDDIR)/earlytune-verify.timer
+	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service earlytune-verify.timer,\
+	  @echo "make install: no systemctl here; enable the units with: systemctl $(if $(DESTDIR),--root=$(abspath $(DESTDIR)) )preset earlytune.service earlytune-verify.timer"))
 	install -D -m 0644 hook/earlytune.rules.yml $(DESTDIR)$(DOCDIR)/examples/earlytune.rules.yml
 	install -m 0644 $(addprefix examples/,$(EXAMPLES)) $(DESTDIR)$(DOCDIR)/examples/
 	$(call install_subst,0644,README.md,$(DOCDIR)/README.md)

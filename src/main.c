@@ -43,7 +43,8 @@ static void help_options(void)
 	       "      --update         cmdline apply: also run update-grub\n"
 	       "      --prometheus FILE  verify: also write the verdicts and the run log as\n"
 	       "                       node_exporter textfile metrics to FILE (absolute, inside\n"
-	       "                       --root; replaced atomically)\n"
+	       "                       --root; replaced atomically); auto: earlytune.prom in\n"
+	       "                       [main] textfile_dir, else in node_exporter's usual one\n"
 	       "  -j, --json           print one JSON object (every command; a failure prints\n"
 	       "                       {\"errors\":[{file, line, message}], \"exit\":N} on stdout)\n"
 	       "      --wide           the item table and cmdline's suggestions: one full line\n"
@@ -198,8 +199,8 @@ static int parse_option(int ch, char **argv, struct ctx *c, struct args *a)
 	case 'U': a->update = true; return 0;
 	case 'W': a->wide = true; return 0;
 	case 'P':
-		if (optarg[0] != '/') {
-			log_msg(LOG_ERR, "--prometheus: '%s' is not an absolute path", optarg);
+		if (optarg[0] != '/' && strcmp(optarg, "auto")) {
+			log_msg(LOG_ERR, "--prometheus: '%s' is not an absolute path (or auto)", optarg);
 			return -EINVAL;
 		}
 		c->prometheus = optarg;
@@ -387,6 +388,8 @@ int main(int argc, char **argv)
 	r = setup(&c, &a);
 	if (r == EXIT_OK)
 		r = command_find(a.command, a.sub)->fn(&c, &a);
+	else if (!strcmp(a.command, "verify") && !c.image)
+		metrics_write_broken(&c);
 	if (c.json && r != EXIT_OK && !json_emitted()) {
 		char name[64];
 

@@ -76,9 +76,8 @@ ok "the .deb has no static sysinit.target.wants link" $((!$?))
 dpkg-deb -e "$deb" "$W/ctl"
 grep -q "deb-systemd-helper enable 'earlytune.service'" "$W/ctl/postinst"
 ok "postinst enables earlytune.service" $?
-grep -q "deb-systemd-helper enable 'earlytune-verify.timer'" "$W/ctl/postinst" &&
-	! grep -q "was-enabled 'earlytune-verify.timer'" "$W/ctl/postinst"
-ok "postinst does not enable the verify timer on a new installation" $((!$?)) "$(grep -n timer "$W/ctl/postinst")"
+grep -q "deb-systemd-helper enable 'earlytune-verify.timer'" "$W/ctl/postinst"
+ok "postinst enables the verify timer (it starts only where a textfile directory exists)" $? "$(grep -n timer "$W/ctl/postinst")"
 grep -q 'deb-systemd-invoke.*start' "$W/ctl/postinst"
 ok "postinst does not start earlytune on this machine (it tunes at the next boot)" $((!$?))
 bu=$(dpkg-deb -f "$deb" Built-Using)
@@ -284,7 +283,12 @@ eq_out() { # DESC EXPECTED COMMAND…
 eq_out "make install enabled it through the preset: is-enabled says enabled" enabled sctl "$D" is-enabled earlytune.service
 [ -L "$D/etc/systemd/system/sysinit.target.wants/earlytune.service" ]
 ok "the enablement link is in /etc (the admin's), from [Install] WantedBy=sysinit.target" $?
-eq_out "the verify timer stays disabled" disabled sctl "$D" is-enabled earlytune-verify.timer
+eq_out "the verify timer is enabled through the preset" enabled sctl "$D" is-enabled earlytune-verify.timer
+for u in earlytune-verify.timer earlytune-verify.service; do
+	eq_out "$u runs only where a textfile directory exists" \
+		"|/var/lib/prometheus/node-exporter |/var/lib/node_exporter/textfile_collector |/var/lib/node_exporter" \
+		sh -c "sed -n 's/^ConditionPathIsDirectory=//p' '$D/usr/lib/systemd/system/$u' | tr '\n' ' ' | sed 's/ \$//'"
+done
 sctl "$D" disable earlytune.service >/dev/null 2>&1
 eq_out "systemctl disable: is-enabled says disabled" disabled sctl "$D" is-enabled earlytune.service
 [ ! -e "$D/etc/systemd/system/sysinit.target.wants/earlytune.service" ]

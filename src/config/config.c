@@ -33,7 +33,17 @@ _printf_(4, 0) static void error_at(struct config *c, const char *file, int line
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	log_msg(LOG_ERR, "%s:%d: %s", file, line, msg);
-	c->errors++;
+	config_count_error(c, file, line, msg);
+}
+
+/* An error said where it was found: counted, and the first one kept. */
+void config_count_error(struct config *c, const char *file, int line, const char *msg)
+{
+	if (!c->errors++) {
+		snprintf(c->first_file, sizeof(c->first_file), "%s", file);
+		snprintf(c->first_msg, sizeof(c->first_msg), "%s", msg);
+		c->first_line = line;
+	}
 }
 
 _printf_(2, 3) static void parse_error(struct parser *ps, const char *fmt, ...)
@@ -62,9 +72,16 @@ static int check_main(const char *key, const char *value, char *why, size_t size
 
 	if (!strcmp(key, "platform"))
 		return *value ? platform_check("[main] platform", value, why, size) : 0;
+	if (!strcmp(key, "textfile_dir")) {
+		if (!*value || value[0] == '/')
+			return 0;
+		snprintf(why, size, "[main] textfile_dir = '%s': not an absolute path (node_exporter's "
+			 "--collector.textfile.directory)", value);
+		return -EINVAL;
+	}
 	if (strcmp(key, "profile")) {
-		snprintf(why, size, "unknown key '%s' in [main]%sallowed: profile platform", key,
-			 did_you_mean(key, "profile platform", buf, sizeof(buf)));
+		snprintf(why, size, "unknown key '%s' in [main]%sallowed: profile platform textfile_dir", key,
+			 did_you_mean(key, "profile platform textfile_dir", buf, sizeof(buf)));
 		return -EINVAL;
 	}
 	if (*value && !profile_text(value)) {

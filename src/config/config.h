@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -33,6 +34,10 @@ struct config {
 	char *profile;
 	int errors;  /* lines rejected, files skipped */
 	int skipped; /* files (or drop-in directories) that could not be read */
+	/* The first error, for verify --prometheus: its file, its line (0: the
+	 * file as a whole) and its words. */
+	char first_file[PATH_MAX], first_msg[256];
+	int first_line;
 };
 
 /* A section of the configuration: its name, whether it also comes as
@@ -63,6 +68,7 @@ bool conf_masked(const struct root *r, const char *rel);
 int config_load(struct config *c, const struct root *r, const char *file,
 		const char *profile_override);
 int config_parse_text(struct config *c, const char *text, const char *source);
+void config_count_error(struct config *c, const char *file, int line, const char *msg);
 void config_check(struct config *c);
 _printf_(3, 4) void config_reject(struct config *c, size_t i, const char *fmt, ...);
 int config_use_profile(struct config *c, const char *name);

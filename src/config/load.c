@@ -46,7 +46,7 @@ _printf_(3, 4) static void skip_file(struct config *c, const char *source, const
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	log_msg(LOG_ERR, "%s: %s; skipping this file", source, why);
-	c->errors++;
+	config_count_error(c, source, 0, why);
 	c->skipped++;
 }
 

@@ -17,6 +17,7 @@
 int cmd_plan(struct ctx *c);
 int cmd_apply(struct ctx *c);
 int cmd_verify(struct ctx *c);
+int metrics_write_broken(const struct ctx *c); /* verify --prometheus, the configuration broken */
 int cmd_revert(struct ctx *c);
 int cmd_forget(struct ctx *c);
 int cmd_status(struct ctx *c);

@@ -8,7 +8,9 @@
  * directory), so the collector never reads half a file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "engine/runlog.h"
@@ -59,13 +61,32 @@ static void put_head(struct strbuf *sb, const char *metric, const char *help)
 	sb_printf(sb, "# HELP %s %s\n# TYPE %s gauge\n", metric, help, metric);
 }
 
+/* 1, or 0 with the first error's file, line and words: a broken
+ * configuration writes the file too, instead of leaving the last one. */
+static void put_config(struct strbuf *sb, const struct config *cfg)
+{
+	put_head(sb, "earlytune_config_valid",
+		 "Whether the configuration has no error (1); 0 names the first error's file, line and message.");
+	if (!cfg->errors) {
+		sb_printf(sb, "earlytune_config_valid 1\n");
+	} else {
+		sb_printf(sb, "earlytune_config_valid{");
+		put_label(sb, "file", cfg->first_file);
+		sb_printf(sb, ",line=\"%d\",", cfg->first_line);
+		put_label(sb, "message", cfg->first_msg);
+		sb_printf(sb, "} 0\n");
+	}
+	put_head(sb, "earlytune_config_errors", "Lines rejected and files skipped in the configuration.");
+	sb_printf(sb, "earlytune_config_errors %d\n", cfg->errors);
+}
+
 static void put_holds(struct strbuf *sb, const struct plan *p)
 {
 	put_head(sb, "earlytune_setting_holds",
-		 "Whether a setting the configuration asks for is in force (1) or not, drifted, unmet or unknown (0).");
+		 "Whether a setting the configuration asks for is in force (1) or not: drifted, unmet, unknown or not applied (0).");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct item *it = &p->v[i];
-		enum verdict v = item_verdict(it);
+		enum verdict v = plan_verdict(p, it);
 
 		if (v == V_NA)
 			continue;
@@ -84,18 +105,24 @@ static void put_counts(struct strbuf *sb, const struct plan *p)
 
 	for (size_t i = 0; i < p->n; i++) {
 		na[p->v[i].action]++;
-		nv[item_verdict(&p->v[i])]++;
+		nv[plan_verdict(p, &p->v[i])]++;
 	}
 	put_head(sb, "earlytune_items", "Items verify checked, by the action apply would take.");
 	for (size_t i = 0; i < ARRAY_SIZE(actions); i++)
 		sb_printf(sb, "earlytune_items{action=\"%s\"} %u\n", actions[i], na[i]);
 	put_head(sb, "earlytune_verify_items",
-		 "Items verify checked, by verdict (unmet: this kernel cannot give it; unknown: the tree does not show whether it can).");
+		 "Items verify checked, by verdict (unmet: this kernel cannot give it; unknown: the tree does not show whether it can; not_applied: earlytune has not applied since boot, or was reverted).");
 	for (size_t i = 0; i < V_COUNT; i++)
 		sb_printf(sb, "earlytune_verify_items{verdict=\"%s\"} %u\n", verdict_name(i), nv[i]);
 	put_head(sb, "earlytune_drifted_items",
-		 "Items the configuration asks for that are not in force, drifted or unmet (verify exits 1).");
-	sb_printf(sb, "earlytune_drifted_items %u\n", nv[V_DRIFTED] + nv[V_UNMET]);
+		 "Items earlytune applied that are no longer in force: changed by someone, or owned by another writer.");
+	sb_printf(sb, "earlytune_drifted_items %u\n", nv[V_DRIFTED]);
+	put_head(sb, "earlytune_unmet_items",
+		 "Items this kernel cannot give (a module, scheduler or knob it lacks) or whose possibility is unknown: the configuration or the kernel must change, not the host.");
+	sb_printf(sb, "earlytune_unmet_items %u\n", nv[V_UNMET] + nv[V_UNKNOWN]);
+	put_head(sb, "earlytune_not_applied_items",
+		 "Items not in force because earlytune has not applied since boot, or the system was reverted.");
+	sb_printf(sb, "earlytune_not_applied_items %u\n", nv[V_NOT_APPLIED]);
 }
 
 static bool same_scope(const struct run *a, const struct run *b)
@@ -123,8 +150,11 @@ static unsigned failed_now(const struct runlog *log)
 
 static void put_runs(struct strbuf *sb, const struct runlog *log)
 {
-	const struct run *last = log->n ? &log->v[log->n - 1] : NULL;
+	const struct run *last = runlog_last(log, "apply");
 
+	put_head(sb, "earlytune_reverted",
+		 "Whether the newest run reverted the whole system (1): the kernel's own values are back.");
+	sb_printf(sb, "earlytune_reverted %d\n", runlog_reverted(log) != NULL);
 	put_head(sb, "earlytune_last_apply_timestamp_seconds",
 		 "When the last apply ran, in Unix time; 0: earlytune has not run since boot.");
 	sb_printf(sb, "earlytune_last_apply_timestamp_seconds %lld.%09lld\n", last ? last->time_ns / 1000000000LL : 0,
@@ -154,26 +184,79 @@ static int render(const struct ctx *c, const struct plan *p, struct strbuf *sb)
 	put_label(sb, ",profile", c->cfg.profile);
 	put_label(sb, ",kernel", c->kernel.release);
 	sb_printf(sb, "} 1\n");
-	put_holds(sb, p);
-	put_counts(sb, p);
+	put_config(sb, &c->cfg);
+	if (p) {
+		put_holds(sb, p);
+		put_counts(sb, p);
+	}
 	put_runs(sb, &log);
 	runlog_free(&log);
 	return 0;
 }
 
-/* 0, or -errno after one log line. */
+/* Where node_exporter's textfile collector is told to look, in the order
+ * tried: Debian's and Ubuntu's prometheus-node-exporter package, then the
+ * directory of Chef's and Puppet's modules and most guides, then the
+ * prometheus-community Ansible role's default. */
+static const char *const textfile_dirs[] = {
+	"/var/lib/prometheus/node-exporter",
+	"/var/lib/node_exporter/textfile_collector",
+	"/var/lib/node_exporter",
+};
+
+static bool is_dir(const struct root *r, const char *path)
+{
+	int fd = root_openat(r, path + strspn(path, "/"), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
+/* --prometheus FILE, or for `auto` earlytune.prom in [main] textfile_dir,
+ * else in the first of the usual directories this root has. */
+static int metrics_path(const struct ctx *c, char *buf, size_t size)
+{
+	const struct cfg_entry *e = config_get(&c->cfg, "main", NULL, "textfile_dir");
+
+	if (strcmp(c->prometheus, "auto"))
+		return pathf(buf, size, "%s", c->prometheus);
+	if (e && *e->value)
+		return pathf(buf, size, "%s/earlytune.prom", e->value);
+	for (size_t i = 0; i < ARRAY_SIZE(textfile_dirs); i++)
+		if (is_dir(&c->root, textfile_dirs[i]))
+			return pathf(buf, size, "%s/earlytune.prom", textfile_dirs[i]);
+	log_msg(LOG_ERR, "--prometheus auto: no textfile directory in %s/: none of %s, %s, %s; set [main] textfile_dir "
+		"to node_exporter's --collector.textfile.directory", c->root.is_host ? "" : c->root.dir, textfile_dirs[0],
+		textfile_dirs[1], textfile_dirs[2]);
+	return -ENOENT;
+}
+
+/* 0, or -errno after one log line. p: verify's plan, or NULL when the
+ * configuration is broken (no verdicts, the rest still written). */
 int metrics_write(const struct ctx *c, const struct plan *p)
 {
 	struct strbuf sb = { 0 };
-	const char *rel = c->prometheus + strspn(c->prometheus, "/");
-	int r = render(c, p, &sb);
+	char path[PATH_MAX];
+	int r = metrics_path(c, path, sizeof(path));
 
+	if (r == -ENAMETOOLONG)
+		log_msg(LOG_ERR, "--prometheus: the path of the file is too long");
+	if (r >= 0)
+		r = render(c, p, &sb);
 	if (r >= 0) {
-		r = sb.oom ? -ENOMEM : root_write_atomic(&c->root, rel, sb.s, sb.len, 0644);
+		r = sb.oom ? -ENOMEM : root_write_atomic(&c->root, path + strspn(path, "/"), sb.s, sb.len, 0644);
 		if (r < 0)
-			log_msg(LOG_ERR, "--prometheus %s%s: %s", c->root.is_host ? "" : c->root.dir, c->prometheus,
-				strerror(-r));
+			log_msg(LOG_ERR, "--prometheus %s%s: %s", c->root.is_host ? "" : c->root.dir, path, strerror(-r));
 	}
 	sb_free(&sb);
 	return r;
+}
+
+/* verify --prometheus with a configuration verify will not judge by: the
+ * file still says so (earlytune_config_valid 0, and the run log), so that
+ * a broken drop-in does not leave the last good file standing. */
+int metrics_write_broken(const struct ctx *c)
+{
+	return c->prometheus && c->cfg.errors ? metrics_write(c, NULL) : 0;
 }
