@@ -33,6 +33,7 @@ const struct domain domains[] = {
 		.batched = net_batched, .revert_batch = net_revert_batch,
 		.ifindex = net_record_ifindex, .iface_index = net_iface_index,
 		.identity = net_identity, .stale = net_stale, .owns_path = net_owns_path,
+		.elsewhere = net_elsewhere,
 		.sysctls = net_sysctls, .owns_guard = true,
 	},
 	{

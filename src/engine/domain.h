@@ -47,6 +47,10 @@ struct domain {
 	int (*identity)(const struct root *r, const char *setting, const char *path, char *out, size_t size);
 	int (*stale)(const struct root *r, const struct record *x, char *why, size_t size);
 	bool (*owns_path)(const char *path);
+	/* A record of another instance of its devices sharing these files (an
+	 * interface of another network namespace: indexes repeat across
+	 * them): no command here reverts it, forgets it or judges it stale. */
+	bool (*elsewhere)(const struct root *r, const struct record *x);
 
 	/* The sysctls its configuration sets, for the guard that keeps them
 	 * past systemd-sysctl: emit(key, entry, data) for each. */

@@ -17,7 +17,7 @@ static bool selected(const struct ctx *c, const struct domain *d, const struct r
 {
 	if (!d)
 		return c->only == domains_all() && !c->ndevices && !c->ifindex && !c->iface;
-	return (c->only & d->bit) && session_in_scope(c, d, x, iface_ifindex);
+	return (c->only & d->bit) && session_owns(c, d, x) && session_in_scope(c, d, x, iface_ifindex);
 }
 
 /* The index --iface has now, from the domain that knows interfaces, or 0. */
@@ -245,9 +245,10 @@ int cmd_revert(struct ctx *c)
  * --diskseq keeps the records of a newer disk of that name. */
 static bool forgettable(const struct ctx *c, const struct record *x)
 {
+	const struct domain *d = domain_find(x->domain);
 	unsigned long long seq;
 
-	if (!session_in_scope(c, domain_find(x->domain), x, 0))
+	if (!session_owns(c, d, x) || !session_in_scope(c, d, x, 0))
 		return false;
 	return !c->diskseq || strncmp(x->identity, "diskseq:", 8) ||
 	       (parse_u64(x->identity + 8, &seq) == 0 && seq == c->diskseq);

@@ -51,6 +51,11 @@ bool session_in_scope(const struct ctx *c, const struct domain *d, const struct 
 			   (c->iface && (ifindex == iface_ifindex || !strcmp(x->target, c->iface))));
 }
 
+bool session_owns(const struct ctx *c, const struct domain *d, const struct record *x)
+{
+	return !(d && d->elsewhere && d->elsewhere(&c->root, x));
+}
+
 /* A record of a disk that is gone, or whose name another disk has now (a new
  * sdX, dm-N, loopN, a re-attached volume), is not this disk's original: it is
  * forgotten, and the disk records its own. Only the disks this run is about;

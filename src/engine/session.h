@@ -38,3 +38,7 @@ struct records *session_records(struct ctx *c, struct session *peek, int *err);
  * is one the command names; without them every record is. d: the record's
  * domain, or NULL; iface_ifindex: the index --iface has now, or 0. */
 bool session_in_scope(const struct ctx *c, const struct domain *d, const struct record *x, int iface_ifindex);
+/* Whether the record is this system's to revert, forget or judge stale:
+ * not one its domain says is elsewhere (another network namespace's
+ * interface, in the same file as this namespace's of that index). */
+bool session_owns(const struct ctx *c, const struct domain *d, const struct record *x);

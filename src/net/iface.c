@@ -41,6 +41,7 @@ void net_load_conf(struct ctx *c, struct netconf *nc)
 	nc->kind = nc->qdisc_entry ? nc->qdisc_entry->value : NULL;
 	nc->interfaces = config_get(&c->cfg, "net", NULL, "interfaces");
 	nc->force = f && !strcmp(f->value, "yes");
+	nc->netns = net_netns(&c->root);
 	if (nc->interfaces) {
 		char w[WORD_MAX];
 		const char *s = nc->interfaces->value;
@@ -111,13 +112,14 @@ static bool wanted(struct ctx *c, const char *name, int ifindex)
 	return !c->iface || !strcmp(c->iface, name);
 }
 
-static struct item *iface_item(struct plan *p, const char *name, int ifindex, const struct netconf *nc)
+/* rs: the records, for an earlier version's of this interface, or NULL. */
+static struct item *iface_item(struct plan *p, const char *name, int ifindex, const struct netconf *nc,
+			       struct records *rs)
 {
-	char path[64];
+	char path[80];
 	struct item *it;
 
-	if (pathf(path, sizeof(path), "netlink/ifindex/%d", ifindex) < 0)
-		return NULL; /* an int always fits */
+	net_qdisc_path(rs, nc->netns, ifindex, path, sizeof(path));
 	it = plan_add(p, "net", name, "qdisc", path);
 	if (!it)
 		return NULL;
@@ -142,7 +144,7 @@ static bool left_alone(struct ctx *c, struct plan *p, const struct netconf *nc, 
 		return false;
 	if (!nc->kind)
 		snprintf(why, sizeof(why), "no [net] qdisc is configured, so nothing applies to %s", name);
-	it = iface_item(p, name, ifindex, nc);
+	it = iface_item(p, name, ifindex, nc, NULL);
 	if (it) {
 		it->action = ACT_SKIP;
 		item_set(&it->reason, why);
@@ -164,7 +166,7 @@ static void plan_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 
 	if (left_alone(c, p, nc, l->name, l->ifindex, l->type, root ? root->kind : NULL))
 		return;
-	it = iface_item(p, l->name, l->ifindex, nc);
+	it = iface_item(p, l->name, l->ifindex, nc, rs);
 	if (!it)
 		return;
 	log_msg(LOG_DEBUG, "%s: selected (ifindex %d, %u TX queues)", l->name, l->ifindex, l->num_tx);
@@ -263,7 +265,7 @@ static void tree_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 		return;
 	if (rt >= 0 && ri >= 0 && left_alone(c, p, nc, name, ifindex, type, NULL))
 		return;
-	it = iface_item(p, name, ifindex, nc);
+	it = iface_item(p, name, ifindex, nc, NULL);
 	if (!it)
 		return;
 	if (nc->kind)

@@ -49,6 +49,7 @@ struct netconf {
 	size_t nparams;
 	const struct cfg_entry *qdisc_entry, *interfaces;
 	bool force;
+	unsigned long long netns; /* the namespace's inode (net_netns), 0 unknown */
 	bool positive_globs; /* interfaces = names some: the default selection is unused */
 };
 

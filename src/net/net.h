@@ -23,8 +23,12 @@ void net_sysctls(const struct config *cfg,
 
 /* records.c: the row's record hooks */
 struct record;
+struct records;
 int net_record_ifindex(const char *path);
 bool net_owns_path(const char *path);
+bool net_elsewhere(const struct root *r, const struct record *x);
+unsigned long long net_netns(const struct root *r); /* 0: cannot be told */
+void net_qdisc_path(struct records *rs, unsigned long long netns, int ifindex, char *out, size_t size);
 int net_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size);
 int net_stale(const struct root *r, const struct record *x, char *why, size_t size);
 

@@ -3,7 +3,7 @@
  * The state loader (state_parse(), what state_load() does with the file).
  * Properties: every record it keeps has six fields (identity "" for a line
  * of five) without a tab or a newline, a valid target, a path where apply
- * writes (sys/, proc/sys/, netlink/ifindex/, or a limits drop-in:
+ * writes (sys/, proc/sys/, netlink/ifindex/ or netlink/netns/, or a limits drop-in:
  * run/systemd/.../50-earlytune-limits.conf) without "..", and state_find()
  * finds it;
  * state_save() then state_load() through a real root gives back the same
@@ -84,7 +84,8 @@ static void check_record(struct records *rs, const struct record *x)
 		fuzz_assert(f[i] && !strpbrk(f[i], "\t\n"), "field %d NULL or holds a tab or newline", i);
 	fuzz_assert(valid_name(x->target), "target '%s' kept", x->target);
 	fuzz_assert(!strstr(x->path, "..") && (!strncmp(x->path, "sys/", 4) || !strncmp(x->path, "proc/sys/", 9) ||
-						!strncmp(x->path, "netlink/ifindex/", 16) || limits_dropin(x->path)),
+						!strncmp(x->path, "netlink/ifindex/", 16) ||
+						!strncmp(x->path, "netlink/netns/", 14) || limits_dropin(x->path)),
 		    "path '%s' kept", x->path);
 	found = state_find(rs, x->path);
 	fuzz_assert(found && !strcmp(found->path, x->path), "state_find('%s') fails", x->path);

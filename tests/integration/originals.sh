@@ -315,8 +315,9 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null &&
 	cc0=$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)
 	printf '[net]\ncongestion_control = reno\nqdisc = pfifo\ninterfaces = a*\n' >"$WORK/net.conf"
 	check_rc "netns: apply" 0 -- et apply --config "$WORK/net.conf"
-	eq "netns: the qdisc records carry the ifindex" \
-		"$(state_records "$state" | awk -F'\t' '$3 == "qdisc" && $6 == "ifindex:" substr($4, 17)' | wc -l)" 2
+	eq "netns: the qdisc records carry the namespace and the ifindex" \
+		"$(state_records "$state" | awk -F'\t' '$3 == "qdisc" && $4 ~ "^netlink/netns/[0-9]+/ifindex/" &&
+			$6 == "ifindex:" substr($4, match($4, "[0-9]+$"))' | wc -l)" 2
 	check_rc "netns: revert --iface a0" 0 -- et revert --iface a0
 	eq "netns: a0's root handed back" "$(nsx tc qdisc show dev a0 | grep -c pfifo)" 0
 	eq "netns: a1 keeps its qdisc" "$(nsx tc qdisc show dev a1 | grep -c pfifo)" 1

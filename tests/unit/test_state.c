@@ -6,6 +6,9 @@
 #include <time.h>
 
 #include "unit.h"
+#include "engine/domain.h"
+#include "engine/session.h"
+#include "net/net.h"
 
 #define ORIGINALS "run/earlytune/originals"
 
@@ -376,6 +379,69 @@ static void test_stale_iface(void **state)
 	x.path = (char *)"netlink/ifindex/8";
 	x.identity = (char *)"ifindex:8";
 	assert_int_equal(stale(f, &x, why, sizeof(why)), -EISDIR);
+}
+
+/* Interface indexes repeat across network namespaces, which share /run:
+ * a record names its namespace (the inode of proc/self/ns/net, through the
+ * root), and a record of another is neither in a command's scope nor
+ * stale here. One without a namespace (an earlier version's) is this one's. */
+static void test_netns_records(void **state)
+{
+	struct fx *f = *state;
+	struct records rs = { .lock_fd = -1 };
+	struct record mine = { "net", "a0", "qdisc", "netlink/netns/111/ifindex/9", "noop", (char *)"ifindex:9", 0 };
+	struct record other = mine, old = mine;
+	const struct domain *d = state_domain("net");
+	struct ctx c = { 0 };
+	char why[256], rel[STATE_REL_MAX], path[80];
+	struct item it = mkitem("net", "a0", "qdisc", "netlink/ifindex/9");
+
+	other.path = (char *)"netlink/netns/222/ifindex/9";
+	old.path = (char *)"netlink/ifindex/9";
+	tree_write(f->dir, "sys/class/net/lo/ifindex", "1\n");
+	tree_mkdir(f->dir, "proc/self/ns");
+	open_root(f);
+	assert_int_equal(net_netns(&f->c.root), 0); /* a tree that does not say */
+	assert_true(net_elsewhere(&f->c.root, &mine));
+	assert_false(net_elsewhere(&f->c.root, &old));
+	tree_symlink(f->dir, "proc/self/ns/net", "net:[111]");
+	assert_int_equal(net_netns(&f->c.root), 111);
+	/* Both forms name interface 9, whose records share links/9. */
+	for (const struct record *x = &mine; x; x = x == &mine ? &other : x == &other ? &old : NULL) {
+		assert_int_equal(net_record_ifindex(x->path), 9);
+		state_file_of("net", x->target, x->path, rel);
+		assert_string_equal(rel, "run/earlytune/links/9");
+	}
+	for (const char **p = (const char *[]){ "netlink/netns/0/ifindex/9", "netlink/netns/111/ifindex/",
+						"netlink/netns/x/ifindex/9", "netlink/netns/111/9",
+						"netlink/netns//ifindex/9", "netlink/netns/111/ifindex/9/", NULL };
+	     *p; p++)
+		assert_int_equal(net_record_ifindex(*p), 0);
+	assert_false(net_elsewhere(&f->c.root, &mine));
+	assert_true(net_elsewhere(&f->c.root, &other));
+	assert_false(net_elsewhere(&f->c.root, &old));
+	/* No interface 9 here: this namespace's records are stale, another's not. */
+	assert_int_equal(stale(f, &mine, why, sizeof(why)), 1);
+	assert_int_equal(stale(f, &old, why, sizeof(why)), 1);
+	assert_int_equal(stale(f, &other, why, sizeof(why)), 0);
+	/* Another namespace's is in the scope of --ifindex 9 (its file is
+	 * links/9), but not this namespace's to revert or forget. */
+	c.root = f->c.root;
+	c.ifindex = 9;
+	assert_true(session_in_scope(&c, d, &other, 0));
+	assert_true(session_owns(&c, d, &mine));
+	assert_true(session_owns(&c, d, &old));
+	assert_false(session_owns(&c, d, &other));
+	/* The path an interface's item takes: this namespace's, or the
+	 * earlier form where a record of it is (no second record). */
+	net_qdisc_path(&rs, 111, 9, path, sizeof(path));
+	assert_string_equal(path, "netlink/netns/111/ifindex/9");
+	net_qdisc_path(NULL, 0, 9, path, sizeof(path));
+	assert_string_equal(path, "netlink/ifindex/9");
+	assert_int_equal(state_add(&rs, &it, "noop", "ifindex:9"), 0);
+	net_qdisc_path(&rs, 111, 9, path, sizeof(path));
+	assert_string_equal(path, "netlink/ifindex/9");
+	state_free(&rs);
 }
 
 /* Issue 10: a dead run's temporary files were swept on every lock, udev's
@@ -825,6 +891,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_load_errors),
 	FX_TEST(test_identity),
 	FX_TEST(test_stale_iface),
+	FX_TEST(test_netns_records),
 	FX_TEST(test_sweep_on_save),
 	FX_TEST(test_forget),
 	FX_TEST(test_many_records),
