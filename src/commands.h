@@ -15,7 +15,7 @@ enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
 
 /* What the options said, beyond what the context holds. */
 struct args {
-	const char *root, *config, *profile, *command, *sub, *kernel, *backend;
+	const char *root, *config, *profile, *command, *sub, *kernel, *backend, *machine;
 	unsigned only;
 	bool only_set, check, update, wide;
 };

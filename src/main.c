@@ -35,6 +35,8 @@ static void help_options(void)
 	       "                       give --kernel)\n"
 	       "      --platform P     the cloud for [cmdline] rules' match.platform: aws, gce,\n"
 	       "                       azure or generic (else [main] platform, else guessed from DMI)\n"
+	       "      --machine FILE   plan of an unbooted image (--root): its first boot on the\n"
+	       "                       machine FILE describes (disks, NICs, DMI, CPUs)\n"
 	       "      --image          verify: check --root as an image: package files, unit\n"
 	       "                       enabled, each kernel's initramfs and command line, the\n"
 	       "                       sysctl guard not shadowed\n"
@@ -195,6 +197,7 @@ static int parse_option(int ch, char **argv, struct ctx *c, struct args *a)
 	case 'C': a->check = true; return 0;
 	case 'F': return set_platform(c, optarg);
 	case 'G': c->image = true; return 0;
+	case 'M': a->machine = optarg; return 0;
 	case 'B': a->backend = optarg; return 0;
 	case 'U': a->update = true; return 0;
 	case 'W': a->wide = true; return 0;
@@ -261,7 +264,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "diskseq", required_argument, NULL, 'S' }, { "wide", no_argument, NULL, 'W' },
 		{ "prometheus", required_argument, NULL, 'P' }, { "platform", required_argument, NULL, 'F' },
 		{ "image", no_argument, NULL, 'G' },         { "list-commands", no_argument, NULL, 'L' },
-		{ 0 },
+		{ "machine", required_argument, NULL, 'M' }, { 0 },
 	};
 	int ch, r, err = 0;
 
@@ -335,6 +338,8 @@ static int setup(struct ctx *c, const struct args *a)
 		kernel_target(&c->kernel, &c->root, a->kernel);
 	else if ((r = image_kernel(c)) != EXIT_OK)
 		return r;
+	if (machine_setup(c, a->command, a->machine) < 0)
+		return EXIT_USAGE;
 	if (a->profile && !profile_text(a->profile)) {
 		log_msg(LOG_ERR, "--profile: unknown profile '%s'; built-in profiles: %s", a->profile,
 			profile_names());

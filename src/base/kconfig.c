@@ -83,3 +83,20 @@ int kconfig_value(const char *text, const char *sym)
 	}
 	return 'n';
 }
+
+/* A string symbol's value (CONFIG_DEFAULT_TCP_CONG="cubic"): 0 with it
+ * in buf, -ENOENT when the file does not set it. */
+int kconfig_string(const char *text, const char *sym, char *buf, size_t size)
+{
+	size_t n = strlen(sym);
+
+	for (const char *p = text; p && (p = strstr(p, sym)); p += n) {
+		const char *v = p + n + 2, *end;
+
+		if ((p != text && p[-1] != '\n') || p[n] != '=' || p[n + 1] != '"' || !(end = strchr(v, '"')))
+			continue;
+		snprintf(buf, size, "%.*s", (int)(end - v), v);
+		return 0;
+	}
+	return -ENOENT;
+}

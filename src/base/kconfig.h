@@ -17,3 +17,5 @@ int kconfig_read(const struct root *r, const struct kernel *k, char **text, char
 /* 'y' built in, 'm' a module, 'n' not set (or absent: the file lists every
  * symbol whose dependencies are met). */
 int kconfig_value(const char *text, const char *sym);
+/* A string symbol (CONFIG_DEFAULT_TCP_CONG="cubic"): 0, or -ENOENT. */
+int kconfig_string(const char *text, const char *sym, char *buf, size_t size);

@@ -361,7 +361,8 @@ int mods_available_cfg(struct mods *m, const char *name, const char *sym, char *
 			snprintf(why, size, "%s: module not found under /lib/modules/%s", name, m->kernel->release);
 		return strcmp(m->kernel->release, "unknown") ? 0 : 3;
 	}
-	if (!m->can_insert) {
+	/* An image's first boot loads it into the image's own kernel. */
+	if (!m->can_insert && !m->root->boot) {
 		snprintf(why, size, "%s: would load %s, but modules reach only the running kernel, not --root %s",
 			 name, info.path, m->root->dir);
 		return 0;

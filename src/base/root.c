@@ -22,6 +22,8 @@ int root_open(struct root *r, const char *dir)
 {
 	struct stat a, b;
 
+	r->boot = NULL;
+	r->owned = false;
 	r->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->fd < 0)
 		return -errno;
@@ -35,8 +37,35 @@ int root_open(struct root *r, const char *dir)
 	return 0;
 }
 
+/* Everything below dfd, then dir itself (a tree of our own: no symlink
+ * is followed, unlinkat never does). */
+static void remove_tree(int dfd, const char *dir)
+{
+	int fd = openat(dfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+
+	if (!d && fd >= 0)
+		close(fd);
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    unlinkat(fd, de->d_name, 0) < 0 && errno == EISDIR)
+			remove_tree(fd, de->d_name);
+	if (d)
+		closedir(d);
+	unlinkat(dfd, dir, AT_REMOVEDIR);
+}
+
 void root_close(struct root *r)
 {
+	if (r->boot) {
+		root_close(r->boot);
+		free(r->boot);
+		r->boot = NULL;
+	}
+	if (r->owned && r->dir)
+		remove_tree(AT_FDCWD, r->dir);
+	r->owned = false;
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
@@ -249,11 +278,27 @@ static int walk_open(const struct root *r, const char *rel, int flags, int mode)
 	return ret;
 }
 
+/* sys/ and proc/ of an image's first boot come from its own tree. */
+static bool boot_path(const char *rel)
+{
+	static const char *const dirs[] = { "sys", "proc" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		size_t n = strlen(dirs[i]);
+
+		if (!strncmp(rel, dirs[i], n) && (rel[n] == '/' || !rel[n]))
+			return true;
+	}
+	return false;
+}
+
 int root_openat(const struct root *r, const char *rel, int flags, int mode)
 {
 	int fd;
 
 	rel = rel_path(rel);
+	if (r->boot && boot_path(rel))
+		return root_openat(r->boot, rel, flags, mode);
 	if (r->is_host) {
 		fd = openat(r->fd, rel, flags | O_CLOEXEC, mode);
 		return fd < 0 ? -errno : fd;

@@ -16,6 +16,10 @@ struct root {
 	int fd;
 	char *dir;     /* as given, for messages */
 	bool is_host;  /* the running system's "/": only then may we touch the kernel directly */
+	/* An image seen as its first boot: its sys/ and proc/ are this tree's
+	 * (the image kernel's and the target machine's, see image/machine.c). */
+	struct root *boot;
+	bool owned;    /* a directory of our own: root_close removes it */
 };
 int root_open(struct root *r, const char *dir);
 void root_close(struct root *r);

@@ -27,3 +27,8 @@ int initramfs_plan(struct ctx *c, struct plan *p);
 
 /* ---- verify.c ---- */
 int cmd_verify_image(struct ctx *c);
+
+/* ---- machine.c: plan of an unbooted image = its first boot ---- */
+/* 0, or -EINVAL said (exit 2): --machine where it has no meaning, a bad
+ * description, a view that cannot be written. */
+int machine_setup(struct ctx *c, const char *command, const char *file);
