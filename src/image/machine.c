@@ -24,48 +24,6 @@
 #include "image/image.h"
 #include "image/machine.h"
 
-int boot_put(const struct root *b, const char *rel, const char *fmt, ...)
-{
-	char dir[PATH_MAX], *text = NULL;
-	const char *slash = strrchr(rel, '/');
-	va_list ap;
-	int fd, r = 0;
-
-	if (slash && snprintf(dir, sizeof(dir), "%.*s", (int)(slash - rel), rel) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	if (slash && (r = root_mkdir_p(b, dir, 0755)) < 0)
-		return r;
-	va_start(ap, fmt);
-	r = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	fd = root_openat(b, rel, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-	r = fd < 0 ? fd : write_full(fd, text, strlen(text));
-	if (fd >= 0)
-		close(fd);
-	free(text);
-	return r < 0 ? r : 0;
-}
-
-int boot_link(const struct root *b, const char *rel, const char *target)
-{
-	char last[NAME_MAX + 1], dir[PATH_MAX];
-	const char *slash = strrchr(rel, '/');
-	int dfd, r;
-
-	if (slash && snprintf(dir, sizeof(dir), "%.*s", (int)(slash - rel), rel) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	if (slash && (r = root_mkdir_p(b, dir, 0755)) < 0)
-		return r;
-	dfd = root_parent(b, rel, last, sizeof(last));
-	if (dfd < 0)
-		return dfd;
-	r = symlinkat(target, dfd, last) < 0 && errno != EEXIST ? -errno : 0;
-	close(dfd);
-	return r;
-}
-
 /* The kernel's word on sym: its configuration's, else modules.builtin's
  * (ko: the module's path below kernel/): 'y', 'm' or 'n'; 0 unknown. */
 static int has(const char *cfg, const char *builtin, const char *sym, const char *ko)
@@ -195,7 +153,7 @@ static bool unbooted(struct ctx *c)
 	return true;
 }
 
-static int boot_dir(struct root *b)
+static int boot_dir(struct root *b, bool needed)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *dir = xasprintf("%s/earlytune-boot.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
@@ -207,7 +165,8 @@ static int boot_dir(struct root *b)
 	if (r == 0)
 		b->owned = true;
 	else
-		log_msg(LOG_ERR, "cannot make a directory for the image's first boot (%s): %s", dir, strerror(-r));
+		log_msg(needed ? LOG_ERR : LOG_WARN, "cannot make a directory for the image's first boot (%s): %s%s", dir,
+			strerror(-r), needed ? "" : "; planned without it (give TMPDIR)");
 	free(dir);
 	return r;
 }
@@ -223,7 +182,7 @@ static int boot_render(struct ctx *c, struct root *b, const char *cfg, const cha
 	if (r == 0 && m)
 		r = machine_render(b, m, &k);
 	if (r < 0)
-		log_msg(LOG_ERR, "cannot write the image's first boot into %s: %s", b->dir, strerror(-r));
+		log_msg(m ? LOG_ERR : LOG_WARN, "cannot write the image's first boot into %s: %s", b->dir, strerror(-r));
 	if (r == 0 && m && *m->cmdline) {
 		free(c->kernel.cmdline);
 		c->kernel.cmdline = strdup(m->cmdline);
@@ -265,14 +224,14 @@ static int boot_view(struct ctx *c, const struct machine *m)
 	}
 	if (!(b = calloc(1, sizeof(*b))))
 		return -ENOMEM;
-	if ((r = boot_dir(b)) == 0 && (r = boot_render(c, b, cfg, builtin, m)) == 0) {
+	if ((r = boot_dir(b, m)) == 0 && (r = boot_render(c, b, cfg, builtin, m)) == 0) {
 		c->root.boot = b;
 		boot_said(c, from, m);
 		return 0;
 	}
 	root_close(b);
 	free(b);
-	return r;
+	return m ? r : 0; /* the plan as the tree alone shows it */
 }
 
 int machine_setup(struct ctx *c, const char *command, const char *file)

@@ -50,6 +50,6 @@ int machine_load(struct machine *m, const char *file);
 /* machine_dev.c: the machine's DMI, CPUs, disks and NICs under b. */
 int machine_render(const struct root *b, const struct machine *m, const struct bootkernel *k);
 
-/* machine.c: the helpers the rendering shares. */
+/* machine_dev.c: a file (its directories made) and a link, under b. */
 int boot_put(const struct root *b, const char *rel, const char *fmt, ...) _printf_(3, 4);
 int boot_link(const struct root *b, const char *rel, const char *target);

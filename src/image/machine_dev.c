@@ -14,10 +14,56 @@
  * depth without one).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image/machine.h"
+
+int boot_put(const struct root *b, const char *rel, const char *fmt, ...)
+{
+	char dir[PATH_MAX], *text = NULL;
+	const char *slash = strrchr(rel, '/');
+	va_list ap;
+	int fd, r = 0;
+
+	if (slash && snprintf(dir, sizeof(dir), "%.*s", (int)(slash - rel), rel) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	if (slash && (r = root_mkdir_p(b, dir, 0755)) < 0)
+		return r;
+	va_start(ap, fmt);
+	r = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	fd = root_openat(b, rel, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+	r = fd < 0 ? fd : write_full(fd, text, strlen(text));
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	return r < 0 ? r : 0;
+}
+
+int boot_link(const struct root *b, const char *rel, const char *target)
+{
+	char last[NAME_MAX + 1], dir[PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+	int dfd, r;
+
+	if (slash && snprintf(dir, sizeof(dir), "%.*s", (int)(slash - rel), rel) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	if (slash && (r = root_mkdir_p(b, dir, 0755)) < 0)
+		return r;
+	dfd = root_parent(b, rel, last, sizeof(last));
+	if (dfd < 0)
+		return dfd;
+	r = symlinkat(target, dfd, last) < 0 && errno != EEXIST ? -errno : 0;
+	close(dfd);
+	return r;
+}
 
 struct layout {
 	const struct root *b;

@@ -254,6 +254,14 @@ static int iface_type(struct ctx *c, const char *name, unsigned *type)
 	return r == -ENOENT || r == -EINVAL ? 0 : r;
 }
 
+/* sys/class/net/NAME/queues/tx-*: the interface's TX queues. */
+static int tx_queues(struct ctx *c, const char *name)
+{
+	char rel[PATH_MAX];
+
+	return pathf(rel, sizeof(rel), "sys/class/net/%s/queues", name) < 0 ? 0 : root_match(&c->root, rel, "tx-*", NULL, NULL);
+}
+
 static void tree_iface(struct ctx *c, struct plan *p, const struct netconf *nc, const char *name)
 {
 	unsigned type = 0;
@@ -278,7 +286,11 @@ static void tree_iface(struct ctx *c, struct plan *p, const struct netconf *nc, 
 		return;
 	}
 	it->action = ACT_SKIP;
-	item_setf(&it->reason, "netlink reaches only the running kernel, not --root %s", c->root.dir);
+	if (c->root.boot)
+		item_setf(&it->reason, "an image's first boot: set through netlink when %s is up (%d TX queue%s), "
+			  "not known before", name, tx_queues(c, name), tx_queues(c, name) == 1 ? "" : "s");
+	else
+		item_setf(&it->reason, "netlink reaches only the running kernel, not --root %s", c->root.dir);
 }
 
 /* A run about one interface that names none is an error, as a --device
