@@ -37,25 +37,6 @@ int root_open(struct root *r, const char *dir)
 	return 0;
 }
 
-/* Everything below dfd, then dir itself (a tree of our own: no symlink
- * is followed, unlinkat never does). */
-static void remove_tree(int dfd, const char *dir)
-{
-	int fd = openat(dfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	struct dirent *de;
-
-	if (!d && fd >= 0)
-		close(fd);
-	while (d && (de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-		    unlinkat(fd, de->d_name, 0) < 0 && errno == EISDIR)
-			remove_tree(fd, de->d_name);
-	if (d)
-		closedir(d);
-	unlinkat(dfd, dir, AT_REMOVEDIR);
-}
-
 void root_close(struct root *r)
 {
 	if (r->boot) {

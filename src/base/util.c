@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -307,4 +309,23 @@ void progress(void)
 {
 	if (progress_fn)
 		progress_fn();
+}
+
+/* Everything below dfd, then dir itself (a tree of our own: no symlink
+ * is followed, unlinkat never does). */
+void remove_tree(int dfd, const char *dir)
+{
+	int fd = openat(dfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+
+	if (!d && fd >= 0)
+		close(fd);
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    unlinkat(fd, de->d_name, 0) < 0 && errno == EISDIR)
+			remove_tree(fd, de->d_name);
+	if (d)
+		closedir(d);
+	unlinkat(dfd, dir, AT_REMOVEDIR);
 }

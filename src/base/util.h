@@ -55,3 +55,5 @@ bool word_listed(const char *list, const char *word);
 /* Selector files: "always [madvise] never". */
 int selector_active(const char *content, char *out, size_t size);
 bool selector_offers(const char *content, const char *word);
+/* dir (below dfd) and all it holds, following no link: a tree of our own. */
+void remove_tree(int dfd, const char *dir);
