@@ -13,7 +13,7 @@
 
 static int run_plan(struct ctx *c, const struct args *a)
 {
-	return cmd_plan(c);
+	return cmd_plan(c, a->changes);
 }
 
 static int run_apply(struct ctx *c, const struct args *a)
@@ -75,7 +75,7 @@ static int run_cmdline_verify(struct ctx *c, const struct args *a)
 
 static int run_status(struct ctx *c, const struct args *a)
 {
-	return cmd_status(c);
+	return cmd_status(c, a->last, a->failed);
 }
 
 static int run_forget(struct ctx *c, const struct args *a)
@@ -89,7 +89,8 @@ static int run_forget(struct ctx *c, const struct args *a)
 static const struct command commands[] = {
 	{ "plan", NULL, true, run_plan,
 	  "show every item: current, desired, action, reason, source (default;\n"
-	  "writes nothing)" },
+	  "writes nothing, mounts nothing); --changes: only what would change\n"
+	  "or fail" },
 	{ "apply", NULL, true, run_apply, "apply the plan; originals are recorded in /run/earlytune first" },
 	{ "verify", NULL, true, run_verify,
 	  "re-read every item; exit 1 unless everything the configuration\n"
@@ -115,7 +116,8 @@ static const struct command commands[] = {
 	{ "status", NULL, false, run_status,
 	  "what the applies of this boot did (run/earlytune/runs): time, what\n"
 	  "ran, counts, each item not kept and why, failures first; exit 1\n"
-	  "when one failed or earlytune has not run since boot" },
+	  "when one failed or earlytune has not run since boot; --last N: the\n"
+	  "newest N runs, --failed: only the failures" },
 	{ "forget", NULL, false, run_forget,
 	  "drop the records of a disk or interface that left (udev's remove;\n"
 	  "--device NAME [--diskseq N], --ifindex N or --iface NAME)" },

@@ -17,7 +17,8 @@ enum { EXIT_OK = 0, EXIT_DRIFT = 1, EXIT_USAGE = 2 };
 struct args {
 	const char *root, *config, *profile, *command, *sub, *kernel, *backend, *machine;
 	unsigned only;
-	bool only_set, check, update, wide;
+	unsigned last; /* status --last N */
+	bool only_set, check, update, wide, changes, failed;
 };
 
 struct command {

@@ -51,9 +51,12 @@ static void help_options(void)
 	       "                       {\"errors\":[{file, line, message}], \"exit\":N} on stdout)\n"
 	       "      --wide           the item table and cmdline's suggestions: one full line\n"
 	       "                       each, nothing cut\n"
+	       "      --changes        plan: only the items that would change or fail\n"
+	       "      --last N         status: the newest N runs\n"
+	       "      --failed         status: the runs with a failed item, only those items\n"
 	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
 	       "                       and unreadable config files, apply the rest, exit 0\n"
-	       "  -v, --verbose        more messages\n"
+	       "  -v, --verbose        more messages, and each skip the table would group\n"
 	       "  -V, --version        print the version\n"
 	       "  -h, --help           this text\n"
 	       "\n"
@@ -64,6 +67,8 @@ static void help_options(void)
 	       "The item table (plan, apply, verify, revert) fits COLUMNS, else the terminal's\n"
 	       "width, else 80 columns: a row per item, its reason, error and [source] on\n"
 	       "indented lines below; a cell cut to fit ends in '~'. --wide cuts nothing.\n"
+	       "Skips that many devices share (loop0..loop19) are one row; --verbose and\n"
+	       "--json show each.\n"
 	       "\n"
 	       "Exit status: 0 success, 1 a failed item (verify: drifted or unmet), 2 usage or\n"
 	       "configuration error (a bad line or an unreadable file: named, nothing written).\n");
@@ -139,6 +144,18 @@ static int parse_ifindex(const char *s, int *out)
 	return 0;
 }
 
+static int parse_last(const char *s, unsigned *out)
+{
+	unsigned long long v;
+
+	if (parse_u64(s, &v) < 0 || v == 0 || v > UINT_MAX) {
+		log_msg(LOG_ERR, "--last: '%s' is not a number of runs (a positive number)", s);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int set_platform(struct ctx *c, const char *name)
 {
 	char why[256];
@@ -201,6 +218,9 @@ static int parse_option(int ch, char **argv, struct ctx *c, struct args *a)
 	case 'B': a->backend = optarg; return 0;
 	case 'U': a->update = true; return 0;
 	case 'W': a->wide = true; return 0;
+	case 'X': a->changes = true; return 0;
+	case 'A': a->failed = true; return 0;
+	case 'N': return parse_last(optarg, &a->last);
 	case 'P':
 		if (optarg[0] != '/' && strcmp(optarg, "auto")) {
 			log_msg(LOG_ERR, "--prometheus: '%s' is not an absolute path (or auto)", optarg);
@@ -264,7 +284,9 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "diskseq", required_argument, NULL, 'S' }, { "wide", no_argument, NULL, 'W' },
 		{ "prometheus", required_argument, NULL, 'P' }, { "platform", required_argument, NULL, 'F' },
 		{ "image", no_argument, NULL, 'G' },         { "list-commands", no_argument, NULL, 'L' },
-		{ "machine", required_argument, NULL, 'M' }, { 0 },
+		{ "machine", required_argument, NULL, 'M' }, { "changes", no_argument, NULL, 'X' },
+		{ "failed", no_argument, NULL, 'A' },        { "last", required_argument, NULL, 'N' },
+		{ 0 },
 	};
 	int ch, r, err = 0;
 
@@ -280,6 +302,15 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	r = parse_command(argc, argv, a);
 	if (r == 0 && c->image && strcmp(a->command, "verify")) {
 		log_msg(LOG_ERR, "--image: only with verify (earlytune verify --root IMAGE --image)");
+		r = -EINVAL;
+	}
+	if (r == 0 && a->changes && strcmp(a->command, "plan")) {
+		log_msg(LOG_ERR, "--changes: only with plan (earlytune plan --changes)");
+		r = -EINVAL;
+	}
+	if (r == 0 && (a->last || a->failed) && strcmp(a->command, "status")) {
+		log_msg(LOG_ERR, "%s: only with status (earlytune status %s)", a->last ? "--last" : "--failed",
+			a->last ? "--last N" : "--failed");
 		r = -EINVAL;
 	}
 	return err ? err : r;

@@ -95,6 +95,7 @@ struct bconf {
 	const char **keys;
 	size_t nk;
 	const struct cfg_entry **eff; /* eff[i * nk + k] */
+	bool *matched;                /* matched[i]: a disk of this run matched section i */
 };
 
 static inline const char *cls_name(const struct disk *d)
@@ -150,6 +151,7 @@ const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct b
 const struct cfg_entry *bconf_lookup(const struct bconf *bc, const struct cfg_entry *const *miss, size_t k);
 void bconf_why_none(const struct bconf *bc, const struct cfg_entry *const *miss, struct strbuf *sb);
 bool bconf_in_use(const struct ctx *c, const struct bconf *bc);
+void bconf_unmatched(const struct bconf *bc, struct plan *p);
 
 /* ---- sched.c ---- */
 void disk_read_scheduler(struct ctx *c, struct disk *d);

@@ -213,6 +213,9 @@ int block_plan(struct ctx *c, struct plan *p)
 		block_plan_disk(c, p, &d, bc);
 		disk_free(&d);
 	}
+	/* One disk of a udev run matching none says nothing of the others. */
+	if (!c->ndevices && n)
+		bconf_unmatched(bc, p);
 	for (size_t i = 0; i < n; i++)
 		free(dirs[i]);
 	free(dirs);

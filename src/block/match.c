@@ -119,6 +119,7 @@ void bconf_free(struct bconf *bc)
 	if (!bc)
 		return;
 	free(bc->sections);
+	free(bc->matched);
 	free(bc->keys);
 	free(bc->eff);
 	free(bc);
@@ -130,7 +131,7 @@ struct bconf *bconf_new(const struct config *cfg)
 
 	/* At most cfg->n distinct sections and keys (+1 for [block]). */
 	if (!bc || !(bc->sections = calloc(cfg->n + 1, sizeof(char *))) ||
-	    !(bc->keys = calloc(cfg->n + 1, sizeof(char *)))) {
+	    !(bc->matched = calloc(cfg->n + 1, sizeof(bool))) || !(bc->keys = calloc(cfg->n + 1, sizeof(char *)))) {
 		bconf_free(bc);
 		return NULL;
 	}
@@ -235,4 +236,37 @@ void bconf_why_none(const struct bconf *bc, const struct cfg_entry *const *miss,
 bool bconf_in_use(const struct ctx *c, const struct bconf *bc)
 {
 	return c->ndevices || bc->ns > 1 || !section_empty(bc, 0);
+}
+
+/* A section of the administrator's files that no disk here matched gets
+ * one line (a profile's sections for other classes do not): a typo in a
+ * match key is seen, not silently matching nothing. */
+void bconf_unmatched(const struct bconf *bc, struct plan *p)
+{
+	for (size_t i = 0; i < bc->ns; i++) {
+		const struct cfg_entry *own = NULL;
+		struct strbuf keys = { 0 };
+		_cleanup_(freep) char *target = NULL;
+		struct item *it;
+
+		for (size_t k = 0; k < bc->nk && !bc->matched[i]; k++) {
+			const struct cfg_entry *e = bc->eff[i * bc->nk + k];
+
+			/* the source: a match key of the administrator's, else any key */
+			if (e && strncmp(e->file, "profile ", 8) && (!own || (!strncmp(e->key, "match.", 6) &&
+									   strncmp(own->key, "match.", 6))))
+				own = e;
+			if (e && !strncmp(e->key, "match.", 6))
+				sb_printf(&keys, "%s%s = %s", keys.s ? ", " : "", e->key, e->value);
+		}
+		target = own ? bc->sections[i] ? xasprintf("[block \"%s\"]", bc->sections[i]) : strdup("[block]") : NULL;
+		it = target ? plan_add(p, "block", target, "-", "sys/block") : NULL;
+		if (it) {
+			item_from_entry(it, own);
+			it->action = ACT_SKIP;
+			item_setf(&it->reason, "no disk here matches this section%s%s%s, so its settings apply to none",
+				  keys.s ? " (" : "", keys.s ? keys.s : "", keys.s ? ")" : "");
+		}
+		sb_free(&keys);
+	}
 }

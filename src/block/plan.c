@@ -202,8 +202,10 @@ void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct
 	if (!miss)
 		return;
 
-	for (size_t i = 0; i < bc->ns; i++)
+	for (size_t i = 0; i < bc->ns; i++) {
 		miss[i] = bconf_miss(c, d, bc, i);
+		bc->matched[i] |= !miss[i];
+	}
 	if (*d->err) {
 		struct item *it = plan_add(p, "block", d->name, "-", d->dir);
 

@@ -14,13 +14,15 @@
 #include "earlytune.h"
 
 /* ---- the commands: plan.c, apply.c, revert.c, status.c ---- */
-int cmd_plan(struct ctx *c);
+int cmd_plan(struct ctx *c, bool only_changes); /* only_changes: --changes */
 int cmd_apply(struct ctx *c);
 int cmd_verify(struct ctx *c);
 int metrics_write_broken(const struct ctx *c); /* verify --prometheus, the configuration broken */
 int cmd_revert(struct ctx *c);
 int cmd_forget(struct ctx *c);
-int cmd_status(struct ctx *c);
+/* last: the newest N runs (0: all); failed: the runs with a failed item,
+ * and of them only those items. */
+int cmd_status(struct ctx *c, unsigned last, bool failed);
 
 /* ---- output.c: every command's JSON object starts with json_head and
  * goes out through json_emit (main prints an error object otherwise) ---- */

@@ -34,5 +34,13 @@ int exit_code(const struct plan *p);
 /* ---- jsoncmd.c ---- */
 void forget_json(const struct ctx *c, const char *what, size_t dropped);
 
-/* ---- table.c ---- */
-void print_table(const struct plan *p, bool results, int columns);
+/* ---- table.c, rows.c ---- */
+/* collapse: alike skips of many devices as one row each (not --verbose). */
+void print_table(const struct plan *p, bool results, int columns, bool collapse);
+struct rows {
+	struct plan view; /* shallow copies of the plan's items, and the group rows */
+	char **owned;     /* the group rows' targets and reasons */
+	size_t nowned;
+};
+int rows_build(struct rows *r, const struct plan *p, bool collapse);
+void rows_free(struct rows *r);

@@ -127,6 +127,19 @@ static void item_free(struct item *it)
 	free(it->writers);
 }
 
+void plan_keep(struct plan *p, bool (*keep)(const struct item *it))
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (keep(&p->v[i]))
+			p->v[n++] = p->v[i];
+		else
+			item_free(&p->v[i]);
+	}
+	p->n = n;
+}
+
 void plan_free(struct plan *p)
 {
 	for (size_t i = 0; i < p->n; i++)

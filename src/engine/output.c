@@ -219,5 +219,5 @@ void report(const struct ctx *c, const struct plan *p, const char *command, bool
 	else if (c->boot)
 		log_boot(c, p, command);
 	else
-		print_table(p, results, c->columns);
+		print_table(p, results, c->columns, !c->verbose);
 }

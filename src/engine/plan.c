@@ -22,18 +22,31 @@ int build_plan(struct ctx *c, struct plan *p, bool applying)
 	return r;
 }
 
-int cmd_plan(struct ctx *c)
+/* plan --changes: what apply would write, and what fails. */
+static bool changes(const struct item *it)
+{
+	return it->action == ACT_CHANGE || it->action == ACT_ERROR || it->error;
+}
+
+int cmd_plan(struct ctx *c, bool only_changes)
 {
 	struct plan p = { 0 };
+	size_t all;
 	int r, unread;
 
 	c->read_only = true;
 	r = build_plan(c, &p, false);
-
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot list devices: %s", strerror(-r));
 	unread = writers_annotate(c, &p);
-	report(c, &p, "plan", false);
+	all = p.n;
+	if (only_changes)
+		plan_keep(&p, changes);
+	if (only_changes && !p.n && !c->json && !c->boot)
+		printf("plan: nothing would change or fail (%zu item%s kept or skipped: plan without --changes "
+		       "shows them)\n", all, all == 1 ? "" : "s");
+	else
+		report(c, &p, "plan", false);
 	r = r < 0 || unread ? 1 : exit_code(&p);
 	plan_free(&p);
 	return r;

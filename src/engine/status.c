@@ -5,8 +5,11 @@
  * manual run since; per run the time, what ran, the counts, and each item
  * that was not kept, failures first, with its reason. Names and reasons are printed with
  * control characters escaped: they come from device and interface names.
+ * A boot with many udev runs logs hundreds of lines: --last N shows the
+ * newest N runs, --failed the runs with a failed item and only those items.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -71,7 +74,18 @@ static void put_item(struct strbuf *sb, const struct run_item *it)
 	sb_printf(sb, "\n");
 }
 
-static void put_run(struct strbuf *sb, const struct run *x)
+/* Which runs are shown, and whether only their failed items. */
+struct shown {
+	size_t *idx, n;
+	bool failed;
+};
+
+static bool item_shown(const struct shown *s, const struct run_item *it)
+{
+	return !s->failed || !strcmp(it->outcome, "failed");
+}
+
+static void put_run(struct strbuf *sb, const struct run *x, const struct shown *s)
 {
 	time_t t = (time_t)(x->time_ns / 1000000000LL);
 	struct tm tm;
@@ -92,23 +106,26 @@ static void put_run(struct strbuf *sb, const struct run *x)
 	}
 	sb_printf(sb, "\n");
 	for (size_t i = 0; i < x->nitems; i++)
-		put_item(sb, &x->items[i]);
+		if (item_shown(s, &x->items[i]))
+			put_item(sb, &x->items[i]);
 	if (x->more)
 		sb_printf(sb, "  ... and %u more item%s not recorded\n", x->more, x->more == 1 ? "" : "s");
 }
 
-static void print_text(const struct runlog *log)
+static void print_text(const struct runlog *log, const struct shown *s)
 {
 	struct strbuf sb = { 0 };
 
 	sb_printf(&sb, "earlytune status: %zu run%s since boot, oldest first", log->n, log->n == 1 ? "" : "s");
+	if (s->n < log->n || s->failed)
+		sb_printf(&sb, "; %zu shown%s", s->n, s->failed ? " (the runs with a failed item: their failures)" : "");
 	if (log->dropped)
 		sb_printf(&sb, "; %llu earlier run%s dropped (the log keeps %d runs, %d KiB, and the boot run)",
 			  log->dropped, log->dropped == 1 ? "" : "s", RUNLOG_MAX_RUNS, RUNLOG_MAX_BYTES / 1024);
 	sb_printf(&sb, "\n");
-	for (size_t i = 0; i < log->n; i++)
-		put_run(&sb, &log->v[i]);
-	if (runlog_reverted(log))
+	for (size_t i = 0; i < s->n; i++)
+		put_run(&sb, &log->v[s->idx[i]], s);
+	if (runlog_reverted(log) && !s->failed)
 		sb_printf(&sb, "now reverted: the kernel's own values are back; earlytune apply sets earlytune's again\n");
 	if (!sb.oom)
 		fputs(sb.s, stdout);
@@ -150,7 +167,7 @@ static void json_item(struct strbuf *sb, const struct run_item *it)
 	sb_printf(sb, "}");
 }
 
-static void json_run(struct strbuf *sb, const struct run *x)
+static void json_run(struct strbuf *sb, const struct run *x, const struct shown *s)
 {
 	time_t t = (time_t)(x->time_ns / 1000000000LL);
 	struct tm tm;
@@ -171,14 +188,17 @@ static void json_run(struct strbuf *sb, const struct run *x)
 		  x->duration_us / 1000000, x->duration_us % 1000000);
 	json_field(sb, "note", x->note);
 	sb_printf(sb, ",\"items_not_recorded\":%u,\"items\":[", x->more);
-	for (size_t i = 0; i < x->nitems; i++) {
-		sb_printf(sb, "%s\n", i ? "," : "");
+	for (size_t i = 0, n = 0; i < x->nitems; i++) {
+		if (!item_shown(s, &x->items[i]))
+			continue;
+		sb_printf(sb, "%s\n", n++ ? "," : "");
 		json_item(sb, &x->items[i]);
 	}
 	sb_printf(sb, "]}");
 }
 
-static void print_json_status(const struct ctx *c, const struct runlog *log, const char *message)
+static void print_json_status(const struct ctx *c, const struct runlog *log, const struct shown *s,
+			      const char *message)
 {
 	struct strbuf sb = { 0 };
 
@@ -186,19 +206,41 @@ static void print_json_status(const struct ctx *c, const struct runlog *log, con
 	json_field(&sb, "root", c->root.dir);
 	json_field(&sb, "message", message);
 	sb_printf(&sb, ",\"runs_dropped\":%llu,\"runs\":[", log->dropped);
-	for (size_t i = 0; i < log->n; i++) {
+	for (size_t i = 0; i < s->n; i++) {
 		sb_printf(&sb, "%s\n", i ? "," : "");
-		json_run(&sb, &log->v[i]);
+		json_run(&sb, &log->v[s->idx[i]], s);
 	}
 	sb_printf(&sb, "]}\n");
 	json_emit(&sb);
 }
 
-/* Exit 0 when every run recorded did all it could, 1 when one had a failed
+/* The newest last runs (0: all), of those with a failed item when failed. */
+static int select_runs(const struct runlog *log, unsigned last, bool failed, struct shown *s)
+{
+	size_t n = 0;
+
+	s->failed = failed;
+	s->n = 0;
+	s->idx = calloc(log->n + 1, sizeof(*s->idx));
+	if (!s->idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < log->n; i++)
+		if (!failed || log->v[i].failed)
+			s->idx[n++] = i;
+	if (last && n > last) {
+		memmove(s->idx, s->idx + (n - last), last * sizeof(*s->idx));
+		n = last;
+	}
+	s->n = n;
+	return 0;
+}
+
+/* Exit 0 when every run shown did all it could, 1 when one had a failed
  * item or earlytune has not run, 2 when the log cannot be read. */
-int cmd_status(struct ctx *c)
+int cmd_status(struct ctx *c, unsigned last, bool failed)
 {
 	struct runlog log = { 0 };
+	struct shown s = { 0 };
 	int r = runlog_load(&c->root, &log), rc = 0;
 	const char *never = "earlytune has not run since boot";
 
@@ -208,16 +250,22 @@ int cmd_status(struct ctx *c)
 		runlog_free(&log);
 		return 2;
 	}
-	for (size_t i = 0; i < log.n; i++)
-		if (log.v[i].failed)
+	if (select_runs(&log, last, failed, &s) < 0) {
+		log_msg(LOG_ERR, "status: %s", strerror(ENOMEM));
+		runlog_free(&log);
+		return 2;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		if (log.v[s.idx[i]].failed)
 			rc = 1;
 	if (c->json)
-		print_json_status(c, &log, log.n ? NULL : never);
+		print_json_status(c, &log, &s, log.n ? NULL : never);
 	else if (log.n)
-		print_text(&log);
+		print_text(&log, &s);
 	else
 		printf("%s (no %s/%s)\n", never, c->root.is_host ? "" : c->root.dir, RUNLOG_FILE);
 	rc = log.n ? rc : 1;
+	free(s.idx);
 	runlog_free(&log);
 	return rc;
 }

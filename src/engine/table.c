@@ -153,12 +153,21 @@ static void item_lines(struct strbuf *sb, const struct item *it, int ncols, cons
 }
 
 /* columns: the width to fit, or 0 (--wide) for full lines. */
-void print_table(const struct plan *p, bool results, int columns)
+void print_table(const struct plan *plan, bool results, int columns, bool collapse)
 {
 	int ncols = results ? NCOLS : C_RESULT, w[NCOLS];
 	struct strbuf sb = { 0 };
 	const char *v[NCOLS + 1];
+	struct rows rows;
+	const struct plan *p = &rows.view;
 
+	if (rows_build(&rows, plan, collapse) < 0) {
+		rows_free(&rows);
+		if (!collapse)
+			return;
+		print_table(plan, results, columns, false);
+		return;
+	}
 	layout(p, ncols, columns, w);
 	memcpy(v, headers, sizeof(headers));
 	v[ncols] = "REASON";
@@ -169,4 +178,5 @@ void print_table(const struct plan *p, bool results, int columns)
 	if (!sb.oom)
 		fputs(sb.s, stdout);
 	sb_free(&sb);
+	rows_free(&rows);
 }

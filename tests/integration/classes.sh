@@ -36,8 +36,9 @@ OUT=$(reason_of "$WORK/sd" sdb)
 contains "systemd laptop: sdb is USB mass storage by its host's driver" "USB mass storage: SCSI host driver usb-storage"
 OUT=$("$ET" plan --wide --root "$WORK/sd" 2>&1 | awk '$1 == "block" && $6 != "skip" { print $2 }' | sort -u | tr '\n' ' ')
 eq "systemd laptop: the vps profile tunes neither the USB stick nor the unknown disk" "$OUT" ""
-# each disk it leaves alone gets one line saying so, for its class
-OUT=$("$ET" plan --wide --root "$WORK/sd" 2>&1 | awk '$1 == "block" && $3 == "-" && $6 == "skip" { print $2 }' | sort | tr '\n' ' ')
+# each disk it leaves alone gets one line saying so, for its class (--verbose:
+# the table groups alike skips of many devices, loop0..loop7, into one row)
+OUT=$("$ET" plan --wide --verbose --root "$WORK/sd" 2>&1 | awk '$1 == "block" && $3 == "-" && $6 == "skip" { print $2 }' | sort | tr '\n' ' ')
 eq "systemd laptop: one skip line per disk no section matches" "$OUT" "loop0 loop1 loop2 loop3 loop4 loop5 loop6 loop7 md0 sda sdb sr0 "
 OUT=$("$ET" plan --wide --root "$WORK/sd" 2>&1 | awk '$1 == "block" && $2 == "sda"')
 contains "systemd laptop: sda's skip says its class and that no section is for it" "unknown disk (physical sd disk, no queue/rotational: spinning or solid-state is unknown): no [block] section matches it, so nothing applies (sections for other classes: virtual, nvme-one-queue, ssd, hdd, raid, stacked-virtual, stacked-ssd, stacked-hdd)"
@@ -73,8 +74,8 @@ for it in json.load(sys.stdin)["items"]:
     if it["target"] == sys.argv[1]:
         print(it["class"]); break' "$2"
 }
-vps_line() { # ROOT DISK SETTING → the vps plan's row (wide)
-	"$ET" plan --wide --only block --root "$1" 2>/dev/null | awk -v d="$2" -v s="$3" '$2 == d && $3 == s'
+vps_line() { # ROOT DISK SETTING → the vps plan's row (wide; each item, not grouped)
+	"$ET" plan --wide --verbose --only block --root "$1" 2>/dev/null | awk -v d="$2" -v s="$3" '$2 == d && $3 == s'
 }
 
 for pair in pcie:tree-pcie apple:tree-apple cfg:config-pcie; do
