@@ -239,13 +239,15 @@ bool bconf_in_use(const struct ctx *c, const struct bconf *bc)
 }
 
 /* A section of the administrator's files that no disk here matched gets
- * one line (a profile's sections for other classes do not): a typo in a
- * match key is seen, not silently matching nothing. */
+ * one line when it names disks by more than their class: a typo in
+ * match.model is seen, not silently matching nothing. A section for a class
+ * this machine lacks (a fleet's configuration) and a profile's are not. */
 void bconf_unmatched(const struct bconf *bc, struct plan *p)
 {
 	for (size_t i = 0; i < bc->ns; i++) {
 		const struct cfg_entry *own = NULL;
 		struct strbuf keys = { 0 };
+		bool named = false;
 		_cleanup_(freep) char *target = NULL;
 		struct item *it;
 
@@ -258,8 +260,10 @@ void bconf_unmatched(const struct bconf *bc, struct plan *p)
 				own = e;
 			if (e && !strncmp(e->key, "match.", 6))
 				sb_printf(&keys, "%s%s = %s", keys.s ? ", " : "", e->key, e->value);
+			named |= e && !strncmp(e->key, "match.", 6) && strcmp(e->key, "match.class") &&
+				 strcmp(e->key, "match.slave_class");
 		}
-		target = own ? bc->sections[i] ? xasprintf("[block \"%s\"]", bc->sections[i]) : strdup("[block]") : NULL;
+		target = own && named ? bc->sections[i] ? xasprintf("[block \"%s\"]", bc->sections[i]) : strdup("[block]") : NULL;
 		it = target ? plan_add(p, "block", target, "-", "sys/block") : NULL;
 		if (it) {
 			item_from_entry(it, own);

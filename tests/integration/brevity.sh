@@ -107,12 +107,13 @@ check_rc "--failed with verify: exit 2" 2 -- "$ET" verify --failed --root "$f"
 # ---- a [block] section that matched no disk -------------------------------------
 u=$WORK/user
 mk_kvm "$u"
-printf '[block "fast"]\n# the SSDs\nmatch.model = Samsng*\nread_ahead_kb = 256\n[block "virt"]\nmatch.class = virtual\nnr_requests = 64\n' >"$WORK/u.conf"
+printf '[block "fast"]\n# the SSDs\nmatch.model = Samsng*\nread_ahead_kb = 256\n[block "virt"]\nmatch.class = virtual\nnr_requests = 64\n[block "spin"]\nmatch.class = hdd\nread_ahead_kb = 4096\n' >"$WORK/u.conf"
 check_rc "a section that matches nothing: plan exits 0" 0 -- "$ET" plan --wide --root "$u" --config "$WORK/u.conf"
 contains "it is listed, with its match keys and source" \
 	"block   [block \"fast\"] -                               -           -             skip   no disk here matches this section (match.model = Samsng*), so its settings apply to none [$WORK/u.conf:3]"
 eq "listed once" "$(printf '%s\n' "$OUT" | grep -c '^block   \[block "fast"\]')" 1
 lacks "a section that matched is not listed" '[block "virt"]'
+lacks "a section for a class this machine lacks is not listed" '[block "spin"]'
 lacks "the profile's sections for other classes are not listed" '[block "ssd"]'
 check_rc "--device vda: plan exits 0" 0 -- "$ET" plan --wide --root "$u" --config "$WORK/u.conf" --device vda
 lacks "--device: a section is not judged by one disk" '[block "fast"]'
