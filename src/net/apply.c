@@ -152,22 +152,130 @@ static int read_back(struct ctx *c, struct plan *p, struct nl *nl, struct qdiscs
 	return r;
 }
 
+/* ---- an interface left half-done --------------------------------------------- */
+
+/* An item of several requests (an mq root and its children) that failed
+ * after the kernel took one of them, or lost its answer: the interface
+ * holds part of it. A single request is taken whole or not at all, and an
+ * item whose every request was refused is untouched. */
+static bool half_done(const struct item *it, const struct nl_result *res, size_t n)
+{
+	bool taken = false;
+
+	for (size_t k = 0; k < n && !taken; k++)
+		taken = !res[k].acked || !res[k].err;
+	return item_reqs(it) > 1 && taken;
+}
+
+/* Deletes earlytune's root on each interface left half-done, as revert
+ * would: the kernel attaches its own default. slot[i]: the DEL's answer in
+ * s->res, or -1 when none went out (no root of ours there to take back). */
+static int roll_back_send(struct plan *p, struct sender *s, const bool *undo, const struct qdiscs *qs, long *slot)
+{
+	size_t n = 0;
+	struct nl_result *res;
+
+	for (size_t i = 0; i < p->n; i++)
+		n += undo[i];
+	if (!(res = realloc(s->res, (s->nres + n + 1) * sizeof(*res))))
+		return -ENOMEM;
+	s->res = res;
+	memset(res + s->nres, 0, (n + 1) * sizeof(*res));
+	for (size_t i = 0; i < p->n; i++) {
+		const struct nl_qdisc *root = undo[i] ? net_root_of(qs, p->v[i].ifindex) : NULL;
+
+		slot[i] = -1;
+		if (!root || !own_handle(root->handle))
+			continue;
+		if (nl_batch_full(s->b))
+			flush(s);
+		slot[i] = (long)(s->nres + s->b->count);
+		if (nl_put_qdisc_del(s->b, ++s->nl.seq, p->v[i].ifindex, root->handle) < 0)
+			slot[i] = -1;
+	}
+	flush(s);
+	return 0;
+}
+
+/* What the interfaces rolled back have now: each alone in a run about one
+ * interface, else the dump. */
+static int roll_back_read(struct ctx *c, struct plan *p, struct sender *s, const long *slot, struct qdiscs *qs)
+{
+	int r = s->lost;
+
+	qs->n = 0;
+	if (r >= 0 && !one_iface(c))
+		return net_dump_qdiscs(&s->nl, qs);
+	for (size_t i = 0; r >= 0 && i < p->n; i++)
+		if (slot[i] >= 0)
+			r = net_get_qdiscs(&s->nl, p->v[i].ifindex, p->v[i].ntx, qs);
+	return r;
+}
+
+/* What became of an item rolled back: the kernel's own root again (what
+ * revert gives it), or why not. */
+static void rolled_back(struct item *it, const struct nl_result *e, const struct qdiscs *qs, int d)
+{
+	const struct nl_qdisc *root = d >= 0 ? net_root_of(qs, it->ifindex) : NULL;
+	char now[512] = "", was[600] = "";
+
+	if (d >= 0)
+		net_describe_qs(qs, it->ifindex, now, sizeof(now));
+	if (!e && d < 0)
+		item_setf(&it->error, "%s; not rolled back: %s", it->error, strerror(-d));
+	else if (!e)
+		item_setf(&it->error, "%s; no root of earlytune's left on it to roll back (now '%s')", it->error, now);
+	else if (e->err)
+		item_setf(&it->error, "%s; not rolled back: RTM_DELQDISC: %s%s%s: revert hands it back", it->error,
+			  strerror(-e->err), *e->msg ? ": " : "", e->msg);
+	else if (d < 0)
+		item_setf(&it->error, "%s; rolled back, but the qdiscs cannot be read again: %s", it->error, strerror(-d));
+	else if (root && root->handle != 0)
+		item_setf(&it->error, "%s; not rolled back: root is %s %x: after handing it back", it->error, root->kind,
+			  root->handle >> 16);
+	else {
+		/* The kernel's default follows net.core.default_qdisc, which this
+		 * run may have changed. */
+		if (it->current && strcmp(now, it->current))
+			snprintf(was, sizeof(was), " (was '%s' before: the kernel's default follows net.core.default_qdisc)",
+				 it->current);
+		item_setf(&it->error, "%s; rolled back: the kernel's own root again, now '%s'%s", it->error, now, was);
+	}
+}
+
+/* Each interface left half-done goes back to the kernel's own root. */
+static void roll_back(struct ctx *c, struct plan *p, struct sender *s, const bool *undo, struct qdiscs *qs)
+{
+	long *slot = calloc(p->n + 1, sizeof(*slot));
+	int r = slot ? roll_back_send(p, s, undo, qs, slot) : -ENOMEM, d = r < 0 ? r : roll_back_read(c, p, s, slot, qs);
+
+	for (size_t i = 0; i < p->n; i++)
+		if (undo[i])
+			rolled_back(&p->v[i], r >= 0 && slot[i] >= 0 ? &s->res[slot[i]] : NULL, qs, r < 0 ? r : d);
+	free(slot);
+}
+
 /* Every item gets its own result: a refused request, a failed round or a
- * dump that cannot be read back fail that item, never another. */
+ * dump that cannot be read back fail that item, never another; an item
+ * left half-done is rolled back. */
 static void apply_results(struct ctx *c, struct plan *p, const struct netconf *nc, struct sender *s,
 			  const size_t *first, const size_t *count, int r)
 {
 	struct qdiscs qs = { 0 };
 	int d = r < 0 ? r : s->lost ? s->lost : read_back(c, p, &s->nl, &qs);
+	bool *undo = calloc(p->n + 1, sizeof(*undo)), any = false;
 
 	for (size_t i = 0; i < p->n; i++) {
 		struct item *it = &p->v[i];
 		const struct nl_result *e;
 		char now[512];
+		bool half;
 
 		if (!to_apply(it))
 			continue;
-		if (!it->error && (e = first_error(s->res + first[i], count[i])))
+		e = first_error(s->res + first[i], count[i]);
+		half = (it->error || e) && half_done(it, s->res + first[i], count[i]);
+		if (!it->error && e)
 			explain(c, it, nc, e);
 		if (!it->error && d < 0)
 			item_setf(&it->error, "cannot read the qdiscs back over rtnetlink: %s", strerror(-d));
@@ -177,8 +285,15 @@ static void apply_results(struct ctx *c, struct plan *p, const struct netconf *n
 			if (!net_holds(nc, &qs, it->ifindex, it->ntx))
 				item_setf(&it->error, "the kernel did not keep it: reads back '%s'", now);
 		}
+		if (half && d < 0)
+			item_setf(&it->error, "%s; part of it may be in force: revert hands the interface back", it->error);
+		if (half && d >= 0 && undo)
+			any = undo[i] = true;
 		it->result = it->error ? RES_FAILED : RES_APPLIED;
 	}
+	if (any)
+		roll_back(c, p, s, undo, &qs);
+	free(undo);
 	free(qs.v);
 }
 

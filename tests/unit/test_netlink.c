@@ -2023,6 +2023,8 @@ struct fkern {
 	bool closed;               /* no socket since then: sending is EBADF */
 	unsigned dumps, gets;      /* dump requests; get requests */
 	int get_refuse;            /* qdisc gets on this ifindex get -EPERM */
+	int refuse_child;          /* requests for an mq child on this ifindex get -EINVAL */
+	int refuse_del;            /* deletes on this ifindex get -EBUSY */
 };
 
 static void fk_queue(struct fkern *k, const unsigned char *data, size_t len)
@@ -2090,12 +2092,14 @@ static int fk_qdisc_req(struct fkern *k, const struct nlmsghdr *h)
 	if (t->tcm_ifindex == k->refuse)
 		return -EINVAL;
 	if (h->nlmsg_type == RTM_DELQDISC) {
+		if (t->tcm_ifindex == k->refuse_del)
+			return -EBUSY;
 		if (!root || root->handle != t->tcm_handle)
 			return -ENOENT;
 		fk_remove(k, t->tcm_ifindex, true, 0);
 		return 0;
 	}
-	if (nl_parse_qdisc(h, &q) < 0)
+	if (nl_parse_qdisc(h, &q) < 0 || (q.parent != TC_H_ROOT && q.ifindex == k->refuse_child))
 		return -EINVAL;
 	if (q.parent == TC_H_ROOT) {
 		fk_remove(k, q.ifindex, true, 0);
@@ -2414,15 +2418,68 @@ static void test_bug_failing_iface_stops_no_other(void **state)
 	it = find_item(&x->f.p, "a1", "qdisc");
 	assert_int_equal(it->result, RES_FAILED);
 	assert_contains(it->error, "RTM_NEWQDISC: Invalid argument: fake: refused");
+	assert_not_contains(it->error, "rolled back"); /* every request refused: untouched */
 	it = find_item(&x->f.p, "a9", "qdisc");
 	assert_int_equal(it->result, RES_FAILED);
 	assert_contains(it->error, "No buffer space");
 	it = find_item(&x->f.p, "gone", "qdisc");
 	assert_int_equal(it->result, RES_FAILED);
 	assert_contains(it->error, "No such device");
-	/* a9 stopped at its lost round: the rest of its children were not sent. */
-	assert_int_equal(x->k.rounds, 3);
+	assert_not_contains(it->error, "rolled back");
+	/* a9 stopped at its lost round: the rest of its children were not sent,
+	 * and its mq root with 200 of its 1,000 children was rolled back in a
+	 * fourth round. */
+	assert_contains(find_item(&x->f.p, "a9", "qdisc")->error, "; rolled back: the kernel's own root again");
+	assert_null(fk_root(&x->k, 2));
+	assert_int_equal(x->k.rounds, 4);
 	assert_true(x->k.max_reqs <= NL_BATCH_REQS);
+}
+
+/* An interface left half-done — its mq root taken, its children refused —
+ * is rolled back to the kernel's own root, as revert would; the others
+ * stay applied. A rollback the kernel refuses is said, with revert's
+ * remedy. */
+static void test_half_done_rolled_back(void **state)
+{
+	struct kfx *x = *state;
+	const struct item *it;
+
+	fk_link(&x->k, 1, "a0", 1);
+	fk_link(&x->k, 3, "a1", 4);
+	fk_link(&x->k, 5, "a5", 4);
+	fx_ctx(&x->f, pfifo_conf, NULL);
+	qitem(&x->f.p, "a0", 1, 1);
+	qitem(&x->f.p, "a1", 3, 4);
+	qitem(&x->f.p, "a5", 5, 4);
+	item_set(&x->f.p.v[1].current, "mq pfifo_fast");
+	x->k.refuse_child = 3;
+	net_apply_qdiscs(&x->f.c, &x->f.p);
+	expect_applied(find_item(&x->f.p, "a0", "qdisc"));
+	expect_applied(find_item(&x->f.p, "a5", "qdisc"));
+	it = find_item(&x->f.p, "a1", "qdisc");
+	assert_int_equal(it->result, RES_FAILED);
+	assert_contains(it->error, "RTM_NEWQDISC: Invalid argument: fake: refused; rolled back: the kernel's own root "
+				   "again, now 'noop' (was 'mq pfifo_fast' before");
+	assert_null(fk_root(&x->k, 3));
+	assert_non_null(fk_root(&x->k, 5));
+	assert_int_equal(x->k.rounds, 2);
+}
+
+static void test_half_done_rollback_refused(void **state)
+{
+	struct kfx *x = *state;
+	const struct item *it;
+
+	fk_link(&x->k, 3, "a1", 4);
+	fx_ctx(&x->f, pfifo_conf, NULL);
+	qitem(&x->f.p, "a1", 3, 4);
+	x->k.refuse_child = 3;
+	x->k.refuse_del = 3;
+	net_apply_qdiscs(&x->f.c, &x->f.p);
+	it = find_item(&x->f.p, "a1", "qdisc");
+	assert_int_equal(it->result, RES_FAILED);
+	assert_contains(it->error, "; not rolled back: RTM_DELQDISC: Device or resource busy: fake: refused: revert hands it back");
+	assert_string_equal(fk_root(&x->k, 3)->kind, "mq");
 }
 
 /* Issue 10: a lost round reopens the socket. When that failed, the later
@@ -2443,6 +2500,9 @@ static void test_bug_reopen_fails(void **state)
 		assert_not_contains(it->error, "Bad file descriptor");
 	}
 	assert_contains(find_item(&x->f.p, "a9", "qdisc")->error, "No buffer space");
+	/* Left half-done, and no socket to roll it back: said so. */
+	assert_contains(find_item(&x->f.p, "a9", "qdisc")->error,
+			"; part of it may be in force: revert hands the interface back");
 	assert_contains(find_item(&x->f.p, "a1", "qdisc")->error, "RTM_NEWQDISC: Too many open files");
 	assert_contains(find_item(&x->f.p, "a3", "qdisc")->error, "RTM_NEWQDISC: Too many open files");
 	/* Applied, but not read back: the dump needs the socket too. */
@@ -2843,6 +2903,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_bug_describe_uninitialised),
 	KFX_TEST(test_bug_batch_budget_within_iface),
 	KFX_TEST(test_bug_failing_iface_stops_no_other),
+	KFX_TEST(test_half_done_rolled_back),
+	KFX_TEST(test_half_done_rollback_refused),
 	KFX_TEST(test_apply_readback_fails),
 	KFX_TEST(test_revert_per_item),
 	KFX_TEST(test_revert_dump_fails),
