@@ -85,4 +85,18 @@ bool net_is_iface_entry(struct ctx *c, const char *name);
 void net_plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc);
 
 /* apply.c */
+/* Requests go out in batches within their budget (NL_BATCH_REQS ACKs, the
+ * batch's bytes), an interface's split over as many as it needs; res[k] is
+ * the answer to the k-th request sent. */
+struct sender {
+	struct nl nl;
+	struct nl_batch *b;
+	struct nl_result *res;
+	size_t nres; /* answers collected: the index of the batch's first request */
+	int lost;    /* no socket since a reopen failed: its -errno */
+};
+/* Sends the batch: a failed round marks its own requests and reopens the socket. */
+void net_flush(struct sender *s);
+
+/* revert.c */
 int net_revert_qdiscs(struct ctx *c, struct item **items, const char **values, size_t n);

@@ -2459,7 +2459,7 @@ static void test_half_done_rolled_back(void **state)
 	it = find_item(&x->f.p, "a1", "qdisc");
 	assert_int_equal(it->result, RES_FAILED);
 	assert_contains(it->error, "RTM_NEWQDISC: Invalid argument: fake: refused; rolled back: the kernel's own root "
-				   "again, now 'noop' (was 'mq pfifo_fast' before");
+				   "again, now 'noop' (it had 'mq pfifo_fast':");
 	assert_null(fk_root(&x->k, 3));
 	assert_non_null(fk_root(&x->k, 5));
 	assert_int_equal(x->k.rounds, 2);
