@@ -2,8 +2,8 @@
 # An apply that fails part-way leaves every item wholly applied or
 # untouched. A NIC of 150 TX queues takes an mq root and 150 children: two
 # rounds of requests (NL_BATCH_REQS is 100). strace fails the second
-# round's sendto, so the kernel holds the mq root and 99 of earlytune's
-# children beside 51 of its own: that interface is rolled back to the
+# round's sendto, so the kernel holds the mq root and 98 of earlytune's
+# children beside 52 of its own: that interface is rolled back to the
 # kernel's own root, and says so; the single-queue one beside it stays
 # applied. Real rtnetlink in a network namespace of the test's own, records
 # in a directory of the test's (as net.sh).
