@@ -24,11 +24,12 @@ nsx() { ip netns exec "$ns" "$@"; }
 et() {
 	_pre=
 	if [ "$1" = strace ]; then
-		_pre="strace -f -qq -o $WORK/trace $2"
+		# LeakSanitizer cannot run under ptrace (an ASan build)
+		_pre="env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o $WORK/trace $2"
 		shift 2
 	fi
 	ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" \
-		env ASAN_OPTIONS=detect_leaks=0 $_pre "$ET_BIN" "$@" --only net --profile none --wide --config "$WORK/net.conf"
+		$_pre "$ET_BIN" "$@" --only net --profile none --wide --config "$WORK/net.conf"
 }
 root_of() { nsx tc qdisc show dev "$1" | awk '$4 == "root" { print $2, $3 }'; }
 children() { nsx tc qdisc show dev "$1" | grep -c "qdisc $2 .* parent e7e7:"; }
