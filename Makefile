@@ -33,6 +33,23 @@ ZSTD_CFLAGS := -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-
                -DHUF_FORCE_DECOMPRESS_X1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT \
                -DZSTD_NO_INLINE -DZSTD_STRIP_ERROR_STRINGS -DXXH_NAMESPACE=ZSTD_
 
+# Where their sources come from: the pinned orig tarballs, fetched with
+# apt-get source when absent and checked against the SHA-256 (a build from
+# the checkout); or, given KMOD_SRC=DIR and ZSTD_SRC=DIR, directories that
+# hold them unpacked: the Debian source package's component tarballs, which
+# dpkg-source checked against its .dsc (debian/rules). Then nothing is
+# fetched: the package builds without network (sbuild, pbuilder).
+KMOD_SRC    ?=
+ZSTD_SRC    ?=
+# $(call orig,DIR,FILE,SOURCE=VERSION,SHA256): DIR/FILE, fetched when absent, checked.
+orig        = mkdir -p $(1) && cd $(1) && { [ -f $(2) ] || apt-get source --download-only -q $(3); } && \
+              echo "$(4)  $(2)" | sha256sum -c --quiet
+KMOD_FETCH  = $(call orig,$(KMOD_DIR),$(KMOD_ORIG),kmod=$(KMOD_DEB),$(KMOD_SHA256))
+ZSTD_FETCH  = $(call orig,$(ZSTD_DIR),$(ZSTD_ORIG),libzstd=$(ZSTD_DEB),$(ZSTD_SHA256))
+# $(call unpack,DIR,FILE,SRC): DIR/src, a copy of the directory SRC or DIR/FILE unpacked.
+unpack      = rm -rf $(1)/src && mkdir -p $(1)/src && \
+              $(if $(3),cp -a $(3)/. $(1)/src,tar -C $(1)/src --strip-components=1 -xf $(1)/$(2))
+
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wno-unused-parameter -Wno-format-truncation
 # -Os: the stripped static binary must stay under 1.5 MiB (libkmod, libblkid and
@@ -88,11 +105,8 @@ $(BUILD)/obj/%.o: src/%.c $(HDRS) | $(DEPS_A)
 
 # --- static libkmod ---------------------------------------------------------
 $(KMOD_A):
-	@mkdir -p $(KMOD_DIR)
-	cd $(KMOD_DIR) && { [ -f $(KMOD_ORIG) ] || apt-get source --download-only -q kmod=$(KMOD_DEB); }
-	echo "$(KMOD_SHA256)  $(KMOD_DIR)/$(KMOD_ORIG)" | sha256sum -c --quiet
-	rm -rf $(KMOD_DIR)/src && mkdir -p $(KMOD_DIR)/src
-	tar -C $(KMOD_DIR)/src --strip-components=1 -xf $(KMOD_DIR)/$(KMOD_ORIG)
+	$(if $(KMOD_SRC),@mkdir -p $(KMOD_DIR),$(KMOD_FETCH))
+	$(call unpack,$(KMOD_DIR),$(KMOD_ORIG),$(KMOD_SRC))
 	mkdir -p $(KMOD_DIR)/src/libkmod/docs && : > $(KMOD_DIR)/src/libkmod/docs/gtk-doc.make
 	cd $(KMOD_DIR)/src && autoreconf -fi >../autoreconf.log 2>&1 && \
 	  ./configure -q CFLAGS="-Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables" \
@@ -103,11 +117,9 @@ $(KMOD_A):
 
 # --- zstd's decoder, small -----------------------------------------------------
 $(ZSTD_A):
-	@mkdir -p $(ZSTD_DIR)
-	cd $(ZSTD_DIR) && { [ -f $(ZSTD_ORIG) ] || apt-get source --download-only -q libzstd=$(ZSTD_DEB); }
-	echo "$(ZSTD_SHA256)  $(ZSTD_DIR)/$(ZSTD_ORIG)" | sha256sum -c --quiet
-	rm -rf $(ZSTD_DIR)/src $(ZSTD_DIR)/obj && mkdir -p $(ZSTD_DIR)/src $(ZSTD_DIR)/obj
-	tar -C $(ZSTD_DIR)/src --strip-components=1 -xf $(ZSTD_DIR)/$(ZSTD_ORIG)
+	$(if $(ZSTD_SRC),@mkdir -p $(ZSTD_DIR),$(ZSTD_FETCH))
+	$(call unpack,$(ZSTD_DIR),$(ZSTD_ORIG),$(ZSTD_SRC))
+	rm -rf $(ZSTD_DIR)/obj && mkdir -p $(ZSTD_DIR)/obj
 	for f in $(ZSTD_SRCS); do \
 	  $(CC) $(ZSTD_CFLAGS) -I$(ZSTD_DIR)/src/lib -c -o $(ZSTD_DIR)/obj/$$(basename $$f .c).o \
 	    $(ZSTD_DIR)/src/lib/$$f || exit 1; done
@@ -197,29 +209,51 @@ check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)
 # variables (BUILD=…, given on its command line) may reach it.
 CLEAN_ENV = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u BUILD
 # The tree as git sees it (tracked and new files, not the ignored ones).
-TREE_TAR = git ls-files -z --cached --others --exclude-standard | tar --null -T - --ignore-failed-read 2>/dev/null
+TREE_LS  = git ls-files -z --cached --others --exclude-standard
+TREE_TAR = $(TREE_LS) | tar --null -T - --ignore-failed-read 2>/dev/null
 
-# The Debian package, built by dpkg-buildpackage in a copy of the tree (it
-# writes next to the source): $(BUILD)/deb/earlytune_$(VERSION)_*.deb. The
-# copy starts with the libkmod and zstd archives built here.
-deb: $(DEPS_A)
-	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/earlytune-$(VERSION)
-	$(TREE_TAR) -cf - | tar -C $(BUILD)/deb/earlytune-$(VERSION) -xf -
-	for a in $(KMOD_A) $(ZSTD_A); do install -D -m 0644 $$a $(BUILD)/deb/earlytune-$(VERSION)/build/$${a#$(BUILD)/}; done
-	cd $(BUILD)/deb/earlytune-$(VERSION) && $(CLEAN_ENV) dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+# The Debian source package, 3.0 (quilt): earlytune's upstream tarball (the
+# tree as git sees it, debian/ aside), kmod's and zstd's orig tarballs as its
+# components orig-kmod and orig-zstd (Debian's own, byte for byte: the .dsc
+# carries their pinned SHA-256), debian/ as the Debian tarball. Then the
+# packages are built from that source package alone, as sbuild or pbuilder
+# do: in the tree dpkg-source -x unpacks from the .dsc, with nothing fetched
+# (tests/package.sh runs it with the network cut off). Everything in
+# $(BUILD)/deb: earlytune_$(VERSION)-*.dsc and .debian.tar.xz, the orig
+# tarballs, earlytune_$(VERSION)-*_*.deb.
+DEB_TOP  = $(BUILD)/deb/earlytune-$(VERSION)
+DEB_ORIG = $(BUILD)/deb/earlytune_$(VERSION).orig
+deb:
+	$(KMOD_FETCH)
+	$(ZSTD_FETCH)
+	rm -rf $(BUILD)/deb && mkdir -p $(DEB_TOP)/kmod $(DEB_TOP)/zstd
+	$(TREE_LS) -- . ':!:debian' | tar --null -T - --ignore-failed-read --sort=name --owner=0 --group=0 \
+	  --numeric-owner --transform 's|^|earlytune-$(VERSION)/|' -cf - 2>/dev/null | gzip -n >$(DEB_ORIG).tar.gz
+	cp $(KMOD_DIR)/$(KMOD_ORIG) $(DEB_ORIG)-kmod.tar.xz
+	cp $(ZSTD_DIR)/$(ZSTD_ORIG) $(DEB_ORIG)-zstd.tar.xz
+	tar -C $(BUILD)/deb -xzf $(DEB_ORIG).tar.gz
+	for c in kmod zstd; do tar -C $(DEB_TOP)/$$c --strip-components=1 -xf $(DEB_ORIG)-$$c.tar.xz || exit 1; done
+	$(TREE_LS) -- debian | tar --null -T - -cf - | tar -C $(DEB_TOP) -xf -
+	cd $(BUILD)/deb && dpkg-source -q -b earlytune-$(VERSION) >source.log 2>&1 && rm -r earlytune-$(VERSION) && \
+	  dpkg-source -q -x earlytune_$(VERSION)-*.dsc earlytune-$(VERSION) >>source.log 2>&1 || { cat source.log; exit 1; }
+	cd $(DEB_TOP) && $(CLEAN_ENV) dpkg-buildpackage -us -uc >../build.log 2>&1 || \
 	  { tail -30 ../build.log; exit 1; }
 	ls $(BUILD)/deb/*.deb
 
-# The RPM (the dynamic build) from a tarball of the tree: $(BUILD)/rpm/RPMS/.
+# The RPM (the dynamic build): the source RPM (the spec and a tarball of the
+# tree), then the package built from it alone (rpmbuild --rebuild, as mock
+# does; nothing is fetched): $(BUILD)/rpm/SRPMS/, $(BUILD)/rpm/RPMS/.
 # --nodeps: Debian's rpm has no database of the spec's BuildRequires. Its
 # brp-compress needs bash (Fedora's /bin/sh): run as Fedora runs it.
 RPM_POST = bash /usr/lib/rpm/brp-compress; /usr/lib/rpm/brp-strip /usr/bin/strip; \
 	   /usr/lib/rpm/brp-strip-comment-note /usr/bin/strip /usr/bin/objdump
+RPM_TOP  = --define "_topdir $(abspath $(BUILD)/rpm)"
 rpm:
 	rm -rf $(BUILD)/rpm && mkdir -p $(BUILD)/rpm/SOURCES
 	$(TREE_TAR) --transform 's|^|earlytune-$(VERSION)/|' -czf $(BUILD)/rpm/SOURCES/earlytune-$(VERSION).tar.gz
-	$(CLEAN_ENV) rpmbuild -bb --nodeps --define "_topdir $(abspath $(BUILD)/rpm)" --define "__os_install_post $(RPM_POST)" \
-	  $(RPMBUILD_FLAGS) earlytune.spec >$(BUILD)/rpm/build.log 2>&1 || \
+	$(CLEAN_ENV) rpmbuild -bs --nodeps $(RPM_TOP) earlytune.spec >$(BUILD)/rpm/build.log 2>&1 && \
+	  $(CLEAN_ENV) rpmbuild --rebuild --nodeps $(RPM_TOP) --define "__os_install_post $(RPM_POST)" \
+	  $(RPMBUILD_FLAGS) $(BUILD)/rpm/SRPMS/earlytune-$(VERSION)-*.src.rpm >>$(BUILD)/rpm/build.log 2>&1 || \
 	  { tail -30 $(BUILD)/rpm/build.log; exit 1; }
 	ls $(BUILD)/rpm/RPMS/*/*.rpm
 

@@ -48,12 +48,47 @@ same_list() {
 	ok "$1" $? "missing: $missing" "extra: $extra"
 }
 
+# Both packages build with the network cut off (a network namespace of their
+# own, only a loopback that is down), as sbuild, pbuilder and mock build:
+# from their source packages and build dependencies alone. The kmod and zstd
+# tarballs `make deb` puts into the Debian source package are the pinned
+# ones make already fetched into BUILD_DIR (check-package depends on them).
+offline() {
+	if [ "$(id -u)" = 0 ]; then unshare -n "$@"; else "$@"; fi
+}
+if [ "$(id -u)" = 0 ]; then
+	eq_net=$(unshare -n ip -o link 2>&1 | awk -F': ' '{ print $2 }')
+	[ "$eq_net" = lo ]
+	ok "the offline builds' namespace has no interface but lo" $? "$eq_net"
+else
+	skip "the packages built with the network cut off (unshare -n)" "needs root"
+fi
+
 # ---- the .deb ---------------------------------------------------------------
 t=$(date +%s)
-mk deb >"$W/deb.out" 2>&1
-ok "make deb builds the package (dpkg-buildpackage -b, $(($(date +%s) - t)) s)" $? "$(tail -20 "$W/deb.out")"
-deb=$(ls "$build"/deb/earlytune_"$version"_*.deb 2>/dev/null | head -1)
+offline make -s -C "$top" BUILD="$build" deb >"$W/deb.out" 2>&1
+ok "make deb, offline: the source package, then dpkg-buildpackage in the tree dpkg-source -x unpacked from it ($(($(date +%s) - t)) s)" \
+	$? "$(tail -20 "$W/deb.out")"
+deb=$(ls "$build"/deb/earlytune_"$version"-*_*.deb 2>/dev/null | head -1)
 [ -f "$deb" ] || { fail "the .deb is in $build/deb"; exit; }
+# The source package: 3.0 (quilt), earlytune's tarball and kmod's and zstd's
+# as its components, each the pinned tarball byte for byte.
+dsc=$(ls "$build"/deb/earlytune_"$version"-*.dsc 2>/dev/null | head -1)
+grep -qx 'Format: 3.0 (quilt)' "$dsc"
+ok "the source package is 3.0 (quilt): $(basename "$dsc")" $? "$(head -3 "$dsc" 2>&1)"
+for c in KMOD:kmod ZSTD:zstd; do
+	sum=$(sed -n "s/^${c%:*}_SHA256 *:= *//p" "$top/Makefile")
+	grep -qx " $sum [0-9]* earlytune_$version.orig-${c#*:}.tar.xz" "$dsc"
+	ok "the .dsc carries orig-${c#*:}.tar.xz with the pinned SHA-256 (${sum%"${sum#????????????}"}…)" $? \
+		"$(sed -n '/^Checksums-Sha256:/,/^[^ ]/p' "$dsc")"
+done
+grep -q " earlytune_$version.orig.tar.gz$" "$dsc" && grep -q " earlytune_$version-[^ ]*.debian.tar.xz$" "$dsc"
+ok "the .dsc carries earlytune's own tarball and debian/'s" $? "$(cat "$dsc")"
+grep -q '^rm -rf build/kmod/src && mkdir -p build/kmod/src && cp -a kmod/. build/kmod/src$' "$build/deb/build.log" &&
+	grep -q '^rm -rf build/zstd/src && mkdir -p build/zstd/src && cp -a zstd/. build/zstd/src$' "$build/deb/build.log" &&
+	! grep -q 'apt-get' "$build/deb/build.log"
+ok "the package's build compiled kmod and zstd from the components kmod/ and zstd/, no apt-get" $? \
+	"$(grep -n 'kmod\|zstd\|apt-get' "$build/deb/build.log" | head -5)"
 out=$(lintian --allow-root --fail-on error "$build"/deb/*.changes 2>&1)
 ok "lintian: no error (overrides each give their reason)" $? "$out"
 [ -z "$out" ]
@@ -67,7 +102,7 @@ git -C "$top" status --porcelain --ignored=matching debian 2>/dev/null | grep -q
 vars=$(make -s -C "$top" -f debian/rules print-install-vars)
 # shellcheck disable=SC2086
 mk print-installed $vars | sed 's|^\(/usr/share/man/.*\)|\1.gz|' |
-	{ cat; printf '%s\n' /usr/share/doc/earlytune/copyright /usr/share/doc/earlytune/changelog.gz \
+	{ cat; printf '%s\n' /usr/share/doc/earlytune/copyright /usr/share/doc/earlytune/changelog.Debian.gz \
 		/usr/share/lintian/overrides/earlytune; } | sort >"$W/deb.want"
 dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print substr($6, 2) }' | sort >"$W/deb.have"
 same_list ".deb contents = make install's INSTALLED list" "$W/deb.want" "$W/deb.have"
@@ -97,13 +132,17 @@ size=$(stat -c %s "$W/debroot/usr/sbin/earlytune")
 ok "the .deb's binary (Debian's hardening flags, -Os) is $size bytes ≤ 1.5 MiB" $?
 cv=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 sv=$(sed -n 's/^Version: *//p' "$top/earlytune.spec")
-[ "$cv" = "$version" ] && [ "$sv" = "$version" ]
+[ "${cv%-*}" = "$version" ] && [ "$sv" = "$version" ]
 ok "debian/changelog, earlytune.spec and the Makefile agree on the version ($version)" $? "changelog $cv, spec $sv"
 
 # ---- the .rpm ---------------------------------------------------------------
 t=$(date +%s)
-mk rpm >"$W/rpm.out" 2>&1
-ok "make rpm builds the package (rpmbuild -bb --nodeps, $(($(date +%s) - t)) s)" $? "$(tail -20 "$W/rpm.out")"
+offline make -s -C "$top" BUILD="$build" rpm >"$W/rpm.out" 2>&1
+ok "make rpm, offline: the source RPM, then rpmbuild --rebuild of it ($(($(date +%s) - t)) s)" $? "$(tail -20 "$W/rpm.out")"
+srpm=$(ls "$build"/rpm/SRPMS/earlytune-"$version"-*.src.rpm 2>/dev/null | head -1)
+eq_srpm=$(rpm -qlp "$srpm" 2>&1 | sort | tr '\n' ' ')
+[ "$eq_srpm" = "earlytune-$version.tar.gz earlytune.spec " ]
+ok "the source RPM holds the spec and the tarball alone" $? "$eq_srpm"
 rpm=$(ls "$build"/rpm/RPMS/*/earlytune-"$version"-*.rpm 2>/dev/null | head -1)
 if [ -f "$rpm" ]; then
 	# make check runs the unit tests in a step of their own: it builds the

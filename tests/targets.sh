@@ -8,8 +8,9 @@
 #   bench, bench-sched, bench-workload: make TARGET BENCH_DRY=1, the
 #     benchmarks' dry runs (bench/lib.sh)
 #   fuzz: make fuzz FUZZ_SECONDS=1, every harness linked and fuzzed a second
-#   deb: make deb: the kmod and zstd archives built from apt-get source, the
-#     tree copied, dpkg-buildpackage up to its build, where a hook checks the
+#   deb: make deb: the kmod and zstd tarballs fetched with apt-get source,
+#     the source package made with them as its components, dpkg-buildpackage
+#     in the tree unpacked from it, up to its build, where a hook checks the
 #     tree it builds from and stops it
 #   rpm: make rpm: the tarball, rpmbuild's %prep, then in place of %build a
 #     check of the unpacked tree that stops it
@@ -115,8 +116,8 @@ t_fuzz() {
 
 # make deb up to dpkg-buildpackage's build: a hook there (dpkg-buildpackage
 # reads it from XDG_CONFIG_HOME) checks the tree the package is built from
-# (every file of the clone, the two archives make built from apt-get source,
-# nothing else of a build), then stops the build.
+# (every file of the clone, kmod's and zstd's sources as the source package's
+# components, nothing of a build), then stops the build.
 t_deb() {
 	local t=$SECONDS rc=0 why=
 	fresh deb || { fail "make deb: copying the tree"; return; }
@@ -125,24 +126,24 @@ t_deb() {
 	cat >"$W/deb-hook.sh" <<'EOF'
 set -u
 bad= pkg=$(pwd)
-for a in build/kmod/libkmod.a build/zstd/libzstd.a; do
-	ar t "$a" >/dev/null 2>&1 || bad="$bad $a is no archive;"
+for f in kmod/configure.ac kmod/libkmod/libkmod.c zstd/lib/zstd.h zstd/lib/decompress/zstd_decompress.c; do
+	[ -f "$f" ] || bad="$bad no $f (the source package's components);"
 done
-extra=$(find build -mindepth 1 ! -path build/kmod ! -path build/zstd \
-	! -path build/kmod/libkmod.a ! -path build/zstd/libzstd.a)
-[ -z "$extra" ] || bad="$bad build/ holds more than the archives: $extra;"
+[ ! -e build ] || bad="$bad the tree holds a build/: $(find build | head -5);"
 missing=$(cd "$TARGETS_CLONE" && git ls-files | while read -r f; do [ -e "$pkg/$f" ] || echo "$f"; done)
 [ -z "$missing" ] || bad="$bad files of the clone missing: $missing;"
 if [ -n "$bad" ]; then echo "targets: the package's tree:$bad"; exit 1; fi
-echo "targets: the package's tree is the clone's and the two archives; the build stops here"
+echo "targets: the package's tree is the clone's with kmod/ and zstd/; the build stops here"
 touch "$TARGETS_CLONE.ok"
 exit 1
 EOF
 	XDG_CONFIG_HOME=$W/xdg TARGETS_CLONE=$W/deb mk deb deb
 	ls "$W"/deb/build/kmod/kmod_*.orig.tar.* "$W"/deb/build/zstd/libzstd_*.orig.tar.* >/dev/null 2>&1 ||
 		rc=1 why="the kmod and zstd sources were not fetched (apt-get source)"
+	ls "$W"/deb/build/deb/earlytune_"$version"-*.dsc >/dev/null 2>&1 ||
+		rc=1 why="${why:+$why; }no source package (.dsc)"
 	[ -e "$W/deb.ok" ] || rc=1 why="${why:+$why; }dpkg-buildpackage did not reach its build, or its tree failed the check"
-	judge deb "make deb in a fresh clone: kmod and zstd from apt-get source, dpkg-buildpackage (build dependencies, clean) up to its build ($((SECONDS - t)) s)" "$rc" "$why"
+	judge deb "make deb in a fresh clone: kmod and zstd from apt-get source, the source package with them as components, dpkg-buildpackage in the tree unpacked from it up to its build ($((SECONDS - t)) s)" "$rc" "$why"
 }
 
 # make rpm up to rpmbuild's %build: rpmbuild runs this in place of the %build
