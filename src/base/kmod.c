@@ -336,6 +336,26 @@ static int without_modules(struct mods *m, const char *name, const char *sym, ch
 	return k->modules_unknown || !m->builtin ? 3 : 0;
 }
 
+/* A module libkmod cannot find: absent from the kernel's module tree, or
+ * unknown where the tree has no module data of this release (an image
+ * tree without lib/modules, an unknown release). */
+static int not_found(struct mods *m, const char *name, char *why, size_t size)
+{
+	const char *rel = m->kernel->release;
+	char dep[PATH_MAX];
+
+	if (!strcmp(rel, "unknown")) {
+		snprintf(why, size, "%s: built in, loadable or absent is unknown: the kernel release is unknown (no /proc/sys/kernel/osrelease or /proc/version in this tree)", name);
+		return 3;
+	}
+	if (pathf(dep, sizeof(dep), "lib/modules/%s/modules.dep", rel) == 0 && root_access(m->root, dep) == 0) {
+		snprintf(why, size, "%s: built in, loadable or absent is unknown: no /lib/modules/%s/modules.dep in this tree", name, rel);
+		return 3;
+	}
+	snprintf(why, size, "%s: module not found under /lib/modules/%s", name, rel);
+	return 0;
+}
+
 int mods_available(struct mods *m, const char *name, char *why, size_t size)
 {
 	return mods_available_cfg(m, name, NULL, why, size);
@@ -355,11 +375,7 @@ int mods_available_cfg(struct mods *m, const char *name, const char *sym, char *
 		 * module tree (modules.builtin) the tree may lack. */
 		if (kconfig_says(m, sym) == 'y')
 			return 1;
-		if (!strcmp(m->kernel->release, "unknown"))
-			snprintf(why, size, "%s: built in, loadable or absent is unknown: the kernel release is unknown (no /proc/sys/kernel/osrelease or /proc/version in this tree)", name);
-		else
-			snprintf(why, size, "%s: module not found under /lib/modules/%s", name, m->kernel->release);
-		return strcmp(m->kernel->release, "unknown") ? 0 : 3;
+		return not_found(m, name, why, size);
 	}
 	/* An image's first boot loads it into the image's own kernel. */
 	if (!m->can_insert && !m->root->boot) {

@@ -77,7 +77,7 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 {
 	char w[WORD_MAX], why[512] = "";
 	const char *p = pref;
-	bool legacy = legacy_list(raw);
+	bool legacy = legacy_list(raw), unknown = false;
 
 	while (next_word(&p, w, sizeof(w))) {
 		const char *mod = block_sched_module(w);
@@ -97,8 +97,10 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 			item_set(&it->desired, w);
 			item_set(&it->module, mod);
 			return;
-		case 0:
 		case 3:
+			unknown = true;
+			/* fall through */
+		case 0:
 			if (*one)
 				snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %s", one);
 			break;
@@ -114,6 +116,12 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 	else if (legacy)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why),
 			 "; these are the legacy single-queue block layer's schedulers (a kernel before 5.0): no blk-mq scheduler can be selected on this queue, whatever modules exist");
+	/* What the tree does not show is unknown, as in every domain. */
+	if (unknown) {
+		item_unknown(it, "none of '%s' is offered now, and whether a module could add one is unknown: the queue offers '%s'%s",
+			     pref, raw, why);
+		return;
+	}
 	it->action = ACT_SKIP;
 	it->unmet = true;
 	item_setf(&it->reason, "none of '%s' is available: the queue offers '%s'%s", pref, raw, why);

@@ -58,7 +58,7 @@ dq=net.core.default_qdisc
 # ---- no proc/ at all: nothing about modules, sysctls or the release ----
 t=$WORK/noproc
 mk_kvm "$t"
-rm -rf "$t/proc"
+rm -rf "$t/proc" "$t/lib"
 says "no proc/: modules" "$t" tcp_bbr "tcp_bbr: built in, loadable or absent is unknown: no /proc in this tree"
 says "no proc/: congestion control" "$t" $cc "no /proc in this tree: whether the kernel has TCP/IP sysctls is unknown"
 says "no proc/: default_qdisc" "$t" $dq "no /proc in this tree: whether the kernel has net.core.default_qdisc is unknown"
@@ -68,7 +68,7 @@ unknown "no proc/" "$t" tcp_bbr sch_fq $cc $dq nr_migrate
 # ---- proc/ without sys: a capture, not a kernel without sysctls ----
 t=$WORK/nosys
 mk_kvm "$t"
-rm -rf "$t/proc/sys"
+rm -rf "$t/proc/sys" "$t/lib"
 says "proc/ without sys: congestion control" "$t" $cc "no /proc/sys in this tree: whether the kernel has TCP/IP sysctls is unknown"
 says "proc/ without sys: default_qdisc" "$t" $dq "no /proc/sys in this tree: whether the kernel has net.core.default_qdisc is unknown"
 # proc/modules is there, the release is not: the lookup cannot name a tree.
@@ -138,6 +138,26 @@ says "no proc/modules, modules.builtin without sch_fq" "$t" sch_fq "sch_fq: kern
 got=$("$ET" plan --wide --json --root "$t" --only modules 2>/dev/null | python3 -c 'import json, sys
 print(*[it["current"] + " " + it["action"] for it in json.load(sys.stdin)["items"] if it["target"] == "tcp_bbr"])')
 eq "no proc/modules, modules.builtin listing tcp_bbr: built in, kept" "$got" "builtin keep"
+
+# ---- a kernel that loads modules, without its module tree in this tree ----
+t=$WORK/nomodtree
+mk_kvm "$t"
+rm -rf "$t/lib"
+says "no lib/modules/VER" "$t" tcp_bbr "tcp_bbr: built in, loadable or absent is unknown: no /lib/modules/$rel/modules.dep in this tree"
+unknown "no lib/modules/VER" "$t" tcp_bbr sch_fq $cc $dq nr_migrate
+# A scheduler the queue does not offer, whose module the tree cannot show:
+# unknown too (a spinning disk on bare metal wants bfq, else mq-deadline).
+t=$WORK/nomodtree-metal
+mk_metal "$t"
+rm -rf "$t/lib"
+_attr "$t/sys/devices/virtual/block/sdb/queue/scheduler" "[none] kyber"
+"$ET" plan --wide --json --root "$t" --only block --device sdb >"$WORK/blk.json" 2>/dev/null
+eq "no lib/modules/VER: the HDD's bfq is unknown, not unmet" "$(python3 -c 'import json, sys
+print(*[(it["action"], it.get("unknown"), it.get("unmet")) for it in json.load(open(sys.argv[1]))["items"] if it["setting"] == "queue/scheduler"])' "$WORK/blk.json")" "('skip', True, False)"
+mkdir -p "$t/lib/modules/6.1.0-28-amd64" && : >"$t/lib/modules/6.1.0-28-amd64/modules.dep"
+"$ET" plan --wide --json --root "$t" --only block --device sdb >"$WORK/blk.json" 2>/dev/null
+eq "a module tree without bfq: the HDD's bfq is unmet" "$(python3 -c 'import json, sys
+print(*[(it["action"], it.get("unknown"), it.get("unmet")) for it in json.load(open(sys.argv[1]))["items"] if it["setting"] == "queue/scheduler"])' "$WORK/blk.json")" "('skip', False, True)"
 
 # ---- modules --kernel VER: the tree's lib/modules/VER decides ----
 printf '[modules]\nload = tcp_bbr\n' >"$WORK/m.conf"

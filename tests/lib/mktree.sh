@@ -14,6 +14,9 @@ mk_base() { # ROOT RELEASE CPUINFO_HYPERVISOR(yes/no) DMI_VENDOR CMDLINE
 	printf 'processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: %s lahf_lm\n\n' "$_flags" >"$_r/proc/cpuinfo"
 	[ -n "$4" ] && _attr "$_r/sys/class/dmi/id/sys_vendor" "$4"
 	: >"$_r/proc/modules"
+	# A kernel that loads modules has its depmod'ed tree (none of the
+	# modules here: what is not there is known absent).
+	mkdir -p "$_r/lib/modules/$2" && : >"$_r/lib/modules/$2/modules.dep"
 	_attr "$_r/proc/sys/net/ipv4/tcp_congestion_control" cubic
 	_attr "$_r/proc/sys/net/ipv4/tcp_available_congestion_control" "reno cubic"
 	_attr "$_r/proc/sys/net/core/default_qdisc" fq_codel
