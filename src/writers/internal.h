@@ -51,6 +51,8 @@ struct wentry {
 struct wctx {
 	const struct root *r;
 	const char *cmdline; /* the kernel's, for TuneD's THP rule */
+	const char *release; /* the kernel's, for TuneD's uname_regex */
+	struct kernel *kernel; /* for TuneD's virt_check (the hypervisor, probed once), or NULL */
 	struct wentry *v;
 	size_t n, cap;
 	char **errors; /* files that could not be read: said, never ignored */
@@ -89,3 +91,17 @@ int writers_networkd(struct wctx *w);
 void writers_item_path(const struct item *it, char *buf, size_t size);
 
 void writers_ctx_free(struct wctx *w);
+
+/* tuned_cond.c: what TuneD evaluates before it tunes. */
+struct tcond {
+	char *uname, *cpuinfo; /* the texts searched, read once; NULL: not known */
+	bool uname_read, cpuinfo_read;
+	char uname_miss[128], cpuinfo_miss[64];
+};
+int tuned_search(const char *py, const char *text); /* 1, 0, or -EINVAL: no POSIX form */
+int tuned_condition(struct tcond *tc, const struct wctx *w, const char *which, const char *py, char *why,
+		    size_t size);
+char *tuned_function(struct tcond *tc, struct wctx *w, const char *call);
+void tuned_cond_free(struct tcond *tc);
+bool tuned_reapply_sysctl(struct wctx *w);  /* tuned-main.conf: reapply_sysctl (default on) */
+int tuned_service_enabled(struct wctx *w); /* 1, 0, or -errno (said) */

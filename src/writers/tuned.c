@@ -9,7 +9,10 @@
  * the network, long after earlytune: what it sets wins, unless the service
  * is not enabled, or (for sysctls) it re-applies the sysctl.d files of /etc
  * and /run after its own (reapply_sysctl, on by default), earlytune's guard
- * among them. A value TuneD computes (${f:...}) is said as such.
+ * among them. A value TuneD computes (${f:...}) is said as such; the
+ * conditions TuneD evaluates (a section's uname_regex and cpuinfo_regex,
+ * the functions virt_check and cpuinfo_check) are evaluated here too
+ * (tuned_cond.c): a section this machine would not run is no writer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +22,7 @@
 #include "writers/internal.h"
 
 #define TUNED_DEPTH 16
-enum { T_RAISE = 1, T_OFF = 2, T_REAPPLY = 4, T_COMPUTED = 8, T_CMDLINE = 16 };
+enum { T_RAISE = 1, T_OFF = 2, T_REAPPLY = 4, T_COMPUTED = 8, T_CMDLINE = 16, T_MAYBE = 32 };
 
 struct topt {
 	char *sect, *key, *value, *file;
@@ -32,6 +35,8 @@ struct tuned {
 	size_t n;
 	const char *stack[TUNED_DEPTH];
 	int depth;
+	struct tcond cond;
+	const char *maybe; /* the section being read: why its condition is not judged, or NULL */
 };
 
 static void topt_free(struct topt *o)
@@ -70,6 +75,37 @@ static void section_drop(struct tuned *t, const char *sect)
 
 	for (size_t i = 0; i < t->n; i++) {
 		if (!strcmp(t->v[i].sect, sect))
+			topt_free(&t->v[i]);
+		else
+			t->v[k++] = t->v[i];
+	}
+	t->n = k;
+}
+
+/* A unit's enabled= and replace=: TuneD takes True, true and 1 only. */
+static bool unit_bool(const char *v, bool dflt)
+{
+	return v ? !strcmp(v, "True") || !strcmp(v, "true") || !strcmp(v, "1") : dflt;
+}
+
+/* drop=a,b: the options of the included profiles' section (not rel's own)
+ * TuneD removes before merging this one's. */
+static void options_drop(struct tuned *t, const char *sect, const char *list, const char *rel)
+{
+	char buf[1024], file[PATH_MAX];
+	size_t k = 0;
+
+	snprintf(buf, sizeof(buf), " %s ", list);
+	snprintf(file, sizeof(file), "/%s", rel);
+	for (char *p = buf; *p; p++)
+		*p = *p == ',' || *p == ';' || *p == '\t' ? ' ' : *p;
+	for (size_t i = 0; i < t->n; i++) {
+		char key[256];
+		bool listed;
+
+		snprintf(key, sizeof(key), " %s ", t->v[i].key);
+		listed = !strcmp(t->v[i].sect, sect) && strcmp(t->v[i].file, file) && strstr(buf, key);
+		if (listed)
 			topt_free(&t->v[i]);
 		else
 			t->v[k++] = t->v[i];
@@ -159,8 +195,10 @@ static void parse_profile(struct tuned *t, const char *rel, char *text, bool inc
 			includes(t, strip(eq + 1), rel);
 		else if (!incl && !strcmp(sect, "variables") && !strcmp(s, "include"))
 			variables_file(t, strip(eq + 1));
-		else if (!incl && !strcmp(s, "replace") && !strcmp(strip(eq + 1), "1"))
+		else if (!incl && !strcmp(s, "replace") && unit_bool(strip(eq + 1), false))
 			section_drop(t, sect);
+		else if (!incl && !strcmp(s, "drop"))
+			options_drop(t, sect, strip(eq + 1), rel);
 		else if (!incl && strcmp(sect, "main"))
 			topt_set(t, sect, s, strip(eq + 1), rel, n);
 	}
@@ -205,16 +243,32 @@ static const char *variable(const struct tuned *t, const char *name, size_t len)
 	return NULL;
 }
 
+/* The innermost ${…} at or after from: the last "${" before the first
+ * '}'; NULL when there is none. */
+static char *innermost(char *s, size_t from, char **close)
+{
+	char *open = NULL;
+
+	*close = strchr(s + from, '}');
+	for (char *p = s + from; *close && (p = strstr(p, "${")) && p < *close; p += 2)
+		open = p;
+	return open;
+}
+
 /* ${name} from [variables], variables within variables too (rescanned
- * from each substitution), bounded; ${f:...} and unknown names stay. */
-static char *expand(const struct tuned *t, const char *value)
+ * from each substitution), and the functions TuneD's answer is known for
+ * (virt_check, cpuinfo_check), innermost first, bounded; other ${f:...}
+ * and unknown names stay. */
+static char *expand(struct tuned *t, const char *value)
 {
 	char *s = strdup(value);
 	size_t from = 0;
 
 	for (int k = 0; s && k < TUNED_EXPANSIONS; k++) {
-		char *open = strstr(s + from, "${"), *close = open ? strchr(open, '}') : NULL, *next;
-		const char *v = close ? variable(t, open + 2, close - open - 2) : NULL;
+		char *close, *open = innermost(s, from, &close), *next;
+		_cleanup_(freep) char *call = open && !strncmp(open, "${f:", 4) ? strndup(open + 4, close - open - 4) : NULL;
+		_cleanup_(freep) char *fv = call ? tuned_function(&t->cond, t->w, call) : NULL;
+		const char *v = fv ? fv : open && !call ? variable(t, open + 2, close - open - 2) : NULL;
 
 		if (!close)
 			break;
@@ -249,13 +303,6 @@ static const char *section_opt(const struct tuned *t, const char *sect, const ch
 	return NULL;
 }
 
-static bool enabled_word(const char *v, bool dflt)
-{
-	if (!v)
-		return dflt;
-	return !strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on");
-}
-
 static void judge_tuned(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j)
 {
 	char path[PATH_MAX];
@@ -270,7 +317,7 @@ static void judge_tuned(const struct wentry *e, const struct wctx *w, const stru
 		if (!*path || !writers_path_match(e->key, path))
 			return;
 	}
-	j->applies = 1;
+	j->applies = e->flags & T_MAYBE ? 2 : 1;
 	j->beats = !(e->flags & (T_OFF | T_REAPPLY | T_CMDLINE));
 	if (e->flags & T_OFF)
 		snprintf(j->why, sizeof(j->why), "tuned.service is not enabled: it would win once started");
@@ -288,6 +335,8 @@ static void judge_tuned(const struct wentry *e, const struct wctx *w, const stru
 		snprintf(j->why, sizeof(j->why), "tuned.service runs after earlytune%s%s",
 			 e->flags & T_RAISE ? ", raising read-ahead to it" : "",
 			 e->flags & T_COMPUTED ? ", the value computed by TuneD" : "");
+	if (e->flags & T_MAYBE && e->extra)
+		snprintf(j->why + strlen(j->why), sizeof(j->why) - strlen(j->why), " (%s)", e->extra);
 }
 
 /* value: what TuneD writes; shown: o's value once expanded. */
@@ -300,7 +349,8 @@ static void add(struct tuned *t, const struct topt *o, const char *key, const ch
 		return;
 	wset(&e->key, key);
 	wset(&e->names, names);
-	e->flags = flags | (strstr(value, "${") ? T_COMPUTED : 0);
+	wset(&e->extra, t->maybe);
+	e->flags = flags | (strstr(value, "${") ? T_COMPUTED : 0) | (t->maybe ? T_MAYBE : 0);
 	wset(&e->value, e->flags & T_COMPUTED ? NULL : value);
 	if (strcmp(shown, o->value))
 		wsetf(&e->what, "[%s] %s=%s (%s)", o->sect, o->key, o->value, shown);
@@ -344,6 +394,46 @@ static void scheduler_knob(struct tuned *t, const struct topt *o, const char *va
 		add(t, o, debugfs, value, value, NULL, flags);
 }
 
+/* The options TuneD takes for the unit itself, not for its plugin. */
+static bool unit_option(const char *key)
+{
+	static const char *const keys[] = { "type", "enabled", "replace", "drop", "devices", "devices_udev_regex",
+					    "cpuinfo_regex", "uname_regex", "script_pre", "script_post", "priority" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+/* Whether TuneD runs the section here: enabled, and its uname_regex and
+ * cpuinfo_regex found (manager.py). A condition not judged (why in
+ * t->maybe's buffer) leaves it in, as "may apply". */
+static bool section_runs(struct tuned *t, const char *sect, char *why, size_t size)
+{
+	static const char *const conds[] = { "uname", "cpuinfo" };
+
+	t->maybe = NULL;
+	if (!unit_bool(section_opt(t, sect, "enabled"), true))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(conds); i++) {
+		char key[32];
+		const char *re;
+		_cleanup_(freep) char *v = NULL;
+		int r;
+
+		snprintf(key, sizeof(key), "%s_regex", conds[i]);
+		if (!(re = section_opt(t, sect, key)) || !(v = expand(t, re)))
+			continue;
+		r = tuned_condition(&t->cond, t->w, conds[i], v, why, size);
+		if (r == 0)
+			return false;
+		if (r < 0)
+			t->maybe = why;
+	}
+	return true;
+}
+
 static void entries(struct tuned *t, int flags, bool reapply)
 {
 	int thp = kparam_has(t->w->cmdline ? t->w->cmdline : "", "transparent_hugepage") ? T_CMDLINE : 0;
@@ -351,9 +441,14 @@ static void entries(struct tuned *t, int flags, bool reapply)
 	for (size_t i = 0; i < t->n; i++) {
 		struct topt *o = &t->v[i];
 		const char *type = section_type(t, o->sect), *d = section_opt(t, o->sect, "devices");
-		_cleanup_(freep) char *value = expand(t, o->value), *devs = d ? expand(t, d) : NULL;
+		_cleanup_(freep) char *value = NULL, *devs = NULL;
+		char why[256];
 
-		if (!value || (d && !devs) || !enabled_word(section_opt(t, o->sect, "enabled"), true))
+		if (unit_option(o->key) || !section_runs(t, o->sect, why, sizeof(why)))
+			continue;
+		value = expand(t, o->value);
+		devs = d ? expand(t, d) : NULL;
+		if (!value || (d && !devs))
 			continue;
 		if (!strcmp(type, "disk") && !strcmp(o->key, "elevator"))
 			add(t, o, "queue/scheduler", value, value, devs ? devs : "*", flags);
@@ -364,7 +459,7 @@ static void entries(struct tuned *t, int flags, bool reapply)
 			add(t, o, "sys/kernel/mm/transparent_hugepage/enabled", value, value, NULL, flags | thp);
 		else if (!strcmp(type, "vm") && !strcmp(o->key, "transparent_hugepage.defrag"))
 			add(t, o, "sys/kernel/mm/transparent_hugepage/defrag", value, value, NULL, flags);
-		else if (!strcmp(type, "sysctl") && strcmp(o->key, "type") && strcmp(o->key, "enabled")) {
+		else if (!strcmp(type, "sysctl")) {
 			_cleanup_(freep) char *key = xasprintf("proc/sys/%s", o->key);
 
 			for (char *s = key ? key + 9 : NULL; s && *s; s++)
@@ -378,44 +473,6 @@ static void entries(struct tuned *t, int flags, bool reapply)
 	}
 }
 
-/* tuned-main.conf: reapply_sysctl (default on). */
-static bool reapply_sysctl(struct wctx *w)
-{
-	_cleanup_(freep) char *text = NULL;
-	char *p;
-	int n = 0;
-	bool on = true;
-
-	if (writers_read(w, "etc/tuned/tuned-main.conf", &text) < 0)
-		return on;
-	p = text;
-	for (char *line; (line = writers_next_line(&p, &n));) {
-		char *s = strip(line), *eq = strchr(s, '=');
-
-		if (*s != '#' && eq) {
-			*eq = '\0';
-			if (!strcmp(strip(s), "reapply_sysctl"))
-				on = enabled_word(strip(eq + 1), true);
-		}
-	}
-	return on;
-}
-
-/* The unit's link in multi-user.target.wants (its target need not be in
- * the tree): 1, 0, or -errno (said). */
-static int tuned_enabled(struct wctx *w)
-{
-	static const char rel[] = "etc/systemd/system/multi-user.target.wants/tuned.service";
-	char target[PATH_MAX];
-	int on = root_readlink(w->r, rel, target, sizeof(target));
-
-	if (on == -EINVAL || on == -ENOENT || on == -ENOTDIR)
-		on = root_access(w->r, rel);
-	if (on < 0 && on != -ENOENT)
-		writers_error(w, rel, on);
-	return on > 0;
-}
-
 int writers_tuned(struct wctx *w)
 {
 	struct tuned t = { .w = w };
@@ -424,12 +481,13 @@ int writers_tuned(struct wctx *w)
 
 	if (writers_read(w, "etc/tuned/active_profile", &active) < 0)
 		return 0;
-	on = tuned_enabled(w);
+	on = tuned_service_enabled(w);
 	/* several names (tuned-adm profile a b): merged in order, as includes */
 	includes(&t, active, "etc/tuned/active_profile");
-	entries(&t, on > 0 ? 0 : T_OFF, reapply_sysctl(w));
+	entries(&t, on > 0 ? 0 : T_OFF, tuned_reapply_sysctl(w));
 	for (size_t i = 0; i < t.n; i++)
 		topt_free(&t.v[i]);
 	free(t.v);
+	tuned_cond_free(&t.cond);
 	return 0;
 }

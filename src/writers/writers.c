@@ -130,7 +130,8 @@ void writers_ctx_free(struct wctx *w)
 
 int writers_annotate(struct ctx *c, struct plan *p)
 {
-	struct wctx w = { .r = &c->root, .cmdline = c->kernel.cmdline };
+	struct wctx w = { .r = &c->root, .cmdline = c->kernel.cmdline, .release = c->kernel.release,
+			  .kernel = &c->kernel };
 	unsigned want = 0;
 	int n;
 
