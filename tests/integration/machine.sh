@@ -121,7 +121,7 @@ OUT=$("$ET" plan --wide --root "$t" --machine "$MACHINES/aws-nitro.conf" 2>&1)
 contains "aws-nitro: the root volume is EBS, known by its PCI ID" "EC2 EBS volume"
 OUT=$("$ET" plan --wide --root "$t" --machine "$MACHINES/gce.conf" 2>&1)
 contains "gce: the Persistent Disk on virtio-scsi is a virtual disk" "virtual disk (sd, virtio-scsi"
-OUT=$("$ET" plan --wide --root "$t" --machine "$MACHINES/azure.conf" 2>&1)
+OUT=$("$ET" plan --wide --verbose --root "$t" --machine "$MACHINES/azure.conf" 2>&1)
 contains "azure: storvsc disks are Hyper-V's" "Hyper-V storvsc"
 contains "azure: the NIC's qdisc waits for the interface" "an image's first boot: set through netlink when eth0 is up (2 TX queues)"
 

@@ -40,7 +40,7 @@ qdisc.limit = 321
 interfaces = a* ren* !a4
 CONF
 
-check_rc "plan in the namespace" 0 -- et plan --config "$WORK/net.conf"
+check_rc "plan in the namespace" 0 -- et plan --verbose --config "$WORK/net.conf"
 contains "plan: a user's htb root is left alone, named" "root qdisc htb 1: was set by someone else"
 contains "plan: default_qdisc is not in a namespace" "exists only in the initial network namespace"
 # Every interface left alone has its line, naming the rule that excluded it.
@@ -48,7 +48,7 @@ contains "plan: an excluded interface says which glob excluded it" "a4 is exclud
 contains "plan: an interface no glob names says so" "[net] interfaces = a* ren* !a4 does not name b0"
 grep -v '^interfaces' "$WORK/net.conf" >"$WORK/default.conf"
 bridge=$(nsx ip link add br9 type bridge 2>/dev/null && echo yes)
-check_rc "plan with the default selection" 0 -- et plan --config "$WORK/default.conf"
+check_rc "plan with the default selection" 0 -- et plan --verbose --config "$WORK/default.conf"
 contains "default selection: the loopback is named so" "lo is the loopback interface, not a physical device"
 contains "default selection: a veth is no physical device" "a0 is not a physical device (no sys/class/net/a0/device)"
 if [ "$bridge" = yes ]; then

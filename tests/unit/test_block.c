@@ -768,6 +768,7 @@ static void test_scheduler_unavailable(void **state)
 
 	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-unit\n");
 	tree_write(f->dir, "proc/modules", "");
+	tree_write(f->dir, "lib/modules/6.1.0-unit/modules.dep", ""); /* depmod'ed, without these */
 	disk(f, "vda", "[none] mq-deadline\n", "128\n", NULL, VIRTIO);
 	fx_ctx(f, "[block]\nscheduler = bfq kyber\nread_ahead_kb = 256\n", NULL);
 	plan(f);
@@ -841,6 +842,7 @@ static void test_scheduler_legacy_on_blkmq(void **state)
 
 	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-unit\n");
 	tree_write(f->dir, "proc/modules", "");
+	tree_write(f->dir, "lib/modules/6.1.0-unit/modules.dep", ""); /* depmod'ed, without these */
 	disk(f, "sda", "[mq-deadline] kyber none\n", NULL, "1\n", SD);
 	fx_ctx(f, "[block]\nscheduler = deadline\n", NULL);
 	plan(f);
@@ -867,6 +869,7 @@ static void test_scheduler_unavailable_reason_once(void **state)
 	const char *first;
 
 	tree_write(f->dir, "proc/modules", "");
+	tree_write(f->dir, "lib/modules/6.1.0-et/modules.dep", ""); /* depmod'ed, without these */
 	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-et");
 	disk(f, "vda", "[none]\n", NULL, NULL, VIRTIO);
 	f->fk.live = "kyber-iosched";
@@ -965,6 +968,8 @@ static void test_iosched_scheduler_missing(void **state)
 	const struct item *it;
 
 	tree_write(f->dir, "proc/modules", "");
+	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-unit\n");
+	tree_write(f->dir, "lib/modules/6.1.0-unit/modules.dep", ""); /* depmod'ed, without these */
 	disk(f, "vda", "[mq-deadline] none\n", NULL, NULL, VIRTIO);
 	attr(f, "vda", "queue/iosched/fifo_batch", "16\n");
 	fx_ctx(f, "[block]\nscheduler = bfq\niosched.fifo_batch = 8\n", NULL);

@@ -14,6 +14,7 @@ static struct mods *fake(struct fx *f, bool modules)
 	if (modules) {
 		tree_write(f->dir, "proc/modules", "");
 		tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-et");
+		tree_write(f->dir, "lib/modules/6.1.0-et/modules.dep", "");
 	} else {
 		tree_mkdir(f->dir, "proc/sys/kernel");
 	}
@@ -238,6 +239,7 @@ static void test_real_state(void **state)
 	tree_mkdir(f->dir, "sys/module/dm_mod/parameters");
 	tree_write(f->dir, "lib/modules/6.1.0-unit/modules.builtin",
 		   "kernel/block/mq-deadline.ko\nkernel/crypto/crc32c_generic.ko\nkernel/block/bfq\n");
+	tree_write(f->dir, "lib/modules/6.1.0-unit/modules.dep", "");
 	assert_int_equal(root_open(&f->c.root, f->dir), 0);
 	assert_int_equal(kernel_probe(&f->c.kernel, &f->c.root), 0);
 	assert_true(f->c.kernel.modules);
@@ -266,6 +268,7 @@ static void sched_tree(struct fx *f, const char *sched)
 {
 	tree_write(f->dir, "proc/modules", "");
 	tree_write(f->dir, "proc/sys/kernel/osrelease", "6.1.0-et");
+	tree_write(f->dir, "lib/modules/6.1.0-et/modules.dep", "");
 	tree_write(f->dir, "sys/block/vda/queue/scheduler", sched);
 	tree_symlink(f->dir, "sys/block/vda/device/driver", "../../../../bus/virtio/drivers/virtio_blk");
 }
