@@ -4,7 +4,9 @@
  * that a record of a disk that left is never written to the one that took
  * its name (the block row's identity hook).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,29 +26,87 @@ static int disk_dir(const char *path, const char *setting, char *dir, size_t siz
 	return 0;
 }
 
-/* What identifies a disk. diskseq (Linux 5.15+) is exact: the kernel never
- * hands the same number out twice in a boot and takes a new one whenever a
- * loop device gets another file or a disk another medium. Without it nothing
- * is exact; a hash of what tells two disks of one name apart comes closest:
- * MAJ:MIN, the place in sys/devices the name links to (a new sdX on another
- * port or LUN lives elsewhere) and whatever identifiers the device has (wwid,
- * serial, dm uuid, a loop device's backing file: a re-attached cloud volume
- * or a loop device bound to another file differ there). The identifiers are
+/* What a disk may have that tells two disks of one name apart, in the order
+ * the hash takes them (records of every version compare with it). */
+static const char *const ids[] = { "dev", "wwid", "serial", "device/wwid", "device/serial", "dm/uuid",
+				   "loop/backing_file" };
+
+/* Bit i set: the disk's directory holds ids[i]'s first component. One
+ * listing (an open, two getdents64, a close) in place of a failed open per
+ * identifier a disk lacks: most lack most, and every open walks the path
+ * through the sys/block link again. -errno: no listing; the caller then
+ * tries every identifier, so the value stays what the reads alone give. */
+static int present(const struct root *r, const char *dir, unsigned *bits)
+{
+	_cleanup_(closep) int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0);
+	char buf[4096] __attribute__((aligned(8)));
+	ssize_t got;
+
+	if (fd < 0)
+		return fd;
+	*bits = 0;
+	while ((got = getdents64(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < got;) {
+			const struct dirent64 *de = (const void *)(buf + off);
+
+			for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+				size_t n = strcspn(ids[i], "/");
+
+				if (!strncmp(de->d_name, ids[i], n) && !de->d_name[n])
+					*bits |= 1u << i;
+			}
+			off += de->d_reclen;
+		}
+	return got < 0 ? -errno : 0;
+}
+
+/* The hash of the place link (with its NUL) and of each identifier the disk
+ * has (its name and value, each with its NUL). The identifiers are
  * optional: a read that fails counts as absent, because some exist and fail
  * for every read on devices without that data (SCSI wwid without VPD page
- * 0x83: EINVAL), so the same device hashes the same each time. A disk with
- * none of them that comes back at the same place and number passes for the
- * same one. */
+ * 0x83: EINVAL), so the same device hashes the same each time. */
+static int disk_hash(const struct root *r, const char *dir, const char *link, unsigned bits, uint64_t *out)
+{
+	uint64_t h = fnv1a(FNV_OFFSET, link, strlen(link) + 1);
+	char rel[PATH_MAX], buf[PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		char *deleted;
+
+		if (pathf(rel, sizeof(rel), "%s/%s", dir, ids[i]) < 0)
+			return -ENAMETOOLONG;
+		if (!(bits & (1u << i)) || root_read(r, rel, buf, sizeof(buf)) < 0)
+			continue;
+		/* The backing file deleted since: still the same binding. */
+		deleted = strstr(buf, " (deleted)");
+		if (deleted && !deleted[10])
+			*deleted = '\0';
+		h = fnv1a(fnv1a(h, ids[i], strlen(ids[i]) + 1), buf, strlen(buf) + 1);
+	}
+	*out = h;
+	return 0;
+}
+
+/* What identifies a disk. diskseq (Linux 5.15+) is exact: the kernel never
+ * hands the same number out twice in a boot and takes a new one whenever a
+ * loop device gets another file or a disk another medium; reading it is
+ * all a disk of such a kernel costs. Without it nothing is exact; a hash
+ * of what tells two disks of one name apart comes closest: MAJ:MIN, the
+ * place in sys/devices the name links to (a new sdX on another port or LUN
+ * lives elsewhere) and whatever identifiers the device has (wwid, serial,
+ * dm uuid, a loop device's backing file: a re-attached cloud volume or a
+ * loop device bound to another file differ there). A disk with none of
+ * them that comes back at the same place and number passes for the same
+ * one. */
 static int disk_identity(const struct root *r, const char *dir, char *out, size_t size)
 {
-	static const char *const ids[] = { "dev", "wwid", "serial", "device/wwid", "device/serial",
-					   "dm/uuid", "loop/backing_file" };
-	char rel[PATH_MAX], buf[PATH_MAX];
+	char rel[PATH_MAX], link[PATH_MAX];
 	unsigned long long seq;
-	uint64_t h = FNV_OFFSET;
+	unsigned bits;
+	uint64_t h;
 	int rr;
 
-	if (pathf(rel, sizeof(rel), "%s/diskseq", dir) < 0)
+	if (pathf(rel, sizeof(rel), "%s/diskseq", dir) < 0 || pathf(link, sizeof(link), "%s", dir) < 0)
 		return -ENAMETOOLONG;
 	rr = root_read_u64(r, rel, &seq);
 	if (rr == 0) {
@@ -55,26 +115,13 @@ static int disk_identity(const struct root *r, const char *dir, char *out, size_
 	}
 	if (rr != -ENOENT)
 		return rr;
-	rr = root_readlink(r, dir, buf, sizeof(buf)); /* -ENOENT: gone */
-	if (rr == -EINVAL) /* a directory of a captured tree: its path is its place */
-		rr = snprintf(buf, sizeof(buf), "%s", dir);
-	if (rr < 0)
+	rr = root_readlink(r, dir, link, sizeof(link)); /* -ENOENT: gone */
+	if (rr < 0 && rr != -EINVAL) /* EINVAL: a directory of a captured tree: its path is its place */
 		return rr;
-	h = fnv1a(h, buf, (size_t)rr + 1);
-	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
-		char *deleted;
-
-		if (pathf(rel, sizeof(rel), "%s/%s", dir, ids[i]) < 0)
-			return -ENAMETOOLONG;
-		rr = root_read(r, rel, buf, sizeof(buf));
-		if (rr < 0)
-			continue;
-		/* The backing file deleted since: still the same binding. */
-		deleted = strstr(buf, " (deleted)");
-		if (deleted && !deleted[10])
-			*deleted = '\0';
-		h = fnv1a(fnv1a(h, ids[i], strlen(ids[i]) + 1), buf, strlen(buf) + 1);
-	}
+	if (present(r, dir, &bits) < 0)
+		bits = ~0u;
+	if ((rr = disk_hash(r, dir, link, bits, &h)) < 0)
+		return rr;
 	snprintf(out, size, "dev:%016llx", (unsigned long long)h);
 	return 0;
 }
