@@ -88,7 +88,7 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc)
 endif
 
-.PHONY: all check check-faults check-unit check-integration check-valgrind check-package check-boot check-fuzz-regress fuzz bench bench-sched bench-workload clean install uninstall print-installed deb rpm
+.PHONY: all check check-faults check-unit check-integration check-valgrind check-package check-boot check-cloudinit check-fuzz-regress fuzz bench bench-sched bench-workload clean install uninstall print-installed deb rpm
 
 all: $(BUILD)/earlytune
 
@@ -200,6 +200,9 @@ check-package: $(BUILD)/earlytune $(DEPS_A)
 # Real kernels, real initramfs generators, QEMU: see tests/boot/run.sh.
 check-boot: $(BUILD)/earlytune
 	tests/boot/run.sh $(BUILD)
+# The boot step's cloud-init first boot alone (after the same setup).
+check-cloudinit: $(BUILD)/earlytune
+	ET_BOOTS=cloud tests/boot/run.sh $(BUILD)
 
 # Every flavour is built once, here; the steps (tests/steps) only run them.
 check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)/zstdcat $(UNIT_BINS) $(FUZZ_BINS)
@@ -305,7 +308,8 @@ INSTALLED  := $(SBINDIR)/earlytune $(UDEVRULESDIR)/70-earlytune.rules \
 	      $(DRACUTDIR)/50earlytune/module-setup.sh $(DRACUTDIR)/50earlytune/earlytune-pre-udev.sh \
 	      $(ITDIR)/hooks/earlytune $(ITDIR)/scripts/init-top/earlytune \
 	      $(KINSTDIR)/95-earlytune.install /etc/kernel/postinst.d/zz-earlytune \
-	      $(SYSTEMDDIR)/earlytune.service $(PRESETDIR)/80-earlytune.preset \
+	      $(SYSTEMDDIR)/earlytune.service $(SYSTEMDDIR)/earlytune-cloud-init.service \
+	      $(PRESETDIR)/80-earlytune.preset \
 	      $(GENERATORDIR)/earlytune-generator $(LIBEXECDIR)/earlytune/uninstall \
 	      $(SYSTEMDDIR)/earlytune-verify.service $(SYSTEMDDIR)/earlytune-verify.timer \
 	      $(DOCDIR)/examples/earlytune.rules.yml $(EXAMPLES:%=$(DOCDIR)/examples/%) \
@@ -322,6 +326,7 @@ install: $(BUILD)/earlytune
 	$(call install_subst,0755,hook/95-earlytune.install,$(KINSTDIR)/95-earlytune.install)
 	$(call install_subst,0755,hook/zz-earlytune.postinst,/etc/kernel/postinst.d/zz-earlytune)
 	$(call install_subst,0644,hook/earlytune.service,$(SYSTEMDDIR)/earlytune.service)
+	$(call install_subst,0644,hook/earlytune-cloud-init.service,$(SYSTEMDDIR)/earlytune-cloud-init.service)
 	$(call install_subst,0755,hook/earlytune-generator,$(GENERATORDIR)/earlytune-generator)
 	# The packages' removal scripts run it: the kernel parameters out, the bootloader regenerated.
 	$(call install_subst,0755,hook/earlytune-uninstall,$(LIBEXECDIR)/earlytune/uninstall)
@@ -330,8 +335,8 @@ install: $(BUILD)/earlytune
 	# starts only where a textfile directory exists (its conditions).
 	$(call install_subst,0644,hook/earlytune-verify.service,$(SYSTEMDDIR)/earlytune-verify.service)
 	install -D -m 0644 hook/earlytune-verify.timer $(DESTDIR)$(SYSTEMDDIR)/earlytune-verify.timer
-	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service earlytune-verify.timer,\
-	  @echo "make install: no systemctl here; enable the units with: systemctl $(if $(DESTDIR),--root=$(abspath $(DESTDIR)) )preset earlytune.service earlytune-verify.timer"))
+	$(if $(filter 1,$(ENABLE)),$(if $(SYSTEMCTL),$(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) preset earlytune.service earlytune-cloud-init.service earlytune-verify.timer,\
+	  @echo "make install: no systemctl here; enable the units with: systemctl $(if $(DESTDIR),--root=$(abspath $(DESTDIR)) )preset earlytune.service earlytune-cloud-init.service earlytune-verify.timer"))
 	install -D -m 0644 hook/earlytune.rules.yml $(DESTDIR)$(DOCDIR)/examples/earlytune.rules.yml
 	install -m 0644 $(addprefix examples/,$(EXAMPLES)) $(DESTDIR)$(DOCDIR)/examples/
 	$(call install_subst,0644,README.md,$(DOCDIR)/README.md)
@@ -348,6 +353,6 @@ print-installed:
 # Whatever enabled the unit (the preset, an admin) is undone; a mask stays.
 uninstall:
 	$(if $(SYSTEMCTL),-[ ! -e $(DESTDIR)$(SYSTEMDDIR)/earlytune.service ] || \
-	  $(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) disable earlytune.service earlytune-verify.timer)
+	  $(SYSTEMCTL) --root=$(abspath $(DESTDIR)/) disable earlytune.service earlytune-cloud-init.service earlytune-verify.timer)
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(DESTDIR)$(DRACUTDIR)/50earlytune $(DESTDIR)$(LIBEXECDIR)/earlytune $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null

@@ -111,6 +111,8 @@ ok "the .deb has no static sysinit.target.wants link" $((!$?))
 dpkg-deb -e "$deb" "$W/ctl"
 grep -q "deb-systemd-helper enable 'earlytune.service'" "$W/ctl/postinst"
 ok "postinst enables earlytune.service" $?
+grep -q "deb-systemd-helper enable 'earlytune-cloud-init.service'" "$W/ctl/postinst"
+ok "postinst enables earlytune-cloud-init.service" $?
 grep -q "deb-systemd-helper enable 'earlytune-verify.timer'" "$W/ctl/postinst"
 ok "postinst enables the verify timer (it starts only where a textfile directory exists)" $? "$(grep -n timer "$W/ctl/postinst")"
 grep -q 'deb-systemd-invoke.*start' "$W/ctl/postinst"
@@ -172,6 +174,8 @@ if [ -f "$rpm" ]; then
 	done
 	rpm -qp --scripts "$rpm" 2>/dev/null | grep -q 'preset earlytune.service'
 	ok "%post presets earlytune.service" $?
+	rpm -qp --scripts "$rpm" 2>/dev/null | grep -q 'preset earlytune.service earlytune-cloud-init.service'
+	ok "%post presets earlytune-cloud-init.service" $?
 else
 	fail "the .rpm is in $build/rpm/RPMS"
 fi
@@ -328,6 +332,9 @@ for u in earlytune-verify.timer earlytune-verify.service; do
 		"|/var/lib/prometheus/node-exporter |/var/lib/node_exporter/textfile_collector |/var/lib/node_exporter" \
 		sh -c "sed -n 's/^ConditionPathIsDirectory=//p' '$D/usr/lib/systemd/system/$u' | tr '\n' ' ' | sed 's/ \$//'"
 done
+eq_out "the preset enabled earlytune-cloud-init.service" enabled sctl "$D" is-enabled earlytune-cloud-init.service
+[ -L "$D/etc/systemd/system/cloud-init.target.wants/earlytune-cloud-init.service" ]
+ok "its link is in cloud-init.target.wants: it runs only where cloud-init runs" $?
 sctl "$D" disable earlytune.service >/dev/null 2>&1
 eq_out "systemctl disable: is-enabled says disabled" disabled sctl "$D" is-enabled earlytune.service
 [ ! -e "$D/etc/systemd/system/sysinit.target.wants/earlytune.service" ]
@@ -345,7 +352,7 @@ verify_unit() { # ROOT UNIT [PREFIX]
 	(cd "$1" && MANPATH="$1${3:-/usr}/share/man" systemd-analyze verify --recursive-errors=no --root="$1" \
 		".${3:-/usr}/lib/systemd/system/$2" 2>&1)
 }
-for u in earlytune.service earlytune-verify.service earlytune-verify.timer; do
+for u in earlytune.service earlytune-cloud-init.service earlytune-verify.service earlytune-verify.timer; do
 	out=$(verify_unit "$D" "$u")
 	ok "systemd-analyze verify $u: clean" $? "$out"
 	[ -z "$out" ]

@@ -155,32 +155,49 @@ static void check_package(struct checks *k)
 		     "no initramfs generator in this image (dracut, initramfs-tools): the unit applies at boot");
 }
 
-/* ---- the unit ------------------------------------------------------------- */
+/* ---- the units ------------------------------------------------------------ */
 
-#define UNIT "earlytune.service"
-#define WANTS "etc/systemd/system/sysinit.target.wants/" UNIT
-
-/* Enabled the way systemctl enable and preset do it ([Install] WantedBy=
- * sysinit.target): a link in /etc to the unit; masked: /etc's unit is
- * /dev/null, which beats every link. */
-static void check_unit(struct checks *k)
+/* Enabled the way systemctl enable and preset do it (a link in /etc's
+ * TARGET.wants to the unit, from [Install] WantedBy=TARGET); masked: /etc's
+ * unit is /dev/null, which beats every link. */
+static void check_enabled(struct checks *k, const char *unit, const char *target)
 {
 	const struct root *r = &k->c->root;
-	char target[PATH_MAX], mask[32];
-	int n = root_readlink(r, WANTS, target, sizeof(target)), a = root_access(r, WANTS);
-	const char *base = n > 0 ? strrchr(target, '/') : NULL;
+	char wants[PATH_MAX], place[PATH_MAX], link[PATH_MAX], mask[32];
+	int n, a;
+	const char *base;
 
-	if (root_readlink(r, "etc/systemd/system/" UNIT, mask, sizeof(mask)) > 0 && !strcmp(mask, "/dev/null"))
-		said(k, "unit", UNIT, false, "masked: /etc/systemd/system/" UNIT " -> /dev/null; systemctl unmask " UNIT);
-	else if (n > 0 && a > 0 && !strcmp(base ? base + 1 : target, UNIT))
-		said(k, "unit", UNIT, true, "enabled: /" WANTS " -> %s", target);
+	snprintf(wants, sizeof(wants), "etc/systemd/system/%s.wants/%s", target, unit);
+	n = root_readlink(r, wants, link, sizeof(link));
+	a = root_access(r, wants);
+	base = n > 0 ? strrchr(link, '/') : NULL;
+	snprintf(place, sizeof(place), "etc/systemd/system/%s", unit);
+	if (root_readlink(r, place, mask, sizeof(mask)) > 0 && !strcmp(mask, "/dev/null")) {
+		said(k, "unit", unit, false, "masked: /%s -> /dev/null; systemctl unmask %s", place, unit);
+		return;
+	}
+	snprintf(place, sizeof(place), "usr/lib/systemd/system/%s.wants/%s", target, unit);
+	if (n > 0 && a > 0 && !strcmp(base ? base + 1 : link, unit))
+		said(k, "unit", unit, true, "enabled: /%s -> %s", wants, link);
 	else if (n > 0)
-		said(k, "unit", UNIT, false, "/" WANTS " -> %s: %s", target,
-		     a < 0 ? strerror(-a) : a == 0 ? "a dangling link" : "not a link to " UNIT);
-	else if (root_access(r, "usr/lib/systemd/system/sysinit.target.wants/" UNIT) > 0)
-		said(k, "unit", UNIT, false, "only a static link in /usr/lib (an old install): systemctl preset " UNIT);
+		said(k, "unit", unit, false, "/%s -> %s: %s%s", wants, link,
+		     a < 0 ? strerror(-a) : a == 0 ? "a dangling link" : "not a link to ", a > 0 ? unit : "");
+	else if (root_access(r, place) > 0)
+		said(k, "unit", unit, false, "only a static link in /usr/lib (an old install): systemctl preset %s", unit);
 	else
-		said(k, "unit", UNIT, false, "not enabled (no /" WANTS "): systemctl --root IMAGE preset " UNIT);
+		said(k, "unit", unit, false, "not enabled (no /%s): systemctl --root IMAGE preset %s", wants, unit);
+}
+
+/* earlytune.service at every boot; where the image has cloud-init, the unit
+ * that applies what user-data writes, after cloud-init's init stage. */
+static void check_units(struct checks *k)
+{
+	const struct root *r = &k->c->root;
+
+	check_enabled(k, "earlytune.service", "sysinit.target");
+	if (root_access(r, "usr/lib/systemd/system/cloud-init.target") > 0 ||
+	    root_access(r, "lib/systemd/system/cloud-init.target") > 0)
+		check_enabled(k, "earlytune-cloud-init.service", "cloud-init.target");
 }
 
 /* ---- each kernel ---------------------------------------------------------- */
@@ -288,7 +305,7 @@ int cmd_verify_image(struct ctx *c)
 	struct strbuf out = { 0 };
 
 	check_package(&k);
-	check_unit(&k);
+	check_units(&k);
 	check_kernels(&k);
 	check_guard(&k);
 	if (!c->json) {

@@ -3,7 +3,8 @@
 # The boot tests' Debian 12 root: systemd, udev, both initramfs generators
 # and both cloud kernels, bookworm's (6.1) and bookworm-backports' (6.12);
 # LVM and cryptsetup for the stacked-device boot, rt-tests (cyclictest) for
-# bench/sched.sh. The archive is the one this machine's apt uses.
+# bench/sched.sh, cloud-init for the cloud-init boot (dosfstools and mtools
+# make its NoCloud seed disk). The archive is the one this machine's apt uses.
 #
 # Built once per set of inputs, into ${ET_ROOT_CACHE:-/var/cache/earlytune-tests}/root-KEY
 # (KEY: a hash of every input below), outside any checkout, so that a fresh
@@ -26,7 +27,10 @@ FORMAT=1
 SUITE=bookworm
 VARIANT=minbase
 INCLUDE=systemd,systemd-sysv,udev,kmod,iproute2,procps,e2fsprogs,dracut-core,initramfs-tools,busybox,zstd
-EXTRA="lvm2 cryptsetup-bin rt-tests"
+EXTRA="lvm2 cryptsetup-bin rt-tests dosfstools mtools"
+# Installed with apt in the root: debootstrap cannot configure cloud-init's
+# Python dependencies (python3-cryptography fails in its second stage).
+APT=cloud-init
 # The root's sources: this machine's, with backports for the 6.12 kernel.
 SOURCES='s/^Suites:.*bookworm .*/Suites: bookworm bookworm-updates bookworm-backports/'
 # Run in the root (sh -c), with DEBIAN_FRONTEND=noninteractive.
@@ -37,7 +41,7 @@ KERNELS='apt-get update -q &&
 mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
 [ -n "$mirror" ] || { echo "mkroot: no Debian archive in /etc/apt/sources.list.d/debian.sources" >&2; exit 1; }
 
-key=$(printf '%s\n' "$FORMAT" "$SUITE" "$VARIANT" "$INCLUDE" "$EXTRA" "$SOURCES" "$KERNELS" "$mirror" |
+key=$(printf '%s\n' "$FORMAT" "$SUITE" "$VARIANT" "$INCLUDE" "$EXTRA" "$APT" "$SOURCES" "$KERNELS" "$mirror" |
 	sha256sum | cut -c1-16)
 cache=${ET_ROOT_CACHE:-/var/cache/earlytune-tests}
 dir=$cache/root-$key
@@ -64,6 +68,9 @@ build() { # TMP: the root built in TMP, its log in DIR.log
 	cp /etc/resolv.conf "$tmp/etc/resolv.conf" 2>/dev/null || true
 	et_binds on "$tmp"
 	chroot "$tmp" sh -c "export DEBIAN_FRONTEND=noninteractive; $KERNELS" >>"$log" 2>&1 9>&- ||
+		{ tail -20 "$log" >&2; return 1; }
+	chroot "$tmp" sh -c "export DEBIAN_FRONTEND=noninteractive
+		apt-get install -y -q --no-install-recommends $APT && apt-get clean" >>"$log" 2>&1 9>&- ||
 		{ tail -20 "$log" >&2; return 1; }
 	et_binds off "$tmp"
 	echo "mkroot: built in $(($(date +%s) - t)) s, kernels:" $(ls "$tmp/lib/modules") >&2

@@ -13,7 +13,8 @@
 # inputs, outside the tree), seen at BUILD_DIR/boot/rootfs through an
 # overlay whose upper layer (BUILD_DIR/boot/upper) starts empty at every run:
 # each run installs the package into a pristine root, and the cache is never
-# written. Per kernel three boots: initramfs-tools (tuned, then power off in
+# written. First the cloud-init first boot (cloudinit.sh, Debian 12's
+# kernel). Then per kernel three boots: initramfs-tools (tuned, then power off in
 # the initramfs), earlytune=0 (dracut: untouched, [sched] changes nothing),
 # and the full systemd boot, whose dracut initramfs reports the tuned state
 # and runs the [sched] checks before it goes on to the real root (its
@@ -33,6 +34,8 @@ start=$(date +%s%N) timings=()
 mkdir -p "$B"
 # shellcheck source=tests/boot/root.sh
 . "$here/root.sh"
+# shellcheck source=tests/boot/cloudinit.sh
+. "$here/cloudinit.sh"
 
 pass() { echo "ok - boot: $1"; PASS=$((PASS + 1)); }
 fail() { echo "not ok - boot: $1"; shift; for l in "$@"; do echo "    $l"; done; FAIL=$((FAIL + 1)); }
@@ -104,6 +107,7 @@ install -D -m 0755 "$here/ettest-full" "$ROOT/usr/local/sbin/ettest-full"
 install -D -m 0644 "$here/ettest.service" "$ROOT/etc/systemd/system/ettest.service"
 mkdir -p "$ROOT/etc/systemd/system/multi-user.target.wants"
 ln -sf ../ettest.service "$ROOT/etc/systemd/system/multi-user.target.wants/ettest.service"
+cloud_install
 # The stacked-device boot: a value for LVs and LUKS maps on virtual disks
 # that neither LVM (auto read-ahead only raises) nor cryptsetup writes, so
 # the value in force is earlytune's; the LUKS keyfile.
@@ -327,7 +331,7 @@ full_boot() { # KVER
 	qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
 		-serial "file:$con" -monitor "unix:$sock,server,nowait" \
 		-kernel "$ROOT/boot/vmlinuz-$k" -initrd "$ROOT/boot/et-dracut-$k.img" \
-		-append "console=ttyS0 panic=-1 root=/dev/vda rw rd.lvm=0 rd.luks=0 rd.ettest=continue" \
+		-append "console=ttyS0 panic=-1 root=/dev/vda rw rd.lvm=0 rd.luks=0 rd.ettest=continue cloud-init=disabled" \
 		-drive file="$B/root.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0,num-queues=1 \
 		-drive file="$B/lvm.img",if=none,id=d1,format=raw -device virtio-blk-pci,drive=d1,num-queues=1 \
 		-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no,queues=2 \
@@ -508,6 +512,10 @@ ip tuntap add dev "$TAP" mode tap multi_queue || fail "create a multiqueue tap"
 mkfs_disk "$B/disk.img" 64M
 # Blank: the first full boot makes the LV, the next finds it at boot.
 rm -f "$B/lvm.img" && truncate -s 64M "$B/lvm.img"
+# Debian 12's own kernel, on the root no boot has changed yet.
+cloud_boot "$(echo "$kernels" | head -1)"
+# ET_BOOTS=cloud: that boot only (make check-cloudinit)
+[ "${ET_BOOTS:-all}" = cloud ] && exit
 for k in $kernels; do
 	vmlinuz=$ROOT/boot/vmlinuz-$k
 	boot "itools-$k" "$vmlinuz" "$ROOT/boot/initrd.img-$k" "root=/dev/vda rw"

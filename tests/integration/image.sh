@@ -261,6 +261,26 @@ mk_full "$t" itools "$K1"
 ln -s /dev/null "$t/etc/systemd/system/earlytune.service"
 check_failed "unit masked" unit earlytune.service "masked"
 
+# With cloud-init in the image, the unit that applies what user-data writes
+# after its init stage must be enabled too; without, it is not looked at.
+t=$WORK/cloud
+mk_full "$t" itools "$K1"
+check_rc "no cloud-init: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
+lacks "no cloud-init: the cloud-init unit is not checked" "earlytune-cloud-init"
+mkdir -p "$t/usr/lib/systemd/system"
+: >"$t/usr/lib/systemd/system/cloud-init.target"
+: >"$t/usr/lib/systemd/system/earlytune-cloud-init.service"
+check_failed "cloud-init, its unit not enabled" unit earlytune-cloud-init.service \
+	"not enabled (no /etc/systemd/system/cloud-init.target.wants/earlytune-cloud-init.service): systemctl --root IMAGE preset earlytune-cloud-init.service"
+mkdir -p "$t/etc/systemd/system/cloud-init.target.wants"
+ln -s /usr/lib/systemd/system/earlytune-cloud-init.service "$t/etc/systemd/system/cloud-init.target.wants/"
+check_rc "cloud-init, its unit enabled: verify --image exits 0" 0 -- "$ET" verify --root "$t" --image
+contains "cloud-init, its unit enabled: said" \
+	"pass  unit      earlytune-cloud-init.service: enabled: /etc/systemd/system/cloud-init.target.wants/earlytune-cloud-init.service -> /usr/lib/systemd/system/earlytune-cloud-init.service"
+ln -s /dev/null "$t/etc/systemd/system/earlytune-cloud-init.service"
+check_failed "cloud-init, its unit masked" unit earlytune-cloud-init.service \
+	"masked: /etc/systemd/system/earlytune-cloud-init.service -> /dev/null; systemctl unmask earlytune-cloud-init.service"
+
 t=$WORK/noinitrd
 mk_full "$t" itools "$K1"
 rm "$t/boot/initrd.img-$K1"
