@@ -82,13 +82,23 @@ static int layout(const struct plan *p, int ncols, int columns, int *w)
 	return total;
 }
 
+static void put(struct strbuf *sb, const char *s)
+{
+	sb_put(sb, s, strlen(s));
+}
+
 /* A cell padded to w, or cut to w with '~' as its last character. */
 static void cell(struct strbuf *sb, const char *s, int w)
 {
-	if ((int)strlen(s) > w)
-		sb_printf(sb, "%.*s~", w - 1, s);
-	else
-		sb_printf(sb, "%-*s", w, s);
+	int n = (int)strlen(s);
+
+	if (n > w) {
+		sb_put(sb, s, (size_t)(w - 1));
+		sb_put(sb, "~", 1);
+	} else {
+		sb_put(sb, s, (size_t)n);
+		sb_spaces(sb, w - n);
+	}
 }
 
 /* The last cell is not padded, unless text follows it on the line. */
@@ -96,67 +106,87 @@ static void row(struct strbuf *sb, const char *const *v, int ncols, const int *w
 {
 	for (int k = 0; k < ncols; k++) {
 		if (k)
-			sb_printf(sb, " ");
+			sb_put(sb, " ", 1);
 		if (k == ncols - 1 && !more)
-			sb_printf(sb, "%s", v[k]);
+			put(sb, v[k]);
 		else
 			cell(sb, v[k], w[k]);
 	}
 }
 
-/* What is said about an item: "error: …" or its reason, then its source. */
-static char *note(const struct item *it)
+/* What is said about an item: "error: …" or its reason, then its source;
+ * built in nb (emptied first), NULL when there is nothing to say. */
+static const char *note(struct strbuf *nb, const struct item *it)
 {
 	const char *text = it->error ? it->error : it->reason;
 	bool has_text = text && *text;
 
+	nb->len = 0;
 	if (!has_text && !it->source)
 		return NULL;
-	return xasprintf("%s%s%s%s%s%s", it->error ? "error: " : "", has_text ? text : "",
-			 has_text && it->source ? " " : "", it->source ? "[" : "", it->source ? it->source : "",
-			 it->source ? "]" : "");
+	if (it->error)
+		put(nb, "error: ");
+	if (has_text)
+		put(nb, text);
+	if (it->source) {
+		if (has_text)
+			put(nb, " ");
+		put(nb, "[");
+		put(nb, it->source);
+		put(nb, "]");
+	}
+	return nb->oom ? NULL : nb->s;
 }
 
-/* A line per other writer of the item, under its notes: wrapped like them,
- * or (--wide) one full line each. */
-static void writer_lines(struct strbuf *sb, const struct item *it, int indent, int columns)
+/* A line of text at indent: wrapped to columns, or (0: --wide) one full line. */
+static void text_line(struct strbuf *sb, const char *text, int indent, int columns)
+{
+	if (columns) {
+		sb_wrap(sb, text, indent, columns);
+		return;
+	}
+	sb_spaces(sb, indent);
+	put(sb, text);
+	sb_put(sb, "\n", 1);
+}
+
+/* A line per other writer of the item, under its notes. */
+static void writer_lines(struct strbuf *sb, struct strbuf *nb, const struct item *it, int indent, int columns)
 {
 	for (size_t i = 0; i < it->nwriters; i++) {
 		const struct writer *x = &it->writers[i];
-		_cleanup_(freep) char *text = xasprintf("also written by %s:%d %s (%s, %s)", x->file, x->line,
-							x->what, x->tool, x->why);
 
-		if (!text)
-			continue;
-		if (columns)
-			sb_wrap(sb, text, indent, columns);
-		else
-			sb_printf(sb, "%*s%s\n", indent, "", text);
+		nb->len = 0;
+		sb_printf(nb, "also written by %s:%d %s (%s, %s)", x->file, x->line, x->what, x->tool, x->why);
+		if (!nb->oom)
+			text_line(sb, nb->s, indent, columns);
 	}
 }
 
-static void item_lines(struct strbuf *sb, const struct item *it, int ncols, const int *w, int columns)
+/* nb: scratch space for the item's notes, reused from item to item. */
+static void item_lines(struct strbuf *sb, struct strbuf *nb, const struct item *it, int ncols, const int *w,
+		       int columns)
 {
-	_cleanup_(freep) char *text = note(it);
+	const char *text = note(nb, it);
 	const char *v[NCOLS];
 
 	cells(it, v);
 	row(sb, v, ncols, w, columns == 0 && text);
-	if (columns == 0) {
-		sb_printf(sb, text ? " %s\n" : "\n", text);
-	} else {
-		sb_printf(sb, "\n");
-		if (text)
-			sb_wrap(sb, text, w[C_DOMAIN] + 1, columns);
+	if (columns == 0 && text) {
+		sb_put(sb, " ", 1);
+		put(sb, text);
 	}
-	writer_lines(sb, it, w[C_DOMAIN] + 1, columns);
+	sb_put(sb, "\n", 1);
+	if (columns && text)
+		sb_wrap(sb, text, w[C_DOMAIN] + 1, columns);
+	writer_lines(sb, nb, it, w[C_DOMAIN] + 1, columns);
 }
 
 /* columns: the width to fit, or 0 (--wide) for full lines. */
 void print_table(const struct plan *plan, bool results, int columns, bool collapse)
 {
 	int ncols = results ? NCOLS : C_RESULT, w[NCOLS];
-	struct strbuf sb = { 0 };
+	struct strbuf sb = { 0 }, nb = { 0 };
 	const char *v[NCOLS + 1];
 	struct rows rows;
 	const struct plan *p = &rows.view;
@@ -172,11 +202,12 @@ void print_table(const struct plan *plan, bool results, int columns, bool collap
 	memcpy(v, headers, sizeof(headers));
 	v[ncols] = "REASON";
 	row(&sb, v, columns ? ncols : ncols + 1, w, false);
-	sb_printf(&sb, "\n");
+	sb_put(&sb, "\n", 1);
 	for (size_t i = 0; i < p->n; i++)
-		item_lines(&sb, &p->v[i], ncols, w, columns);
+		item_lines(&sb, &nb, &p->v[i], ncols, w, columns);
 	if (!sb.oom)
-		fputs(sb.s, stdout);
+		fwrite(sb.s, 1, sb.len, stdout);
+	sb_free(&nb);
 	sb_free(&sb);
 	rows_free(&rows);
 }
