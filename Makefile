@@ -96,8 +96,28 @@ all: $(BUILD)/earlytune
 # page-aligned segment padding: together they keep it under 1.5 MiB.
 SMALL    := -fno-asynchronous-unwind-tables
 
-$(BUILD)/earlytune: $(OBJS) $(DEPS_A)
-	$(CC) $(LDSTATIC) $(LDFLAGS) -Wl,--gc-sections -Wl,-z,noseparate-code -o $@ $(OBJS) $(LINK)
+$(BUILD)/earlytune: $(OBJS) $(BUILD)/gen/profiles.o $(DEPS_A)
+	$(CC) $(LDSTATIC) $(LDFLAGS) -Wl,--gc-sections -Wl,-z,noseparate-code -o $@ $(OBJS) \
+	  $(BUILD)/gen/profiles.o $(LINK)
+
+# The built-in profiles parsed at build time: a program of the library's
+# objects (the reader and every domain's key checks) prints them as the
+# table profile_compiled() returns, linked over the weak one that parses the
+# text (tools/gen-profiles.c).
+$(BUILD)/gen/gen-profiles: tools/gen-profiles.c $(LIBSRCS:src/%.c=$(BUILD)/obj/%.o) $(DEPS_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $(LDFLAGS) -Wl,--gc-sections -o $@ tools/gen-profiles.c \
+	  $(LIBSRCS:src/%.c=$(BUILD)/obj/%.o) $(LINK)
+
+$(BUILD)/gen/profiles.c: $(BUILD)/gen/gen-profiles
+	$< >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/profiles.o: $(BUILD)/gen/profiles.c $(HDRS)
+	$(CC) $(ALLCFLAGS) $(SMALL) -c -o $@ $<
+
+$(BUILD)/san/gen/profiles.o: $(BUILD)/gen/profiles.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -O1 $(SAN) -c -o $@ $<
 
 $(BUILD)/obj/%.o: src/%.c $(HDRS) | $(DEPS_A)
 	@mkdir -p $(dir $@)
@@ -130,7 +150,7 @@ $(BUILD)/san/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -O1 $(SAN) -c -o $@ $<
 
-$(BUILD)/san/earlytune: $(BUILD)/san/main.o $(SAN_OBJS)
+$(BUILD)/san/earlytune: $(BUILD)/san/main.o $(SAN_OBJS) $(BUILD)/san/gen/profiles.o
 	$(CC) $(SAN) -o $@ $^ $(DYNLIBS)
 
 $(BUILD)/unit/%: tests/unit/%.c $(SAN_OBJS) tests/unit/*.h
@@ -140,9 +160,9 @@ $(BUILD)/unit/%: tests/unit/%.c $(SAN_OBJS) tests/unit/*.h
 
 # A dynamic build of the same objects, for valgrind (memcheck cannot follow
 # a static binary's allocator).
-$(BUILD)/dyn/earlytune: $(OBJS)
+$(BUILD)/dyn/earlytune: $(OBJS) $(BUILD)/gen/profiles.o
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(OBJS) $(DYNLIBS)
+	$(CC) -o $@ $^ $(DYNLIBS)
 
 # --- fuzzing: libFuzzer harnesses (tests/fuzz/NAME.c), built with clang -------
 # The library again, compiled by clang with coverage for libFuzzer.

@@ -172,9 +172,10 @@ int root_write_new(const struct root *r, const char *rel, const char *data, size
 
 /* A file to add to at its end: O_APPEND, so that every write lands there
  * whatever the offset; readable, so that the caller can check how it
- * begins and ends. Only a regular file: a symlink is refused as
- * root_write_atomic refuses it (a directory by open itself). */
-int root_open_append(const struct root *r, const char *rel)
+ * begins and ends (its size in *size, from the one fstat that checks it).
+ * Only a regular file: a symlink is refused as root_write_atomic refuses it
+ * (a directory by open itself). */
+int root_open_append(const struct root *r, const char *rel, off_t *size)
 {
 	int fd = root_openat(r, rel, O_RDWR | O_APPEND | O_NOFOLLOW, 0), rr;
 	struct stat st;
@@ -182,6 +183,8 @@ int root_open_append(const struct root *r, const char *rel)
 	if (fd < 0)
 		return fd;
 	rr = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EISDIR;
+	if (rr == 0 && size)
+		*size = st.st_size;
 	if (rr == 0)
 		return fd;
 	close(fd);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "base/util.h"
 
@@ -52,6 +53,6 @@ int root_write_readback(const struct root *r, const char *rel, const char *value
 int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode);
 int file_replace_at(int dfd, const char *last, const char *data, size_t len, int mode, bool durable);
 int root_write_new(const struct root *r, const char *rel, const char *data, size_t len, int mode);
-int root_open_append(const struct root *r, const char *rel); /* fd (O_RDWR | O_APPEND) or -errno */
+int root_open_append(const struct root *r, const char *rel, off_t *size); /* fd (O_RDWR | O_APPEND) or -errno */
 void root_sweep_temps(const struct root *r, const char *dir, const char *name1, const char *name2);
 int write_full(int fd, const void *data, size_t len);

@@ -154,38 +154,43 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
 
 /* The disks to plan: each --device (one lookup, not a listing: udev runs
  * this per device; a lookup that fails leaves its error in errs[i]), or
- * every whole disk. */
+ * every whole disk. sys/block itself is looked at only when a device is not
+ * there: a tree without it holds its disks under sys/devices. */
 static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs)
 {
 	char **v = NULL;
 	size_t cnt = 0;
-	int r = c->ndevices ? root_access(&c->root, "sys/block") : 0;
+	int r = 0, block = 1;
 
-	if (r < 0) { /* each disk asked for fails with the reason */
-		for (size_t i = 0; i < c->ndevices; i++)
-			errs[i] = r;
-		*out = NULL;
-		*n = 0;
-		return 0;
-	}
-	if (!r)
+	if (!c->ndevices)
 		return list_disks(c, out, n);
-	r = 0;
-	for (size_t i = 0; i < c->ndevices && r >= 0; i++) {
+	for (size_t i = 0; i < c->ndevices && r >= 0 && block > 0; i++) {
 		char rel[PATH_MAX];
-		int rr;
+		int rr = pathf(rel, sizeof(rel), "sys/block/%s", c->devices[i]);
 
-		rr = pathf(rel, sizeof(rel), "sys/block/%s", c->devices[i]);
 		if (rr == 0)
 			rr = root_access(&c->root, rel);
 		if (rr > 0)
 			r = add_dir(&v, &cnt, strdup(rel));
 		else if (rr < 0)
 			errs[i] = rr;
+		else
+			block = root_access(&c->root, "sys/block");
 	}
 	*out = v;
 	*n = cnt;
-	return r;
+	if (block > 0)
+		return r;
+	while (cnt)
+		free(v[--cnt]);
+	free(v);
+	*out = NULL;
+	*n = 0;
+	if (!block)
+		return list_disks(c, out, n);
+	for (size_t i = 0; i < c->ndevices; i++) /* each disk asked for fails with the reason */
+		errs[i] = block;
+	return 0;
 }
 
 int block_plan(struct ctx *c, struct plan *p)

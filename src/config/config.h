@@ -78,4 +78,18 @@ const struct cfg_entry *config_get(const struct config *c, const char *section,
 void config_print(const struct config *c, FILE *out);
 char *config_source(const struct cfg_entry *e);
 const char *profile_text(const char *name);
+/* A built-in profile as the reader makes it from its text, parsed at build
+ * time (tools/gen-profiles.c writes build/gen/profiles.c); NULL in a build
+ * without that table (the generator, the unit tests), which parses the text. */
+struct cfg_builtin {
+	const char *section, *name, *key, *value, *reason;
+	int line;
+};
+struct cfg_profile {
+	const char *name;
+	const struct cfg_profile *base; /* the profile whose entries come first, or NULL */
+	const struct cfg_builtin *v;    /* then these */
+	size_t n;
+};
+const struct cfg_profile *profile_compiled(const char *name);
 const char *profile_names(void);

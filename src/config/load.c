@@ -250,10 +250,46 @@ static int load_dropins(struct config *c, const struct root *r)
 }
 
 /* Puts the profile's assignments in front of everything read from files. */
+/* The build links the generated table over this one. */
+__attribute__((weak)) const struct cfg_profile *profile_compiled(const char *name)
+{
+	return NULL;
+}
+
+/* The entries of a profile parsed at build time, as the reader would have
+ * made them from its text: its base's, then its own. */
+static int profile_copy(struct config *p, const struct cfg_profile *b, const char *source)
+{
+	size_t n = b->n + (b->base ? b->base->n : 0);
+
+	p->v = calloc(n + 1, sizeof(*p->v));
+	if (!p->v)
+		return -ENOMEM;
+	p->cap = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_builtin *f = b->base && i < b->base->n ? &b->base->v[i] : &b->v[i - n + b->n];
+		struct cfg_entry *e = &p->v[p->n++];
+
+		*e = (struct cfg_entry){
+			.section = strdup(f->section),
+			.name = f->name ? strdup(f->name) : NULL,
+			.key = strdup(f->key),
+			.value = strdup(f->value),
+			.reason = f->reason ? strdup(f->reason) : NULL,
+			.file = source,
+			.line = f->line,
+		};
+		if (!e->section || !e->key || !e->value || (f->name && !e->name) || (f->reason && !e->reason))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int config_use_profile(struct config *c, const char *name)
 {
 	struct config p = { 0 };
-	const char *text = profile_text(name);
+	const char *text = profile_text(name), *source;
+	const struct cfg_profile *built = profile_compiled(name);
 	_cleanup_(freep) char *src = xasprintf("profile %s", name);
 	struct cfg_entry *v;
 	int r;
@@ -262,7 +298,8 @@ int config_use_profile(struct config *c, const char *name)
 		return -ENOENT;
 	if (!src)
 		return -ENOMEM;
-	r = config_parse_text(&p, text, keep_source(c, src) ?: "profile");
+	source = keep_source(c, src) ?: "profile";
+	r = built ? profile_copy(&p, built, source) : config_parse_text(&p, text, source);
 	if (r < 0 || p.errors) {
 		config_free(&p);
 		return r < 0 ? r : -EINVAL;

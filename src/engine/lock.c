@@ -114,10 +114,15 @@ int state_lock(struct records *rs, const struct root *r)
 	int fd, rr;
 
 	rs->lock_fd = -1;
-	rr = root_mkdir_p(r, STATE_DIR, 0755);
-	if (rr < 0)
-		return rr;
+	/* The directory exists on every run but a boot's first: made only when
+	 * the open says it is missing. */
 	fd = root_openat(r, STATE_DIR "/lock", O_RDWR | O_CREAT, 0600);
+	if (fd == -ENOENT) {
+		rr = root_mkdir_p(r, STATE_DIR, 0755);
+		if (rr < 0)
+			return rr;
+		fd = root_openat(r, STATE_DIR "/lock", O_RDWR | O_CREAT, 0600);
+	}
 	if (fd < 0)
 		return fd;
 	rr = flock(fd, LOCK_EX | LOCK_NB) < 0 ? -errno : 0;

@@ -256,12 +256,12 @@ static int rotate(const struct root *r, const struct strbuf *run, bool boot)
 
 /* The current segment, open to append; -ENOENT when there is no log. A
  * crash between rotate's renames left none, and runs.new is it. */
-static int open_segment(const struct root *r)
+static int open_segment(const struct root *r, off_t *size)
 {
-	int fd = root_open_append(r, RUNLOG_FILE);
+	int fd = root_open_append(r, RUNLOG_FILE, size);
 
 	if (fd == -ENOENT && root_rename(r, RUNLOG_NEW, RUNLOG_FILE) == 0)
-		fd = root_open_append(r, RUNLOG_FILE);
+		fd = root_open_append(r, RUNLOG_FILE, size);
 	return fd;
 }
 
@@ -295,11 +295,10 @@ static int cut_torn(int fd, off_t *size)
  * per disk pays it), not a rewrite of the log. Under the caller's lock. */
 static int append(const struct root *r, const struct strbuf *run, bool boot)
 {
-	_cleanup_(closep) int fd = open_segment(r);
+	off_t size = 0;
+	_cleanup_(closep) int fd = open_segment(r, &size);
 	char head[4];
-	struct stat st;
 	ssize_t n;
-	off_t size;
 	int rr;
 
 	if (fd == -ENOENT)
@@ -307,13 +306,12 @@ static int append(const struct root *r, const struct strbuf *run, bool boot)
 	if (fd < 0)
 		return fd;
 	n = pread(fd, head, sizeof(head), 0);
-	if (n < 0 || fstat(fd, &st) < 0)
+	if (n < 0)
 		return -errno;
 	if (n != sizeof(head) || memcmp(head, "V\t1\t", 4))
 		return start_log(r, run);
-	if ((size_t)st.st_size + run->len > RUNLOG_SEGMENT_BYTES)
+	if ((size_t)size + run->len > RUNLOG_SEGMENT_BYTES)
 		return rotate(r, run, boot);
-	size = st.st_size;
 	rr = cut_torn(fd, &size);
 	if (rr == -EBADMSG)
 		return start_log(r, run);

@@ -375,7 +375,7 @@ static void test_open_append(void **state)
 	int fd;
 
 	tree_write(f->dir, "run/log", "V\n");
-	fd = root_open_append(r, "run/log");
+	fd = root_open_append(r, "run/log", NULL);
 	assert_true(fd >= 0);
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	assert_int_equal(write_full(fd, "R\n", 2), 0);
@@ -384,13 +384,13 @@ static void test_open_append(void **state)
 	close(fd);
 	f->text = tree_read(f->dir, "run/log");
 	assert_string_equal(f->text, "V\nR\n");
-	assert_int_equal(root_open_append(r, "run/missing"), -ENOENT);
-	assert_int_equal(root_open_append(r, "run"), -EISDIR);
+	assert_int_equal(root_open_append(r, "run/missing", NULL), -ENOENT);
+	assert_int_equal(root_open_append(r, "run", NULL), -EISDIR);
 	tree_symlink(f->dir, "run/link", "log");
-	assert_int_equal(root_open_append(r, "run/link"), -ELOOP);
+	assert_int_equal(root_open_append(r, "run/link", NULL), -ELOOP);
 	/* A directory link that leads out of the root leads to the root's own. */
 	tree_symlink(f->dir, "var", "/run");
-	fd = root_open_append(r, "var/log");
+	fd = root_open_append(r, "var/log", NULL);
 	assert_true(fd >= 0);
 	assert_int_equal(write_full(fd, "X\n", 2), 0);
 	close(fd);
