@@ -35,7 +35,7 @@ eq "a later run reaches run/earlytune first through its lock" \
 	"$(grep -o '"run/earlytune/[^"]*"' "$WORK/later" | head -1)" '"run/earlytune/lock"'
 eq "a --device run does not look at sys/block before sys/block/vda" \
 	"$(grep -c '"sys/block", {flags=[^}]*O_PATH' "$WORK/later")" 0
-log=$(sed -n '/"run\/earlytune\/runs"/,/^[0-9]* close(/p' "$WORK/later")
+log=$(sed -n '/"run\/earlytune\/runs"/,/^[0-9]* *close(/p' "$WORK/later")
 eq "the run log: open, fstat, its head, its last byte, write, close" \
 	"$(printf '%s\n' "$log" | sed 's/^[0-9]* *\([a-z0-9]*\)(.*/\1/' | tr '\n' ' ')" \
 	"openat2 newfstatat pread64 pread64 write close "
