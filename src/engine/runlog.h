@@ -48,6 +48,7 @@ struct runlog {
 	size_t cur;                 /* the run an I line belongs to; SIZE_MAX: none */
 	unsigned long long dropped; /* runs the bound removed since the log began */
 	char *buf[2];               /* runs.old, runs: every string points into them */
+	int old_err;                /* runs.old could not be read (-errno): its runs are missing */
 };
 
 /* A log of this format: its version line first. */
@@ -74,7 +75,7 @@ const struct run *runlog_last(const struct runlog *log, const char *command);
 const struct run *runlog_reverted(const struct runlog *log);
 /* Whether earlytune's settings are meant to be in force here. */
 enum ran { RAN_APPLIED, RAN_NEVER, RAN_REVERTED };
-enum ran runlog_ran(const struct root *r);
+enum ran runlog_ran(const struct root *r, int *err); /* err: a segment that could not be read */
 
 /* metrics.c */
 int metrics_write(const struct ctx *c, const struct plan *p);

@@ -227,6 +227,8 @@ int runlog_load(const struct root *r, struct runlog *log)
 		return rr;
 	old = rold >= 0 && runlog_format_known(log->buf[0]);
 	if (rold < 0 && rold != -ENOENT)
+		log->old_err = rold;
+	if (rold < 0 && rold != -ENOENT)
 		log_msg(LOG_WARN, "cannot read %s/%s: %s; its runs, the oldest, are left out",
 			r->is_host ? "" : r->dir, RUNLOG_OLD, strerror(-rold));
 	if (old && (rr = load_segment(log, log->buf[0])) < 0)
@@ -279,13 +281,15 @@ const struct run *runlog_reverted(const struct runlog *log)
 /* Never: no run in the log and no record of an original (a run the log
  * could not take still leaves its records). A log that cannot be read
  * tells nothing: applied, as verify always assumed. */
-enum ran runlog_ran(const struct root *r)
+enum ran runlog_ran(const struct root *r, int *err)
 {
 	static const char *const records[] = { RUNLOG_DIR "/originals", RUNLOG_DIR "/disks", RUNLOG_DIR "/links" };
 	struct runlog log = { 0 };
 	int rr = runlog_load(r, &log);
 	enum ran ran = RAN_APPLIED;
 
+	/* What the log cannot show (a segment unread) is not "never ran". */
+	*err = rr < 0 && rr != -ENOENT && rr != -EBADMSG ? rr : log.old_err;
 	if (rr >= 0 && runlog_reverted(&log))
 		ran = RAN_REVERTED;
 	else if ((rr == -ENOENT || (rr >= 0 && !log.n)) && !root_exists(r, records[0]) &&
