@@ -226,11 +226,11 @@ int runlog_load(const struct root *r, struct runlog *log)
 	if (rr < 0)
 		return rr;
 	old = rold >= 0 && runlog_format_known(log->buf[0]);
-	if (rold < 0 && rold != -ENOENT)
+	if (rold < 0 && rold != -ENOENT) {
 		log->old_err = rold;
-	if (rold < 0 && rold != -ENOENT)
 		log_msg(LOG_WARN, "cannot read %s/%s: %s; its runs, the oldest, are left out",
 			r->is_host ? "" : r->dir, RUNLOG_OLD, strerror(-rold));
+	}
 	if (old && (rr = load_segment(log, log->buf[0])) < 0)
 		return rr;
 	if (rcur == -ENOENT && !old)
