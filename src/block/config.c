@@ -14,7 +14,6 @@ const char *const block_classes[] = { "virtual", "nvme", "ssd", "hdd", "stacked"
 				      "loop", "zram", "removable", "raid", "unknown", "other", NULL };
 _Static_assert(ARRAY_SIZE(block_classes) == BC_OTHER + 2, "enum block_class indexes block_classes");
 const char *const block_schedulers[] = { "none", "mq-deadline", "kyber", "bfq", "noop", "deadline", "cfq", NULL };
-#define SCHEDULERS "none mq-deadline kyber bfq noop deadline cfq"
 static const char *const match_keys[] = { "class", "name", "driver", "vendor", "model",
 					  "serial", "fstype", "uuid", "label", "partuuid", "slave_class", "hw_queues", NULL };
 
@@ -45,10 +44,10 @@ static int check_scheduler(const char *value, char *why, size_t size)
 
 	while (next_word(&value, w, sizeof(w)))
 		if (!in_list(block_schedulers, w)) {
-			char buf[96];
+			char buf[96], names[128];
 
 			snprintf(why, size, "unknown scheduler '%s'%sallowed: %s", w,
-				 did_you_mean(w, SCHEDULERS, buf, sizeof(buf)), SCHEDULERS);
+				 did_you_mean(w, CFG_NAMES(block_schedulers, "", names), buf, sizeof(buf)), names);
 			return -EINVAL;
 		}
 	return 0;
@@ -143,13 +142,11 @@ static int check_match(const char *what, const char *value, char *why, size_t si
 	size_t len;
 
 	if (!in_list(match_keys, what)) {
-		char buf[96];
+		char buf[96], names[256], allowed[320];
 
-		snprintf(why, size, "unknown match key 'match.%s'%sallowed: match.class match.name "
-				    "match.driver match.vendor match.model match.serial match.fstype "
-				    "match.uuid match.label match.partuuid match.slave_class match.hw_queues", what,
-			 did_you_mean(what, "class name driver vendor model serial fstype uuid label "
-					    "partuuid slave_class hw_queues", buf, sizeof(buf)));
+		snprintf(why, size, "unknown match key 'match.%s'%sallowed: %s", what,
+			 did_you_mean(what, CFG_NAMES(match_keys, "", names), buf, sizeof(buf)),
+			 CFG_NAMES(match_keys, "match.", allowed));
 		return -EINVAL;
 	}
 	while ((len = next_word(&p, w, sizeof(w)))) {
@@ -210,13 +207,10 @@ int block_check_key(const char *key, const char *value, char *why, size_t size)
 		return *value ? check_iosched(key + 8, value, why, size) : 0;
 	s = block_setting_find(key);
 	if (!s) {
-		char buf[96];
+		char buf[96], names[256];
 
-		snprintf(why, size, "unknown key '%s' in [block]%sallowed: scheduler read_ahead_kb "
-				    "nr_requests rq_affinity add_random wbt_lat_usec io_timeout "
-				    "iosched.NAME match.*", key,
-			 did_you_mean(key, "scheduler read_ahead_kb nr_requests rq_affinity add_random "
-					   "wbt_lat_usec io_timeout", buf, sizeof(buf)));
+		snprintf(why, size, "unknown key '%s' in [block]%sallowed: %s iosched.NAME match.*", key,
+			 did_you_mean(key, CFG_NAMES(block_settings, "", names), buf, sizeof(buf)), names);
 		return -EINVAL;
 	}
 	if (!*value)

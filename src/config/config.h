@@ -60,6 +60,13 @@ bool cfg_closest(const char *word, const char *list, char *best, size_t size);
 const char *did_you_mean(const char *word, const char *list, char *buf, size_t size)
 	__attribute__((warn_unused_result));
 int cfg_glob_check(const char *what, const char *glob, char *why, size_t size);
+/* The names of a table's rows (each row's first member, a string; the
+ * table ends at its NROWS or at a NULL name), each after PREFIX, joined by
+ * spaces into buf: the one list a message and did_you_mean both read, so
+ * that no list of keys is written twice beside its table. */
+const char *cfg_names(const void *table, size_t nrows, size_t stride, const char *prefix, char *buf, size_t size);
+#define CFG_NAMES(table, prefix, buf) \
+	cfg_names((table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]), (prefix), (buf), sizeof(buf))
 
 int conf_files(const struct root *r, const char *const *dirs, size_t ndirs, char ***out, size_t *n);
 int conf_files_match(const struct root *r, const char *const *dirs, size_t ndirs, const char *pattern, char ***out,

@@ -231,6 +231,21 @@ const char *did_you_mean(const char *word, const char *list, char *buf, size_t s
 	return buf;
 }
 
+const char *cfg_names(const void *table, size_t nrows, size_t stride, const char *prefix, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	*buf = '\0';
+	for (size_t i = 0; i < nrows; i++) {
+		const char *name = *(const char *const *)((const char *)table + i * stride);
+
+		if (!name || len >= size)
+			break;
+		len += snprintf(buf + len, size - len, "%s%s%s", len ? " " : "", prefix, name);
+	}
+	return buf;
+}
+
 /* ---- globs -------------------------------------------------------------------- */
 
 /* fnmatch(3) takes an unclosed '[' as itself: a typo would then match

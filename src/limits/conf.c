@@ -16,8 +16,6 @@ const struct limit_key limit_keys[] = {
 };
 const size_t nlimit_keys = ARRAY_SIZE(limit_keys);
 
-#define KEY_NAMES "nofile nproc memlock core"
-
 const struct limit_key *limit_key_find(const char *key)
 {
 	for (size_t i = 0; i < nlimit_keys; i++)
@@ -136,7 +134,7 @@ int limits_parse_proc(const char *text, const struct limit_key *k, struct rlim *
 
 static int unknown_key(const char *key, char *why, size_t size)
 {
-	char low[64], buf[96];
+	char low[64], buf[96], names[64];
 	const char *hint = buf;
 	size_t i;
 
@@ -149,8 +147,8 @@ static int unknown_key(const char *key, char *why, size_t size)
 	else if (limit_key_find(low))
 		snprintf(buf, sizeof(buf), "; did you mean '%s'? ", low);
 	else
-		hint = did_you_mean(key, KEY_NAMES, buf, sizeof(buf)); /* buf untouched when nothing is near */
-	snprintf(why, size, "unknown key '%s' in [limits]%sallowed: " KEY_NAMES, key, hint);
+		hint = did_you_mean(key, CFG_NAMES(limit_keys, "", names), buf, sizeof(buf));
+	snprintf(why, size, "unknown key '%s' in [limits]%sallowed: %s", key, hint, CFG_NAMES(limit_keys, "", names));
 	return -EINVAL;
 }
 

@@ -51,8 +51,6 @@ static const struct sched_key {
 	  "sched_child_runs_first is gone since 6.12 (a no-op from EEVDF, 6.6); no knob has its meaning" },
 };
 
-#define KEY_LIST "latency_ns min_granularity_ns wakeup_granularity_ns migration_cost_ns nr_migrate base_slice_ns child_runs_first"
-
 static const struct sched_key *key_find(const char *key)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(sched_keys); i++)
@@ -93,7 +91,7 @@ int sched_map(const char *key, unsigned version, struct sched_map *m)
 int sched_check_key(const char *key, const char *value, char *why, size_t size)
 {
 	const struct sched_key *k = key_find(key);
-	char buf[96];
+	char buf[96], names[160];
 	long long v;
 
 	if (!strcmp(key, "latency_nice")) {
@@ -102,8 +100,8 @@ int sched_check_key(const char *key, const char *value, char *why, size_t size)
 		return -EINVAL;
 	}
 	if (!k) {
-		snprintf(why, size, "unknown key '%s' in [sched]%sallowed: " KEY_LIST, key,
-			 did_you_mean(key, KEY_LIST, buf, sizeof(buf)));
+		snprintf(why, size, "unknown key '%s' in [sched]%sallowed: %s", key,
+			 did_you_mean(key, CFG_NAMES(sched_keys, "", names), buf, sizeof(buf)), names);
 		return -EINVAL;
 	}
 	if (*value && (parse_s64(value, &v) < 0 || v < k->min || v > k->max)) {

@@ -861,6 +861,22 @@ static void test_did_you_mean(void **state)
 	assert_string_equal(best, "fq_codel");
 }
 
+/* The lists of keys the messages print are the tables' own rows. */
+static void test_cfg_names(void **state)
+{
+	static const struct { const char *name; int n; } rows[] = { { "a", 1 }, { "bb", 2 }, { NULL, 0 }, { "c", 3 } };
+	static const char *const words[] = { "x", "y" };
+	char buf[32], tiny[5];
+
+	(void)state;
+	assert_string_equal(CFG_NAMES(rows, "", buf), "a bb");
+	assert_string_equal(CFG_NAMES(rows, "k.", buf), "k.a k.bb");
+	assert_string_equal(CFG_NAMES(words, "", buf), "x y");
+	assert_string_equal(cfg_names(words, 0, sizeof(words[0]), "", buf, sizeof(buf)), "");
+	/* Truncated, terminated, nothing written past the buffer. */
+	assert_string_equal(CFG_NAMES(rows, "k.", tiny), "k.a ");
+}
+
 static void test_net_names_and_globs(void **state)
 {
 	struct fx *f = *state;
@@ -940,6 +956,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_bom),
 	FX_TEST(test_non_ascii_named),
 	FX_TEST(test_did_you_mean),
+	cmocka_unit_test(test_cfg_names),
 	FX_TEST(test_net_names_and_globs),
 	FX_TEST(test_qdisc_params_checked),
 };
