@@ -71,14 +71,20 @@ holder=$!
 n=0
 until [ -e "$t/run/earlytune/lock" ] || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
 sleep 0.5
-start=$(date +%s)
 for i in 1 2 3 4 5 6 7 8; do
-	("$ET" --boot apply --root "$t" --device "vd$i" >"$WORK/slow.$i" 2>&1; echo $? >"$WORK/slowrc.$i") &
+	(
+		s=$(date +%s)
+		"$ET" --boot apply --root "$t" --device "vd$i" >"$WORK/slow.$i" 2>&1
+		echo $? >"$WORK/slowrc.$i"
+		echo $(($(date +%s) - s)) >"$WORK/slowtook.$i"
+	) &
 done
 wait
-took=$(($(date +%s) - start))
-[ "$took" -ge 10 ] && pass "the holder kept the lock past the stall bound (${took} s)" ||
-	fail "the holder kept the lock past the stall bound" "all done in ${took} s"
+# Each waiter's own wait, not the batch's: the shortest must pass the
+# bound, or the case tests nothing (a holder quicker than 10 s).
+took=$(sort -n "$WORK"/slowtook.* | head -n1)
+[ "$took" -ge 10 ] && pass "every waiter waited past the stall bound (shortest ${took} s)" ||
+	fail "every waiter waited past the stall bound" "the shortest wait was ${took} s"
 eq "every waiter exits 0" "$(cat "$WORK"/slowrc.* | grep -vc '^0$')" 0
 eq "no error in the kernel log (no waiter gave up)" "$(grep '^<3>' "$t/dev/kmsg")" ""
 eq "all 9 runs tuned their disk" "$(grep -c ': 2 changed, .* 0 failed' "$t/dev/kmsg")" 9
