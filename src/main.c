@@ -132,28 +132,35 @@ static int add_device(struct ctx *c, const char *name)
 	return 0;
 }
 
+/* A positive number up to max for option opt, what it counts in the message. */
+static int parse_positive(const char *opt, const char *s, unsigned long long max, const char *what,
+			  unsigned long long *out)
+{
+	if (parse_u64(s, out) < 0 || *out == 0 || *out > max) {
+		log_msg(LOG_ERR, "%s: '%s' is not %s (a positive number)", opt, s, what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_ifindex(const char *s, int *out)
 {
 	unsigned long long v;
+	int r = parse_positive("--ifindex", s, INT_MAX, "an interface index", &v);
 
-	if (parse_u64(s, &v) < 0 || v == 0 || v > INT_MAX) {
-		log_msg(LOG_ERR, "--ifindex: '%s' is not an interface index (a positive number)", s);
-		return -EINVAL;
-	}
-	*out = (int)v;
-	return 0;
+	if (r == 0)
+		*out = (int)v;
+	return r;
 }
 
 static int parse_last(const char *s, unsigned *out)
 {
 	unsigned long long v;
+	int r = parse_positive("--last", s, UINT_MAX, "a number of runs", &v);
 
-	if (parse_u64(s, &v) < 0 || v == 0 || v > UINT_MAX) {
-		log_msg(LOG_ERR, "--last: '%s' is not a number of runs (a positive number)", s);
-		return -EINVAL;
-	}
-	*out = (unsigned)v;
-	return 0;
+	if (r == 0)
+		*out = (unsigned)v;
+	return r;
 }
 
 static int set_platform(struct ctx *c, const char *name)
