@@ -14,15 +14,7 @@ for model in kvm azure metal mthp nothp arm64kvm s390kvm graviton laptop raidsrv
 		RC=$?
 		eq "$model: plan ($kind) exits 0" "$RC" 0
 		got=$(printf '%s\n' "$OUT" | sed "s#$t#ROOT#g")
-		want_file=$TESTS_DIR/golden/$model.$kind
-		if [ "${UPDATE_GOLDEN:-}" = 1 ] && [ -z "${SAN:-}" ]; then
-			printf '%s\n' "$got" >"$want_file"
-		fi
-		if [ "$got" = "$(cat "$want_file" 2>/dev/null)" ]; then
-			pass "$model: plan matches golden/$model.$kind"
-		else
-			fail "$model: plan matches golden/$model.$kind" "$(printf '%s\n' "$got" | diff "$want_file" - | head -30)"
-		fi
+		golden "$model: plan" "$model.$kind" "$got"
 	done
 	# issue 11 defect 1: the table fits 80 columns (tree paths are long: the
 	# real output, not the ROOT-substituted one), nothing trails a line

@@ -100,15 +100,7 @@ for m in kvm-vps aws-nitro gce gce-c3 azure azure-nvme; do
 	RC=$?
 	eq "$m: plan exits 0" "$RC" 0
 	got=$(printf '%s\n' "$OUT" | sed -e "s#$t#ROOT#g" -e "s#$MACHINES/#machines/#g")
-	want_file=$TESTS_DIR/golden/boot-$m.plan
-	if [ "${UPDATE_GOLDEN:-}" = 1 ] && [ -z "${SAN:-}" ]; then
-		printf '%s\n' "$got" >"$want_file"
-	fi
-	if [ "$got" = "$(cat "$want_file" 2>/dev/null)" ]; then
-		pass "$m: plan matches golden/boot-$m.plan"
-	else
-		fail "$m: plan matches golden/boot-$m.plan" "$(printf '%s\n' "$got" | diff "$want_file" - | head -30)"
-	fi
+	golden "$m: plan" "boot-$m.plan" "$got"
 	OUT=$("$ET" plan --json --root "$t" --machine "$MACHINES/$m.conf" 2>&1)
 	json_ok "$m: plan --json is one valid JSON object"
 	eq "$m: every disk has a scheduler item" \

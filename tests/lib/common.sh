@@ -105,6 +105,20 @@ eq() {
 	fi
 }
 
+# golden NAME FILE GOT: GOT is tests/golden/FILE; UPDATE_GOLDEN=1 (not under
+# the sanitizers' run) rewrites the file with GOT first.
+golden() {
+	_want=$TESTS_DIR/golden/$2
+	if [ "${UPDATE_GOLDEN:-}" = 1 ] && [ -z "${SAN:-}" ]; then
+		printf '%s\n' "$3" >"$_want"
+	fi
+	if [ "$3" = "$(cat "$_want" 2>/dev/null)" ]; then
+		pass "$1 matches golden/$2"
+	else
+		fail "$1 matches golden/$2" "$(printf '%s\n' "$3" | diff "$_want" - | head -30)"
+	fi
+}
+
 # Active choice of a selector file ("a [b] c" → b; a lone word → itself).
 active() {
 	v=$(cat "$1")
