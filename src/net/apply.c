@@ -288,7 +288,8 @@ static void apply_results(struct ctx *c, struct plan *p, const struct netconf *n
 }
 
 /* All qdisc items of the plan in as few sendmsg calls as their budget allows,
- * one ACK each; then one dump to read every result back. */
+ * an ACK for each batch's last (the kernel tells each failure anyway); then
+ * one dump to read every result back. */
 int net_apply_qdiscs(struct ctx *c, struct plan *p)
 {
 	struct netconf nc;

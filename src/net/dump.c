@@ -257,7 +257,7 @@ int net_dump_all(struct nl *nl, struct links *ls, struct qdiscs *qs)
 
 /* ---- one interface: get requests, never a dump ------------------------------- */
 
-/* Get requests per sendmsg: every answer and its ACK wait in the receive
+/* Get requests per sendmsg: every answer and the ACK wait in the receive
  * buffer until read (rmem_default is 208 KiB). */
 #define GET_REQS 50
 

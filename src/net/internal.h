@@ -85,7 +85,7 @@ bool net_is_iface_entry(struct ctx *c, const char *name);
 void net_plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc);
 
 /* apply.c */
-/* Requests go out in batches within their budget (NL_BATCH_REQS ACKs, the
+/* Requests go out in batches within their budget (NL_BATCH_REQS answers, the
  * batch's bytes), an interface's split over as many as it needs; res[k] is
  * the answer to the k-th request sent. */
 struct sender {

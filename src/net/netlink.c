@@ -2,8 +2,8 @@
 /*
  * rtnetlink's generic layer in the manner of libmnl (the link and qdisc
  * messages are rtnl.c's): attributes appended with bounds checks, an ACK
- * asked for every request, fresh sequence numbers, replies checked for our
- * port id and sequence, errors turned into -errno with the kernel's
+ * asked for a batch's last request (failures are told whatever the flags),
+ * fresh sequence numbers, replies checked for our port id and sequence, errors turned into -errno with the kernel's
  * extended-ack message, and a receive timeout so nothing can hang a boot.
  * Parsers take a message and its length and trust nothing in it.
  */
@@ -316,7 +316,7 @@ int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, vo
 	return n;
 }
 
-/* One sendmsg for the whole batch; then exactly one ACK per request. */
+/* A batch that cannot be sent: each request fails with err. */
 void nl_batch_fail(struct nl_batch *b, struct nl_result *res, int err)
 {
 	for (unsigned i = 0; i < b->count; i++)
@@ -330,25 +330,46 @@ int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res)
 	return nl_send_gets(nl, b, res, NULL, NULL);
 }
 
+/* Only the batch's last request asks for an ACK. The kernel answers a
+ * failed request whatever its flags, handles a batch's requests in order
+ * and queues each answer before it takes the next: the last one's ACK
+ * comes after every error of the batch, and a request it finds without one
+ * succeeded. A batch of a thousand requests is then one receive, not one
+ * per request; each failure still comes back under its own sequence. */
+static void ack_last_only(struct nl_batch *b)
+{
+	struct nlmsghdr *h, *last = NULL;
+	size_t off = 0;
+
+	while ((h = (struct nlmsghdr *)nl_next_msg(b->buf, b->len, &off))) {
+		h->nlmsg_flags &= (uint16_t)~NLM_F_ACK;
+		last = h;
+	}
+	if (last)
+		last->nlmsg_flags |= NLM_F_ACK;
+}
+
 int nl_send_gets(struct nl *nl, struct nl_batch *b, struct nl_result *res,
 		 int (*fn)(const struct nlmsghdr *h, void *data), void *data)
 {
 	static char buf[NL_RECV_BUF];
-	unsigned got = 0;
 	int r = 0;
 
 	for (unsigned i = 0; i < b->count; i++)
 		res[i] = (struct nl_result){ .err = -ETIMEDOUT };
+	ack_last_only(b);
 	if (b->count)
 		r = sock_send(nl, b->buf, b->len);
-	while (r >= 0 && got < b->count) {
+	while (r >= 0 && b->count && !res[b->count - 1].acked) {
 		r = nl_recv(nl, buf, sizeof(buf));
 		if (r > 0)
-			got += nl_get_reply(buf, (size_t)r, nl->pid, b->first_seq, b->count, res, fn, data);
+			nl_get_reply(buf, (size_t)r, nl->pid, b->first_seq, b->count, res, fn, data);
 	}
-	for (unsigned i = 0; r < 0 && i < b->count; i++)
+	/* Past the last ACK, no answer is an answer: done, unless fn refused
+	 * what came for it. */
+	for (unsigned i = 0; i < b->count; i++)
 		if (!res[i].acked)
-			res[i].err = r;
+			res[i] = (struct nl_result){ .err = r < 0 ? r : res[i].bad, .acked = r >= 0 };
 	b->len = 0;
 	b->count = 0;
 	return r < 0 ? r : 0;

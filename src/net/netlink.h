@@ -15,7 +15,7 @@
 
 #define NL_MSG_MAX 512          /* one qdisc request */
 #define NL_BATCH_MAX (32 * 1024) /* bytes of requests per sendmsg */
-#define NL_BATCH_REQS 100        /* flush before this many: their ACKs must fit the receive buffer */
+#define NL_BATCH_REQS 100        /* flush before this many: their errors must fit the receive buffer */
 #define NL_OPTS_MAX 256          /* TCA_OPTIONS kept from a dump */
 #define NL_TXQ_MAX 0xffff        /* mq numbers its children in 16 bits */
 #define NL_FAKE_PID 4242         /* our port id behind a fake transport */
@@ -119,7 +119,7 @@ int nl_put_qdisc(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t parent,
 		 const char *kind, const struct qparam *params, size_t nparams);
 int nl_put_qdisc_del(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t handle);
 int nl_put_get(struct nl_batch *b, uint32_t seq, uint16_t type, int ifindex, const char *name, uint32_t parent);
-/* No room for one more request: its bytes, or the ACK budget NL_BATCH_REQS. */
+/* No room for one more request: its bytes, or the answers' budget NL_BATCH_REQS. */
 bool nl_batch_full(const struct nl_batch *b);
 int nl_parse_error(const struct nlmsghdr *h, struct nl_result *res);
 int nl_parse_link(const struct nlmsghdr *h, struct nl_link *l);
@@ -136,9 +136,10 @@ void qparam_format(const char *kind, const char *name, unsigned long long v, cha
 
 /* I/O: a dump calls fn for every message of the given type. */
 int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, void *data), void *data);
-/* Sends a batch in one sendmsg and collects one ACK per request into res[];
- * a request without its ACK keeps the transport's error. The batch is
- * emptied, whatever happened. */
+/* Sends a batch in one sendmsg, the last request alone asking for an ACK,
+ * and gives each request its result in res[]: its own error, or done when
+ * the last one's ACK came without one; the transport's error when that ACK
+ * never came. The batch is emptied, whatever happened. */
 int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res);
 /* The same for a batch of nl_put_get requests: their answers go to fn. */
 int nl_send_gets(struct nl *nl, struct nl_batch *b, struct nl_result *res,

@@ -65,3 +65,27 @@ check_rc "revert" 0 -- et revert
 eq "a0 handed back at the end" "$(root_of a0)" "noqueue 0:"
 eq "a1 handed back at the end" "$(root_of a1)" "noqueue 0:"
 eq "no record left" "$(state_records "$state")" ""
+
+# One interface refused among others of the same round: the kernel tells a
+# failed request whatever its flags, so only a round's last request asks
+# for an ACK. c2 holds htb with a child under e7e8:, the handle its new root
+# takes: the kernel will not move that child to the root ("Cannot move an
+# existing qdisc to a different parent"). c2 fails with its own error,
+# named; the others, before and after it in the round, apply.
+for i in 0 1 2 3 4; do
+	nsx ip link add c$i numtxqueues 1 type veth peer name d$i numtxqueues 1
+	nsx ip link set c$i up && nsx ip link set d$i up
+done
+nsx tc qdisc add dev c2 root handle 1: htb
+nsx tc class add dev c2 parent 1: classid 1:1 htb rate 1mbit
+nsx tc qdisc add dev c2 parent 1:1 handle e7e8: bfifo
+printf '[net]\nqdisc = pfifo\nqdisc.limit = 321\ninterfaces = c*\nforce = yes\n' >"$WORK/net.conf"
+check_rc "apply with c2 refused in the round: exit 1" 1 -- et strace "-e trace=recvmsg" apply
+contains "c2: its own error, named" "c2     qdisc"
+contains "c2: the kernel's reason" "RTM_NEWQDISC: Invalid argument: Cannot move an existing qdisc"
+eq "c2: its htb root kept" "$(root_of c2)" "htb 1:"
+for i in 0 1 3 4; do eq "c$i: applied beside it" "$(root_of c$i)" "pfifo e7e8:"; done
+eq "one failed request, one round: two answers (c2's error, the round's ACK), not five" \
+	"$(grep -o 'nlmsg_type=NLMSG_ERROR' "$WORK/trace" | wc -l)" 2
+check_rc "revert" 0 -- et revert
+for i in 0 1 3 4; do eq "c$i handed back" "$(root_of c$i)" "noqueue 0:"; done

@@ -2025,6 +2025,7 @@ struct fkern {
 	int get_refuse;            /* qdisc gets on this ifindex get -EPERM */
 	int refuse_child;          /* requests for an mq child on this ifindex get -EINVAL */
 	int refuse_del;            /* deletes on this ifindex get -EBUSY */
+	unsigned acks, errors;     /* NLMSG_ERROR answers sent: ACKs (0), errors */
 };
 
 static void fk_queue(struct fkern *k, const unsigned char *data, size_t len)
@@ -2113,10 +2114,16 @@ static int fk_qdisc_req(struct fkern *k, const struct nlmsghdr *h)
 	return 0;
 }
 
-static void fk_ack(struct rb *r, uint32_t seq, int error)
+/* What netlink_rcv_skb answers: an error always, a success only to NLM_F_ACK. */
+static void fk_ack(struct fkern *k, struct rb *r, const struct nlmsghdr *req, int error)
 {
+	uint32_t seq = req->nlmsg_seq;
 	struct mb m;
 
+	if (!error && !(req->nlmsg_flags & NLM_F_ACK))
+		return;
+	k->acks += !error;
+	k->errors += !!error;
 	mb_error(&m, error, NLM_F_CAPPED | (error ? NLM_F_ACK_TLVS : 0), NULL);
 	if (error)
 		mb_str(&m, NLMSGERR_ATTR_MSG, "fake: refused");
@@ -2264,12 +2271,11 @@ static int fk_send(void *data, const void *buf, size_t len)
 			int e = h->nlmsg_type == RTM_GETLINK ? fk_get_link(k, acks, h) : fk_get_qdisc(k, acks, h);
 
 			k->gets++;
-			assert_true(h->nlmsg_flags & NLM_F_ACK);
-			fk_ack(acks, h->nlmsg_seq, e);
+			fk_ack(k, acks, h, e);
 			continue;
 		}
 		reqs++;
-		fk_ack(acks, h->nlmsg_seq, fk_qdisc_req(k, h));
+		fk_ack(k, acks, h, fk_qdisc_req(k, h));
 	}
 	assert_int_equal(off, len);
 	if (reqs) {
@@ -2433,6 +2439,30 @@ static void test_bug_failing_iface_stops_no_other(void **state)
 	assert_null(fk_root(&x->k, 2));
 	assert_int_equal(x->k.rounds, 4);
 	assert_true(x->k.max_reqs <= NL_BATCH_REQS);
+}
+
+/* One ACK per round, not one per request: the kernel tells a failure
+ * whatever the flags, under the failed request's sequence. a1, refused
+ * among the thousand requests of a9 in its round, fails alone and with its
+ * own error; before, 1,007 ACKs came back, one receive each. */
+static void test_one_ack_per_round(void **state)
+{
+	struct kfx *x = *state;
+	const struct item *it;
+
+	four_ifaces(x);
+	x->k.refuse = 3;
+	net_apply_qdiscs(&x->f.c, &x->f.p);
+	expect_applied(find_item(&x->f.p, "a0", "qdisc"));
+	expect_applied(find_item(&x->f.p, "a9", "qdisc"));
+	expect_applied(find_item(&x->f.p, "a3", "qdisc"));
+	it = find_item(&x->f.p, "a1", "qdisc");
+	assert_int_equal(it->result, RES_FAILED);
+	assert_contains(it->error, "RTM_NEWQDISC: Invalid argument: fake: refused");
+	assert_int_equal(x->k.rounds, 11);
+	assert_int_equal(x->k.acks, 11);
+	assert_int_equal(x->k.errors, 5); /* a1's mq root and its 4 children */
+	assert_int_equal(fk_root(&x->k, 4)->handle, 0xe7e80000u);
 }
 
 /* An interface left half-done — its mq root taken, its children refused —
@@ -2903,6 +2933,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_bug_describe_uninitialised),
 	KFX_TEST(test_bug_batch_budget_within_iface),
 	KFX_TEST(test_bug_failing_iface_stops_no_other),
+	KFX_TEST(test_one_ack_per_round),
 	KFX_TEST(test_half_done_rolled_back),
 	KFX_TEST(test_half_done_rollback_refused),
 	KFX_TEST(test_apply_readback_fails),
