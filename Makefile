@@ -2,7 +2,39 @@
 # earlytune — `make` builds build/earlytune (static); `make check` runs every test.
 
 CC       ?= gcc
+# ARCH=arm64: a cross-build for 64-bit ARM into build-arm64/, with Debian's
+# cross toolchain and the target's multiarch -dev packages (.ci/bootstrap);
+# ARCH=amd64 or the build machine's own: a native build into build-ARCH/.
+# CC=, AR=, STRIP= and PKG_CONFIG= given are kept (dpkg-buildpackage -a
+# passes CC and PKG_CONFIG).
+ARCH     ?=
+TRIPLET_amd64 := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+NATIVE_ARCH := $(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(shell uname -m)))
+ifneq ($(ARCH),)
+ifeq ($(TRIPLET_$(ARCH)),)
+$(error ARCH=$(ARCH) is not a target: amd64 or arm64)
+endif
+BUILD    ?= build-$(ARCH)
+ifneq ($(ARCH),$(NATIVE_ARCH))
+CROSS    := $(TRIPLET_$(ARCH))-
+endif
+endif
+ifneq ($(CROSS),)
+ifeq ($(origin CC),default)
+CC       := $(CROSS)gcc
+endif
+ifeq ($(origin AR),default)
+AR       := $(CROSS)ar
+endif
+endif
 BUILD    ?= build
+PKG_CONFIG ?= $(CROSS)pkg-config
+STRIP    ?= $(CROSS)strip
+# The build machine's compiler, for the program that runs during the build.
+CC_FOR_BUILD ?= cc
+TARGET   := $(shell $(CC) -dumpmachine)
+CROSSBUILD := $(filter-out $(shell $(CC_FOR_BUILD) -dumpmachine),$(TARGET))
 PREFIX   ?= /usr
 DESTDIR  ?=
 VERSION  := 0.1.0
@@ -28,7 +60,7 @@ ZSTD_SRCS   := common/debug.c common/entropy_common.c common/error_private.c \
                common/fse_decompress.c common/xxhash.c common/zstd_common.c \
                decompress/huf_decompress.c decompress/zstd_ddict.c \
                decompress/zstd_decompress.c decompress/zstd_decompress_block.c
-ZSTD_CFLAGS := -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
+ZSTD_CFLAGS := -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables \
                -DZSTD_LEGACY_SUPPORT=0 -DDYNAMIC_BMI2=0 -DZSTD_DISABLE_ASM \
                -DHUF_FORCE_DECOMPRESS_X1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT \
                -DZSTD_NO_INLINE -DZSTD_STRIP_ERROR_STRINGS -DXXH_NAMESPACE=ZSTD_
@@ -55,7 +87,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
 # -Os: the stripped static binary must stay under 1.5 MiB (libkmod, libblkid and
 # the three decompressors are most of it).
 CFLAGS   ?= -Os -g
-ALLCFLAGS = -std=gnu11 $(shell pkg-config --cflags blkid libkmod) $(WARN) $(CPPFLAGS) $(CFLAGS) -D_GNU_SOURCE -DEARLYTUNE_VERSION='"$(VERSION)"' \
+ALLCFLAGS = -std=gnu11 $(shell $(PKG_CONFIG) --cflags blkid libkmod) $(WARN) $(CPPFLAGS) $(CFLAGS) -D_GNU_SOURCE -DEARLYTUNE_VERSION='"$(VERSION)"' \
             -ffunction-sections -fdata-sections -Isrc
 
 # main.c, and one folder per layer or domain (src/base/, src/engine/,
@@ -66,7 +98,7 @@ LIBSRCS  := $(filter-out src/main.c,$(SRCS))
 OBJS     := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 
 # src/image/cpio.c calls zlib, liblzma and zstd itself (not only through libkmod).
-DYNLIBS  := $(shell pkg-config --libs libkmod blkid) -lzstd -llzma -lz
+DYNLIBS  := $(shell $(PKG_CONFIG) --libs libkmod blkid) -lzstd -llzma -lz
 ifeq ($(DYNAMIC),1)
 LINK     := $(DYNLIBS)
 LDSTATIC :=
@@ -92,9 +124,10 @@ endif
 
 all: $(BUILD)/earlytune
 
-# The shipped binary needs no unwind tables (plain C, no threads) nor
-# page-aligned segment padding: together they keep it under 1.5 MiB.
-SMALL    := -fno-asynchronous-unwind-tables
+# The shipped binary needs no unwind tables (plain C, no threads; arm64's
+# compiler makes them unless told both flags) nor page-aligned segment
+# padding: together they keep it under 1.5 MiB.
+SMALL    := -fno-asynchronous-unwind-tables -fno-unwind-tables
 
 $(BUILD)/earlytune: $(OBJS) $(BUILD)/gen/profiles.o $(DEPS_A)
 	$(CC) $(LDSTATIC) $(LDFLAGS) -Wl,--gc-sections -Wl,-z,noseparate-code -o $@ $(OBJS) \
@@ -104,10 +137,29 @@ $(BUILD)/earlytune: $(OBJS) $(BUILD)/gen/profiles.o $(DEPS_A)
 # objects (the reader and every domain's key checks) prints them as the
 # table profile_compiled() returns, linked over the weak one that parses the
 # text (tools/gen-profiles.c).
+ifeq ($(CROSSBUILD),)
 $(BUILD)/gen/gen-profiles: tools/gen-profiles.c $(LIBSRCS:src/%.c=$(BUILD)/obj/%.o) $(DEPS_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) $(LDFLAGS) -Wl,--gc-sections -o $@ tools/gen-profiles.c \
 	  $(LIBSRCS:src/%.c=$(BUILD)/obj/%.o) $(LINK)
+else
+# A cross-build runs a generator of the build machine's, from the library
+# compiled again by CC_FOR_BUILD (the table it prints is plain C, the same
+# for every target). The build machine may have none of the target's
+# libraries (a cross sbuild has them for the target only): the generator
+# calls the reader and the key checks alone, never libkmod, libblkid or a
+# decompressor, so their symbols stay unresolved in this static program.
+HOSTCFLAGS := -std=gnu11 $(shell $(PKG_CONFIG) --cflags blkid libkmod) $(WARN) -Os -D_GNU_SOURCE \
+	      -DEARLYTUNE_VERSION='"$(VERSION)"' -ffunction-sections -fdata-sections -Isrc
+$(BUILD)/host/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC_FOR_BUILD) $(HOSTCFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/gen-profiles: tools/gen-profiles.c $(LIBSRCS:src/%.c=$(BUILD)/host/%.o)
+	@mkdir -p $(dir $@)
+	$(CC_FOR_BUILD) $(HOSTCFLAGS) -static -Wl,--gc-sections -Wl,--unresolved-symbols=ignore-all \
+	  -o $@ tools/gen-profiles.c $(LIBSRCS:src/%.c=$(BUILD)/host/%.o)
+endif
 
 $(BUILD)/gen/profiles.c: $(BUILD)/gen/gen-profiles
 	$< >$@.tmp && mv $@.tmp $@
@@ -129,11 +181,11 @@ $(KMOD_A):
 	$(call unpack,$(KMOD_DIR),$(KMOD_ORIG),$(KMOD_SRC))
 	mkdir -p $(KMOD_DIR)/src/libkmod/docs && : > $(KMOD_DIR)/src/libkmod/docs/gtk-doc.make
 	cd $(KMOD_DIR)/src && autoreconf -fi >../autoreconf.log 2>&1 && \
-	  ./configure -q CFLAGS="-Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables" \
+	  ./configure -q $(if $(CROSSBUILD),--host=$(TARGET)) CC="$(CC)" AR="$(AR)" PKG_CONFIG="$(PKG_CONFIG)" CFLAGS="-Os -ffunction-sections -fdata-sections $(SMALL)" \
 	    --disable-manpages --disable-test-modules --disable-python \
 	    --with-zstd --with-xz --with-zlib --without-openssl >../configure.log 2>&1 && \
 	  $(MAKE) -s libkmod/libkmod.la >../make.log 2>&1
-	ar rcs $@ $(KMOD_DIR)/src/libkmod/.libs/*.o $(KMOD_DIR)/src/shared/.libs/*.o
+	$(AR) rcs $@ $(KMOD_DIR)/src/libkmod/.libs/*.o $(KMOD_DIR)/src/shared/.libs/*.o
 
 # --- zstd's decoder, small -----------------------------------------------------
 $(ZSTD_A):
@@ -143,7 +195,7 @@ $(ZSTD_A):
 	for f in $(ZSTD_SRCS); do \
 	  $(CC) $(ZSTD_CFLAGS) -I$(ZSTD_DIR)/src/lib -c -o $(ZSTD_DIR)/obj/$$(basename $$f .c).o \
 	    $(ZSTD_DIR)/src/lib/$$f || exit 1; done
-	ar rcs $@ $(ZSTD_DIR)/obj/*.o
+	$(AR) rcs $@ $(ZSTD_DIR)/obj/*.o
 
 # --- tests --------------------------------------------------------------------
 $(BUILD)/san/%.o: src/%.c $(HDRS)
@@ -156,7 +208,7 @@ $(BUILD)/san/earlytune: $(BUILD)/san/main.o $(SAN_OBJS) $(BUILD)/san/gen/profile
 $(BUILD)/unit/%: tests/unit/%.c $(SAN_OBJS) tests/unit/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -O1 $(SAN) -Itests/unit -o $@ $< $(SAN_OBJS) \
-	  $(DYNLIBS) $(shell pkg-config --libs cmocka)
+	  $(DYNLIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
 # A dynamic build of the same objects, for valgrind (memcheck cannot follow
 # a static binary's allocator).
@@ -311,7 +363,8 @@ EXAMPLES   := $(notdir $(wildcard examples/*.conf))
 # README links the documents of docs/: installed beside it, the links hold.
 DOCS       := $(notdir $(wildcard docs/*.md))
 # Packages strip (and keep debug symbols) themselves: INSTALL_STRIP=.
-INSTALL_STRIP ?= -s
+# STRIP: the target's (a cross-build's strip is aarch64-linux-gnu-strip).
+INSTALL_STRIP ?= -s --strip-program=$(STRIP)
 # 1: enable earlytune.service through its preset (systemctl --root); packages
 # pass ENABLE=0, their maintainer scripts enable it.
 ENABLE     ?= 1
