@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The cloud a root runs on, for [cmdline] rules with match.platform: given
- * (--platform, [main] platform) or guessed from the root's DMI. An image is
+ * (--platform, [main] platform) or guessed from the root's DMI (without it,
+ * a cloud's NVMe controllers or the device tree). An image is
  * built on one machine for another: its DMI (usually none) is not the
  * target's, so a guess is said as one, and no DMI is no platform.
  */
@@ -91,6 +92,37 @@ static int guess_nvme(struct platform *p, const struct root *r)
 	return v.err < 0 ? v.err : rr < 0 ? rr : 0;
 }
 
+/* Without DMI, a device tree: an arm64 or RISC-V machine booted without
+ * UEFI (a board, QEMU's virt machine given -kernel, many small ARM VPS).
+ * A hypervisor node (Xen's "xen,xen") speaks first, then the machine's
+ * own compatible strings (QEMU virt: "linux,dummy-virt"); the first entry
+ * is the most specific. No cloud of PLATFORM_NAMES boots that way: such a
+ * machine is generic. A read that fails for another reason than absence
+ * is an error (from names the file), never "unknown". */
+static int guess_devicetree(struct platform *p, const struct root *r)
+{
+	static const char *const files[] = { "proc/device-tree/hypervisor/compatible", "proc/device-tree/compatible" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_(freep) char *buf = NULL;
+		int rr = root_read_file(r, files[i], &buf, 4096);
+
+		if (rr == -ENOENT || rr == -ENOTDIR)
+			continue;
+		if (rr < 0) {
+			snprintf(p->from, sizeof(p->from), "%s", files[i]);
+			return rr;
+		}
+		if (rr == 0 || !*buf)
+			continue;
+		p->name = "generic";
+		p->how = "guessed";
+		snprintf(p->from, sizeof(p->from), "%s '%.200s'", files[i], buf);
+		return 0;
+	}
+	return 0;
+}
+
 /* The DMI strings each cloud's virtual firmware writes (GCE: "Google",
  * product "Google Compute Engine"). Hyper-V (Azure's, or one on premises)
  * says "Microsoft Corporation" and "Virtual Machine". */
@@ -106,7 +138,8 @@ static int guess(struct platform *p, const struct root *r)
 	if (!*vendor && !*product) {
 		p->how = "unknown";
 		snprintf(p->from, sizeof(p->from), "no DMI in this %s", r->is_host ? "machine" : "image");
-		return guess_nvme(p, r);
+		rr = guess_nvme(p, r);
+		return rr < 0 || p->name ? rr : guess_devicetree(p, r);
 	}
 	if (!strncmp(vendor, "Amazon EC2", 10))
 		p->name = "aws";
@@ -124,8 +157,8 @@ static int guess(struct platform *p, const struct root *r)
 }
 
 /* --platform (option), else [main] platform (conf, from names its line),
- * else the root's DMI. Once; 0, or -errno of a DMI read (p->from names
- * its file). */
+ * else the root's DMI, NVMe controllers or device tree. Once; 0, or -errno
+ * of a read (p->from names its file). */
 int platform_resolve(struct platform *p, const struct root *r, const char *option, const char *conf,
 		     const char *conf_from)
 {

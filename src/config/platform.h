@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * platform.c: the cloud the [cmdline] rules' match.platform is about, given
- * ([main] platform, --platform) or guessed from the root's DMI. Anyone above
- * base/ may include it (earlytune.h does: the context holds one).
+ * ([main] platform, --platform) or guessed from the root's DMI (without it,
+ * a cloud's NVMe controller or the device tree). Anyone above base/ may
+ * include it (earlytune.h does: the context holds one).
  */
 #pragma once
 
@@ -15,7 +16,7 @@ struct strbuf;
 #define PLATFORM_NAMES "aws gce azure generic"
 struct platform {
 	bool resolved, said;
-	int err;          /* a DMI read failed: from names its file */
+	int err;          /* a read failed: from names its file */
 	const char *name; /* one of PLATFORM_NAMES, or NULL: unknown */
 	const char *how;  /* "given", "guessed" or "unknown" */
 	char from[320];   /* --platform, the [main] line, the DMI strings, or why none */

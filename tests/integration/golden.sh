@@ -4,7 +4,7 @@
 # UPDATE_GOLDEN=1 rewrites the expected files (review the diff before committing).
 . "$(dirname "$0")/../lib/common.sh"
 
-for model in kvm azure metal mthp nothp arm64kvm s390kvm graviton laptop raidsrv mpath mdsrv mdvps \
+for model in kvm azure metal mthp nothp arm64kvm arm64dt s390kvm graviton laptop raidsrv mpath mdsrv mdvps \
 	raidhba ec2nodmi vnvme nvmesq testdevs dmlive legacy416 el7kvm bondhost \
 	tuned tunedcustom udevsched sysctld tmpfthp networkd sysfsconf sched510 sched61 sched612; do
 	t=$WORK/$model

@@ -188,6 +188,43 @@ mk_graviton() {
 	mk_thp "$1"
 }
 
+# QEMU's arm64 virt machine booted without firmware (-kernel: a device tree,
+# no UEFI, no DMI), as captured from Debian's 6.1 arm64 cloud kernel
+# (qemu-system-aarch64 -M virt,gic-version=3 -cpu max): compatible and model
+# "linux,dummy-virt" (NUL-terminated) under sys/firmware/devicetree/base,
+# which /proc/device-tree links to; a virtio-blk disk, a virtio-scsi disk and
+# a virtio NIC on the PCIe host bridge.
+mk_arm64dt() {
+	mk_base "$1" 6.1.0-57-cloud-arm64 no "" "console=ttyAMA0 root=/dev/vda1 ro"
+	_p=platform/4010000000.pcie/pci0000:00
+	for _c in 0 1; do
+		printf 'processor\t: %s\nBogoMIPS\t: 2000.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop sha3 sm3 sm4 asimddp sha512 sve\nCPU implementer\t: 0x00\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0x051\nCPU revision\t: 0\n\n' "$_c"
+	done >"$1/proc/cpuinfo"
+	_dt=$1/sys/firmware/devicetree/base
+	mkdir -p "$_dt/chosen" "$_dt/cpus" "$_dt/pcie@10000000" "$_dt/virtio_mmio@a000000"
+	printf 'linux,dummy-virt\0' >"$_dt/compatible"
+	printf 'linux,dummy-virt\0' >"$_dt/model"
+	ln -s /sys/firmware/devicetree/base "$1/proc/device-tree"
+	_v=$1/sys/devices/$_p/0000:00:01.0/virtio0
+	mkdir -p "$_v/block/vda/queue" "$_v/block/vda/mq/0" "$_v/block/vda/mq/1"
+	ln -s "../devices/$_p/0000:00:01.0/virtio0/block/vda" "$1/sys/block/vda"
+	ln -s "../../devices/$_p/0000:00:01.0/virtio0/block/vda" "$1/sys/class/block/vda"
+	ln -s ../../../virtio0 "$_v/block/vda/device"
+	mkdir -p "$1/sys/bus/virtio/drivers/virtio_blk"
+	ln -s ../../../../../../bus/virtio/drivers/virtio_blk "$_v/driver"
+	_attr "$_v/vendor" 0x1af4
+	_q=$_v/block/vda/queue
+	_attr "$_q/scheduler" "[none] mq-deadline"
+	_attr "$_q/read_ahead_kb" 128
+	_attr "$_q/rotational" 1
+	_attr "$_q/nr_requests" 256
+	_attr "$_q/rq_affinity" 1
+	_attr "$_q/add_random" 0
+	_attr "$_q/wbt_lat_usec" 75000
+	mk_scsi "$1" sda "$_p/0000:00:02.0/virtio1" host0 virtio_scsi 0:0:0:0 QEMU "QEMU HARDDISK" "[none] mq-deadline" 128 1 0
+	mk_thp "$1"
+}
+
 # mk_scsi ROOT NAME DEVPATH HOST PROC_NAME H:C:T:L VENDOR MODEL SCHEDULER READ_AHEAD ROTATIONAL REMOVABLE
 # A SCSI disk where sysfs keeps it: under its host and H:C:T:L, the host's
 # driver in sys/class/scsi_host/HOST/proc_name.
