@@ -15,7 +15,8 @@ et_report() {
 		q=$(tc qdisc show dev "$n" | sed 's/ refcnt [0-9]*//' | tr '\n' ';')
 		echo "ETTEST nic=$n txq=$(ls -d /sys/class/net/$n/queues/tx-* | wc -l) up=$(cat /sys/class/net/$n/operstate) qdisc=$q"
 	done
-	for b in /sys/block/vd*; do
+	for b in /sys/block/vd* /sys/block/sd*; do
+		[ -e "$b" ] || continue
 		b=${b##*/}
 		echo "ETTEST disk=$b sched=$(cat /sys/block/$b/queue/scheduler) ra=$(cat /sys/block/$b/queue/read_ahead_kb)"
 	done
