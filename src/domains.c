@@ -9,6 +9,7 @@
 #include "thp/thp.h"
 #include "sched/sched.h"
 #include "limits/limits.h"
+#include "sysfs/sysfs.h"
 #include "modules/modules.h"
 #include "image/image.h"
 #include "cmdline/cmdline.h"
@@ -24,7 +25,7 @@ const struct domain domains[] = {
 	{
 		.name = "thp", .bit = DOM_THP,
 		.section = { "thp", false, thp_check_key, NULL },
-		.plan = thp_plan,
+		.plan = thp_plan, .claims = thp_claims,
 	},
 	{
 		.name = "net", .bit = DOM_NET,
@@ -40,7 +41,7 @@ const struct domain domains[] = {
 		.name = "block", .bit = DOM_BLOCK,
 		.section = { "block", true, block_check_key, NULL },
 		.plan = block_plan, .rank = block_rank, .gone = block_gone, .disks = true,
-		.identity = block_identity,
+		.identity = block_identity, .claims = block_claims,
 	},
 	{
 		/* Reads the image of the kernel; apply writes nothing of it. */
@@ -58,7 +59,13 @@ const struct domain domains[] = {
 		.name = "sched", .bit = DOM_SCHED,
 		.section = { "sched", false, sched_check_key, NULL },
 		.plan = sched_plan, .apply_batch = sched_apply, .batched = sched_batched,
-		.revert_batch = sched_revert, .sysctls = sched_sysctls,
+		.revert_batch = sched_revert, .sysctls = sched_sysctls, .claims = sched_claims,
+	},
+	{
+		/* Last: an attribute a module of the modules row brings is there by now. */
+		.name = "sysfs", .bit = DOM_SYSFS,
+		.section = { "sysfs", true, sysfs_check_key, sysfs_check_conf },
+		.plan = sysfs_plan,
 	},
 };
 const size_t ndomains = ARRAY_SIZE(domains);
@@ -101,6 +108,15 @@ unsigned domains_all(void)
 	return all;
 }
 
+/* The [sysfs] sections' check: the key of the domain that writes path. */
+static bool domains_claim(const char *path, char *key, size_t size)
+{
+	for (size_t i = 0; i < ndomains; i++)
+		if (domains[i].claims && domains[i].claims(path, key, size))
+			return true;
+	return false;
+}
+
 /* The configuration reader and the records know no domain: the reader is
  * handed their sections, the records the lookup of their rows, before
  * main() (and before any test) runs. */
@@ -114,5 +130,6 @@ __attribute__((constructor)) static void register_sections(void)
 			v[n++] = &domains[i].section;
 	v[n++] = &cmdline_section;
 	config_register(v, n);
+	sysfs_set_claims(domains_claim);
 	state_register(domains, ndomains);
 }

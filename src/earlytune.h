@@ -115,4 +115,4 @@ struct ctx {
 
 /* A domain's bit in ctx.only (its row in src/domains.c names it). */
 enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3, DOM_INITRAMFS = 1u << 4,
-       DOM_LIMITS = 1u << 5, DOM_SCHED = 1u << 6 };
+       DOM_LIMITS = 1u << 5, DOM_SCHED = 1u << 6, DOM_SYSFS = 1u << 7 };

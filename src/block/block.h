@@ -16,6 +16,7 @@ int block_check_key(const char *key, const char *value, char *why, size_t size);
 int block_plan(struct ctx *c, struct plan *p); /* disks.c */
 int block_rank(const char *setting);           /* config.c */
 const char *block_gone(const char *setting);   /* config.c */
+bool block_claims(const char *path, char *key, size_t size); /* config.c */
 
 /* The module that provides a blk-mq scheduler, or NULL (none is built in). */
 const char *block_sched_module(const char *sched);

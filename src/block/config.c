@@ -236,3 +236,23 @@ const char *block_gone(const char *setting)
 	return !strncmp(setting, "queue/iosched/", 14) ? "tunable went away with the scheduler that had it"
 						       : NULL;
 }
+
+/* The [block] key of a queue attribute of any disk (path may be a glob of
+ * one): below sys/block, sys/class/block or a device's block/ directory,
+ * and the read-ahead of its bdi. */
+bool block_claims(const char *path, char *key, size_t size)
+{
+	char pat[96];
+
+	for (const struct block_setting *s = block_settings; s->key; s++) {
+		snprintf(pat, sizeof(pat), "sys/*block/*/%s", s->attr);
+		if (!fnmatch(pat, path, 0)) {
+			snprintf(key, size, "[block] %s", s->key);
+			return true;
+		}
+	}
+	if (fnmatch("sys/*bdi/*/read_ahead_kb", path, 0))
+		return false;
+	snprintf(key, size, "[block] read_ahead_kb");
+	return true;
+}

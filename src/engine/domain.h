@@ -58,6 +58,11 @@ struct domain {
 			void (*emit)(const char *key, const struct cfg_entry *e, bool optional, void *data),
 			void *data);
 	bool owns_guard; /* a run about it writes the guard, and its revert removes it */
+
+	/* Whether it writes the sysfs file at path ("sys/…", or a glob of such
+	 * paths): key then names its key for it ("[block] scheduler"), which
+	 * [sysfs] sections point to instead of writing the file too. */
+	bool (*claims)(const char *path, char *key, size_t size);
 };
 
 /* ---- src/domains.c: the table ---- */

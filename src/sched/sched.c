@@ -330,3 +330,19 @@ int sched_revert(struct ctx *c, struct item **items, const char **values, size_t
 	sched_debugfs_put(&c->root, &mnt);
 	return 0;
 }
+
+/* The [sched] key of a debugfs knob (its sysctls are below /proc/sys, which
+ * [sysfs] refuses whole). */
+bool sched_claims(const char *path, char *key, size_t size)
+{
+	static const char dir[] = SCHED_DIR "/";
+
+	if (strncmp(path, dir, sizeof(dir) - 1))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(sched_keys); i++)
+		if (sched_keys[i].debugfs && !strcmp(path + sizeof(dir) - 1, sched_keys[i].debugfs)) {
+			snprintf(key, size, "[sched] %s", sched_keys[i].key);
+			return true;
+		}
+	return false;
+}

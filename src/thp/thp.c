@@ -245,3 +245,25 @@ int thp_plan(struct ctx *c, struct plan *p)
 	}
 	return 0;
 }
+
+/* The [thp] key of a file below THP_DIR (path may be a glob of one): those
+ * of the table, a size's enabled; not the read-only ones (hpage_pmd_size). */
+bool thp_claims(const char *path, char *key, size_t size)
+{
+	const char *attr = path + sizeof(THP_DIR);
+	char name[96], why[256];
+	unsigned long long kb;
+
+	if (strncmp(path, THP_DIR "/", sizeof(THP_DIR)))
+		return false;
+	if (!strncmp(attr, "khugepaged/", 11))
+		snprintf(name, sizeof(name), "khugepaged.%s", attr + 11);
+	else if (sscanf(attr, "hugepages-%llukB/enabled", &kb) == 1)
+		snprintf(name, sizeof(name), "size.%llukB.enabled", kb);
+	else
+		snprintf(name, sizeof(name), "%s", attr);
+	if (thp_check_key(name, "", why, sizeof(why)) < 0)
+		return false;
+	snprintf(key, size, "[thp] %s", name);
+	return true;
+}

@@ -11,3 +11,4 @@
 
 int thp_check_key(const char *key, const char *value, char *why, size_t size);
 int thp_plan(struct ctx *c, struct plan *p);
+bool thp_claims(const char *path, char *key, size_t size);

@@ -30,6 +30,8 @@ static unsigned sources_of(const struct item *it)
 		return files | WSRC_TUNED | WSRC_SYSCTL;
 	if (!strcmp(it->domain, "sched") && !strcmp(it->target, "debugfs"))
 		return files | WSRC_TUNED;
+	if (!strcmp(it->domain, "sysfs"))
+		return files | WSRC_TUNED;
 	if (!strcmp(it->domain, "net") && !strcmp(it->setting, "qdisc"))
 		return WSRC_NETWORKD;
 	return 0;
