@@ -122,23 +122,23 @@ int sysfs_check_key(const char *key, const char *value, char *why, size_t size)
 	return -EINVAL;
 }
 
-/* The entry that decides key of section name: the last one, when it is e. */
-static bool last_of(const struct config *c, size_t i)
+/* Whether section name has an entry for key, even one that unsets it. */
+static bool has_key(const struct config *c, const char *name, const char *key)
 {
-	const struct cfg_entry *e = &c->v[i];
-
-	for (size_t j = i + 1; j < c->n; j++)
-		if (!strcmp(c->v[j].section, "sysfs") && streq_ptr(c->v[j].name, e->name) &&
-		    !strcmp(c->v[j].key, e->key))
-			return false;
-	return true;
+	for (size_t j = 0; j < c->n; j++)
+		if (!strcmp(c->v[j].section, "sysfs") && streq_ptr(c->v[j].name, name) && !strcmp(c->v[j].key, key))
+			return true;
+	return false;
 }
 
 /* A section needs its name (what the table and the records show), and a
- * path with a value: one without the other says nothing to write. A value
- * whose path was rejected already has its error (and nothing is written). */
+ * path with a value: one without the other says nothing to write (a later
+ * "value =" switches a section off). A value whose path was rejected when
+ * read has its error already, and nothing is written then: said once. */
 void sysfs_check_conf(struct config *c)
 {
+	int before = c->errors;
+
 	for (size_t i = 0; i < c->n;) {
 		const struct cfg_entry *e = &c->v[i];
 		const char *other = !strcmp(e->key, "path") ? "value" : "path";
@@ -147,8 +147,7 @@ void sysfs_check_conf(struct config *c)
 			i++;
 		} else if (!e->name) {
 			config_reject(c, i, "[sysfs] needs a name: [sysfs \"NAME\"] with path = /sys/… and value = …");
-		} else if (*e->value && last_of(c, i) && !config_get(c, "sysfs", e->name, other) &&
-			   (!strcmp(e->key, "path") || !c->errors)) {
+		} else if (!has_key(c, e->name, other) && (!strcmp(e->key, "path") || !before)) {
 			config_reject(c, i, "[sysfs \"%s\"] has a %s but no %s", e->name, e->key, other);
 		} else {
 			i++;

@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# [sysfs "NAME"], the escape hatch: KSM (sys/kernel/mm/ksm/run,
+# pages_to_scan) and zswap (sys/module/zswap/parameters/enabled) on a fake
+# tree laid out as the kernel lays them out. apply records each original and
+# reads the value back, verify finds drift and unmet, revert restores, status
+# and Prometheus name the items; the other writers of the same files
+# (sysfsutils, tmpfiles.d, TuneD [sysfs]) are named; paths outside /sys, the
+# sysctls, files a domain writes and links leading out of /sys are refused;
+# write-only and multi-line files are a skip saying so.
+. "$(dirname "$0")/../lib/common.sh"
+
+mk_sysfs_tree() { # ROOT
+	mk_base "$1" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
+	mk_disk "$1" vda virtio_blk "[none] mq-deadline" 128 0
+	_attr "$1/sys/kernel/mm/ksm/run" 0
+	_attr "$1/sys/kernel/mm/ksm/pages_to_scan" 100
+	_attr "$1/sys/kernel/mm/ksm/sleep_millisecs" 20
+	_attr "$1/sys/kernel/mm/ksm/pages_shared" 0
+	chmod 0444 "$1/sys/kernel/mm/ksm/pages_shared"
+	_attr "$1/sys/module/zswap/parameters/enabled" N
+	_attr "$1/sys/module/zswap/parameters/compressor" lzo
+	_attr "$1/sys/kernel/mm/lru_gen/enabled" 0x0007
+	mkdir -p "$1/etc/earlytune.d"
+}
+
+ksm_conf() { # ROOT
+	cat >"$1/etc/earlytune.d/50-sysfs.conf" <<'CONF'
+[sysfs "ksm"]
+path = /sys/kernel/mm/ksm/run
+# Merge the identical pages of this host's many alike guests.
+value = 1
+
+[sysfs "ksm-scan"]
+path = /sys/kernel/mm/ksm/pages_to_scan /sys/kernel/mm/ksm/sleep_millisecs
+value = 1000
+
+[sysfs "zswap"]
+path = /sys/module/zswap/parameters/enabled
+# A compressed swap cache in RAM before the swap device.
+value = Y
+CONF
+}
+
+t=$WORK/ksm
+mk_sysfs_tree "$t"
+ksm_conf "$t"
+before=$(snapshot "$t")
+check_rc "plan exits 0" 0 -- "$ET" plan --wide --only sysfs --root "$t"
+contains "plan: KSM run, with the reason above its value" \
+	"sysfs  ksm      kernel/mm/ksm/run               0       1       change Merge the identical pages of this host's many alike guests."
+contains "plan: several paths, one item each" "sysfs  ksm-scan kernel/mm/ksm/sleep_millisecs"
+contains "plan: zswap's module parameter" "sysfs  zswap    module/zswap/parameters/enabled N       Y       change A compressed swap cache"
+check_rc "apply exits 0" 0 -- "$ET" apply --only sysfs --root "$t"
+eq "apply: KSM run written" "$(cat "$t/sys/kernel/mm/ksm/run")" 1
+eq "apply: pages_to_scan written" "$(cat "$t/sys/kernel/mm/ksm/pages_to_scan")" 1000
+eq "apply: zswap enabled written" "$(cat "$t/sys/module/zswap/parameters/enabled")" Y
+eq "apply: each original recorded, global ones in originals" "$(records "$t" | cut -f1-5)" \
+	"sysfs	ksm	kernel/mm/ksm/run	sys/kernel/mm/ksm/run	0
+sysfs	ksm-scan	kernel/mm/ksm/pages_to_scan	sys/kernel/mm/ksm/pages_to_scan	100
+sysfs	ksm-scan	kernel/mm/ksm/sleep_millisecs	sys/kernel/mm/ksm/sleep_millisecs	20
+sysfs	zswap	module/zswap/parameters/enabled	sys/module/zswap/parameters/enabled	N"
+check_rc "a second apply exits 0" 0 -- "$ET" apply --only sysfs --root "$t"
+eq "a second apply keeps all four" "$(printf '%s\n' "$OUT" | grep -c '^sysfs .* keep   -$')" 4
+check_rc "verify holds" 0 -- "$ET" verify --only sysfs --root "$t"
+contains "verify counts" "verify: 4 hold, 0 drifted, 0 unmet, 0 not applicable"
+echo 0 >"$t/sys/kernel/mm/ksm/run"
+check_rc "verify finds the drift (exit 1)" 1 -- "$ET" verify --only sysfs --root "$t" --prometheus /run/et.prom
+contains "verify names the drift" "drift: sysfs ksm kernel/mm/ksm/run is '0', want '1'"
+OUT=$(grep 'earlytune_setting_holds{domain="sysfs",target="ksm",setting="kernel/mm/ksm/run"}' "$t/run/et.prom")
+eq "Prometheus: earlytune_setting_holds is 0 for the drifted file" "$OUT" \
+	'earlytune_setting_holds{domain="sysfs",target="ksm",setting="kernel/mm/ksm/run"} 0'
+check_rc "status exits 0" 0 -- "$ET" status --root "$t"
+contains "status lists the applied item" "changed  sysfs ksm kernel/mm/ksm/run: 0 -> 1"
+check_rc "revert exits 0" 0 -- "$ET" revert --only sysfs --root "$t"
+eq "revert restores every original" "$(snapshot "$t")" "$before"
+eq "revert forgets the records" "$(records "$t" | grep -c '^sysfs')" 0
+check_rc "apply --json exits 0" 0 -- "$ET" apply --json --only sysfs --root "$t"
+contains "apply --json names the domain" '"domain":"sysfs","target":"zswap"'
+check_rc "a whole revert (every domain) restores them too" 0 -- "$ET" revert --root "$t"
+eq "the whole revert restores every original" "$(snapshot "$t")" "$before"
+
+# ---- what the kernel keeps is read back -------------------------------------
+t=$WORK/readback
+mk_sysfs_tree "$t"
+ksm_conf "$t"
+# Links that lead out of /sys to a file of the tree: an absolute one (the
+# root resolves it inside itself) and a relative one.
+rm "$t/sys/kernel/mm/ksm/run" "$t/sys/kernel/mm/ksm/pages_to_scan"
+echo secret >"$t/etc/secret"
+ln -s /etc/secret "$t/sys/kernel/mm/ksm/run"
+ln -s ../../../../etc/secret "$t/sys/kernel/mm/ksm/pages_to_scan"
+check_rc "links out of /sys: apply exits 1" 1 -- "$ET" apply --wide --only sysfs --root "$t"
+contains "an absolute link out of /sys is refused, not followed" \
+	"sysfs  ksm      kernel/mm/ksm/run               -       1       error  -       error: a link on the way leads out of /sys: refused"
+contains "a relative link out of /sys is refused" \
+	"kernel/mm/ksm/pages_to_scan     -       1000    error  -       error: a link on the way leads out of /sys: refused"
+eq "the file the links name is untouched" "$(cat "$t/etc/secret")" secret
+eq "the other files of the run are applied" "$(cat "$t/sys/module/zswap/parameters/enabled")" Y
+
+# ---- selectors, kinds of files ------------------------------------------------
+t=$WORK/kinds
+mk_sysfs_tree "$t"
+printf 'always defer [madvise] never\n' >"$t/sys/kernel/mm/ksm/sel"
+printf 'line one\nline two\n' >"$t/sys/kernel/mm/ksm/multi"
+: >"$t/sys/kernel/mm/ksm/wo"
+chmod 0200 "$t/sys/kernel/mm/ksm/wo"
+cat >"$t/etc/earlytune.d/50-sysfs.conf" <<'CONF'
+[sysfs "sel"]
+path = /sys/kernel/mm/ksm/sel
+value = never
+
+[sysfs "odd"]
+path = /sys/kernel/mm/ksm/multi /sys/kernel/mm/ksm/wo /sys/kernel/mm/ksm/pages_shared /sys/kernel/mm/ksm/gone
+value = 1
+
+[sysfs "disks"]
+path = /sys/block/sd*/device/timeout /sys/block/*/queue/sch*
+value = 60
+CONF
+check_rc "kinds: plan exits 0" 0 -- "$ET" plan --wide --only sysfs --root "$t"
+OUT=$(printf '%s\n' "$OUT" | tr -s ' ') # the columns' padding aside
+contains "a selector file compares its selected word" "sysfs sel kernel/mm/ksm/sel madvise never change"
+contains "a multi-line file is a skip saying so" "multi-line: not one value earlytune can compare and restore"
+contains "a write-only file is a skip saying so" "write-only: its value cannot be read"
+contains "a read-only file is a skip saying so" "read-only: the kernel takes no value here"
+contains "a plain path the kernel lacks is unmet" "no such file: this kernel (or its modules and devices) does not have it"
+contains "a glob that matches nothing is neutral" "block/sd*/device/timeout - 60 skip matches no file here"
+contains "a file a glob reaches that [block] writes: skip naming the key" \
+	"earlytune sets it with [block] scheduler (one writer per file): set it there"
+check_rc "kinds: apply exits 0" 0 -- "$ET" apply --only sysfs --root "$t"
+eq "kinds: the selector file got its word" "$(cat "$t/sys/kernel/mm/ksm/sel")" never
+eq "kinds: the write-only file was not written" "$(wc -c <"$t/sys/kernel/mm/ksm/wo")" 0
+eq "kinds: vda's scheduler is not [sysfs]'s" "$(cat "$t/sys/block/vda/queue/scheduler")" "[none] mq-deadline"
+eq "kinds: the selector's original is its word" "$(records "$t" | grep ksm/sel | cut -f5)" madvise
+check_rc "kinds: verify is 1 (unmet files)" 1 -- "$ET" verify --only sysfs --root "$t"
+contains "kinds: verify names the unmet write-only file" "unmet: sysfs odd kernel/mm/ksm/wo"
+check_rc "kinds: revert exits 0" 0 -- "$ET" revert --only sysfs --root "$t"
+eq "kinds: the selector's word restored" "$(cat "$t/sys/kernel/mm/ksm/sel")" madvise
+
+# ---- refused when read: exit 2, nothing written --------------------------------
+refused() { # DESC CONF-TEXT MESSAGE
+	t=$WORK/refused
+	rm -rf "$t"
+	mk_sysfs_tree "$t"
+	printf '%b' "$2" >"$t/etc/earlytune.d/50-sysfs.conf"
+	_b=$(snapshot "$t")
+	check_rc "$1: apply exits 2" 2 -- "$ET" apply --root "$t"
+	contains "$1: the message" "$3"
+	eq "$1: nothing written" "$(snapshot "$t")" "$_b"
+}
+refused "/proc/sys" '[sysfs "s"]\npath = /proc/sys/vm/swappiness\nvalue = 10\n' \
+	"[sysfs] path '/proc/sys/vm/swappiness': sysctls are set in /etc/sysctl.d/*.conf"
+refused "outside /sys" '[sysfs "s"]\npath = /etc/shadow\nvalue = x\n' "'/etc/shadow': not below /sys"
+refused "a .. component" '[sysfs "s"]\npath = /sys/kernel/../../etc/shadow\nvalue = x\n' "'.' or '..' component"
+refused "[block]'s file" '[sysfs "s"]\npath = /sys/block/vda/queue/read_ahead_kb\nvalue = 4096\n' \
+	"earlytune sets it with [block] read_ahead_kb; set it there (one writer per file)"
+refused "[thp]'s file" '[sysfs "s"]\npath = /sys/kernel/mm/transparent_hugepage/defrag\nvalue = never\n' \
+	"earlytune sets it with [thp] defrag"
+refused "[sched]'s debugfs knob" '[sysfs "s"]\npath = /sys/kernel/debug/sched/migration_cost_ns\nvalue = 1\n' \
+	"earlytune sets it with [sched] migration_cost_ns"
+refused "no name" '[sysfs]\npath = /sys/kernel/mm/ksm/run\nvalue = 1\n' '[sysfs] needs a name'
+refused "a path without a value" '[sysfs "s"]\npath = /sys/kernel/mm/ksm/run\n' '[sysfs "s"] has a path but no value'
+
+# ---- other writers of the same files -------------------------------------------
+t=$WORK/writers
+mk_sysfs_tree "$t"
+ksm_conf "$t"
+mkdir -p "$t/etc/sysfs.d" "$t/etc/tmpfiles.d" "$t/etc/tuned/mine"
+printf 'kernel/mm/ksm/run = 0\n' >"$t/etc/sysfs.d/ksm.conf"
+printf 'w /sys/kernel/mm/ksm/pages_to_scan - - - - 200\n' >"$t/etc/tmpfiles.d/ksm.conf"
+echo mine >"$t/etc/tuned/active_profile"
+printf '[sysfs]\n/sys/module/zswap/parameters/enabled = N\n' >"$t/etc/tuned/mine/tuned.conf"
+check_rc "writers: plan exits 0" 0 -- "$ET" plan --wide --only sysfs --root "$t"
+contains "writers: sysfsutils named, and wins" \
+	"also written by /etc/sysfs.d/ksm.conf:1 kernel/mm/ksm/run = 0 (sysfsutils, sysfsutils runs after earlytune: wins)"
+contains "writers: a tmpfiles.d w line named" \
+	"also written by /etc/tmpfiles.d/ksm.conf:1 w /sys/kernel/mm/ksm/pages_to_scan 200 (tmpfiles.d, systemd-tmpfiles-setup runs after earlytune: wins)"
+contains "writers: TuneD's [sysfs] named" "also written by /etc/tuned/mine/tuned.conf:2 [sysfs] /sys/module/zswap/parameters/enabled=N (TuneD"
