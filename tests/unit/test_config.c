@@ -248,7 +248,7 @@ static void test_domain_sections(void **state)
 		assert_contains(f->text, want);
 	}
 	assert_contains(parse(f, "[bogus]\n"), "allowed: [main] ");
-	assert_contains(parse(f, "[thp \"x\"]\n"), "(only [block \"NAME\"], [limits \"NAME\"] and [cmdline \"NAME\"] do)");
+	assert_contains(parse(f, "[thp \"x\"]\n"), "(only [block \"NAME\"], [limits \"NAME\"], [sysfs \"NAME\"] and [cmdline \"NAME\"] do)");
 }
 
 static void test_bad_sections(void **state)
