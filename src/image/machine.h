@@ -30,6 +30,7 @@ struct mnic {
 struct machine {
 	char file[PATH_MAX];
 	char sys_vendor[64], product_name[64], bios_vendor[64], arch[16], cmdline[1024];
+	char compatible[128]; /* the device tree's root compatible entries, space-separated */
 	unsigned cpus, hypervisor;
 	struct mdisk disk[MACHINE_DISKS];
 	size_t ndisks;

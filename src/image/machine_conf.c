@@ -29,7 +29,8 @@ static const struct mkey {
 #define U(k, st, f) { k, #f, T_UINT, offsetof(st, f), 0 }
 	S(K_MACHINE, struct machine, sys_vendor), S(K_MACHINE, struct machine, product_name),
 	S(K_MACHINE, struct machine, bios_vendor), S(K_MACHINE, struct machine, arch),
-	S(K_MACHINE, struct machine, cmdline), U(K_MACHINE, struct machine, cpus),
+	S(K_MACHINE, struct machine, cmdline), S(K_MACHINE, struct machine, compatible),
+	U(K_MACHINE, struct machine, cpus),
 	U(K_MACHINE, struct machine, hypervisor),
 	S(K_DISK, struct mdisk, bus), S(K_DISK, struct mdisk, pci), S(K_DISK, struct mdisk, vendor),
 	S(K_DISK, struct mdisk, model), S(K_DISK, struct mdisk, host), S(K_DISK, struct mdisk, parent),

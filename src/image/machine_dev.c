@@ -354,8 +354,34 @@ static int nic(struct layout *l, const struct mnic *n)
 	return r < 0 ? r : nic_files(l, n->name, net, 1, n->queues);
 }
 
+/* A machine booted from a device tree (arm64 without UEFI): its root's
+ * compatible property as the kernel shows it, each entry NUL-terminated,
+ * where /proc/device-tree leads. */
+static int devicetree(const struct root *b, const char *words)
+{
+	char buf[sizeof(((struct machine *)0)->compatible) + 1];
+	size_t n = 0;
+	int fd, r;
+
+	for (const char *w = words + strspn(words, " "); *w; w += strspn(w, " ")) {
+		size_t len = strcspn(w, " ");
+
+		memcpy(buf + n, w, len);
+		n += len;
+		buf[n++] = '\0';
+		w += len;
+	}
+	if ((r = boot_put(b, "proc/device-tree/compatible", "%s", "")) < 0)
+		return r;
+	fd = root_openat(b, "proc/device-tree/compatible", O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
+	r = fd < 0 ? fd : write_full(fd, buf, n);
+	if (fd >= 0)
+		close(fd);
+	return r < 0 ? r : 0;
+}
+
 /* DMI, the CPUs (x86: the hypervisor flag CPUID sets; arm64 has none),
- * the command line. */
+ * the command line, the device tree. */
 static int platform(const struct layout *l)
 {
 	const struct machine *m = l->m;
@@ -378,6 +404,8 @@ static int platform(const struct layout *l)
 			r = boot_put(l->b, files[i][0], "%s\n", files[i][1]);
 	if (r == 0)
 		r = boot_put(l->b, "proc/cpuinfo", "%s", cpus);
+	if (r == 0 && *m->compatible)
+		r = devicetree(l->b, m->compatible);
 	return r == 0 ? boot_put(l->b, "sys/devices/system/cpu/online", "0-%u\n", m->cpus ? m->cpus - 1 : 0) : r;
 }
 

@@ -95,7 +95,7 @@ contains "image without a configuration: THP stays unknown" "whether the kernel 
 # ---- --machine: the shipped descriptions, golden --------------------------------
 
 t=$WORK/img
-for m in kvm-vps aws-nitro gce gce-c3 azure azure-nvme; do
+for m in kvm-vps aws-nitro gce gce-c3 azure azure-nvme qemu-virt-arm64; do
 	OUT=$("$ET" plan --root "$t" --machine "$MACHINES/$m.conf" 2>&1)
 	RC=$?
 	eq "$m: plan exits 0" "$RC" 0
@@ -116,6 +116,17 @@ contains "gce: the Persistent Disk on virtio-scsi is a virtual disk" "virtual di
 OUT=$("$ET" plan --wide --verbose --root "$t" --machine "$MACHINES/azure.conf" 2>&1)
 contains "azure: storvsc disks are Hyper-V's" "Hyper-V storvsc"
 contains "azure: the NIC's qdisc waits for the interface" "an image's first boot: set through netlink when eth0 is up (2 TX queues)"
+
+# A device-tree machine (compatible =): the tree the first boot reads has
+# the kernel's /proc/device-tree/compatible, NUL-terminated entries, and a
+# disk whose own bus says nothing (an ATA disk on AHCI) is virtual by it.
+printf '[machine]\narch = arm64\ncompatible = linux,dummy-virt\nhypervisor = 0\n[disk "sda"]\nbus = scsi\nhost = ahci\nvendor = ATA\nmodel = WDC WD10EZEX\nrotational = 1\n' >"$WORK/dt.conf"
+OUT=$("$ET" plan --wide --only block --root "$t" --machine "$WORK/dt.conf" 2>&1)
+contains "device tree: an ATA disk of a virt machine is virtual by it" \
+	"virtual disk (sd in a VM, device tree /proc/device-tree/compatible 'linux,dummy-virt')"
+sed -i 's/^compatible = .*/compatible = raspberrypi,4-model-b brcm,bcm2711/' "$WORK/dt.conf"
+OUT=$("$ET" plan --wide --only block --root "$t" --machine "$WORK/dt.conf" 2>&1)
+lacks "device tree: a board is no VM: its ATA disk is not virtual" "virtual disk"
 
 # One hardware queue: mq-deadline where the kernel has it built in (6.1),
 # none where it is a module (6.12), so the plan's scheduler item differs.
