@@ -65,7 +65,7 @@ const struct domain domains[] = {
 		/* Last: an attribute a module of the modules row brings is there by now. */
 		.name = "sysfs", .bit = DOM_SYSFS,
 		.section = { "sysfs", true, sysfs_check_key, sysfs_check_conf },
-		.plan = sysfs_plan,
+		.plan = sysfs_plan, .identity = sysfs_identity, .device_of = sysfs_device_of,
 	},
 };
 const size_t ndomains = ARRAY_SIZE(domains);
@@ -94,7 +94,8 @@ unsigned domains_implied(const struct ctx *c)
 	unsigned bits = 0;
 
 	for (size_t i = 0; i < ndomains; i++)
-		if (c->ndevices ? domains[i].disks : (c->ifindex || c->iface) ? !!domains[i].iface_index : true)
+		if (domains[i].device_of || (c->ndevices ? domains[i].disks
+						     : (c->ifindex || c->iface) ? !!domains[i].iface_index : true))
 			bits |= domains[i].bit;
 	return bits;
 }
@@ -130,6 +131,6 @@ __attribute__((constructor)) static void register_sections(void)
 			v[n++] = &domains[i].section;
 	v[n++] = &cmdline_section;
 	config_register(v, n);
-	sysfs_set_claims(domains_claim);
+	sysfs_set_hooks(domains_claim, block_identity);
 	state_register(domains, ndomains);
 }

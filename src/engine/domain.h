@@ -51,6 +51,12 @@ struct domain {
 	 * interface of another network namespace: indexes repeat across
 	 * them): no command here reverts it, forgets it or judges it stale. */
 	bool (*elsewhere)(const struct root *r, const struct record *x);
+	/* For a domain whose items are global or a device's: the disk a
+	 * record is about (its name in disk) or the interface (its index in
+	 * *ifindex), both empty for a global one. Its plan then runs at a
+	 * device's event too (--device, --ifindex, --iface) and keeps to it;
+	 * the record is in that device's scope and forgotten with it. */
+	void (*device_of)(const struct record *x, char *disk, size_t size, int *ifindex);
 
 	/* The sysctls its configuration sets, for the guard that keeps them
 	 * past systemd-sysctl: emit(key, entry, data) for each. */

@@ -41,11 +41,14 @@ struct records *session_records(struct ctx *c, struct session *peek, int *err)
 bool session_in_scope(const struct ctx *c, const struct domain *d, const struct record *x, int iface_ifindex)
 {
 	int ifindex = d && d->ifindex ? d->ifindex(x->path) : 0;
+	char disk[NAME_MAX + 1] = "";
 
 	if (!c->ndevices && !c->ifindex && !c->iface)
 		return true;
-	for (size_t i = 0; d && d->disks && i < c->ndevices; i++)
-		if (!strcmp(x->target, c->devices[i]))
+	if (d && d->device_of)
+		d->device_of(x, disk, sizeof(disk), &ifindex);
+	for (size_t i = 0; d && i < c->ndevices; i++)
+		if ((d->disks && !strcmp(x->target, c->devices[i])) || !strcmp(disk, c->devices[i]))
 			return true;
 	return ifindex && ((c->ifindex && ifindex == c->ifindex) ||
 			   (c->iface && (ifindex == iface_ifindex || !strcmp(x->target, c->iface))));
@@ -72,7 +75,7 @@ int session_forget_stale(struct session *s)
 		const struct record *x = &rs->v[i];
 		const struct domain *d = state_domain(x->domain);
 
-		if (d && d->disks && (s->c->only & d->bit) && session_in_scope(s->c, d, x, 0) &&
+		if (d && (d->disks || d->device_of) && (s->c->only & d->bit) && session_in_scope(s->c, d, x, 0) &&
 		    state_stale(rs, &s->c->root, x, why, sizeof(why)) == 1) {
 			log_msg(LOG_DEBUG, "forgetting the original of %s: %s", x->path, why);
 			drop[i] = true;

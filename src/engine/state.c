@@ -59,14 +59,22 @@ bool state_disk_file(const char *name, char *rel)
 }
 
 /* A disk's records in disks/NAME, an interface's in links/IFINDEX (what
- * in_scope calls a device's or an interface's), the others in originals.
+ * in_scope calls a device's or an interface's; for a domain of both global
+ * and device items, its device_of hook says which, from the path and the
+ * identity), the others in originals.
  * A udev run about one device then reads and rewrites its own file only. */
-void state_file_of(const char *domain, const char *target, const char *path, char *rel)
+void state_file_of(const char *domain, const char *target, const char *path, const char *identity, char *rel)
 {
 	const struct domain *d = state_domain(domain);
 	int ifindex = state_ifindex(domain, path);
+	char disk[NAME_MAX + 1] = "";
 
-	if (d && d->disks && state_disk_file(target, rel))
+	if (d && d->device_of) {
+		const struct record x = { .path = (char *)path, .identity = (char *)identity };
+
+		d->device_of(&x, disk, sizeof(disk), &ifindex);
+	}
+	if (d && (d->disks ? state_disk_file(target, rel) : *disk && state_disk_file(disk, rel)))
 		return;
 	if (ifindex > 0)
 		snprintf(rel, STATE_REL_MAX, LINKS_DIR "/%d", ifindex);
@@ -155,7 +163,7 @@ static int file_of_record(struct records *rs, char **f, size_t from, size_t *fil
 	char rel[STATE_REL_MAX];
 	int rr;
 
-	state_file_of(f[0], f[1], f[3], rel);
+	state_file_of(f[0], f[1], f[3], f[5], rel);
 	*file = from;
 	if (!strcmp(rel, rs->files[from].rel))
 		return 0;

@@ -75,7 +75,7 @@ void state_free(struct records *rs);
 #define DISKS_DIR STATE_DIR "/disks"
 #define LINKS_DIR STATE_DIR "/links"
 bool state_disk_file(const char *name, char *rel);
-void state_file_of(const char *domain, const char *target, const char *path, char *rel);
+void state_file_of(const char *domain, const char *target, const char *path, const char *identity, char *rel);
 size_t state_file_find(const struct records *rs, const char *rel); /* STRINDEX_NONE: not read */
 int state_file_add(struct records *rs, const char *rel, size_t *idx);
 

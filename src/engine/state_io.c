@@ -345,7 +345,7 @@ int state_add(struct records *rs, const struct item *it, const char *original, c
 	for (int i = 0; i < NFIELDS; i++)
 		if (!f[i] || strpbrk(f[i], "\t\n"))
 			return -EINVAL;
-	state_file_of(f[0], f[1], f[3], rel);
+	state_file_of(f[0], f[1], f[3], f[5], rel);
 	if (rs->scoped_load && state_file_find(rs, rel) == STRINDEX_NONE)
 		rr = rs->root ? state_load_rest(rs, rs->root) : -EINVAL; /* its record may be there */
 	return rr < 0 ? rr : state_add_loaded(rs, f, rel);

@@ -6,6 +6,7 @@
  * that leads out of /sys. */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@ struct section {
 	struct plan *p;
 	const char *name;
 	const struct cfg_entry *path, *value;
+	char iface[NAME_MAX + 1]; /* the interface of a run about one */
 };
 
 static void skip(struct item *it, bool unmet, const char *why)
@@ -138,25 +140,68 @@ static void plan_none(struct section *s, const char *rel, int err)
 	}
 }
 
+static void plan_path(struct section *s, const char *rel)
+{
+	int r = sysfs_expand(&s->c->root, rel, plan_file, s);
+
+	if (r <= 0)
+		plan_none(s, rel, r);
+}
+
+/* A run about one device (udev's): only the paths under a device's
+ * directory whose glob there matches that device, with its name in place
+ * of the glob; nothing else is listed. */
+static void plan_device_path(struct section *s, const char *rel)
+{
+	struct ctx *c = s->c;
+	struct sysfs_dev d;
+	char glob[NAME_MAX + 1], one[PATH_MAX];
+	int kind = sysfs_device_path(rel, &d);
+
+	if (!kind || d.len > NAME_MAX)
+		return;
+	snprintf(glob, sizeof(glob), "%.*s", (int)d.len, rel + d.at);
+	for (size_t i = 0; kind == SYSFS_DISK && i < c->ndevices; i++)
+		if (!fnmatch(glob, c->devices[i], 0) &&
+		    pathf(one, sizeof(one), "%.*s%s%s", (int)d.at, rel, c->devices[i], rel + d.at + d.len) == 0)
+			plan_path(s, one);
+	if (kind == SYSFS_IFACE && *s->iface && !fnmatch(glob, s->iface, 0) &&
+	    pathf(one, sizeof(one), "%.*s%s%s", (int)d.at, rel, s->iface, rel + d.at + d.len) == 0)
+		plan_path(s, one);
+}
+
 static void plan_section(struct section *s)
 {
 	char rel[PATH_MAX];
 	const char *p = s->path->value;
 	size_t n;
-	int r;
 
 	while (*(p += strspn(p, " \t"))) {
 		n = strcspn(p, " \t");
 		snprintf(rel, sizeof(rel), "%.*s", (int)n - 1, p + 1);
 		p += n;
-		r = sysfs_expand(&s->c->root, rel, plan_file, s);
-		if (r <= 0)
-			plan_none(s, rel, r);
+		if (s->c->ndevices || s->c->ifindex || s->c->iface)
+			plan_device_path(s, rel);
+		else
+			plan_path(s, rel);
 	}
+}
+
+/* The interface a run is about, by name; "" when it names none. */
+static void run_iface(struct ctx *c, char *name, size_t size)
+{
+	*name = '\0';
+	if (c->iface)
+		snprintf(name, size, "%s", c->iface);
+	else if (c->ifindex && sysfs_iface_name(&c->root, c->ifindex, name, size) < 0)
+		*name = '\0';
 }
 
 int sysfs_plan(struct ctx *c, struct plan *p)
 {
+	char iface[NAME_MAX + 1] = "";
+	bool named = false;
+
 	for (size_t i = 0; i < c->cfg.n; i++) {
 		const struct cfg_entry *e = &c->cfg.v[i];
 		struct section s = { .c = c, .p = p, .name = e->name };
@@ -168,6 +213,9 @@ int sysfs_plan(struct ctx *c, struct plan *p)
 			seen = !strcmp(c->cfg.v[j].section, "sysfs") && streq_ptr(c->cfg.v[j].name, e->name);
 		s.path = seen ? NULL : config_get(&c->cfg, "sysfs", e->name, "path");
 		s.value = s.path ? config_get(&c->cfg, "sysfs", e->name, "value") : NULL;
+		if (s.value && !named) /* looked up once, and only for a section */
+			run_iface(c, iface, sizeof(iface)), named = true;
+		snprintf(s.iface, sizeof(s.iface), "%s", iface);
 		if (s.value)
 			plan_section(&s);
 	}

@@ -17,8 +17,14 @@
  * set instead ("[block] scheduler"). The table of domains hands it over at
  * start, as it hands the configuration its sections. */
 typedef bool sysfs_claim_fn(const char *path, char *key, size_t size);
-void sysfs_set_claims(sysfs_claim_fn *fn);
+/* The identity of the disk whose directory holds path ([block]'s). */
+typedef int sysfs_identity_fn(const struct root *r, const char *setting, const char *path, char *out, size_t size);
+void sysfs_set_hooks(sysfs_claim_fn *claims, sysfs_identity_fn *disk_identity); /* device.c */
 
 int sysfs_check_key(const char *key, const char *value, char *why, size_t size); /* conf.c */
 void sysfs_check_conf(struct config *c);                                        /* conf.c */
 int sysfs_plan(struct ctx *c, struct plan *p);                                  /* plan.c */
+struct record;
+/* device.c: the row's records hooks */
+void sysfs_device_of(const struct record *x, char *disk, size_t size, int *ifindex);
+int sysfs_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size);

@@ -176,3 +176,54 @@ contains "writers: sysfsutils named, and wins" \
 contains "writers: a tmpfiles.d w line named" \
 	"also written by /etc/tmpfiles.d/ksm.conf:1 w /sys/kernel/mm/ksm/pages_to_scan 200 (tmpfiles.d, systemd-tmpfiles-setup runs after earlytune: wins)"
 contains "writers: TuneD's [sysfs] named" "also written by /etc/tuned/mine/tuned.conf:2 [sysfs] /sys/module/zswap/parameters/enabled=N (TuneD"
+
+# ---- hotplug: a path under a device's directory is that device's -------------
+t=$WORK/hotplug
+mk_sysfs_tree "$t"
+mk_disk "$t" vdb virtio_blk "[none] mq-deadline" 128 0
+for d in vda vdb; do _attr "$t/sys/devices/virtual/block/$d/queue/max_sectors_kb" 1280; done
+_attr "$t/sys/devices/virtual/net/eth0/tx_queue_len" 1000
+cat >"$t/etc/earlytune.d/50-sysfs.conf" <<'CONF'
+[sysfs "maxsect"]
+path = /sys/block/vd*/queue/max_sectors_kb
+value = 512
+
+[sysfs "txq"]
+path = /sys/class/net/eth*/tx_queue_len
+value = 5000
+
+[sysfs "ksm"]
+path = /sys/kernel/mm/ksm/run
+value = 1
+CONF
+check_rc "hotplug: udev's apply for vdb exits 0" 0 -- "$ET" --boot apply --root "$t" --device vdb
+eq "hotplug: vdb's file written" "$(cat "$t/sys/devices/virtual/block/vdb/queue/max_sectors_kb")" 512
+eq "hotplug: vda's untouched (the glob matched against vdb alone)" \
+	"$(cat "$t/sys/devices/virtual/block/vda/queue/max_sectors_kb")" 1280
+eq "hotplug: the global file waits for a run about everything" "$(cat "$t/sys/kernel/mm/ksm/run")" 0
+eq "hotplug: the record in vdb's own file, with the disk's identity" \
+	"$(cut -f1-5 "$t/run/earlytune/disks/vdb"; cut -f6 "$t/run/earlytune/disks/vdb" | cut -c1-4)" \
+	"sysfs	maxsect	block/vdb/queue/max_sectors_kb	sys/block/vdb/queue/max_sectors_kb	1280
+dev:"
+[ ! -e "$t/run/earlytune/originals" ]; eq "hotplug: nothing in originals" $? 0
+check_rc "hotplug: udev's apply for ifindex 2 exits 0" 0 -- "$ET" --boot apply --root "$t" --ifindex 2
+eq "hotplug: eth0's file written" "$(cat "$t/sys/devices/virtual/net/eth0/tx_queue_len")" 5000
+eq "hotplug: the interface's record in links/2, with its index" "$(cut -f2,5,6 "$t/run/earlytune/links/2")" \
+	"txq	1000	ifindex:2"
+check_rc "hotplug: a run about everything exits 0" 0 -- "$ET" --boot apply --root "$t"
+eq "hotplug: vda's now" "$(cat "$t/sys/devices/virtual/block/vda/queue/max_sectors_kb")" 512
+eq "hotplug: and the global file" "$(cat "$t/sys/kernel/mm/ksm/run")" 1
+check_rc "hotplug: revert --device vdb exits 0" 0 -- "$ET" revert --root "$t" --device vdb
+eq "hotplug: vdb's original back" "$(cat "$t/sys/devices/virtual/block/vdb/queue/max_sectors_kb")" 1280
+eq "hotplug: vda's kept" "$(cat "$t/sys/devices/virtual/block/vda/queue/max_sectors_kb")" 512
+check_rc "hotplug: udev's forget for ifindex 2 exits 0" 0 -- "$ET" --boot forget --root "$t" --ifindex 2
+[ ! -e "$t/run/earlytune/links/2" ]; eq "hotplug: forget drops the interface's record" $? 0
+# A new disk under vdb's name: the departed one's original is not its own.
+check_rc "hotplug: vdb applied again" 0 -- "$ET" --boot apply --root "$t" --device vdb
+echo 999 >"$t/sys/devices/virtual/block/vdb/queue/max_sectors_kb"
+echo NEWSERIAL >"$t/sys/devices/virtual/block/vdb/serial"
+check_rc "hotplug: another disk named vdb: apply exits 0" 0 -- "$ET" --boot apply --root "$t" --device vdb
+eq "hotplug: the new disk's own original recorded" "$(cut -f5 "$t/run/earlytune/disks/vdb")" 999
+check_rc "hotplug: revert exits 0" 0 -- "$ET" revert --root "$t"
+eq "hotplug: the new vdb gets its own original back" "$(cat "$t/sys/devices/virtual/block/vdb/queue/max_sectors_kb")" 999
+eq "hotplug: vda its own" "$(cat "$t/sys/devices/virtual/block/vda/queue/max_sectors_kb")" 1280

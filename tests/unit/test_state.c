@@ -409,7 +409,7 @@ static void test_netns_records(void **state)
 	/* Both forms name interface 9, whose records share links/9. */
 	for (const struct record *x = &mine; x; x = x == &mine ? &other : x == &other ? &old : NULL) {
 		assert_int_equal(net_record_ifindex(x->path), 9);
-		state_file_of("net", x->target, x->path, rel);
+		state_file_of("net", x->target, x->path, x->identity, rel);
 		assert_string_equal(rel, "run/earlytune/links/9");
 	}
 	for (const char **p = (const char *[]){ "netlink/netns/0/ifindex/9", "netlink/netns/111/ifindex/",

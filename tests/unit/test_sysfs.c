@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "unit.h"
+#include "engine/state.h"
 #include "sysfs/internal.h"
 
 static void expect_key(const char *key, const char *value, bool ok, const char *msg)
@@ -220,6 +221,43 @@ static void test_conf_checks(void **state)
 	config_free(&c);
 }
 
+
+/* Whose a path is: a disk's or an interface's directory, by the name in it
+ * (a glob's too); the records of each in that device's file and scope. */
+static void test_devices(void **state)
+{
+	struct record disk = { .path = (char *)"sys/block/vdb/queue/max_sectors_kb", .identity = (char *)"diskseq:9" };
+	struct record net = { .path = (char *)"sys/class/net/eth0/tx_queue_len", .identity = (char *)"ifindex:7" };
+	struct record ksm = { .path = (char *)"sys/kernel/mm/ksm/run", .identity = (char *)"" };
+	struct sysfs_dev d;
+	char name[64], rel[STATE_REL_MAX];
+	int ifindex;
+
+	assert_int_equal(sysfs_device_path("sys/block/sd*/device/timeout", &d), SYSFS_DISK);
+	assert_int_equal(d.at, 10);
+	assert_int_equal(d.len, 3);
+	assert_int_equal(sysfs_device_path("sys/class/block/vda/queue/x", &d), SYSFS_DISK);
+	assert_int_equal(sysfs_device_path("sys/class/net/eth0/mtu", &d), SYSFS_IFACE);
+	assert_int_equal(sysfs_device_path("sys/block/vda", &d), 0);
+	assert_int_equal(sysfs_device_path("sys/block/vda/", &d), 0);
+	assert_int_equal(sysfs_device_path("sys/devices/virtual/block/vda/queue/x", &d), 0);
+	sysfs_device_of(&disk, name, sizeof(name), &ifindex);
+	assert_string_equal(name, "vdb");
+	assert_int_equal(ifindex, 0);
+	sysfs_device_of(&net, name, sizeof(name), &ifindex);
+	assert_string_equal(name, "");
+	assert_int_equal(ifindex, 7);
+	sysfs_device_of(&ksm, name, sizeof(name), &ifindex);
+	assert_string_equal(name, "");
+	assert_int_equal(ifindex, 0);
+	state_file_of("sysfs", "maxsect", disk.path, disk.identity, rel);
+	assert_string_equal(rel, "run/earlytune/disks/vdb");
+	state_file_of("sysfs", "txq", net.path, net.identity, rel);
+	assert_string_equal(rel, "run/earlytune/links/7");
+	state_file_of("sysfs", "ksm", ksm.path, ksm.identity, rel);
+	assert_string_equal(rel, "run/earlytune/originals");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_check_paths),
 	cmocka_unit_test(test_check_claimed),
@@ -229,6 +267,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_plan_selector_and_globs),
 	FX_TEST(test_confined),
 	cmocka_unit_test(test_conf_checks),
+	cmocka_unit_test(test_devices),
 };
 
 UNIT_MAIN("sysfs", tests)
