@@ -5,12 +5,16 @@
  * known section, a valid key, no control character in a value, a line inside
  * the text, the file it came from); and config_print()'s output, which says
  * it parses again, does: without errors and with the same effective values.
+ * After the checks across entries (config_check), every path a [sysfs]
+ * section keeps is below /sys, with no empty, "." or ".." component, and
+ * the device directory found in it lies inside it.
  */
 #include <ctype.h>
 
 #include "fuzz.h"
+#include "sysfs/internal.h"
 
-static const char *const sections[] = { "main", "block", "thp", "modules", "net", "cmdline", "limits", "sched" };
+static const char *const sections[] = { "main", "block", "thp", "modules", "net", "cmdline", "limits", "sched", "sysfs" };
 
 static void check_entry(const struct cfg_entry *e, const char *source, int lines)
 {
@@ -21,7 +25,7 @@ static void check_entry(const struct cfg_entry *e, const char *source, int lines
 		known |= !strcmp(e->section, sections[i]);
 	fuzz_assert(known, "entry in unknown section '%s'", e->section);
 	fuzz_assert(!e->name || !strcmp(e->section, "block") || !strcmp(e->section, "cmdline") ||
-			    !strcmp(e->section, "limits"),
+			    !strcmp(e->section, "limits") || !strcmp(e->section, "sysfs"),
 		    "section [%s] with a name", e->section);
 	fuzz_assert(e->file == source, "entry names file '%s', not the source", e->file);
 	fuzz_assert(e->line >= 1 && e->line <= lines, "entry on line %d of %d", e->line, lines);
@@ -62,6 +66,43 @@ static void check_reparse(const struct config *c)
 	free(text);
 }
 
+static void check_sysfs_path(const char *path, size_t n)
+{
+	char rel[PATH_MAX];
+	struct sysfs_dev d;
+
+	fuzz_assert(n > 5 && !strncmp(path, "/sys/", 5), "[sysfs] path '%.*s' not below /sys", (int)n, path);
+	for (size_t i = 1; i < n; i++)
+		if (path[i - 1] == '/')
+			fuzz_assert(path[i] != '/' && !(path[i] == '.' && (i + 1 == n || path[i + 1] == '/' ||
+								    (path[i + 1] == '.' && (i + 2 == n || path[i + 2] == '/')))),
+				    "[sysfs] path '%.*s' has an empty, '.' or '..' component", (int)n, path);
+	fuzz_assert(path[n - 1] != '/', "[sysfs] path '%.*s' ends in '/'", (int)n, path);
+	snprintf(rel, sizeof(rel), "%.*s", (int)n - 1, path + 1);
+	if (sysfs_device_path(rel, &d))
+		fuzz_assert(d.len && d.at + d.len < strlen(rel) && rel[d.at + d.len] == '/',
+			    "device name at %zu+%zu outside '%s'", d.at, d.len, rel);
+}
+
+/* The [sysfs] paths that survive the checks across entries. */
+static void check_sysfs(struct config *c)
+{
+	config_check(c);
+	for (size_t i = 0; i < c->n; i++) {
+		const char *p = c->v[i].value;
+
+		if (strcmp(c->v[i].section, "sysfs") || strcmp(c->v[i].key, "path"))
+			continue;
+		fuzz_assert(c->v[i].name, "[sysfs] kept without a name");
+		while (*(p += strspn(p, " \t"))) {
+			size_t n = strcspn(p, " \t");
+
+			check_sysfs_path(p, n);
+			p += n;
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char source[] = "fuzz.conf";
@@ -77,6 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_entry(&c.v[i], source, lines);
 	if (r >= 0)
 		check_reparse(&c);
+	if (r >= 0)
+		check_sysfs(&c);
 	config_free(&c);
 	free(text);
 	return 0;
