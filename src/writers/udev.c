@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * udev rules that write a block queue attribute earlytune sets: ATTR{queue/X}
- * and ATTR{bdi/read_ahead_kb} assignments, and RUN programs that name one.
+ * udev rules that write a disk's attribute earlytune sets: ATTR{queue/X}
+ * and ATTR{bdi/read_ahead_kb} assignments ([block]'s), any ATTR{X} a
+ * [sysfs] path below a disk's directory names, and RUN programs that name a
+ * queue attribute.
  * udev writes an ATTR{} while it processes the rules and runs RUN programs
  * only after all rules, in rule order: so on "add" earlytune's RUN (from
  * 70-earlytune.rules) comes after every ATTR{} whatever the file order, and
@@ -142,24 +144,50 @@ static bool reruns_on_change(const char *disk)
 	return !strncmp(disk, "dm-", 3) || !strncmp(disk, "md", 2);
 }
 
+/* The disk an item writes an attribute of, and that attribute: a [block]
+ * item's target and setting, a [sysfs] item's path below sys/block/DISK or
+ * sys/class/block/DISK. false: not a disk's. */
+static bool disk_attr(const struct item *it, char *disk, size_t size, const char **attr)
+{
+	static const char *const dirs[] = { "sys/block/", "sys/class/block/" };
+
+	if (!strcmp(it->domain, "block")) {
+		snprintf(disk, size, "%s", it->target);
+		*attr = it->setting;
+		return true;
+	}
+	for (size_t i = 0; !strcmp(it->domain, "sysfs") && i < ARRAY_SIZE(dirs); i++) {
+		const char *p = it->path + strlen(dirs[i]), *slash;
+
+		if (strncmp(it->path, dirs[i], strlen(dirs[i])) || !(slash = strchr(p, '/')) || (size_t)(slash - p) >= size)
+			continue;
+		snprintf(disk, size, "%.*s", (int)(slash - p), p);
+		*attr = slash + 1;
+		return true;
+	}
+	return false;
+}
+
 static void judge_udev(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j)
 {
 	struct udev_when when;
 	bool run = e->flags & U_RUN, after = strcmp(strrchr(e->file, '/') + 1, EARLYTUNE_RULES) > 0;
 	bool rewrites;
+	char disk[NAME_MAX + 1];
+	const char *attr;
 
-	if (strcmp(it->domain, "block") || strcmp(it->setting, e->key))
+	if (!disk_attr(it, disk, sizeof(disk), &attr) || strcmp(attr, e->key))
 		return;
-	j->applies = udev_rule_matches(w, e->extra, it->target, &when);
+	j->applies = udev_rule_matches(w, e->extra, disk, &when);
 	if (!j->applies)
 		return;
-	rewrites = when.change && !reruns_on_change(it->target);
+	rewrites = when.change && !reruns_on_change(disk);
 	j->beats = (run && after && when.add) || rewrites;
 	if (run && after && when.add)
 		snprintf(j->why, sizeof(j->why), "its program runs after earlytune's: it sorts after " EARLYTUNE_RULES);
 	else if (rewrites)
 		snprintf(j->why, sizeof(j->why), "it writes again on each change event of %s, where earlytune does "
-			 "not run", it->target);
+			 "not run", disk);
 	else if (run)
 		snprintf(j->why, sizeof(j->why), "its program runs before earlytune's (it sorts before "
 			 EARLYTUNE_RULES "): earlytune's value stays");
@@ -168,14 +196,16 @@ static void judge_udev(const struct wentry *e, const struct wctx *w, const struc
 			 ": earlytune's value stays");
 }
 
-/* The attribute an assignment writes, as the block items name it. */
+/* The attribute an assignment writes, as the block items name it (the
+ * bdi's read-ahead is the queue's), or as a [sysfs] path below the disk's
+ * directory ends. */
 static const char *written_attr(const struct udev_pair *u)
 {
 	if (strcmp(u->op, "=") && strcmp(u->op, ":=") && strcmp(u->op, "+="))
 		return NULL;
 	if (!strcmp(u->key, "ATTR") && !strcmp(u->attr, "bdi/read_ahead_kb"))
 		return "queue/read_ahead_kb";
-	if (!strcmp(u->key, "ATTR") && !strncmp(u->attr, "queue/", 6))
+	if (!strcmp(u->key, "ATTR") && *u->attr)
 		return u->attr;
 	return NULL;
 }

@@ -31,7 +31,7 @@ static unsigned sources_of(const struct item *it)
 	if (!strcmp(it->domain, "sched") && !strcmp(it->target, "debugfs"))
 		return files | WSRC_TUNED;
 	if (!strcmp(it->domain, "sysfs"))
-		return files | WSRC_TUNED;
+		return files | WSRC_TUNED | WSRC_UDEV;
 	if (!strcmp(it->domain, "net") && !strcmp(it->setting, "qdisc"))
 		return WSRC_NETWORKD;
 	return 0;

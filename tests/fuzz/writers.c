@@ -91,6 +91,8 @@ static void check_entries(struct wctx *w)
 		{ "block", "vda", "queue/read_ahead_kb", "" },
 		{ "thp", "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enabled" },
 		{ "net", "sysctl", "net.core.default_qdisc", "proc/sys/net/core/default_qdisc" },
+		{ "sysfs", "t", "block/vda/device/timeout", "sys/block/vda/device/timeout" },
+		{ "sysfs", "t", "block/vda", "sys/block/vda" },
 	};
 
 	for (size_t i = 0; i < w->n; i++) {

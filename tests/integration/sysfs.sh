@@ -176,6 +176,18 @@ contains "writers: sysfsutils named, and wins" \
 contains "writers: a tmpfiles.d w line named" \
 	"also written by /etc/tmpfiles.d/ksm.conf:1 w /sys/kernel/mm/ksm/pages_to_scan 200 (tmpfiles.d, systemd-tmpfiles-setup runs after earlytune: wins)"
 contains "writers: TuneD's [sysfs] named" "also written by /etc/tuned/mine/tuned.conf:2 [sysfs] /sys/module/zswap/parameters/enabled=N (TuneD"
+# A udev rule's ATTR{} of a disk's attribute a [sysfs] path names.
+_attr "$t/sys/devices/virtual/block/vda/queue/max_sectors_kb" 1280
+printf '[sysfs "maxsect"]\npath = /sys/block/vd*/queue/max_sectors_kb\nvalue = 512\n' >"$t/etc/earlytune.d/60-disk.conf"
+mkdir -p "$t/etc/udev/rules.d"
+printf 'ACTION=="add", SUBSYSTEM=="block", KERNEL=="vd[a-z]", ATTR{queue/max_sectors_kb}="256"\n' \
+	>"$t/etc/udev/rules.d/60-maxsect.rules"
+printf 'ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="sd*", ATTR{queue/max_sectors_kb}="128"\n' \
+	>"$t/etc/udev/rules.d/61-sd.rules"
+check_rc "writers: plan with a udev rule exits 0" 0 -- "$ET" plan --wide --only sysfs --root "$t"
+contains "writers: udev's ATTR{} named under the disk's [sysfs] item" \
+	"also written by /etc/udev/rules.d/60-maxsect.rules:1 ATTR{queue/max_sectors_kb}=\"256\" (udev, udev writes ATTR{} before earlytune's RUN from 70-earlytune.rules: earlytune's value stays)"
+lacks "writers: a rule for other disks is not named" "61-sd.rules"
 
 # ---- hotplug: a path under a device's directory is that device's -------------
 t=$WORK/hotplug
