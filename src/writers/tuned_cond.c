@@ -6,79 +6,29 @@
  * " ".join(os.uname()) (sysname, nodename, release, version, machine) and
  * its cpuinfo_regex in /proc/cpuinfo (tuned/units/manager.py); and the
  * value functions ${f:virt_check:VM:METAL} (virt-what says a hypervisor)
- * and ${f:cpuinfo_check:RE1:S1:…[:FALLBACK]}. Python's patterns become
- * POSIX extended ones (\d, classes inside brackets); a pattern that has no
- * POSIX form ((?…), lazy quantifiers), or a machine the tree does not show,
- * is unknown: the entry "may apply", never silently dropped. And the
+ * and ${f:cpuinfo_check:RE1:S1:…[:FALLBACK]}. The patterns are read as
+ * Python reads them (base/pyre.c); one it does not read (flags,
+ * look-arounds), or a machine the tree does not show, is unknown: the
+ * entry "may apply", never silently dropped. And the
  * daemon's own: whether tuned.service is enabled, and reapply_sysctl.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "base/pyre.h"
 #include "writers/internal.h"
 
-/* Python's escapes, written as POSIX extended regex (glibc takes \s \S \w
- * \W \b \B outside brackets); NULL when the pattern has no POSIX form. */
-static char *posix_pattern(const char *py)
-{
-	struct strbuf sb = { 0 };
-	bool in_class = false;
-
-	if (strstr(py, "(?") || strstr(py, "*?") || strstr(py, "+?") || strstr(py, "??") || strstr(py, "}?"))
-		return NULL;
-	for (const char *p = py; *p; p++) {
-		const char *rep = NULL;
-
-		if (*p == '[' && !in_class)
-			in_class = true;
-		else if (*p == ']' && in_class && p[-1] != '[' && !(p[-1] == '^' && p[-2] == '['))
-			in_class = false;
-		if (*p == '\\' && p[1]) {
-			char c = *++p;
-
-			if (c == 'd')
-				rep = in_class ? "0-9" : "[0-9]";
-			else if (c == 'D' && !in_class)
-				rep = "[^0-9]";
-			else if (in_class && c == 's')
-				rep = " \t\n\r\f\v";
-			else if (in_class && c == 'w')
-				rep = "A-Za-z0-9_";
-			else if (in_class)
-				sb_put(&sb, p, 1); /* [\.] is [.]: a bracket takes no escapes */
-			else
-				sb_printf(&sb, "\\%c", c);
-			if (rep)
-				sb_printf(&sb, "%s", rep);
-			continue;
-		}
-		sb_put(&sb, p, 1);
-	}
-	if (sb.oom || !sb.s) {
-		sb_free(&sb);
-		return sb.oom ? NULL : strdup("");
-	}
-	return sb.s;
-}
-
 /* 1 when the Python pattern py is found in text, 0 when not, -EINVAL when
- * it has no POSIX form here. */
+ * it uses what pyre does not read. */
 int tuned_search(const char *py, const char *text)
 {
-	_cleanup_(freep) char *pat = posix_pattern(py);
-	regex_t re;
-	int r;
+	int r = pyre_search(py, text);
 
-	if (!pat || regcomp(&re, pat, REG_EXTENDED | REG_NEWLINE | REG_NOSUB) != 0)
-		return -EINVAL;
-	r = regexec(&re, text, 0, NULL, 0) == 0;
-	regfree(&re);
-	return r;
+	return r == -ENOMEM ? -EINVAL : r;
 }
 
 /* A tree's machine: the kernel's own word (proc/sys/kernel/arch), else the
@@ -169,7 +119,7 @@ int tuned_condition(struct tcond *tc, const struct wctx *w, const char *which, c
 	}
 	r = tuned_search(py, text);
 	if (r < 0)
-		snprintf(why, size, "%s_regex=%s not judged: a Python pattern without a POSIX form", which, py);
+		snprintf(why, size, "%s_regex=%s not judged: a pattern earlytune does not read (flags, look-arounds, backreferences)", which, py);
 	return r < 0 ? -1 : r;
 }
 

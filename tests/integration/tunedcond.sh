@@ -71,13 +71,13 @@ rm "$a/proc/cpuinfo"
 plan_json "$a"
 contains "aarch64 without /proc/cpuinfo: not judged, said" "cpuinfo_regex=CPU part"
 
-# ---- a pattern with no POSIX form ------------------------------------------------
+# ---- Python's patterns, as Python reads them ------------------------------------
 p=$WORK/py
 mk_tuned "$p"
 echo x86_64 >"$p/proc/sys/kernel/arch"
 printf '\n[sysctl.lookahead]\ntype=sysctl\nuname_regex=x86(?=_64)\nnet.core.default_qdisc=fq_codel\n' >>"$p/$tp"
 plan_json "$p"
-contains "a Python-only pattern: may apply, said" "uname_regex=x86(?=_64) not judged: a Python pattern without a POSIX form"
+contains "a look-ahead: may apply, said" "uname_regex=x86(?=_64) not judged: a pattern earlytune does not read (flags, look-arounds, backreferences)"
 sed -i 's/^uname_regex=x86(?=_64)$/uname_regex=^Linux \\S* \\d+\\.\\d+\\.\\d+-28-cloud-amd64 .* x86_64$/' "$p/$tp"
 plan_json "$p"
 eq "\\S, \\d and anchors over the whole uname: met" "$(writers net.core.default_qdisc sysctl | cut -d' ' -f2)" fq_codel
@@ -85,6 +85,9 @@ lacks "\\S, \\d: judged" "not judged"
 sed -i 's/-28-cloud-amd64/-99-other/' "$p/$tp"
 plan_json "$p"
 eq "another release in uname_regex: not met, not listed" "$(writers net.core.default_qdisc sysctl)" ""
+sed -i 's/^uname_regex=.*/uname_regex=^Linux .*?(?P<arch>x86_64)$/' "$p/$tp"
+plan_json "$p"
+eq "a lazy repeat and a named group (no POSIX form): judged, met" "$(writers net.core.default_qdisc sysctl | cut -d' ' -f2)" fq_codel
 
 # ---- enabled=, replace=, drop= as TuneD reads them --------------------------------
 e=$WORK/flags
