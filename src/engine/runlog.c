@@ -4,28 +4,34 @@
  * udev, by hand) and per revert, so that `earlytune status` can say what
  * was done and what was not, and why. Text, tab-separated, one line per field list:
  *
- *   V  1  DROPPED                     the format, and how many runs were dropped
+ *   V  2  DROPPED                     the format, and how many runs were dropped
  *   R  TIME_NS DURATION_US COMMAND BOOT SCOPE NAMES ONLY
- *      CHANGED KEPT SKIPPED FAILED CONFIG_ERRORS MORE NOTE
+ *      CHANGED KEPT SKIPPED FAILED CONFIG_ERRORS MORE NOTE LINES
  *   P  the same fields: a run carried over by a rotation (below)
  *   I  OUTCOME DOMAIN TARGET SETTING CURRENT DESIRED DETAIL SOURCE
  *
  * Each R or P line is followed by the I lines of its items that were not kept,
- * failures first; beyond RUNLOG_MAX_ITEMS they are only counted (MORE).
+ * failures first (LINES of them); beyond RUNLOG_MAX_ITEMS they are only
+ * counted (MORE). Each run begins with an empty line.
  * Fields escape backslash, tab, newline and carriage return (\\ \t \n \r):
  * device and interface names are untrusted and must not break a line.
  *
  * Two segments, runs.old and runs. Every apply appends its run to runs
  * (O_APPEND, under the state lock: udev runs one earlytune per device, in
- * parallel), so a run costs the same with a full log as with an empty one.
+ * parallel) in one open, fstat (a regular file, and its size), write and
+ * close: a run costs the same with a full log as with an empty one, and
+ * the append reads nothing of the log.
  * When runs would pass RUNLOG_SEGMENT_BYTES it becomes runs.old, and the
  * runs.old before it is dropped and counted in the new segment's V line;
  * the newest boot run of the whole system, when it would go with it, is
  * carried into the new segment as its first run (P). A crashed append
- * leaves at most a torn last line: readers skip it, the next append cuts
- * it. The reader (runlog_read.c) applies the bound (RUNLOG_MAX_RUNS,
- * RUNLOG_MAX_BYTES). /run is a tmpfs: the log lives as long as the boot it
- * tells about.
+ * leaves a torn run, its last line cut: the next append's empty line ends
+ * that line, and the reader (runlog_runs) knows the run for torn, since
+ * no empty line follows it or its I lines fall short of LINES. The first
+ * version (V 1: no LINES, no empty lines, a torn last line cut by the
+ * append after it) is still read, and appended to as it is. The reader
+ * (runlog_read.c) applies the bound (RUNLOG_MAX_RUNS, RUNLOG_MAX_BYTES).
+ * /run is a tmpfs: the log lives as long as the boot it tells about.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,7 +113,8 @@ static void put_item(struct strbuf *sb, const struct item *it, enum outcome o)
 	sb_printf(sb, "\n");
 }
 
-/* One run: its R line, then its items by outcome, failures first. */
+/* One run: the empty line before it, its R line, then its items by
+ * outcome, failures first. */
 static void put_run(struct strbuf *sb, const struct ctx *c, const char *command, const struct plan *p,
 		    const char *note)
 {
@@ -116,7 +123,7 @@ static void put_run(struct strbuf *sb, const struct ctx *c, const char *command,
 
 	for (size_t i = 0; i < nitems; i++)
 		n[outcome_of(&p->v[i])]++;
-	sb_printf(sb, "R\t%lld\t%lld", now_ns(CLOCK_REALTIME), (now_ns(CLOCK_MONOTONIC) - c->t0_ns) / 1000);
+	sb_printf(sb, "\nR\t%lld\t%lld", now_ns(CLOCK_REALTIME), (now_ns(CLOCK_MONOTONIC) - c->t0_ns) / 1000);
 	put_field(sb, command);
 	/* The boot run a rotation keeps is an apply's. */
 	sb_printf(sb, "\t%d", c->boot && !strcmp(command, "apply"));
@@ -126,7 +133,7 @@ static void put_run(struct strbuf *sb, const struct ctx *c, const char *command,
 	listed = n[O_FAILED] + n[O_CHANGED] + n[O_UNMET] + n[O_SKIPPED];
 	sb_printf(sb, "\t%u", listed > RUNLOG_MAX_ITEMS ? listed - RUNLOG_MAX_ITEMS : 0);
 	put_field(sb, note);
-	sb_printf(sb, "\n");
+	sb_printf(sb, "\t%u\n", listed > RUNLOG_MAX_ITEMS ? RUNLOG_MAX_ITEMS : listed);
 	listed = 0;
 	for (enum outcome o = O_FAILED; o < O_KEPT; o++)
 		for (size_t i = 0; i < nitems && listed < RUNLOG_MAX_ITEMS; i++)
@@ -160,42 +167,30 @@ static bool span_is_boot(const char *line, size_t len)
 	return end - line >= 9 && !memcmp(line, "1\tglobal\t", 9);
 }
 
-static int add_span(struct span **v, size_t *n, size_t *cap, const char *line, size_t len)
+struct spans {
+	struct span *v;
+	size_t n, cap;
+};
+
+static int add_span(char *s, size_t len, void *data)
 {
-	if (array_grow(v, cap, *n, sizeof(**v), 64) < 0)
+	struct spans *sp = data;
+
+	if (array_grow(&sp->v, &sp->cap, sp->n, sizeof(*sp->v), 64) < 0)
 		return -ENOMEM;
-	(*v)[(*n)++] = (struct span){ line, len, span_is_boot(line, len) };
-	return 0;
-}
-
-/* A run's lines: R (or P, a carried one), then its I lines. A segment of
- * another format has none; a torn last line (a crashed append) is none. */
-static int split_runs(const char *buf, struct span **v, size_t *n, unsigned long long *dropped)
-{
-	size_t cap = 0, len;
-
-	if (!runlog_format_known(buf))
-		return 0;
-	*dropped = strtoull(buf + 4, NULL, 10);
-	for (const char *line = buf, *end; (end = strchr(line, '\n')); line += len) {
-		len = (size_t)(end - line) + 1;
-		if ((!strncmp(line, "R\t", 2) || !strncmp(line, "P\t", 2)) && add_span(v, n, &cap, line, len) < 0)
-			return -ENOMEM;
-		if (!strncmp(line, "I\t", 2) && *n)
-			(*v)[*n - 1].len += len;
-	}
+	sp->v[sp->n++] = (struct span){ s, len, span_is_boot(s, (size_t)((char *)memchr(s, '\n', len) - s)) };
 	return 0;
 }
 
 /* A segment's runs; one that is absent, or too big to be ours, has none. */
-static int read_segment(const struct root *r, const char *rel, char **buf, struct span **s, size_t *n,
+static int read_segment(const struct root *r, const char *rel, char **buf, struct spans *s,
 			unsigned long long *dropped)
 {
 	int rr = root_read_file(r, rel, buf, 4 * RUNLOG_MAX_BYTES);
 
 	if (rr == -ENOENT || rr == -EFBIG)
 		return 0;
-	return rr < 0 ? rr : split_runs(*buf, s, n, dropped);
+	return rr < 0 ? rr : runlog_runs(*buf, add_span, s, dropped);
 }
 
 static size_t newest_boot(const struct span *s, size_t n)
@@ -206,14 +201,13 @@ static size_t newest_boot(const struct span *s, size_t n)
 	return n;
 }
 
-/* A log of its own (there was none, or one of another format: its runs are
- * not ours to read), with the run. */
+/* A log of its own (there was none, or an empty file), with the run. */
 static int start_log(const struct root *r, const struct strbuf *run)
 {
 	struct strbuf out = { 0 };
 	int rr;
 
-	sb_printf(&out, "V\t1\t0\n");
+	sb_printf(&out, "V\t2\t0\n");
 	sb_put(&out, run->s, run->len);
 	rr = out.oom ? -ENOMEM : root_write_atomic(r, RUNLOG_FILE, out.s, out.len, 0644);
 	sb_free(&out);
@@ -229,23 +223,27 @@ static int start_log(const struct root *r, const struct strbuf *run)
 static int rotate(const struct root *r, const struct strbuf *run, bool boot)
 {
 	_cleanup_(freep) char *cur = NULL, *old = NULL;
-	_cleanup_(freep) struct span *cs = NULL, *os = NULL;
+	struct spans cs = { 0 }, os = { 0 };
 	unsigned long long dropped = 0, before;
-	size_t nc = 0, no = 0, carry;
 	struct strbuf out = { 0 };
-	int rr = read_segment(r, RUNLOG_FILE, &cur, &cs, &nc, &dropped);
+	int rr = read_segment(r, RUNLOG_FILE, &cur, &cs, &dropped);
 
 	if (rr >= 0)
-		rr = read_segment(r, RUNLOG_OLD, &old, &os, &no, &before);
+		rr = read_segment(r, RUNLOG_OLD, &old, &os, &before);
+	if (rr >= 0) {
+		size_t carry = boot || newest_boot(cs.v, cs.n) < cs.n ? os.n : newest_boot(os.v, os.n);
+
+		sb_printf(&out, "V\t2\t%llu\n", dropped + os.n - (carry < os.n));
+		if (carry < os.n) {
+			sb_put(&out, "\nP", 2);
+			sb_put(&out, os.v[carry].s + 1, os.v[carry].len - 1);
+		}
+		sb_put(&out, run->s, run->len);
+	}
+	free(cs.v);
+	free(os.v);
 	if (rr < 0)
 		return rr;
-	carry = boot || newest_boot(cs, nc) < nc ? no : newest_boot(os, no);
-	sb_printf(&out, "V\t1\t%llu\n", dropped + no - (carry < no));
-	if (carry < no) {
-		sb_put(&out, "P", 1);
-		sb_put(&out, os[carry].s + 1, os[carry].len - 1);
-	}
-	sb_put(&out, run->s, run->len);
 	root_sweep_temps(r, RUNLOG_DIR, "runs.new", NULL);
 	rr = out.oom ? -ENOMEM : root_write_atomic(r, RUNLOG_NEW, out.s, out.len, 0644);
 	sb_free(&out);
@@ -265,58 +263,22 @@ static int open_segment(const struct root *r, off_t *size)
 	return fd;
 }
 
-/* A torn last line, a crashed append's, is cut back to the newline before
- * it: the run appended next must start a line. Reads one byte when the
- * segment ends whole. -EBADMSG when no line is whole. */
-static int cut_torn(int fd, off_t *size)
-{
-	char buf[4096];
-	size_t len;
-
-	if (pread(fd, buf, 1, *size - 1) == 1 && buf[0] == '\n')
-		return 0;
-	for (off_t at = *size; at > 0; at -= (off_t)len) {
-		const char *nl;
-
-		len = at < (off_t)sizeof(buf) ? (size_t)at : sizeof(buf);
-		if (pread(fd, buf, len, at - (off_t)len) != (ssize_t)len)
-			return -EIO;
-		nl = memrchr(buf, '\n', len);
-		if (!nl)
-			continue;
-		*size = at - (off_t)len + (nl - buf) + 1;
-		log_msg(LOG_DEBUG, "cut the torn last line of %s, left by a run that died mid-append", RUNLOG_FILE);
-		return ftruncate(fd, *size) < 0 ? -errno : 0;
-	}
-	return -EBADMSG;
-}
-
 /* The run at the end of the current segment: a constant cost (a udev run
- * per disk pays it), not a rewrite of the log. Under the caller's lock. */
+ * per disk pays it), not a rewrite of the log, and no read of it. Under
+ * the caller's lock. */
 static int append(const struct root *r, const struct strbuf *run, bool boot)
 {
 	off_t size = 0;
 	_cleanup_(closep) int fd = open_segment(r, &size);
-	char head[4];
-	ssize_t n;
 	int rr;
 
-	if (fd == -ENOENT)
+	if (fd == -ENOENT || (fd >= 0 && !size))
 		return start_log(r, run);
 	if (fd < 0)
 		return fd;
-	n = pread(fd, head, sizeof(head), 0);
-	if (n < 0)
-		return -errno;
-	if (n != sizeof(head) || memcmp(head, "V\t1\t", 4))
-		return start_log(r, run);
 	if ((size_t)size + run->len > RUNLOG_SEGMENT_BYTES)
 		return rotate(r, run, boot);
-	rr = cut_torn(fd, &size);
-	if (rr == -EBADMSG)
-		return start_log(r, run);
-	if (rr == 0)
-		rr = write_full(fd, run->s, run->len);
+	rr = write_full(fd, run->s, run->len);
 	/* A failed write (a full /run) leaves no part of the run behind. */
 	if (rr < 0 && ftruncate(fd, size) < 0)
 		log_msg(LOG_DEBUG, "cannot cut %s back after a failed append: %s", RUNLOG_FILE, strerror(errno));

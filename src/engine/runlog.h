@@ -51,11 +51,6 @@ struct runlog {
 	int old_err;                /* runs.old could not be read (-errno): its runs are missing */
 };
 
-/* A log of this format: its version line first. */
-static inline bool runlog_format_known(const char *buf)
-{
-	return !strncmp(buf, "V\t1\t", 4);
-}
 
 /* runlog.c */
 /* command: "apply" or "revert"; p: the plan it ran, NULL when earlytune=0
@@ -68,6 +63,13 @@ static inline void runlog_append(const struct ctx *c, const struct plan *p, int 
 }
 
 /* runlog_read.c */
+/* The runs of a segment (NUL-terminated) that no crash tore, oldest first:
+ * fn gets each one's lines (its R or P line, then its I lines, newlines
+ * and all), and may write within them. Returns the version its V line
+ * names (1, 2; 0: none, a segment of another format, of which only the
+ * second version's runs are read) or fn's first error; *dropped: the V
+ * line's count of dropped runs. */
+int runlog_runs(char *buf, int (*fn)(char *s, size_t len, void *data), void *data, unsigned long long *dropped);
 int runlog_load(const struct root *r, struct runlog *log); /* 0, -ENOENT, -errno */
 void runlog_free(struct runlog *log);
 bool run_is_boot(const struct run *x);

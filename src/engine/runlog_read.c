@@ -61,10 +61,11 @@ static bool parse_ll(const char *s, long long *out)
 	return true;
 }
 
-/* An R line's fields (f[0] is "R"); false when it is not one. */
+/* An R line's fields (f[0] is "R"); false when it is not one. The second
+ * version's has a 16th, the count of its I lines (runlog_runs checks it). */
 static bool parse_run(char **f, size_t n, struct run *x)
 {
-	if (n != 15)
+	if (n != 15 && n != 16)
 		return false;
 	*x = (struct run){ .command = f[3], .scope = f[5], .names = f[6], .only = f[7], .note = f[14] };
 	x->boot = f[4] && !strcmp(f[4], "1");
@@ -112,8 +113,6 @@ static int add_line(struct runlog *log, char *line, size_t len)
 
 	if (!f[0])
 		return 0;
-	if (!strcmp(f[0], "V") && n == 3 && f[2])
-		log->dropped = strtoull(f[2], NULL, 10);
 	if (!strcmp(f[0], "I") && n == 9 && log->cur < log->n && f[1] && f[2]) {
 		log->v[log->cur].bytes += len;
 		return add_item(&log->v[log->cur], f);
@@ -127,18 +126,98 @@ static int add_line(struct runlog *log, char *line, size_t len)
 	return add_run(log, &x, carried);
 }
 
-/* One segment's lines. A last line without its newline is a crashed
- * append's torn write, not a record: skipped. */
-static int load_segment(struct runlog *log, char *buf)
+/* One run's lines, as runlog_runs hands them. */
+static int add_lines(char *s, size_t len, void *data)
 {
+	struct runlog *log = data;
+	char *end = s + len, *next;
 	int rr = 0;
 
 	log->cur = SIZE_MAX;
-	for (char *line = buf, *next; rr >= 0 && (next = strchr(line, '\n')); line = next) {
+	for (char *line = s; rr >= 0 && (next = memchr(line, '\n', (size_t)(end - line))); line = next) {
 		*next++ = '\0';
 		rr = add_line(log, line, (size_t)(next - line));
 	}
 	return rr;
+}
+
+/* ---- a segment's runs -------------------------------------------------------- */
+
+/* The run being walked: its lines so far; for the second version, the I
+ * lines its R line announces and those seen. */
+struct walk {
+	char *s;
+	size_t len;
+	bool v2;
+	unsigned long long want, seen;
+};
+
+/* What ends a run: an empty line or the segment's end, a run line of the
+ * second version, anything else (a first version's run line, a cut one). A
+ * second version's run is only ever followed by the empty line before the
+ * next run, unless it was torn (and the next run's line ended its last). */
+enum closer { CL_END, CL_V2, CL_OTHER };
+
+/* A second version's run is whole when a separator or the end follows all
+ * the I lines it announces; a first version's unless a second version's run
+ * line follows it without a separator: its last line was torn, and ended by
+ * the newline the append put before its run. */
+static int close_run(struct walk *w, enum closer how, int (*fn)(char *s, size_t len, void *data), void *data)
+{
+	bool whole = w->v2 ? how == CL_END && w->seen == w->want : how != CL_V2;
+	int rr = w->s && whole ? fn(w->s, w->len, data) : 0;
+
+	w->s = NULL;
+	return rr;
+}
+
+static size_t count_fields(const char *line, const char *end)
+{
+	size_t n = 1;
+
+	for (const char *p = line; (p = memchr(p, '\t', (size_t)(end - p))); p++)
+		n++;
+	return n;
+}
+
+/* A run line, an R or P line: 2 for the second version's (16 fields, the
+ * 16th the count of its I lines, in want), 1 for the first version's (15)
+ * or one cut short (which no reader parses, but a rotation counts). */
+static int run_version(const char *line, const char *end, unsigned long long *want)
+{
+	if ((*line != 'R' && *line != 'P') || line[1] != '\t')
+		return -1;
+	if (count_fields(line, end) != 16)
+		return 1;
+	*want = strtoull(memrchr(line, '\t', (size_t)(end - line)) + 1, NULL, 10);
+	return 2;
+}
+
+int runlog_runs(char *buf, int (*fn)(char *s, size_t len, void *data), void *data, unsigned long long *dropped)
+{
+	int version = !strncmp(buf, "V\t1\t", 4) ? 1 : !strncmp(buf, "V\t2\t", 4) ? 2 : 0, rr = 0;
+	struct walk w = { NULL };
+
+	*dropped = version ? strtoull(buf + 4, NULL, 10) : 0;
+	for (char *line = buf, *end; rr >= 0 && (end = strchr(line, '\n')); line = end + 1) {
+		size_t len = (size_t)(end - line) + 1;
+		unsigned long long want = 0;
+		int v = run_version(line, end, &want);
+
+		if (*line == 'I' && line[1] == '\t' && w.s) {
+			w.len += len, w.seen++;
+			continue;
+		}
+		if (v < 0 && line != end)
+			continue; /* a line this version does not know */
+		rr = close_run(&w, v < 0 ? CL_END : v == 2 ? CL_V2 : CL_OTHER, fn, data);
+		/* A first version's run in a segment of another format is not ours. */
+		if (v == 2 || (v == 1 && version))
+			w = (struct walk){ line, len, v == 2, want, 0 };
+	}
+	if (rr >= 0)
+		rr = close_run(&w, CL_END, fn, data);
+	return rr < 0 ? rr : version;
 }
 
 /* What status shows: the newest run, the newest boot run of the whole
@@ -221,26 +300,32 @@ static int read_segments(const struct root *r, struct runlog *log, int *rold, in
 int runlog_load(const struct root *r, struct runlog *log)
 {
 	int rold, rcur, rr = read_segments(r, log, &rold, &rcur);
+	unsigned long long dropped;
 	bool old;
+	size_t n;
 
 	if (rr < 0)
 		return rr;
-	old = rold >= 0 && runlog_format_known(log->buf[0]);
 	if (rold < 0 && rold != -ENOENT) {
 		log->old_err = rold;
 		log_msg(LOG_WARN, "cannot read %s/%s: %s; its runs, the oldest, are left out",
 			r->is_host ? "" : r->dir, RUNLOG_OLD, strerror(-rold));
 	}
-	if (old && (rr = load_segment(log, log->buf[0])) < 0)
+	if (rold >= 0 && (rr = runlog_runs(log->buf[0], add_lines, log, &log->dropped)) < 0)
 		return rr;
+	old = rold >= 0 && (rr > 0 || log->n);
 	if (rcur == -ENOENT && !old)
 		return rcur;
 	if (rcur < 0 && rcur != -ENOENT)
 		return rcur;
-	if (rcur >= 0 && !runlog_format_known(log->buf[1]))
-		return -EBADMSG;
-	if (rcur >= 0 && (rr = load_segment(log, log->buf[1])) < 0)
+	n = log->n;
+	if (rcur >= 0 && (rr = runlog_runs(log->buf[1], add_lines, log, &dropped)) < 0)
 		return rr;
+	/* A segment of another format, which no run of ours was appended to. */
+	if (rcur >= 0 && !rr && log->n == n)
+		return -EBADMSG;
+	if (rcur >= 0 && rr)
+		log->dropped = dropped;
 	return bound(log);
 }
 

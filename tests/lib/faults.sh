@@ -145,15 +145,16 @@ fx_state_lines() {
 
 # fx_runlog_lines RUN: each segment of the run log of RUN (src/engine/runlog.c) is
 # one an append or a rotation made: the version line first, then only whole
-# run, carried run and item records, the last line ended (a failed append
-# cuts what it wrote; only a death inside write(2) could tear a line).
+# run, carried run and item records and the empty line before each run, the
+# last line ended (a failed append cuts what it wrote; only a death inside
+# write(2) could tear a line).
 fx_runlog_lines() {
 	for _l in "$1"/run/earlytune/runs "$1"/run/earlytune/runs.old "$1"/run/earlytune/runs.new; do
 		[ -f "$_l" ] || continue
 		_n=${_l##*/}
 		[ -z "$(tail -c 1 "$_l")" ] || echo "torn last line in run/earlytune/$_n"
-		head -1 "$_l" | grep -q '^V	1	[0-9]*$' || echo "run/earlytune/$_n does not start with its version"
-		grep -v '^[RPI]	' "$_l" | tail -n +2 | head -1 | sed "s|^|malformed line in run/earlytune/$_n: |"
+		head -1 "$_l" | grep -q '^V	2	[0-9]*$' || echo "run/earlytune/$_n does not start with its version"
+		grep -v '^[RPI]	\|^$' "$_l" | tail -n +2 | head -1 | sed "s|^|malformed line in run/earlytune/$_n: |"
 	done
 }
 
