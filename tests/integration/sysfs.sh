@@ -239,3 +239,13 @@ eq "hotplug: the new disk's own original recorded" "$(cut -f5 "$t/run/earlytune/
 check_rc "hotplug: revert exits 0" 0 -- "$ET" revert --root "$t"
 eq "hotplug: the new vdb gets its own original back" "$(cat "$t/sys/devices/virtual/block/vdb/queue/max_sectors_kb")" 999
 eq "hotplug: vda its own" "$(cat "$t/sys/devices/virtual/block/vda/queue/max_sectors_kb")" 1280
+
+# ---- the boot's global runs include the domain ------------------------------------
+# The initramfs (initramfs-tools, dracut) and the units run earlytune --only a
+# list of domains: without sysfs there, a global [sysfs] file would wait for
+# a manual apply.
+for f in initramfs-tools/scripts/init-top/earlytune dracut-module/50earlytune/earlytune-pre-udev.sh \
+	hook/earlytune.service hook/earlytune-cloud-init.service; do
+	OUT=$(grep -- '--boot apply --only' "$TESTS_DIR/../$f")
+	contains "the boot run of $f includes sysfs" ",sysfs"
+done
