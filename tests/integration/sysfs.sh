@@ -249,3 +249,43 @@ for f in initramfs-tools/scripts/init-top/earlytune dracut-module/50earlytune/ea
 	OUT=$(grep -- '--boot apply --only' "$TESTS_DIR/../$f")
 	contains "the boot run of $f includes sysfs" ",sysfs"
 done
+
+# ---- the real kernel: this machine's loop devices and its /sys, read ----------
+# A root whose sys/ is the real /sys (bind-mounted in a private mount
+# namespace) and whose run/ is ours, as realsysfs.sh does; only loop0 is
+# written, and given back.
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null || [ ! -w /sys/block/loop0/queue/max_sectors_kb ]; then
+	skip "real sysfs" "needs root and a writable /sys/block/loop0/queue/max_sectors_kb"
+	exit 0
+fi
+host_lock
+t=$WORK/real
+mkdir -p "$t/sys" "$t/proc" "$t/run" "$t/dev"
+inroot() { unshare -m sh -c "mount --bind /sys '$t/sys' && mount --bind /proc '$t/proc' && $*"; }
+orig=$(cat /sys/block/loop0/queue/max_sectors_kb)
+want=$([ "$orig" = 128 ] && echo 256 || echo 128)
+printf '[sysfs "loop"]\npath = /sys/block/loop0/queue/max_sectors_kb\nvalue = %s\n' "$want" >"$WORK/real.conf"
+cat >>"$WORK/real.conf" <<'CONF'
+[sysfs "kinds"]
+path = /sys/kernel/mm/ksm/pages_shared /sys/bus/pci/rescan
+value = 1
+CONF
+OUT=$(inroot "'$ET' plan --wide --profile none --config '$WORK/real.conf' --root '$t'" 2>&1)
+OUT=$(printf '%s\n' "$OUT" | tr -s ' ')
+contains "real: loop0's attribute read" "sysfs loop block/loop0/queue/max_sectors_kb $orig $want change"
+[ -e /sys/kernel/mm/ksm/pages_shared ] && contains "real: KSM's pages_shared (0444) is read-only" \
+	"kernel/mm/ksm/pages_shared - 1 skip read-only"
+[ -e /sys/bus/pci/rescan ] && contains "real: the PCI bus's rescan (0200) is write-only" "bus/pci/rescan - 1 skip write-only"
+OUT=$(inroot "'$ET' --boot apply --profile none --config '$WORK/real.conf' --root '$t' --device loop0" 2>&1)
+eq "real: udev's apply for loop0 exits 0" "$?" 0
+eq "real: the kernel has the value" "$(cat /sys/block/loop0/queue/max_sectors_kb)" "$want"
+eq "real: the original in loop0's file" "$(cut -f2,5 "$t/run/earlytune/disks/loop0")" "loop	$orig"
+OUT=$(inroot "'$ET' verify --profile none --config '$WORK/real.conf' --root '$t' --device loop0" 2>&1)
+eq "real: verify holds" "$?" 0
+printf '[sysfs "loop"]\npath = /sys/block/loop0/queue/max_sectors_kb\nvalue = 1\n' >"$WORK/bad.conf"
+OUT=$(inroot "'$ET' apply --profile none --config '$WORK/bad.conf' --root '$t' --device loop0" 2>&1)
+eq "real: a value the kernel refuses fails the item (exit 1)" "$?" 1
+contains "real: with the kernel's errno" "Invalid argument"
+OUT=$(inroot "'$ET' revert --root '$t'" 2>&1)
+eq "real: revert exits 0" "$?" 0
+eq "real: loop0's value given back" "$(cat /sys/block/loop0/queue/max_sectors_kb)" "$orig"
