@@ -54,10 +54,13 @@ static const struct pdef pdefs[] = {
 	{ "pfifo_head_drop", "limit", -1, U_COUNT, 4, 0, UINT32_MAX },
 };
 
+/* A first letter that differs settles most rows without a strcmp: a run
+ * looks parameters up a few times per interface, and pfifo's row is last. */
 static const struct pdef *find(const char *kind, const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(pdefs); i++)
-		if ((!kind || !strcmp(pdefs[i].kind, kind)) && !strcmp(pdefs[i].name, name))
+		if ((!kind || (pdefs[i].kind[0] == kind[0] && !strcmp(pdefs[i].kind, kind))) &&
+		    pdefs[i].name[0] == name[0] && !strcmp(pdefs[i].name, name))
 			return &pdefs[i];
 	return NULL;
 }

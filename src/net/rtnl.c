@@ -130,17 +130,21 @@ int nl_parse_link(const struct nlmsghdr *h, struct nl_link *l)
 {
 	const struct ifinfomsg *ifi;
 	const struct nlattr *a;
+	bool tx = false;
 	const char *p;
 	size_t len;
 
 	if (h->nlmsg_type != RTM_NEWLINK || !(ifi = msg_body(h, sizeof(*ifi), &p, &len)))
 		return -EBADMSG;
 	*l = (struct nl_link){ .ifindex = ifi->ifi_index, .type = ifi->ifi_type, .flags = ifi->ifi_flags, .num_tx = 1 };
+	/* The two it needs come in the first half of some forty attributes. */
 	for_each_nla(a, p, len, off) {
 		if (a->nla_type == IFLA_IFNAME)
 			nla_strcpy(l->name, sizeof(l->name), a);
 		else if (a->nla_type == IFLA_NUM_TX_QUEUES && nla_len(a) >= sizeof(uint32_t))
-			memcpy(&l->num_tx, nla_data(a), sizeof(uint32_t));
+			memcpy(&l->num_tx, nla_data(a), sizeof(uint32_t)), tx = true;
+		if (tx && l->name[0])
+			break;
 	}
 	/* A queue count mq cannot number would overflow the request count. */
 	return l->name[0] && l->num_tx >= 1 && l->num_tx <= NL_TXQ_MAX ? 0 : -EBADMSG;
