@@ -20,7 +20,8 @@
 #      against a no-op exec measured beside it (its cost must not grow with
 #      the disks and records of the host)
 #   h. syscalls per disk (strace -c) of a first apply and of the write-only
-#      loop, beside the minimum the job needs
+#      loop, beside the minimum the job needs; the apply on the tree above
+#      (diskseq on every disk) and on one without diskseq, reported apart
 #
 # Targets: apply ≤ 1.2× the write-only loop's time, ≥ 50× faster than the
 # same-job script, one-device apply ≤ 1.5× a no-op exec (at every size of
@@ -242,7 +243,7 @@ gcc -O2 -o "$TMP/storm" "$TMP/storm.c" || die "cannot build the storm runner"
 
 # ---- the tree ------------------------------------------------------------------
 
-gen_tree() { # DIR N
+gen_tree() { # DIR N [nodiskseq]
 	local t=$1 n=$2 i d
 	local -a dirs=("$t/run" "$t/proc/sys/kernel")
 
@@ -258,7 +259,11 @@ gen_tree() { # DIR N
 		echo 8192 >"$d/queue/read_ahead_kb"
 		echo 1 >"$d/queue/rotational"
 		echo 256 >"$d/queue/nr_requests"
-		echo $((i + 1)) >"$d/diskseq" # every disk of a 5.15+ kernel has one
+		if [[ ${3:-} == nodiskseq ]]; then # a kernel before 5.15: the identity hashes dev and the link
+			echo "252:$((16 * i))" >"$d/dev"
+		else
+			echo $((i + 1)) >"$d/diskseq" # every disk of a 5.15+ kernel has one
+		fi
 	done
 	# One ln per disk is the slow part of a shell generator: make the links
 	# in a single process when python3 is there.
@@ -466,20 +471,32 @@ rss=$(tail -n 1 "$TMP/rss")
 /usr/bin/time -f %M -o "$TMP/rss0" "$TMP/noop"
 rss0=$(tail -n 1 "$TMP/rss0")
 
-# h. syscalls per disk of the first apply (strace -c), and of the write-only loop.
+# h. syscalls per disk of the first apply (strace -c), and of the write-only loop:
+# on the tree above (every disk with diskseq: its identity is that number) and
+# on one without diskseq (a kernel before 5.15: the identity is a hash of dev,
+# the link and the identifiers one listing shows), each counted alone.
 per_disk() { # STRACE-C-OUTPUT → "name calls/disk …" for the five most called, then "total N"
 	awk -v n="$NDISKS" '$NF ~ /^[a-z_0-9]+$/ && $NF != "total" && $4 ~ /^[0-9]+$/ { c[$NF] = $4; t += $4 }
 		END { for (k in c) printf "%s %.1f\n", k, c[k] / n; printf "~total %.1f\n", t / n }' "$1" |
 		sort -k2 -gr | head -6 | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 } END { print "" }'
 }
-sys_et=- sys_loop=-
+total_per_disk() { awk -v n="$NDISKS" '$NF == "total" { printf "%.1f", $4 / n }' "$1"; }
+sys_et=- sys_loop=- sys_noseq=- tot_et=- tot_noseq=-
 if command -v strace >/dev/null; then
 	$RESET
 	strace -f -c -o "$TMP/strace.et" "$ET" apply --only block --root "$TREE" >/dev/null || die "FAIL: apply under strace"
 	$RESET
 	strace -f -c -o "$TMP/strace.loop" "$SH" "$TMP/loop-write.sh" "$TREE" || die "FAIL: the loop under strace"
+	gen_tree "$TMP/noseq" "$NDISKS" nodiskseq
+	strace -f -c -o "$TMP/strace.noseq" "$ET" apply --only block --root "$TMP/noseq" >/dev/null ||
+		die "FAIL: apply under strace (no diskseq)"
+	grep -q "${TAB}dev:[0-9a-f]*\$" "$TMP/noseq/run/earlytune/disks/vd0" || die "FAIL: no dev: identity without diskseq"
+	rm -rf "$TMP/noseq"
 	sys_et=$(per_disk "$TMP/strace.et")
+	sys_noseq=$(per_disk "$TMP/strace.noseq")
 	sys_loop=$(per_disk "$TMP/strace.loop")
+	tot_et=$(total_per_disk "$TMP/strace.et")
+	tot_noseq=$(total_per_disk "$TMP/strace.noseq")
 fi
 
 strip -o "$TMP/et" "$ET"
@@ -553,7 +570,9 @@ last=${curve_sizes##* }
 r_curve=$(div "$(med "${c_first[$last]}")" "$(med "${c_noop[$last]}")")
 r_curve_steady=$(div "$(med "${c_steady[$last]}")" "$(med "${c_noop[$last]}")")
 echo
-echo "h. syscalls per disk, first apply of $NDISKS disks (strace -c): earlytune: $sys_et"
+echo "h. syscalls per disk, first apply of $NDISKS disks (strace -c): with diskseq $tot_et, without $tot_noseq"
+echo "   with diskseq (5.15+): $sys_et"
+echo "   without diskseq (before 5.15): $sys_noseq"
 echo "   write-only loop: $sys_loop"
 echo "   the job's minimum per disk: 14 (two attributes, each read: open, read, close; then written and read back through one open file: open, write, pread, close)"
 echo
@@ -567,6 +586,9 @@ printf '%-50s %12s %12s %6s\n' "g. at $last disks / no-op exec, first apply" "${
 printf '%-50s %12s %12s %6s\n' "g. at $last disks / no-op exec, steady state" "${r_curve_steady}x" "<= 1.5x" "$(verdict "$r_curve_steady" "<=" 1.5)"
 r_storm=$(div "${m_storm%% *}" "${m_storm0%% *}")
 printf '%-50s %12s %12s %6s\n' "udev storm / no-op storm, wall ($STORM devices)" "${r_storm}x" "(none)" "-"
+printf '%-50s %12s %12s %6s\n' "h. syscalls per disk, first apply, diskseq" "$tot_et" "<= 20" \
+	"$([[ $tot_et == - ]] && echo - || verdict "$tot_et" "<=" 20)"
+printf '%-50s %12s %12s %6s\n' "h. syscalls per disk, first apply, no diskseq" "$tot_noseq" "(none)" "-"
 printf '%-50s %12s %12s %6s\n' "peak RSS, $NDISKS-disk apply" "$rss KiB" "<= 4096 KiB" "$(verdict "$rss" "<=" 4096)"
 printf '%-50s %12s %12s %6s\n' "stripped binary size" "$size B" "<= 1782579 B" "$(verdict "$size" "<=" 1782579)"
 exit 0

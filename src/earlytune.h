@@ -77,6 +77,9 @@ struct item {
 	unsigned qhandle;    /* and the handle of an mq root we may reuse */
 	struct writer *writers; /* plan, verify: the other writers of its value */
 	size_t nwriters;
+	bool held;           /* fd: the file current was read through, open for the write */
+	int fd;
+	size_t fdlen;        /* the bytes that read returned */
 };
 
 struct plan {
@@ -111,6 +114,7 @@ struct ctx {
 	struct platform platform; /* resolved by the first [cmdline] rule that asks */
 	bool image;          /* verify --image: check the tree as an image */
 	bool read_only;      /* plan: read what is there, mount nothing (debugfs) */
+	bool applying;       /* the plan is apply's: what it will write may be read open for writing */
 };
 
 /* A domain's bit in ctx.only (its row in src/domains.c names it). */

@@ -35,7 +35,7 @@ int pathf(char *buf, size_t size, const char *fmt, ...)
 }
 
 /* An attribute's value as read: n bytes, trailing white space removed. */
-static int trimmed(char *buf, ssize_t n)
+int root_trimmed(char *buf, ssize_t n)
 {
 	size_t len;
 
@@ -56,7 +56,19 @@ int root_read(const struct root *r, const char *rel, char *buf, size_t size)
 
 	if (fd < 0)
 		return fd;
-	return trimmed(buf, read(fd, buf, size - 1));
+	return root_trimmed(buf, read(fd, buf, size - 1));
+}
+
+/* A selector file ("always [madvise] never"): its content in raw and its
+ * active choice in active, "" when it marks none. The read's length or -errno. */
+int root_read_selector(const struct root *r, const char *rel, char *raw, size_t rsize, char *active, size_t asize)
+{
+	int n = root_read(r, rel, raw, rsize);
+
+	*active = '\0';
+	if (n >= 0 && selector_active(raw, active, asize) < 0)
+		*active = '\0';
+	return n;
 }
 
 /* The value and a newline in a single write(), as sysfs wants. */
@@ -92,7 +104,7 @@ int root_write_readback(const struct root *r, const char *rel, const char *value
 	_cleanup_(closep) int fd = root_openat(r, rel, O_RDWR | O_TRUNC, 0);
 	int rr = fd < 0 ? fd : write_value(fd, value);
 
-	*got = rr < 0 ? rr : trimmed(buf, pread(fd, buf, size - 1, 0));
+	*got = rr < 0 ? rr : root_trimmed(buf, pread(fd, buf, size - 1, 0));
 	return rr;
 }
 

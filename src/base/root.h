@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -42,14 +43,39 @@ int root_unlink(const struct root *r, const char *rel, int flags);
 int root_rename(const struct root *r, const char *from, const char *to);
 extern bool root_no_openat2; /* tests: use the resolver of kernels without openat2 */
 
+/* ---- rdir.c: a directory held open below the root ---- */
+struct rdir {
+	const struct root *root;
+	int fd;
+	bool held;           /* fd is open; else every path below goes through the root */
+	char path[PATH_MAX]; /* root-relative */
+};
+int rdir_open(struct rdir *d, const struct root *r, const char *rel);
+void rdir_unheld(struct rdir *d, const struct root *r, const char *rel);
+void rdir_close(struct rdir *d);
+int rdir_openat(const struct rdir *d, const char *rel, int flags, int mode); /* fd or -errno */
+int rdir_read(const struct rdir *d, const char *rel, char *buf, size_t size); /* length, trimmed */
+int rdir_read_selector(const struct rdir *d, const char *rel, char *raw, size_t rsize, char *active,
+		       size_t asize);
+int rdir_readlink(const struct rdir *d, const char *rel, char *buf, size_t size);
+int rdir_access(const struct rdir *d, const char *rel); /* 1, 0 (absent) or -errno */
+/* An fd held from a read to a write: false when the file limit allows no
+ * more (the caller closes it and writes by path); fd_release closes one. */
+bool fd_hold(void);
+void fd_release(int fd);
+
 /* ---- fileio.c: reading and writing through the root ---- */
 int pathf(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4); /* 0 or -ENAMETOOLONG */
 int root_read(const struct root *r, const char *rel, char *buf, size_t size); /* length, trimmed */
+int root_trimmed(char *buf, ssize_t n);
+/* A selector file: raw and its active choice ("" when none is marked); length or -errno. */
+int root_read_selector(const struct root *r, const char *rel, char *raw, size_t rsize, char *active, size_t asize); /* a read's n bytes as a value: trailing white space gone */
 int root_read_u64(const struct root *r, const char *rel, unsigned long long *v);
 int root_read_file(const struct root *r, const char *rel, char **out, size_t max);
 int root_write(const struct root *r, const char *rel, const char *value); /* one write() */
 int root_write_readback(const struct root *r, const char *rel, const char *value, char *buf, size_t size,
 			int *got);
+int fd_write_readback(int fd, size_t oldlen, const char *value, char *buf, size_t size, int *got);
 int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode);
 int file_replace_at(int dfd, const char *last, const char *data, size_t len, int mode, bool durable);
 int root_write_new(const struct root *r, const char *rel, const char *data, size_t len, int mode);

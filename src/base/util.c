@@ -294,6 +294,11 @@ int selector_active(const char *content, char *out, size_t size)
 	return 0;
 }
 
+const char *selector_current(const char *content, char *buf, size_t size)
+{
+	return selector_active(content, buf, size) == 0 ? buf : content;
+}
+
 /* word is one of the words of a space-separated list. */
 bool word_listed(const char *list, const char *word)
 {

@@ -55,6 +55,9 @@ bool word_listed(const char *list, const char *word);
 
 /* Selector files: "always [madvise] never". */
 int selector_active(const char *content, char *out, size_t size);
+/* What a selector file's content says is in force: its active choice (in
+ * buf) when it marks one, else the content itself. */
+const char *selector_current(const char *content, char *buf, size_t size);
 bool selector_offers(const char *content, const char *word);
 /* dir (below dfd) and all it holds, following no link: a tree of our own. */
 void remove_tree(int dfd, const char *dir);

@@ -22,7 +22,7 @@ static void read_driver(struct ctx *c, struct disk *d)
 
 		r = pathf(rel, sizeof(rel), "%s/%s", d->dir, tries[i]);
 		if (r == 0)
-			r = root_readlink(&c->root, rel, link, sizeof(link));
+			r = rdir_readlink(&d->at, tries[i], link, sizeof(link));
 		if (r > 0) {
 			snprintf(d->driver, sizeof(d->driver), "%s", base_of(link));
 			return;
@@ -41,30 +41,36 @@ static bool has_attr(struct ctx *c, struct disk *d, const char *attr)
 
 	r = pathf(rel, sizeof(rel), "%s/%s", d->dir, attr);
 	if (r == 0)
-		r = root_access(&c->root, rel);
+		r = rdir_access(&d->at, attr);
 	disk_fail(d, r, rel);
 	return r > 0;
 }
 
 /* The hardware queues of a blk-mq disk: one mq/N directory each; without
- * mq/, an NVMe controller's queue_count less its admin queue. */
-static void read_hw_queues(struct ctx *c, struct disk *d)
+ * mq/, an NVMe controller's queue_count less its admin queue. Read when a
+ * reason or a match asks, once: most disks are neither NVMe nor matched by
+ * hw_queues, and the two lookups are a tenth of a disk's calls. */
+int disk_hw_queues(struct ctx *c, struct disk *d)
 {
 	char rel[PATH_MAX], v[32];
 	unsigned long long n;
 	int r = pathf(rel, sizeof(rel), "%s/mq", d->dir);
 
+	if (d->hwq_read)
+		return d->hwq;
+	d->hwq_read = true;
 	d->hwq = -1;
 	if (r == 0)
 		r = root_match(&c->root, rel, "[0-9]*", NULL, NULL);
 	disk_fail(d, r, rel);
 	if (r > 0) {
 		d->hwq = r;
-		return;
+		return r;
 	}
 	read_attr(c, d, "device/queue_count", v, sizeof(v));
 	if (parse_u64(v, &n) == 0 && n >= 2 && n < 65536)
 		d->hwq = (int)n - 1;
+	return d->hwq;
 }
 
 /* An NVMe disk served by a hypervisor rather than a controller of its own:
@@ -169,11 +175,11 @@ static void nvme_path_node(struct ctx *c, struct disk *d)
 }
 
 /* The hardware-queue count for the reason: none is for more than one. */
-static void say_queues(struct disk *d)
+static void say_queues(struct ctx *c, struct disk *d)
 {
 	size_t len = strlen(d->why);
 
-	if (d->hwq == 1)
+	if (disk_hw_queues(c, d) == 1)
 		snprintf(d->why + len, sizeof(d->why) - len, ", one hardware queue (only mq/0)");
 	else if (d->hwq > 1)
 		snprintf(d->why + len, sizeof(d->why) - len, ", %d hardware queues", d->hwq);
@@ -190,6 +196,7 @@ static void classify_nvme(struct ctx *c, struct disk *d)
 	const char *served;
 
 	d->cls = BC_NVME;
+	disk_link(d);
 	nvme_path_node(c, d);
 	read_attr(c, d, "device/model", model, sizeof(model));
 	read_attr(c, d, "device/transport", transport, sizeof(transport));
@@ -212,7 +219,7 @@ static void classify_nvme(struct ctx *c, struct disk *d)
 		return;
 	}
 	if (!strstr(d->path, "nvme-subsystem")) /* a multipath head is bio-based: no hardware queues */
-		say_queues(d);
+		say_queues(c, d);
 }
 
 /* dm-N is device-mapper's whatever its tree holds: dm/ appears with the
@@ -235,20 +242,15 @@ static bool is_stacked(struct ctx *c, struct disk *d)
 static void classify(struct ctx *c, struct disk *d)
 {
 	const char *n = d->name;
-	int r;
 
+	if (rdir_open(&d->at, &c->root, d->dir) < 0)
+		rdir_unheld(&d->at, &c->root, d->dir); /* its reads fail, or find nothing, by path */
 	read_driver(c, d);
-	r = root_readlink(&c->root, d->dir, d->path, sizeof(d->path));
-	if (r == -EINVAL) /* found under sys/devices: the directory is the device path */
-		r = pathf(d->path, sizeof(d->path), "%s", d->dir) == 0 ? 1 : r;
-	if (r <= 0)
-		*d->path = '\0';
 	d->cls = BC_OTHER;
 	if (*d->driver)
 		snprintf(d->why, sizeof(d->why), "kernel name %s, driver %s", n, d->driver);
 	else
 		snprintf(d->why, sizeof(d->why), "kernel name %s", n);
-	read_hw_queues(c, d);
 	if (is_stacked(c, d))
 		d->cls = BC_STACKED;
 	else if (prefix(n, "nullb")) {
@@ -305,13 +307,14 @@ static void stack_resolve(struct ctx *c, struct disk *d)
 			       !d->nslaves ? "with no slaves" : mp ? "on paths" : "on");
 	for (size_t i = 0; d->scls && i < d->nslaves; i++) {
 		char dir[PATH_MAX];
-		struct disk s = { .name = d->slaves[i], .dir = dir };
+		struct disk s = { .name = d->slaves[i], .dir = dir, .block = d->block };
 
 		if ((r = pathf(dir, sizeof(dir), "sys/block/%s", s.name)) < 0) {
 			disk_fail(d, r, s.name);
 			continue;
 		}
 		classify(c, &s);
+		rdir_close(&s.at);
 		d->scls[i] = s.cls;
 		if (*s.err && !*d->err)
 			snprintf(d->err, sizeof(d->err), "slave %s: %s", s.name, s.err);
@@ -332,6 +335,8 @@ void block_classify(struct ctx *c, struct disk *d)
 
 void disk_free(struct disk *d)
 {
+	rdir_close(&d->at);
+	held_give(&d->sched_fd, NULL);
 	for (size_t i = 0; i < d->ntags; i++)
 		free(d->tags[i]);
 	free(d->tags);

@@ -54,14 +54,25 @@ int block_stack_ready(const struct root *r, const char *dir, const char *name, c
 /* ---- probe.c: libblkid tags of a disk and its partitions ---- */
 int probe_disk_tags(const struct root *r, const char *sysdir, const char *disk, char ***tags, size_t *n);
 
+/* An attribute read open for apply's write (attr.c): fd, the bytes read. */
+struct held {
+	bool held;
+	int fd;
+	size_t len;
+};
+
 struct disk {
 	const char *name;
 	const char *dir; /* sys/block/NAME, or where a captured tree without sys/block keeps it */
+	struct rdir at;  /* dir, held open while the disk is classified and planned */
+	const struct rdir *block; /* sys/block, where its link is read */
 	enum block_class cls;
 	char why[256];
 	char driver[64];
 	char path[PATH_MAX]; /* the device path: where sys/block/NAME points, dir itself when found under
-			      * sys/devices, "" unknown */
+			      * sys/devices, "" unknown; read by disk_link (NVMe and SCSI disks when
+			      * classified) */
+	bool path_read;
 	char **tags; /* "fstype=ext4", "uuid=…" from libblkid, read on demand */
 	size_t ntags;
 	bool probed;
@@ -73,10 +84,13 @@ struct disk {
 	char notready[96]; /* stacked: why it is not ready yet, "" when it is */
 	char sched[256]; /* queue/scheduler as read once by block_plan_disk */
 	int sched_r;     /* that read's result: -ENOENT none, another -errno unreadable */
+	char sched_active[64]; /* its active choice, "" when it marks none */
+	struct held sched_fd; /* the file it was read through, for apply's write */
 	char rot[16];    /* queue/rotational, read once on demand */
 	int rot_r;       /* that read's result, once rot_read */
 	bool rot_read;
-	int hwq;           /* hardware queues (mq/ entries), -1 unknown */
+	int hwq;           /* hardware queues (mq/ entries), -1 unknown, once hwq_read */
+	bool hwq_read;
 	char mpath_head[32]; /* a hidden NVMe multipath path node: its head ("nvme1n1") */
 };
 
@@ -140,8 +154,16 @@ void read_attr(struct ctx *c, struct disk *d, const char *attr, char *out, size_
 const char *path_part(const struct disk *d, const char *p, char *out, size_t size);
 void block_classify_scsi(struct ctx *c, struct disk *d);
 int disk_rotational(struct ctx *c, struct disk *d, char *rel, size_t size);
+int disk_hw_queues(struct ctx *c, struct disk *d);
+const char *disk_link(struct disk *d);
+int disk_read_held(struct ctx *c, struct disk *d, const char *attr, char *buf, size_t size, struct held *h);
+void held_give(struct held *h, struct item *it);
 void block_classify(struct ctx *c, struct disk *d);
 void disk_free(struct disk *d);
+
+/* ---- identity.c: the identity of a disk the plan changes, read with it ---- */
+void block_identity_reset(void);
+void block_identity_note(struct disk *d);
 
 /* ---- match.c ---- */
 struct bconf *bconf_new(const struct config *cfg);

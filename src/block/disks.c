@@ -193,11 +193,21 @@ static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs)
 	return 0;
 }
 
+/* Whether the plan changes one of the items from first on. */
+static bool changes(const struct plan *p, size_t first)
+{
+	for (size_t i = first; i < p->n; i++)
+		if (p->v[i].action == ACT_CHANGE)
+			return true;
+	return false;
+}
+
 int block_plan(struct ctx *c, struct plan *p)
 {
 	struct bconf *bc = bconf_new(&c->cfg);
 	int *errs = calloc(c->ndevices + 1, sizeof(*errs));
 	char **dirs = NULL;
+	struct rdir blk;
 	size_t n = 0;
 	int r;
 
@@ -207,17 +217,27 @@ int block_plan(struct ctx *c, struct plan *p)
 		return -ENOMEM;
 	}
 	r = disk_dirs(c, &dirs, &n, errs);
+	block_identity_reset();
+	/* Each disk's link is read in sys/block held open: a udev run, about one
+	 * disk, reads it by path (one lookup, no look at sys/block first). */
+	if (c->ndevices || !n || strncmp(dirs[0], "sys/block/", 10) || rdir_open(&blk, &c->root, "sys/block") < 0)
+		rdir_unheld(&blk, &c->root, "sys/block");
 	for (size_t i = 0; i < (c->ndevices ? c->ndevices : n); i++) {
 		const char *dir = c->ndevices ? device_dir(c, p, c->devices[i], dirs, n, errs[i]) : dirs[i];
-		struct disk d = { .dir = dir, .name = dir ? base_of(dir) : NULL };
+		struct disk d = { .dir = dir, .name = dir ? base_of(dir) : NULL, .block = &blk };
 
 		if (!dir)
 			continue;
+		size_t first = p->n;
+
 		block_classify(c, &d);
 		log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, cls_name(&d), d.why);
 		block_plan_disk(c, p, &d, bc);
+		if (c->applying && changes(p, first))
+			block_identity_note(&d);
 		disk_free(&d);
 	}
+	rdir_close(&blk);
 	/* One disk of a udev run matching none says nothing of the others. */
 	if (!c->ndevices && n)
 		bconf_unmatched(bc, p);

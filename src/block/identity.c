@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "block/block.h"
+#include <stdlib.h>
+
+#include "base/array.h"
+#include "block/disk.h"
 
 /* The disk directory of a block item: its path without "/SETTING". */
 static int disk_dir(const char *path, const char *setting, char *dir, size_t size)
@@ -36,9 +39,9 @@ static const char *const ids[] = { "dev", "wwid", "serial", "device/wwid", "devi
  * identifier a disk lacks: most lack most, and every open walks the path
  * through the sys/block link again. -errno: no listing; the caller then
  * tries every identifier, so the value stays what the reads alone give. */
-static int present(const struct root *r, const char *dir, unsigned *bits)
+static int present(const struct rdir *at, unsigned *bits)
 {
-	_cleanup_(closep) int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0);
+	_cleanup_(closep) int fd = rdir_openat(at, ".", O_RDONLY | O_DIRECTORY, 0);
 	char buf[4096] __attribute__((aligned(8)));
 	ssize_t got;
 
@@ -65,7 +68,7 @@ static int present(const struct root *r, const char *dir, unsigned *bits)
  * optional: a read that fails counts as absent, because some exist and fail
  * for every read on devices without that data (SCSI wwid without VPD page
  * 0x83: EINVAL), so the same device hashes the same each time. */
-static int disk_hash(const struct root *r, const char *dir, const char *link, unsigned bits, uint64_t *out)
+static int disk_hash(const struct rdir *at, const char *link, unsigned bits, uint64_t *out)
 {
 	uint64_t h = fnv1a(FNV_OFFSET, link, strlen(link) + 1);
 	char rel[PATH_MAX], buf[PATH_MAX];
@@ -73,9 +76,9 @@ static int disk_hash(const struct root *r, const char *dir, const char *link, un
 	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
 		char *deleted;
 
-		if (pathf(rel, sizeof(rel), "%s/%s", dir, ids[i]) < 0)
+		if (pathf(rel, sizeof(rel), "%s/%s", at->path, ids[i]) < 0)
 			return -ENAMETOOLONG;
-		if (!(bits & (1u << i)) || root_read(r, rel, buf, sizeof(buf)) < 0)
+		if (!(bits & (1u << i)) || rdir_read(at, ids[i], buf, sizeof(buf)) < 0)
 			continue;
 		/* The backing file deleted since: still the same binding. */
 		deleted = strstr(buf, " (deleted)");
@@ -98,41 +101,98 @@ static int disk_hash(const struct root *r, const char *dir, const char *link, un
  * loop device bound to another file differ there). A disk with none of
  * them that comes back at the same place and number passes for the same
  * one. */
-static int disk_identity(const struct root *r, const char *dir, char *out, size_t size)
+static int disk_identity(const struct rdir *at, struct disk *d, char *out, size_t size)
 {
-	char rel[PATH_MAX], link[PATH_MAX];
+	char buf[32], link[PATH_MAX];
 	unsigned long long seq;
 	unsigned bits;
 	uint64_t h;
-	int rr;
+	int rr = rdir_read(at, "diskseq", buf, sizeof(buf));
 
-	if (pathf(rel, sizeof(rel), "%s/diskseq", dir) < 0 || pathf(link, sizeof(link), "%s", dir) < 0)
-		return -ENAMETOOLONG;
-	rr = root_read_u64(r, rel, &seq);
-	if (rr == 0) {
+	if (rr >= 0 && parse_u64(buf, &seq) < 0)
+		rr = -EINVAL;
+	if (rr >= 0) {
 		snprintf(out, size, "diskseq:%llu", seq);
 		return 0;
 	}
 	if (rr != -ENOENT)
 		return rr;
-	rr = root_readlink(r, dir, link, sizeof(link)); /* -ENOENT: gone */
+	if (d && !*disk_link(d))
+		return -EAGAIN; /* the hook reads it, and says why it cannot */
+	if (pathf(link, sizeof(link), "%s", d ? d->path : at->path) < 0)
+		return -ENAMETOOLONG;
+	rr = d ? 0 : root_readlink(at->root, at->path, link, sizeof(link)); /* -ENOENT: gone */
 	if (rr < 0 && rr != -EINVAL) /* EINVAL: a directory of a captured tree: its path is its place */
 		return rr;
-	if (present(r, dir, &bits) < 0)
+	if (present(at, &bits) < 0)
 		bits = ~0u;
-	if ((rr = disk_hash(r, dir, link, bits, &h)) < 0)
+	if ((rr = disk_hash(at, link, bits, &h)) < 0)
 		return rr;
 	snprintf(out, size, "dev:%016llx", (unsigned long long)h);
 	return 0;
 }
 
+/* ---- the identities an apply's plan read -----------------------------------
+ * The plan has each disk's directory open (and its link, when read): the identity
+ * of a disk it changes is read there, and the hook asked for it when the
+ * originals are recorded answers from here (the link not read again, no
+ * walk through it per attribute). */
+struct memo {
+	char *dir;
+	char id[64];
+};
+static struct memo *memo;
+static size_t nmemo, memo_cap;
+static struct strindex memo_x;
+
+static const char *memo_key(const void *data, size_t i)
+{
+	(void)data;
+	return memo[i].dir;
+}
+
+void block_identity_reset(void)
+{
+	for (size_t i = 0; i < nmemo; i++)
+		free(memo[i].dir);
+	free(memo);
+	memo = NULL, nmemo = memo_cap = 0;
+	strindex_free(&memo_x);
+}
+
+/* The identity of d, which the plan changes, kept for the hook. A disk
+ * whose identity cannot be read here is left to the hook (its failure then
+ * reported where it always was). */
+void block_identity_note(struct disk *d)
+{
+	char id[64];
+
+	memo_x.key = memo_key;
+	if (disk_identity(&d->at, d, id, sizeof(id)) < 0 ||
+	    array_grow(&memo, &memo_cap, nmemo, sizeof(*memo), 64) < 0 || strindex_reserve(&memo_x, nmemo) < 0)
+		return;
+	memo[nmemo].dir = strdup(d->dir);
+	if (!memo[nmemo].dir)
+		return;
+	snprintf(memo[nmemo].id, sizeof(memo[nmemo].id), "%s", id);
+	strindex_insert(&memo_x, nmemo++);
+}
+
 /* A queue attribute's identity: its disk's. -ENOENT: the disk is gone. */
 int block_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size)
 {
+	struct rdir at;
 	char dir[PATH_MAX];
+	size_t i;
 
 	*out = '\0';
 	if (disk_dir(path, setting, dir, sizeof(dir)) < 0)
 		return -EINVAL;
-	return disk_identity(r, dir, out, size);
+	i = nmemo ? strindex_find(&memo_x, dir) : STRINDEX_NONE;
+	if (i != STRINDEX_NONE) {
+		snprintf(out, size, "%s", memo[i].id);
+		return 0;
+	}
+	rdir_unheld(&at, r, dir);
+	return disk_identity(&at, NULL, out, size);
 }

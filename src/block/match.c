@@ -31,7 +31,7 @@ static void read_ident(struct ctx *c, struct disk *d, const char *what, char *ou
 		return;
 	}
 	if (!strcmp(what, "hw_queues")) { /* "" when unknown: no pattern but * matches it */
-		if (d->hwq > 0)
+		if (disk_hw_queues(c, d) > 0)
 			snprintf(out, size, "%d", d->hwq);
 		return;
 	}

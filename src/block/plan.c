@@ -37,7 +37,7 @@ struct item *block_item(struct plan *p, const struct disk *d, const char *attr, 
 	return it;
 }
 
-static void plan_scheduler(struct ctx *c, struct plan *p, const struct disk *d, const struct cfg_entry *e,
+static void plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const struct cfg_entry *e,
 			   struct sched_after *sa)
 {
 	struct item *it = block_item(p, d, "queue/scheduler", e);
@@ -45,6 +45,7 @@ static void plan_scheduler(struct ctx *c, struct plan *p, const struct disk *d, 
 	if (!it)
 		return;
 	sa->switching = block_sched_item(c, it, d, e);
+	held_give(&d->sched_fd, it);
 	snprintf(sa->name, sizeof(sa->name), "%s", dash_or(it->desired));
 	sa->missing = it->action == ACT_ERROR || (it->action == ACT_SKIP && it->unmet);
 }
@@ -88,6 +89,7 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 		       const struct cfg_entry *e, const struct sched_after *sa)
 {
 	struct item *it = block_item(p, d, attr, e);
+	struct held h;
 	char cur[128];
 	long long lo, hi, v;
 	int r;
@@ -104,7 +106,9 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 		it->action = ACT_SKIP;
 		return;
 	}
-	r = root_read(&c->root, it->path, cur, sizeof(cur));
+	r = disk_read_held(c, d, attr, cur, sizeof(cur), &h);
+	if (h.held)
+		item_hold_fd(it, h.fd, h.len); /* dropped below unless it changes */
 	if (r == -ENOENT) {
 		plan_absent(it, d, sa);
 		return;
@@ -128,6 +132,8 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 		item_add_reason(it, "[range %s: raise below %lld, cap above %lld]", e->value, lo, hi);
 	}
 	it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
+	if (it->action != ACT_CHANGE || it->recheck)
+		item_drop_fd(it);
 }
 
 static void defer_item(struct item *it, const struct disk *d)

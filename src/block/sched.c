@@ -145,8 +145,7 @@ static const char *bio_what(const struct disk *d)
  * plan switches. */
 bool block_sched_item(struct ctx *c, struct item *it, const struct disk *d, const struct cfg_entry *e)
 {
-	const char *raw = d->sched;
-	char active[64];
+	const char *raw = d->sched, *active = d->sched_active;
 	int r = d->sched_r;
 
 	it->selector = true;
@@ -159,7 +158,7 @@ bool block_sched_item(struct ctx *c, struct item *it, const struct disk *d, cons
 		item_error(it, r, it->path);
 		return false;
 	}
-	if (selector_active(raw, active, sizeof(active)) < 0) {
+	if (!*active) {
 		it->action = ACT_ERROR;
 		item_setf(&it->error, "cannot parse queue/scheduler '%s'", raw);
 		return false;
@@ -210,15 +209,17 @@ void disk_read_scheduler(struct ctx *c, struct disk *d)
 
 	d->sched_r = pathf(rel, sizeof(rel), "%s/queue/scheduler", d->dir);
 	if (d->sched_r == 0)
-		d->sched_r = root_read(&c->root, rel, d->sched, sizeof(d->sched));
+		d->sched_r = disk_read_held(c, d, "queue/scheduler", d->sched, sizeof(d->sched), &d->sched_fd);
+	*d->sched_active = '\0';
 	if (d->sched_r < 0)
 		*d->sched = '\0';
+	else if (selector_active(d->sched, d->sched_active, sizeof(d->sched_active)) < 0)
+		*d->sched_active = '\0';
 	d->bio = d->sched_r == -ENOENT || (d->sched_r >= 0 && !strchr(d->sched, '[') && !strcmp(d->sched, "none"));
 }
 
 /* No scheduler configured: iosched.KEY tunes whatever is active. */
 void disk_active_scheduler(const struct disk *d, struct sched_after *sa)
 {
-	if (d->sched_r < 0 || selector_active(d->sched, sa->name, sizeof(sa->name)) < 0)
-		snprintf(sa->name, sizeof(sa->name), "-");
+	snprintf(sa->name, sizeof(sa->name), "%s", d->sched_r < 0 || !*d->sched_active ? "-" : d->sched_active);
 }

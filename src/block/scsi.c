@@ -293,6 +293,7 @@ void block_classify_scsi(struct ctx *c, struct disk *d)
 	char rel[PATH_MAX], what[160] = "physical sd disk";
 	int hv, r;
 
+	disk_link(d);
 	read_scsi_id(c, d, &id);
 	if (scsi_test(d, &id)) {
 		d->cls = BC_OTHER;

@@ -59,7 +59,12 @@ static void execute(struct ctx *c, struct item *it, struct session *s)
 			return;
 		}
 	}
-	r = root_write_readback(&c->root, it->path, it->desired, raw, sizeof(raw), &got);
+	if (it->held && !it->recheck) {
+		it->held = false; /* closed by the write */
+		r = fd_write_readback(it->fd, it->fdlen, it->desired, raw, sizeof(raw), &got);
+	} else {
+		r = root_write_readback(&c->root, it->path, it->desired, raw, sizeof(raw), &got);
+	}
 	if (r < 0) {
 		item_fail(it, r, "writing %s", it->desired);
 		return;

@@ -27,6 +27,20 @@ struct item *plan_add(struct plan *p, const char *domain, const char *target,
 	return it;
 }
 
+/* The file the plan read current through, kept for apply's write. */
+void item_hold_fd(struct item *it, int fd, size_t len)
+{
+	item_drop_fd(it);
+	it->held = true, it->fd = fd, it->fdlen = len;
+}
+
+void item_drop_fd(struct item *it)
+{
+	if (it->held)
+		fd_release(it->fd);
+	it->held = false;
+}
+
 void item_set(char **field, const char *value)
 {
 	char *copy = value ? strdup(value) : NULL;
@@ -108,6 +122,7 @@ void item_from_entry(struct item *it, const struct cfg_entry *e)
 
 static void item_free(struct item *it)
 {
+	item_drop_fd(it);
 	free(it->target);
 	free(it->setting);
 	free(it->path);

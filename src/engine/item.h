@@ -9,6 +9,8 @@
 
 struct item *plan_add(struct plan *p, const char *domain, const char *target,
 		      const char *setting, const char *path);
+void item_hold_fd(struct item *it, int fd, size_t len); /* fd from fd_hold */
+void item_drop_fd(struct item *it);
 void item_set(char **field, const char *value);
 void item_setf(char **field, const char *fmt, ...) _printf_(2, 3);
 void item_add_reason(struct item *it, const char *fmt, ...) _printf_(2, 3);

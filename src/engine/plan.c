@@ -16,6 +16,7 @@ int build_plan(struct ctx *c, struct plan *p, bool applying)
 {
 	int r = 0;
 
+	c->applying = applying;
 	for (size_t i = 0; i < ndomains && r >= 0; i++)
 		if ((c->only & domains[i].bit) && !(applying && domains[i].report_only))
 			r = domains[i].plan(c, p);

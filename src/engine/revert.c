@@ -86,7 +86,7 @@ static bool restore(struct ctx *c, const struct domain *d, const struct record *
 	if (r >= 0) {
 		char active[128];
 
-		item_set(&it->current, it->selector && selector_active(raw, active, sizeof(active)) == 0 ? active : raw);
+		item_set(&it->current, it->selector ? selector_current(raw, active, sizeof(active)) : raw);
 		if (item_compare_value(it, raw) == 0) {
 			it->action = ACT_KEEP;
 			return true;

@@ -198,14 +198,14 @@ static void plan_key(struct ctx *c, struct plan *p, const struct cfg_entry *e)
 	it->selector = is_selector(e->key);
 	if (!thp_there(c, it))
 		return;
-	r = root_read(&c->root, path, raw, sizeof(raw));
+	r = root_read_selector(&c->root, path, raw, sizeof(raw), active, sizeof(active));
 	if (r == -ENOENT) {
 		it->action = ACT_SKIP;
 		it->unmet = true;
 		item_setf(&it->reason, "kernel has no %s (multi-size THP needs Linux 6.8+; sizes follow the CPU's page-table levels)", attr);
 		return;
 	}
-	if (r < 0 || (it->selector && selector_active(raw, active, sizeof(active)) < 0)) {
+	if (r < 0 || (it->selector && !*active)) {
 		it->action = ACT_ERROR;
 		item_setf(&it->error, "cannot read %s: %s", attr, r < 0 ? strerror(-r) : "no active choice");
 		return;

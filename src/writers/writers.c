@@ -159,8 +159,8 @@ const struct writer *writers_culprit(const struct item *it)
 	char active[128];
 	const char *cur = it->current;
 
-	if (cur && it->selector && selector_active(cur, active, sizeof(active)) == 0)
-		cur = active;
+	if (cur && it->selector)
+		cur = selector_current(cur, active, sizeof(active));
 	for (size_t i = 0; i < it->nwriters; i++) {
 		const struct writer *x = &it->writers[i];
 		bool same = cur && x->value && (!strcmp(x->value, cur) || (x->value[0] == '>' && !strcmp(x->value + 1, cur)));

@@ -8,9 +8,10 @@ need "strace is installed (.ci/bootstrap)" command -v strace
 t=$WORK/metal
 mk_metal "$t"
 printf '[block "x"]\nmatch.class = *\nscheduler = mq-deadline\nwbt_lat_usec = -1\niosched.fifo_batch = 8\n' >"$WORK/x.conf"
-opens() { # FILE: how often the plan of sdb opens sys/block/sdb/FILE
+opens() { # FILE: how often the plan of sdb opens sys/block/sdb/FILE (by that path, or as FILE in
+	# sdb's directory held open)
 	strace -f -e trace=open,openat,openat2 "$ET" plan --only block --profile none --config "$WORK/x.conf" \
-		--root "$t" --device sdb 2>&1 >/dev/null | grep -c "sys/block/sdb/$1\""
+		--root "$t" --device sdb 2>&1 >/dev/null | grep -cE "(\"|sys/block/sdb/)$1\""
 }
 # strace must see the plan's opens at all, or the counts below prove nothing.
 eq "strace sees queue/wbt_lat_usec opened" "$(opens queue/wbt_lat_usec)" 1
@@ -27,6 +28,6 @@ _attr "$t/sys/devices/virtual/block/sdb/dev" 8:16
 printf '[block "x"]\nmatch.class = *\nread_ahead_kb = 512\n' >"$WORK/ra.conf"
 probes=$(strace -f -e trace=open,openat,openat2 -e status=failed "$ET" apply --only block --profile none \
 	--config "$WORK/ra.conf" --root "$t" --device sdb 2>&1 >/dev/null |
-	grep -cE 'sys/block/sdb/(wwid|serial|dm/uuid|loop/backing_file)"' || true)
+	grep -cE '("|sys/block/sdb/)(wwid|serial|dm/uuid|loop/backing_file)"' || true)
 eq "no failed open of an identifier sdb lacks" "$probes" 0
 check_rc "sdb's original recorded with its hash" 0 -- grep -c "	dev:[0-9a-f]\{16\}\$" "$t/run/earlytune/disks/sdb"

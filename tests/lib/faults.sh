@@ -29,7 +29,7 @@
 
 # No -f: earlytune's children are the stub bootloader tools of the tests;
 # faults go to earlytune's own calls. strace numbers each syscall separately.
-FX_SYSCALLS="openat2 openat read pread64 write ftruncate renameat renameat2 fsync fdatasync mkdirat unlinkat getdents64 readlinkat"
+FX_SYSCALLS="openat2 openat read pread64 write pwrite64 ftruncate renameat renameat2 fsync fdatasync mkdirat unlinkat getdents64 readlinkat"
 FX_FINDINGS=${FX_FINDINGS:-$WORK/findings}
 FX_PRE= FX_BOOT=0 FX_MAX=0
 

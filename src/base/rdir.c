@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A directory of the root held open: paths below it resolve from its fd,
+ * not again from the root through every symlink on the way (a sysfs disk's
+ * attributes lie past the link sys/block/X). Confined as root.c
+ * confines: below a held directory openat2 RESOLVE_BENEATH, and a path that
+ * leaves it (a ".." above it, an absolute or escaping link: EXDEV) is
+ * resolved from the root as any path is, so a held directory never changes
+ * where a path leads. Also: attribute fds held open from the read of a
+ * value to its write, within a budget of the file limit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/root.h"
+
+/* openat2(2) asks for retries on EAGAIN; bounded as root.c bounds them. */
+#define BENEATH_RETRIES 64
+
+int rdir_open(struct rdir *d, const struct root *r, const char *rel)
+{
+	d->root = r;
+	d->held = false;
+	if (snprintf(d->path, sizeof(d->path), "%s", rel) >= (int)sizeof(d->path))
+		return -ENAMETOOLONG;
+	d->fd = root_openat(r, rel, O_PATH | O_DIRECTORY, 0);
+	if (d->fd < 0)
+		return d->fd;
+	d->held = true;
+	return 0;
+}
+
+/* Not held: every path below it goes through the root (a directory that
+ * could not be opened fails or is absent each time as it did once). */
+void rdir_unheld(struct rdir *d, const struct root *r, const char *rel)
+{
+	d->root = r;
+	d->held = false;
+	d->fd = -1;
+	snprintf(d->path, sizeof(d->path), "%s", rel);
+}
+
+void rdir_close(struct rdir *d)
+{
+	if (d->held)
+		close(d->fd);
+	d->held = false;
+	d->fd = -1;
+}
+
+static int beneath(int dirfd, const char *rel, int flags, int mode)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC),
+		.mode = (unsigned long long)((flags & (O_CREAT | O_TMPFILE)) ? mode : 0),
+		.resolve = RESOLVE_BENEATH,
+	};
+
+	for (int i = 0; i < BENEATH_RETRIES; i++) {
+		long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN)
+			return -errno;
+	}
+	return -EAGAIN;
+}
+
+static int via_root(const struct rdir *d, const char *rel, int flags, int mode)
+{
+	char path[PATH_MAX];
+	int r = pathf(path, sizeof(path), "%s/%s", d->path, rel);
+
+	return r < 0 ? r : root_openat(d->root, path, flags, mode);
+}
+
+int rdir_openat(const struct rdir *d, const char *rel, int flags, int mode)
+{
+	int fd;
+
+	if (!d->held || root_no_openat2 || *rel == '/')
+		return via_root(d, rel, flags, mode);
+	if (d->root->is_host) {
+		fd = openat(d->fd, rel, flags | O_CLOEXEC, mode);
+		return fd < 0 ? -errno : fd;
+	}
+	fd = beneath(d->fd, rel, flags, mode);
+	return fd == -EXDEV || fd == -ENOSYS ? via_root(d, rel, flags, mode) : fd;
+}
+
+/* root_read below d. */
+int rdir_read(const struct rdir *d, const char *rel, char *buf, size_t size)
+{
+	_cleanup_(closep) int fd = rdir_openat(d, rel, O_RDONLY, 0);
+
+	return fd < 0 ? fd : root_trimmed(buf, read(fd, buf, size - 1));
+}
+
+/* root_read_selector below d: raw, its active choice ("" when none is
+ * marked), the length or -errno. */
+int rdir_read_selector(const struct rdir *d, const char *rel, char *raw, size_t rsize, char *active, size_t asize)
+{
+	int n = rdir_read(d, rel, raw, rsize);
+
+	*active = '\0';
+	if (n >= 0 && selector_active(raw, active, asize) < 0)
+		*active = '\0';
+	return n;
+}
+
+/* root_readlink below d: the link itself is never followed. */
+int rdir_readlink(const struct rdir *d, const char *rel, char *buf, size_t size)
+{
+	const char *slash = strrchr(rel, '/');
+	char dir[PATH_MAX];
+	_cleanup_(closep) int dfd = -1;
+	ssize_t n;
+
+	if (!d->held || root_no_openat2 || *rel == '/' || (slash && !slash[1])) {
+		int r = pathf(dir, sizeof(dir), "%s/%s", d->path, rel);
+
+		return r < 0 ? r : root_readlink(d->root, dir, buf, size);
+	}
+	if (slash) {
+		if ((size_t)(slash - rel) >= sizeof(dir))
+			return -ENAMETOOLONG;
+		memcpy(dir, rel, (size_t)(slash - rel));
+		dir[slash - rel] = '\0';
+		dfd = rdir_openat(d, dir, O_RDONLY | O_DIRECTORY, 0);
+		if (dfd < 0)
+			return dfd;
+		rel = slash + 1;
+	}
+	n = readlinkat(slash ? dfd : d->fd, rel, buf, size);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* root_access below d: 1, 0 (absent) or -errno. */
+int rdir_access(const struct rdir *d, const char *rel)
+{
+	int fd = rdir_openat(d, rel, O_PATH, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	return fd == -ENOENT || fd == -ENOTDIR ? 0 : fd;
+}
+
+/* ---- attribute fds held from the read to the write ------------------------
+ * A 1,000-disk apply holds two per disk, past a soft limit of 1,024: the
+ * soft limit is raised to the hard one once, and past what that allows
+ * (less a reserve for everything else a run opens) a value is read and
+ * written by path, as without holding. */
+#define FD_RESERVE 64
+#define FD_CAP 65536
+
+static long held_fds, fd_budget = -1;
+
+static long budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < FD_CAP) {
+		struct rlimit raised = { rl.rlim_max < FD_CAP ? rl.rlim_max : FD_CAP, rl.rlim_max };
+
+		if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+			rl.rlim_cur = raised.rlim_cur;
+	}
+	return rl.rlim_cur > FD_RESERVE ? (long)(rl.rlim_cur > FD_CAP ? FD_CAP : rl.rlim_cur) - FD_RESERVE : 0;
+}
+
+bool fd_hold(void)
+{
+	if (fd_budget < 0)
+		fd_budget = budget();
+	if (held_fds >= fd_budget)
+		return false;
+	held_fds++;
+	return true;
+}
+
+/* Closes fd (none: -1) and gives its place back. */
+void fd_release(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+	if (held_fds > 0)
+		held_fds--;
+}
+
+/* root_write_readback through an attribute held open since its value was
+ * read (oldlen bytes, as read): written at offset 0, the file emptied first
+ * when the value is shorter (a fake tree's regular file; sysfs ignores it,
+ * as it ignores O_TRUNC), read back at 0; then closed. */
+int fd_write_readback(int fd, size_t oldlen, const char *value, char *buf, size_t size, int *got)
+{
+	_cleanup_(freep) char *line = xasprintf("%s\n", value);
+	ssize_t n;
+	int rr = 0;
+
+	if (!line)
+		rr = -ENOMEM;
+	else if (strlen(line) < oldlen && ftruncate(fd, 0) < 0)
+		rr = -errno;
+	else if ((n = pwrite(fd, line, strlen(line), 0)) < 0)
+		rr = -errno;
+	else if ((size_t)n != strlen(line))
+		rr = -EIO;
+	*got = rr < 0 ? rr : root_trimmed(buf, pread(fd, buf, size - 1, 0));
+	fd_release(fd);
+	return rr;
+}
