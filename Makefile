@@ -17,24 +17,26 @@ $(error ARCH=$(ARCH) is not a target: amd64 or arm64)
 endif
 BUILD    ?= build-$(ARCH)
 ifneq ($(ARCH),$(NATIVE_ARCH))
-CROSS    := $(TRIPLET_$(ARCH))-
-endif
-endif
-ifneq ($(CROSS),)
 ifeq ($(origin CC),default)
-CC       := $(CROSS)gcc
+CC       := $(TRIPLET_$(ARCH))-gcc
 endif
-ifeq ($(origin AR),default)
-AR       := $(CROSS)ar
 endif
 endif
 BUILD    ?= build
-PKG_CONFIG ?= $(CROSS)pkg-config
-STRIP    ?= $(CROSS)strip
 # The build machine's compiler, for the program that runs during the build.
 CC_FOR_BUILD ?= cc
 TARGET   := $(shell $(CC) -dumpmachine)
 CROSSBUILD := $(filter-out $(shell $(CC_FOR_BUILD) -dumpmachine),$(TARGET))
+# The target's tools: a cross-build's are named after its triplet.
+ifneq ($(CROSSBUILD),)
+ifeq ($(origin AR),default)
+AR       := $(TARGET)-ar
+endif
+PKG_CONFIG ?= $(TARGET)-pkg-config
+STRIP    ?= $(TARGET)-strip
+endif
+PKG_CONFIG ?= pkg-config
+STRIP    ?= strip
 PREFIX   ?= /usr
 DESTDIR  ?=
 VERSION  := 0.1.0
@@ -282,7 +284,7 @@ check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)
 
 # The package builds run make in their own copy: none of this make's
 # variables (BUILD=…, given on its command line) may reach it.
-CLEAN_ENV = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u BUILD
+CLEAN_ENV = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u BUILD -u ARCH
 # The tree as git sees it (tracked and new files, not the ignored ones).
 TREE_LS  = git ls-files -z --cached --others --exclude-standard
 TREE_TAR = $(TREE_LS) | tar --null -T - --ignore-failed-read 2>/dev/null
@@ -295,7 +297,8 @@ TREE_TAR = $(TREE_LS) | tar --null -T - --ignore-failed-read 2>/dev/null
 # do: in the tree dpkg-source -x unpacks from the .dsc, with nothing fetched
 # (tests/package.sh runs it with the network cut off). Everything in
 # $(BUILD)/deb: earlytune_$(VERSION)-*.dsc and .debian.tar.xz, the orig
-# tarballs, earlytune_$(VERSION)-*_*.deb.
+# tarballs, earlytune_$(VERSION)-*_*.deb. ARCH=arm64: the package for arm64
+# (dpkg-buildpackage -a arm64, a cross-build).
 DEB_TOP  = $(BUILD)/deb/earlytune-$(VERSION)
 DEB_ORIG = $(BUILD)/deb/earlytune_$(VERSION).orig
 deb:
@@ -311,7 +314,7 @@ deb:
 	$(TREE_LS) -- debian | tar --null -T - -cf - | tar -C $(DEB_TOP) -xf -
 	cd $(BUILD)/deb && dpkg-source -q -b earlytune-$(VERSION) >source.log 2>&1 && rm -r earlytune-$(VERSION) && \
 	  dpkg-source -q -x earlytune_$(VERSION)-*.dsc earlytune-$(VERSION) >>source.log 2>&1 || { cat source.log; exit 1; }
-	cd $(DEB_TOP) && $(CLEAN_ENV) dpkg-buildpackage -us -uc >../build.log 2>&1 || \
+	cd $(DEB_TOP) && $(CLEAN_ENV) dpkg-buildpackage -us -uc $(if $(and $(ARCH),$(CROSSBUILD)),-a $(ARCH)) >../build.log 2>&1 || \
 	  { tail -30 ../build.log; exit 1; }
 	ls $(BUILD)/deb/*.deb
 
@@ -320,14 +323,21 @@ deb:
 # does; nothing is fetched): $(BUILD)/rpm/SRPMS/, $(BUILD)/rpm/RPMS/.
 # --nodeps: Debian's rpm has no database of the spec's BuildRequires. Its
 # brp-compress needs bash (Fedora's /bin/sh): run as Fedora runs it.
-RPM_POST = bash /usr/lib/rpm/brp-compress; /usr/lib/rpm/brp-strip /usr/bin/strip; \
-	   /usr/lib/rpm/brp-strip-comment-note /usr/bin/strip /usr/bin/objdump
+# ARCH=arm64: rpmbuild --target aarch64, a cross-build (see the spec), its
+# binary stripped by the target's strip.
+RPM_STRIP   = $(shell command -v $(STRIP))
+RPM_OBJDUMP = $(shell command -v $(if $(CROSSBUILD),$(TARGET)-)objdump)
+RPM_POST = bash /usr/lib/rpm/brp-compress; /usr/lib/rpm/brp-strip $(RPM_STRIP); \
+	   /usr/lib/rpm/brp-strip-comment-note $(RPM_STRIP) $(RPM_OBJDUMP)
 RPM_TOP  = --define "_topdir $(abspath $(BUILD)/rpm)"
+RPMARCH_arm64 := aarch64
+RPMARCH_amd64 := x86_64
 rpm:
 	rm -rf $(BUILD)/rpm && mkdir -p $(BUILD)/rpm/SOURCES
 	$(TREE_TAR) --transform 's|^|earlytune-$(VERSION)/|' -czf $(BUILD)/rpm/SOURCES/earlytune-$(VERSION).tar.gz
 	$(CLEAN_ENV) rpmbuild -bs --nodeps $(RPM_TOP) earlytune.spec >$(BUILD)/rpm/build.log 2>&1 && \
 	  $(CLEAN_ENV) rpmbuild --rebuild --nodeps $(RPM_TOP) --define "__os_install_post $(RPM_POST)" \
+	  $(if $(and $(ARCH),$(CROSSBUILD)),--target $(RPMARCH_$(ARCH))) \
 	  $(RPMBUILD_FLAGS) $(BUILD)/rpm/SRPMS/earlytune-$(VERSION)-*.src.rpm >>$(BUILD)/rpm/build.log 2>&1 || \
 	  { tail -30 $(BUILD)/rpm/build.log; exit 1; }
 	ls $(BUILD)/rpm/RPMS/*/*.rpm

@@ -118,12 +118,15 @@ ok "postinst enables the verify timer (it starts only where a textfile directory
 grep -q 'deb-systemd-invoke.*start' "$W/ctl/postinst"
 ok "postinst does not start earlytune on this machine (it tunes at the next boot)" $((!$?))
 bu=$(dpkg-deb -f "$deb" Built-Using)
+# This machine's architecture: with arm64's -dev packages beside (multiarch),
+# an unqualified name would answer for both.
+arch=$(dpkg --print-architecture)
 for p in "kmod (= $(sed -n 's/^KMOD_DEB *:= *//p' "$top/Makefile"))" \
 	"libzstd (= $(sed -n 's/^ZSTD_DEB *:= *//p' "$top/Makefile"))" \
-	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libblkid-dev)" \
-	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' liblzma-dev)" \
-	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' zlib1g-dev)" \
-	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libc6-dev)"; do
+	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libblkid-dev:"$arch")" \
+	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' liblzma-dev:"$arch")" \
+	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' zlib1g-dev:"$arch")" \
+	"$(dpkg-query -W -f='${source:Package} (= ${source:Version})' libc6-dev:"$arch")"; do
 	case ", $bu," in *", $p,"*) pass "Built-Using names $p" ;; *) fail "Built-Using names $p" "Built-Using: $bu" ;; esac
 done
 dpkg-deb -x "$deb" "$W/debroot"
