@@ -272,8 +272,10 @@ check-package: $(BUILD)/earlytune $(DEPS_A)
 	tests/package.sh $(BUILD)
 
 # Real kernels, real initramfs generators, QEMU: see tests/boot/run.sh.
+# ARCH=arm64: an arm64 root, the arm64 package and kernels (slow: minutes
+# of qemu-user for the root and the images; not in make check).
 check-boot: $(BUILD)/earlytune
-	tests/boot/run.sh $(BUILD)
+	$(if $(filter arm64,$(ARCH)),ET_ARCH=arm64 )tests/boot/run.sh $(BUILD)
 # The boot step's cloud-init first boot alone (after the same setup).
 check-cloudinit: $(BUILD)/earlytune
 	ET_BOOTS=cloud tests/boot/run.sh $(BUILD)

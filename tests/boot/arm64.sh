@@ -97,7 +97,9 @@ if [ -n "${2:-}" ]; then
 	bin=$(realpath "$2")
 else
 	t=$(date +%s%N)
-	make -s -C "$top" ARCH=arm64 BUILD="$build-arm64" >"$B/make.log" 2>&1 ||
+	# Under make check: none of its variables (BUILD=…, -j's jobserver) here.
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u BUILD -u ARCH \
+		make -s -j2 -C "$top" ARCH=arm64 BUILD="$build-arm64" >"$B/make.log" 2>&1 ||
 		{ fail "make ARCH=arm64" "$(tail -20 "$B/make.log")"; exit; }
 	bin=$build-arm64/earlytune
 	echo "# make ARCH=arm64: $(secs "$t") s"

@@ -72,9 +72,9 @@ cloud_boot() {
 	fi
 	cloud_seed "$seed" || { fail "$name: make the NoCloud seed disk (CIDATA)"; return; }
 	t=$(date +%s%N)
-	timeout 300 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
+	timeout 300 "${QEMU[@]}" -m 1024 -smp 2 -display none -no-reboot \
 		-serial "file:$B/$name.log" -kernel "$ROOT/boot/vmlinuz-$k" -initrd "$ROOT/boot/et-dracut-$k.img" \
-		-append "console=ttyS0 panic=-1 root=/dev/vda rw rd.lvm=0 rd.luks=0 rd.ettest=continue ettest.cloud systemd.mask=ettest.service systemd.mask=ettest-limits.service" \
+		-append "console=$CONSOLE panic=-1 root=/dev/vda rw rd.lvm=0 rd.luks=0 rd.ettest=continue ettest.cloud systemd.mask=ettest.service systemd.mask=ettest-limits.service" \
 		-drive file="$B/root.img",if=none,id=d0,format=raw,snapshot=on -device virtio-blk-pci,drive=d0,num-queues=1 \
 		-drive file="$seed",if=none,id=d1,format=raw,readonly=on -device virtio-blk-pci,drive=d1 \
 		-nic none >/dev/null 2>&1

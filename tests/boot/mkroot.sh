@@ -14,6 +14,10 @@
 # write it: they mount it under an overlay (tests/boot/root.sh). Roots of
 # other inputs that nothing asked for in a day are removed.
 #
+# ET_ARCH=arm64: an arm64 root (debootstrap's second stage and the chroots
+# run under qemu-user through binfmt_misc), its kernels arm64's, in its own
+# cache directory (.../arm64: its own lock, leftovers and pruning).
+#
 # Prints the root's path. Usage: tests/boot/mkroot.sh [--path]
 # (--path: the path only, whether built or not)
 set -eu
@@ -24,6 +28,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # FORMAT: raise it for a change of the steps below that the variables do not
 # carry.
 FORMAT=1
+ARCH=${ET_ARCH:-amd64}
 SUITE=bookworm
 VARIANT=minbase
 INCLUDE=systemd,systemd-sysv,udev,kmod,iproute2,procps,e2fsprogs,dracut-core,initramfs-tools,busybox,zstd
@@ -34,16 +39,17 @@ APT=cloud-init
 # The root's sources: this machine's, with backports for the 6.12 kernel.
 SOURCES='s/^Suites:.*bookworm .*/Suites: bookworm bookworm-updates bookworm-backports/'
 # Run in the root (sh -c), with DEBIAN_FRONTEND=noninteractive.
-KERNELS='apt-get update -q &&
-	apt-get install -y -q --no-install-recommends linux-image-cloud-amd64 &&
-	apt-get install -y -q --no-install-recommends -t bookworm-backports linux-image-cloud-amd64 &&
-	apt-get clean'
+KERNELS="apt-get update -q &&
+	apt-get install -y -q --no-install-recommends linux-image-cloud-$ARCH &&
+	apt-get install -y -q --no-install-recommends -t bookworm-backports linux-image-cloud-$ARCH &&
+	apt-get clean"
 mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
 [ -n "$mirror" ] || { echo "mkroot: no Debian archive in /etc/apt/sources.list.d/debian.sources" >&2; exit 1; }
 
 key=$(printf '%s\n' "$FORMAT" "$SUITE" "$VARIANT" "$INCLUDE" "$EXTRA" "$APT" "$SOURCES" "$KERNELS" "$mirror" |
 	sha256sum | cut -c1-16)
 cache=${ET_ROOT_CACHE:-/var/cache/earlytune-tests}
+[ "$ARCH" = amd64 ] || cache=$cache/$ARCH
 dir=$cache/root-$key
 if [ "${1:-}" = --path ]; then
 	echo "$dir"
@@ -61,7 +67,7 @@ build() { # TMP: the root built in TMP, its log in DIR.log
 	local tmp=$1 log=$dir.log t
 	t=$(date +%s)
 	echo "mkroot: building $dir (debootstrap; log: $log)" >&2
-	debootstrap --variant=$VARIANT --include=$INCLUDE,$(echo $EXTRA | tr ' ' ,) \
+	debootstrap --arch="$ARCH" --variant=$VARIANT --include=$INCLUDE,$(echo $EXTRA | tr ' ' ,) \
 		$SUITE "$tmp" "$mirror" >"$log" 2>&1 9>&- || { tail -20 "$log" >&2; return 1; }
 	sed "$SOURCES" /etc/apt/sources.list.d/debian.sources >"$tmp/etc/apt/sources.list.d/debian.sources"
 	rm -f "$tmp/etc/apt/sources.list"

@@ -20,6 +20,11 @@
 # and runs the [sched] checks before it goes on to the real root (its
 # console up to the real root's first report is asserted as "dracut-KVER").
 #
+# ET_ARCH=arm64 (make check-boot ARCH=arm64): the same on arm64 — an arm64
+# root (mkroot.sh under qemu-user), `make deb ARCH=arm64`, Debian's arm64
+# cloud kernels booted by qemu-system-aarch64 -M virt (the hot-added disk
+# goes to a PCIe root port: the virt machine's root complex takes none).
+#
 # Usage: tests/boot/run.sh BUILD_DIR     (logs and images in BUILD_DIR/boot)
 set -u
 export LC_ALL=C
@@ -27,6 +32,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=$(realpath "$1")
 B=$build/boot
+ARCH=${ET_ARCH:-amd64}
+case $ARCH in
+amd64) QEMU=(qemu-system-x86_64 -accel tcg) CONSOLE=ttyS0 HOTBUS= DEB_ARCH=() ;;
+arm64)
+	QEMU=(qemu-system-aarch64 -M virt,gic-version=3 -cpu max,pauth-impdef=on -accel tcg
+		-device pcie-root-port,id=hp0,chassis=1)
+	CONSOLE=ttyAMA0 HOTBUS=,bus=hp0 DEB_ARCH=(ARCH=arm64)
+	;;
+*) echo "run.sh: ET_ARCH=$ARCH: amd64 or arm64" >&2; exit 2 ;;
+esac
+export ET_ARCH=$ARCH
 ROOT=$B/rootfs
 TAP=ettap$$
 PASS=0 FAIL=0 qpid=
@@ -76,9 +92,9 @@ t=$(date +%s%N)
 if [ "${ET_DEB_REUSE:-0}" = 1 ] && ls "$build"/deb/earlytune_*.deb >/dev/null 2>&1; then
 	echo "# the .deb of the package suite"
 else
-	make -s -C "$top" deb BUILD="$build" >"$B/deb.log" 2>&1 || { fail "make deb" "$(tail -20 "$B/deb.log")"; exit; }
+	make -s -C "$top" deb BUILD="$build" "${DEB_ARCH[@]}" >"$B/deb.log" 2>&1 || { fail "make deb" "$(tail -20 "$B/deb.log")"; exit; }
 fi
-deb=$(ls "$build"/deb/earlytune_*.deb | head -1)
+deb=$(ls "$build"/deb/earlytune_*_"$ARCH".deb | head -1)
 phase deb "$t"
 t=$(date +%s%N)
 cp "$deb" "$ROOT/tmp/earlytune.deb"
@@ -195,9 +211,9 @@ boot() {
 	local name=$1 kernel=$2 initrd=$3 append=$4 t
 	shift 4
 	t=$(date +%s%N)
-	timeout 300 qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
+	timeout 300 "${QEMU[@]}" -m 1024 -smp 2 -display none -no-reboot \
 		-serial "file:$B/$name.log" -kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 $append" \
+		-append "console=$CONSOLE panic=-1 $append" \
 		-drive file="$B/disk.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0,num-queues=1 \
 		-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no,queues=2 \
 		-device virtio-net-pci,netdev=n0,mq=on,vectors=6 \
@@ -328,10 +344,10 @@ full_boot() { # KVER
 	mkfs_disk "$B/hot.img" 16M
 	# The initramfs leaves LVM and LUKS to the real root (a LUKS prompt there
 	# would wait for a password): lvm2's autoactivation and crypttab.
-	qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
+	"${QEMU[@]}" -m 1024 -smp 2 -display none -no-reboot \
 		-serial "file:$con" -monitor "unix:$sock,server,nowait" \
 		-kernel "$ROOT/boot/vmlinuz-$k" -initrd "$ROOT/boot/et-dracut-$k.img" \
-		-append "console=ttyS0 panic=-1 root=/dev/vda rw rd.lvm=0 rd.luks=0 rd.ettest=continue cloud-init=disabled" \
+		-append "console=$CONSOLE panic=-1 root=/dev/vda rw rd.lvm=0 rd.luks=0 rd.ettest=continue cloud-init=disabled" \
 		-drive file="$B/root.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0,num-queues=1 \
 		-drive file="$B/lvm.img",if=none,id=d1,format=raw -device virtio-blk-pci,drive=d1,num-queues=1 \
 		-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no,queues=2 \
@@ -345,7 +361,7 @@ full_boot() { # KVER
 	done
 	if grep -q ETTEST-HOTPLUG-READY "$con"; then
 		monitor "$sock" "drive_add 0 if=none,id=hot0,file=$B/hot.img,format=raw" >/dev/null
-		monitor "$sock" "device_add virtio-blk-pci,drive=hot0,id=hotdisk,num-queues=1" >/dev/null
+		monitor "$sock" "device_add virtio-blk-pci,drive=hot0,id=hotdisk,num-queues=1$HOTBUS" >/dev/null
 	fi
 	for ((i = 0; i < 240; i++)); do
 		kill -0 $qpid 2>/dev/null || break
