@@ -94,7 +94,9 @@ static bool any_glob(const char *alts, const char *s)
 }
 
 /* One match key against the disk: 1, 0, or 2 (cannot tell here). */
-static int match_key(const struct wctx *w, const struct udev_pair *u, const char *disk, struct udev_when *when)
+/* A rule's match keys against a disk, or with net an interface. */
+static int match_key(const struct wctx *w, const struct udev_pair *u, const char *disk, bool net,
+		     struct udev_when *when)
 {
 	bool neg = !strcmp(u->op, "!=");
 	char path[PATH_MAX], val[256];
@@ -106,12 +108,13 @@ static int match_key(const struct wctx *w, const struct udev_pair *u, const char
 		return when->add || when->change;
 	}
 	if (!strcmp(u->key, "SUBSYSTEM"))
-		m = any_glob(u->value, "block");
+		m = any_glob(u->value, net ? "net" : "block");
 	else if (!strcmp(u->key, "KERNEL"))
 		m = any_glob(u->value, disk);
-	else if (!strcmp(u->key, "ENV") && !strcmp(u->attr, "DEVTYPE"))
+	else if (!strcmp(u->key, "ENV") && !strcmp(u->attr, "DEVTYPE") && !net)
 		m = any_glob(u->value, "disk");
-	else if (!strcmp(u->key, "ATTR") && pathf(path, sizeof(path), "sys/block/%s/%s", disk, u->attr) == 0 &&
+	else if (!strcmp(u->key, "ATTR") &&
+		 pathf(path, sizeof(path), net ? "sys/class/net/%s/%s" : "sys/block/%s/%s", disk, u->attr) == 0 &&
 		 root_read(w->r, path, val, sizeof(val)) >= 0)
 		m = any_glob(u->value, val);
 	else
@@ -119,7 +122,7 @@ static int match_key(const struct wctx *w, const struct udev_pair *u, const char
 	return m != neg;
 }
 
-int udev_rule_matches(const struct wctx *w, const char *rule, const char *disk, struct udev_when *when)
+static int rule_matches(const struct wctx *w, const char *rule, const char *disk, bool net, struct udev_when *when)
 {
 	struct udev_pair u;
 	int r, res = 1;
@@ -130,7 +133,7 @@ int udev_rule_matches(const struct wctx *w, const char *rule, const char *disk, 
 
 		if (strcmp(u.op, "==") && strcmp(u.op, "!="))
 			continue; /* an assignment */
-		m = match_key(w, &u, disk, when);
+		m = match_key(w, &u, disk, net, when);
 		if (!m)
 			return 0;
 		if (m == 2)
@@ -139,20 +142,26 @@ int udev_rule_matches(const struct wctx *w, const char *rule, const char *disk, 
 	return r < 0 ? 2 : res;
 }
 
+int udev_rule_matches(const struct wctx *w, const char *rule, const char *disk, struct udev_when *when)
+{
+	return rule_matches(w, rule, disk, false, when);
+}
+
 static bool reruns_on_change(const char *disk)
 {
 	return !strncmp(disk, "dm-", 3) || !strncmp(disk, "md", 2);
 }
 
-/* The disk an item writes an attribute of, and that attribute: a [block]
- * item's target and setting, a [sysfs] item's path below sys/block/DISK or
- * sys/class/block/DISK. false: not a disk's. */
-static bool disk_attr(const struct item *it, char *disk, size_t size, const char **attr)
+/* The device an item writes an attribute of, and that attribute: a [block]
+ * item's target and setting, a [sysfs] item's path below sys/block/DISK,
+ * sys/class/block/DISK or (*net) sys/class/net/IFACE. false: no device's. */
+static bool device_attr(const struct item *it, char *dev, size_t size, const char **attr, bool *net)
 {
-	static const char *const dirs[] = { "sys/block/", "sys/class/block/" };
+	static const char *const dirs[] = { "sys/block/", "sys/class/block/", "sys/class/net/" };
 
+	*net = false;
 	if (!strcmp(it->domain, "block")) {
-		snprintf(disk, size, "%s", it->target);
+		snprintf(dev, size, "%s", it->target);
 		*attr = it->setting;
 		return true;
 	}
@@ -161,8 +170,9 @@ static bool disk_attr(const struct item *it, char *disk, size_t size, const char
 
 		if (strncmp(it->path, dirs[i], strlen(dirs[i])) || !(slash = strchr(p, '/')) || (size_t)(slash - p) >= size)
 			continue;
-		snprintf(disk, size, "%.*s", (int)(slash - p), p);
+		snprintf(dev, size, "%.*s", (int)(slash - p), p);
 		*attr = slash + 1;
+		*net = i == 2;
 		return true;
 	}
 	return false;
@@ -175,13 +185,14 @@ static void judge_udev(const struct wentry *e, const struct wctx *w, const struc
 	bool rewrites;
 	char disk[NAME_MAX + 1];
 	const char *attr;
+	bool net;
 
-	if (!disk_attr(it, disk, sizeof(disk), &attr) || strcmp(attr, e->key))
+	if (!device_attr(it, disk, sizeof(disk), &attr, &net) || strcmp(attr, e->key))
 		return;
-	j->applies = udev_rule_matches(w, e->extra, disk, &when);
+	j->applies = rule_matches(w, e->extra, disk, net, &when);
 	if (!j->applies)
 		return;
-	rewrites = when.change && !reruns_on_change(disk);
+	rewrites = when.change && (net || !reruns_on_change(disk));
 	j->beats = (run && after && when.add) || rewrites;
 	if (run && after && when.add)
 		snprintf(j->why, sizeof(j->why), "its program runs after earlytune's: it sorts after " EARLYTUNE_RULES);

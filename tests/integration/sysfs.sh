@@ -188,6 +188,17 @@ check_rc "writers: plan with a udev rule exits 0" 0 -- "$ET" plan --wide --only 
 contains "writers: udev's ATTR{} named under the disk's [sysfs] item" \
 	"also written by /etc/udev/rules.d/60-maxsect.rules:1 ATTR{queue/max_sectors_kb}=\"256\" (udev, udev writes ATTR{} before earlytune's RUN from 70-earlytune.rules: earlytune's value stays)"
 lacks "writers: a rule for other disks is not named" "61-sd.rules"
+# An interface's: SUBSYSTEM=="net" rules, matched against that interface.
+_attr "$t/sys/devices/virtual/net/eth0/tx_queue_len" 1000
+printf '[sysfs "txq"]\npath = /sys/class/net/eth0/tx_queue_len\nvalue = 5000\n' >"$t/etc/earlytune.d/61-net.conf"
+printf 'SUBSYSTEM=="net", ACTION=="add|change", KERNEL=="eth*", ATTR{tx_queue_len}="2000"\n' >"$t/etc/udev/rules.d/62-txq.rules"
+printf 'SUBSYSTEM=="net", KERNEL=="wl*", ATTR{tx_queue_len}="10"\n' >"$t/etc/udev/rules.d/63-wl.rules"
+printf 'SUBSYSTEM=="block", KERNEL=="eth0", ATTR{tx_queue_len}="10"\n' >"$t/etc/udev/rules.d/64-blk.rules"
+check_rc "writers: plan with a net rule exits 0" 0 -- "$ET" plan --wide --only sysfs --root "$t"
+contains "writers: a net rule's ATTR{} named under the interface's item, and it wins on change events" \
+	"also written by /etc/udev/rules.d/62-txq.rules:1 ATTR{tx_queue_len}=\"2000\" (udev, it writes again on each change event of eth0, where earlytune does not run: wins)"
+lacks "writers: a rule for other interfaces is not named" "63-wl.rules"
+lacks "writers: a block rule is not an interface's" "64-blk.rules"
 
 # ---- hotplug: a path under a device's directory is that device's -------------
 t=$WORK/hotplug
