@@ -196,7 +196,7 @@ static int run_version(const char *line, const char *end, unsigned long long *wa
 int runlog_runs(char *buf, int (*fn)(char *s, size_t len, void *data), void *data, unsigned long long *dropped)
 {
 	int version = !strncmp(buf, "V\t1\t", 4) ? 1 : !strncmp(buf, "V\t2\t", 4) ? 2 : 0, rr = 0;
-	struct walk w = { NULL };
+	struct walk w = { 0 };
 
 	*dropped = version ? strtoull(buf + 4, NULL, 10) : 0;
 	for (char *line = buf, *end; rr >= 0 && (end = strchr(line, '\n')); line = end + 1) {
