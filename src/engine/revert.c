@@ -223,8 +223,8 @@ int cmd_revert(struct ctx *c)
 	if (r >= 0 && sysctl_guard_scope(c) && (g = sysctl_remove_guard(&c->root)) < 0)
 		log_msg(LOG_ERR, "cannot remove the sysctl guard %s/" SYSCTL_GUARD_PATH ": %s",
 			c->root.is_host ? "" : c->root.dir, strerror(-g));
-	if (r >= 0)
-		r = state_save(&s.rs, &c->root);
+	if (r >= 0) /* about one device: its override only */
+		r = s.rs.whole ? state_save(&s.rs, &c->root) : session_commit(&s);
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot revert: %s/run/earlytune: %s", c->root.is_host ? "" : c->root.dir,
 			strerror(-r));

@@ -16,6 +16,8 @@ int session_open(struct session *s, struct ctx *c, enum session_load load)
 	r = state_lock(&s->rs, &c->root);
 	if (r >= 0)
 		r = load == SESSION_SCOPED ? state_load_scoped(&s->rs, &c->root, c) : state_load(&s->rs, &c->root);
+	/* A run about everything keeps every record in the one file. */
+	s->rs.whole = !c->ndevices && !c->ifindex && !c->iface;
 	if (r >= 0)
 		c->session = s;
 	return r;

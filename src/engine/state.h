@@ -28,6 +28,9 @@ struct state_file {
 	char rel[STATE_REL_MAX];
 	bool dirty;     /* its records changed: state_commit rewrites it */
 	bool moved_out; /* records of it moved to another file: written after that one */
+	bool read;      /* its own file was looked for (and read when there) */
+	bool override;  /* its own file is there: it replaces its lines of the one file */
+	bool in_one;    /* the one file has lines of it (read, or replaced by the override) */
 };
 struct records {
 	struct record *v;
@@ -40,6 +43,8 @@ struct records {
 	bool dirty;       /* changed since the load: state_commit saves */
 	bool scoped_load; /* only the files of the command's devices were read */
 	bool misplaced;   /* a scoped load met a record of a file it did not read */
+	bool whole;       /* a run about everything: its commit writes the one file */
+	bool one_seen;    /* the one file is there */
 	const struct root *root; /* where a scoped load reads the others */
 	struct idcache idcache;  /* the last disk's identity */
 };
@@ -57,6 +62,25 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 int state_load_rest(struct records *rs, const struct root *r);
 int state_save(struct records *rs, const struct root *r);
 int state_commit(struct records *rs, const struct root *r);
+char *state_format(const struct records *rs, const size_t *idx, size_t n, size_t *len);
+
+/* ---- state_one.c: the one file a run about everything writes ---- */
+struct one_map {
+	const char *p;
+	size_t size, index, index_end, body;
+};
+struct one_entry {
+	const char *key, *at; /* key: klen bytes; at: len bytes of lines */
+	size_t klen, len;
+};
+int one_map(const struct root *r, struct one_map *m); /* -ENOENT: none; -EBADMSG: not ours */
+void one_unmap(struct one_map *m);
+int one_next(const struct one_map *m, size_t *pos, struct one_entry *e); /* 1, 0: the end */
+int one_find(const struct one_map *m, const char *rel, struct one_entry *e); /* 1, 0: none */
+char *one_format(const struct records *rs, const size_t *order, const size_t *start, size_t *len);
+/* Its groups not read yet; of a scoped load, those of the files it looked for. */
+int state_load_one(struct records *rs, const struct root *r);
+int state_load_one_scoped(struct records *rs, const struct root *r);
 
 /* A scoped load reads the other files when what is asked may be there. */
 const struct record *state_find(struct records *rs, const char *path);
@@ -72,6 +96,7 @@ void state_free(struct records *rs);
 /* The files (state_io.c reads and writes them). */
 #define STATE_DIR "run/earlytune"
 #define STATE_FILE STATE_DIR "/originals"
+#define RECORDS_FILE STATE_DIR "/records"
 #define DISKS_DIR STATE_DIR "/disks"
 #define LINKS_DIR STATE_DIR "/links"
 bool state_disk_file(const char *name, char *rel);

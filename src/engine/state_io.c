@@ -30,9 +30,21 @@ static int load_file(struct records *rs, const struct root *r, const char *rel)
 
 	if (rr >= 0)
 		rr = root_read_file(r, rel, &buf, 1 << 26);
+	if (rr >= 0 || rr == -ENOENT)
+		rs->files[file].read = true;
 	if (rr == -ENOENT)
 		return 0;
-	return rr < 0 ? rr : state_parse_file(rs, buf, file);
+	if (rr < 0)
+		return rr;
+	rs->files[file].override = true;
+	return state_parse_file(rs, buf, file);
+}
+
+static bool read_already(const struct records *rs, const char *rel)
+{
+	size_t f = state_file_find(rs, rel);
+
+	return f != STRINDEX_NONE && rs->files[f].read;
 }
 
 /* Every file of DIR not read yet (names with a dot first are temporary
@@ -55,7 +67,7 @@ static int load_dir(struct records *rs, const struct root *r, const char *dir)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name);
-		if (state_file_find(rs, rel) == STRINDEX_NONE)
+		if (!read_already(rs, rel))
 			rr = load_file(rs, r, rel);
 	}
 	if (rr >= 0 && errno)
@@ -64,16 +76,19 @@ static int load_dir(struct records *rs, const struct root *r, const char *dir)
 	return rr;
 }
 
-/* The files a scoped load did not read: the records are then all there. */
+/* The files a scoped load did not read, the overrides before the one
+ * file: the records are then all there. */
 int state_load_rest(struct records *rs, const struct root *r)
 {
-	int rr = state_file_find(rs, STATE_FILE) == STRINDEX_NONE ? load_file(rs, r, STATE_FILE) : 0;
+	int rr = read_already(rs, STATE_FILE) ? 0 : load_file(rs, r, STATE_FILE);
 
 	rs->scoped_load = false;
 	if (rr >= 0)
 		rr = load_dir(rs, r, DISKS_DIR);
 	if (rr >= 0)
 		rr = load_dir(rs, r, LINKS_DIR);
+	if (rr >= 0)
+		rr = state_load_one(rs, r);
 	return rr;
 }
 
@@ -94,7 +109,7 @@ static bool files_split(const struct root *r)
 /* Drops what a load read, the lock and the root kept. */
 static void records_clear(struct records *rs)
 {
-	struct records keep = { .lock_fd = rs->lock_fd, .root = rs->root };
+	struct records keep = { .lock_fd = rs->lock_fd, .root = rs->root, .whole = rs->whole };
 
 	rs->lock_fd = -1;
 	state_free(rs);
@@ -127,6 +142,8 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 		snprintf(rel, sizeof(rel), LINKS_DIR "/%d", c->ifindex);
 		rr = load_file(rs, r, rel);
 	}
+	if (rr >= 0)
+		rr = state_load_one_scoped(rs, r);
 	if (rr >= 0 && rs->misplaced) {
 		records_clear(rs);
 		rr = state_load(rs, r);
@@ -142,7 +159,7 @@ static void fields(const struct record *x, char *f[NFIELDS])
 
 /* Built with memcpy, not printf: printf was most of the cost of a rewrite
  * of 2,000 records. */
-static char *format(const struct records *rs, const size_t *idx, size_t n, size_t *len)
+char *state_format(const struct records *rs, const size_t *idx, size_t n, size_t *len)
 {
 	char *f[NFIELDS], *buf, *p;
 
@@ -198,28 +215,39 @@ static int dir_fd(struct dirs *ds, const struct root *r, int i, bool make)
 	return rr < 0 ? rr : (ds->fd[i] = rr);
 }
 
+static int dir_of(const char *rel)
+{
+	return !strcmp(rel, STATE_FILE)			    ? DIR_STATE
+	       : !strncmp(rel, DISKS_DIR "/", sizeof(DISKS_DIR)) ? DIR_DISKS
+								   : DIR_LINKS;
+}
+
+static int unlink_file(struct dirs *ds, const struct root *r, const char *rel)
+{
+	int dfd = dir_fd(ds, r, dir_of(rel), false);
+
+	if (dfd < 0)
+		return dfd == -ENOENT ? 0 : dfd;
+	return unlinkat(dfd, strrchr(rel, '/') + 1, 0) < 0 && errno != ENOENT ? -errno : 0;
+}
+
 /* A new file, then rename over the old one: a crash or a full /run leaves
  * the old file or the new one, never a torn line. A disk's or an
- * interface's file without records goes; originals stays, empty, and
- * disks/ beside it is files_split's sign. */
+ * interface's file without records goes, unless the one file has lines of
+ * it: it stays, empty, and they are gone (a tombstone). originals stays,
+ * empty, and disks/ beside it is files_split's sign. */
 static int write_file(const struct records *rs, const struct root *r, struct dirs *ds, size_t file,
 		      const size_t *idx, size_t n)
 {
 	const char *rel = rs->files[file].rel, *name = strrchr(rel, '/') + 1;
-	int i = !strcmp(rel, STATE_FILE)			  ? DIR_STATE
-		: !strncmp(rel, DISKS_DIR "/", sizeof(DISKS_DIR)) ? DIR_DISKS
-								  : DIR_LINKS;
+	int i = dir_of(rel);
 	_cleanup_(freep) char *buf = NULL;
 	size_t len;
 	int dfd, rr;
 
-	if (!n && i != DIR_STATE) {
-		dfd = dir_fd(ds, r, i, false);
-		if (dfd < 0)
-			return dfd == -ENOENT ? 0 : dfd;
-		return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
-	}
-	buf = format(rs, idx, n, &len);
+	if (!n && i != DIR_STATE && !rs->files[file].in_one)
+		return unlink_file(ds, r, rel);
+	buf = state_format(rs, idx, n, &len);
 	if (!buf)
 		return -ENOMEM;
 	dfd = dir_fd(ds, r, i, true);
@@ -254,36 +282,97 @@ static int group(const struct records *rs, size_t **order, size_t **start)
 	return 0;
 }
 
+/* A run about everything: every record into the one file, then every
+ * override goes (after the rename: a crash between leaves an override
+ * that still wins, with the lines the one file has too). Without records
+ * the one file goes too, last. An override that cannot go is an error
+ * (it stays, the same as the one file's lines), the others go. */
+static int commit_whole(struct records *rs, const struct root *r, struct dirs *ds, const size_t *order,
+			const size_t *start)
+{
+	_cleanup_(freep) char *buf = NULL;
+	int dfd = dir_fd(ds, r, DIR_STATE, false), rr, err = 0;
+	size_t len;
+
+	if (dfd < 0)
+		return dfd;
+	buf = one_format(rs, order, start, &len);
+	if (!buf)
+		return -ENOMEM;
+	rr = file_replace_at(dfd, strrchr(RECORDS_FILE, '/') + 1, buf, len, 0600, false); /* /run: volatile */
+	if (rr < 0)
+		return rr;
+	rs->one_seen = true;
+	for (size_t f = 0; f < rs->nfiles; f++) {
+		rs->files[f].in_one = start[f + 1] > start[f];
+		if (!rs->files[f].override)
+			continue;
+		rr = unlink_file(ds, r, rs->files[f].rel);
+		rs->files[f].override = rr < 0;
+		err = err ? err : rr < 0 ? rr : 0;
+	}
+	if (!err && !rs->n && unlinkat(dfd, strrchr(RECORDS_FILE, '/') + 1, 0) < 0 && errno != ENOENT)
+		err = -errno;
+	rs->one_seen = rs->n || err;
+	return err;
+}
+
 /* Rewrites the files whose records changed, those that moved records to
  * another file (an earlier version's originals) last: a record moved is
  * never only in the file it left. The first failure stops: the files not
  * written keep their records, and stay to be written. */
+static int commit_files(struct records *rs, const struct root *r, struct dirs *ds, const size_t *order,
+			const size_t *start)
+{
+	int rr = 0;
+
+	for (int moved = 0; moved < 2; moved++)
+		for (size_t f = 0; f < rs->nfiles && rr >= 0; f++) {
+			if (!rs->files[f].dirty || rs->files[f].moved_out != moved)
+				continue;
+			rr = write_file(rs, r, ds, f, order + start[f], start[f + 1] - start[f]);
+			rs->files[f].dirty = rr < 0;
+		}
+	return rr;
+}
+
+/* Whether a run about everything has to write: a change, an override to
+ * fold in, or a one file that no record is left for. */
+static bool whole_due(const struct records *rs)
+{
+	bool any = rs->dirty && (rs->n || rs->one_seen);
+
+	for (size_t f = 0; !any && f < rs->nfiles; f++)
+		any = rs->files[f].override;
+	return any;
+}
+
 int state_commit(struct records *rs, const struct root *r)
 {
 	_cleanup_(freep) size_t *order = NULL;
 	_cleanup_(freep) size_t *start = NULL;
 	struct dirs ds = { { -1, -1, -1 } };
-	int rr = 0;
+	int rr;
 
-	if (!rs->dirty)
+	if (rs->whole ? !whole_due(rs) : !rs->dirty) {
+		rs->dirty = false;
 		return 0;
+	}
 	if (rs->lock_fd >= 0)
-		root_sweep_temps(r, STATE_DIR, "originals", "runs");
+		root_sweep_temps(r, STATE_DIR, NULL, NULL);
+	if (rs->lock_fd >= 0 && rs->whole) {
+		root_sweep_temps(r, DISKS_DIR, NULL, NULL);
+		root_sweep_temps(r, LINKS_DIR, NULL, NULL);
+	}
 	if (group(rs, &order, &start) < 0)
 		return -ENOMEM;
-	for (int moved = 0; moved < 2; moved++)
-		for (size_t f = 0; f < rs->nfiles && rr >= 0; f++) {
-			if (!rs->files[f].dirty || rs->files[f].moved_out != moved)
-				continue;
-			rr = write_file(rs, r, &ds, f, order + start[f], start[f + 1] - start[f]);
-			rs->files[f].dirty = rr < 0;
-		}
+	rr = rs->whole ? commit_whole(rs, r, &ds, order, start) : commit_files(rs, r, &ds, order, start);
 	dirs_close(&ds);
 	if (rr < 0)
 		return rr;
 	rs->dirty = false;
 	for (size_t f = 0; f < rs->nfiles; f++)
-		rs->files[f].moved_out = false;
+		rs->files[f].moved_out = rs->files[f].dirty = false;
 	return 0;
 }
 
@@ -293,7 +382,7 @@ int state_commit(struct records *rs, const struct root *r)
 int state_save(struct records *rs, const struct root *r)
 {
 	size_t shared;
-	int rr = rs->scoped_load ? 0 : state_file_add(rs, STATE_FILE, &shared);
+	int rr = rs->scoped_load || rs->whole ? 0 : state_file_add(rs, STATE_FILE, &shared);
 
 	if (rr < 0)
 		return rr;

@@ -133,13 +133,29 @@ snapshot() {
 	(cd "$1" && find sys proc/sys -type f 2>/dev/null | sort | while read -r f; do printf '%s=%s\n' "$f" "$(active "$f")"; done)
 }
 
-# The records of a tree (src/engine/state.c): the global ones (originals), then
-# each disk's (disks/NAME) and each interface's (links/IFINDEX), by name.
+# The records of a tree (src/engine/state.c, state_one.c): each group (the
+# global ones: originals; a disk's: disks/NAME; an interface's:
+# links/IFINDEX) from its override file when there is one, else from its
+# lines of the one file (records: header, index of KEY OFFSET LENGTH, then
+# the lines); originals first, then the others by name.
 # state_records takes the state directory itself (a netns test's /run/earlytune).
 state_records() {
-	for _r in "$1/originals" $(ls -d "$1"/disks/* "$1"/links/* 2>/dev/null | sort); do
-		[ -f "$_r" ] && cat "$_r"
-	done
+	(
+		cd "$1" 2>/dev/null || exit 0
+		_ov=$(find originals disks links -maxdepth 1 -type f ! -name '.*' 2>/dev/null)
+		{
+			[ -z "$_ov" ] || awk '{ print FILENAME "\t" $0 }' $_ov
+			[ ! -f records ] || awk -v ov="$_ov" '
+			BEGIN { n = split(ov, o, "\n"); for (i = 1; i <= n; i++) over[o[i]] = 1 }
+			NR == 1 { split($0, h, "\t"); ilen = h[3] + 0; pos = 0; g = 1; next }
+			pos < ilen { pos += length($0) + 1; split($0, e, "\t"); k[++ne] = e[1]; end[ne] = e[2] + e[3]; next }
+			{
+				while (g < ne && b >= end[g]) g++
+				b += length($0) + 1
+				if (!(k[g] in over)) print k[g] "\t" $0
+			}' records
+		} | awk -F'\t' '{ print ($1 == "originals" ? 0 : 1) "\t" $0 }' | sort -s -t "$(printf '\t')" -k1,2 | cut -f3-
+	)
 	return 0
 }
 records() { state_records "$1/run/earlytune"; }
