@@ -82,7 +82,7 @@ DefaultLimitNOFILE=65536"
 eq "one drop-in for each unit the globs name" \
 	"$(cd "$t/$D" && ls -d *.d | tr '\n' ' ')" "a-worker.service.d b-worker.service.d c-worker.service.d getty@tty1.service.d nginx.service.d postgresql@.service.d "
 eq "no temporary file left" "$(find "$t/run/systemd" -name '.*' | wc -l)" 0
-eq "one record for each file written" "$(grep -c '^limits' "$t/run/earlytune/originals")" 7
+eq "one record for each file written" "$(records "$t" | grep -c '^limits')" 7
 
 check_rc "verify: nginx still runs with the old limit: exit 1" 1 -- "$ET" verify --root "$t" --only limits
 contains "verify: drift, restart to apply" "drift: limits nginx.service LimitNOFILE is '1024:524288', want '4096:8192': nginx.service (PID 4242) started before the drop-in: restart nginx.service to apply"
@@ -133,7 +133,7 @@ contains "revert: says what it removed and what restarts" "removed: systemd forg
 eq "revert: the admin's drop-in stays" "$(cat "$t/$D/nginx.service.d/10-admin.conf")" "[Service]
 Nice=5"
 eq "revert: no drop-in of earlytune left" "$(find "$t/run/systemd" -name "$F" | wc -l)" 0
-eq "revert: the records are gone" "$(grep -c '^limits' "$t/run/earlytune/originals")" 0
+eq "revert: the records are gone" "$(records "$t" | grep -c '^limits')" 0
 check_rc "revert again: nothing to do" 0 -- "$ET" revert --root "$t" --only limits
 contains "revert again: no item, said so" "revert: nothing to revert: no originals recorded in $t/run/earlytune"
 

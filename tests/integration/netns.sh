@@ -80,7 +80,11 @@ eq "no record left" "$(state_records "$state")" ""
 # A record of an earlier version names no namespace: it is the namespace's
 # that reads it, and its interface keeps it (no second record).
 check_rc "A: apply" 0 -- et "$A" apply
-for f in "$state"/links/*; do sed -i "s|netlink/netns/$ia/ifindex/|netlink/ifindex/|" "$f"; done
+# As an earlier version left them: each interface's in its file (links/N),
+# which overrides its lines of the one file.
+mkdir -p "$state/links"
+state_records "$state" | grep "	netlink/netns/$ia/ifindex/" | sed "s|netlink/netns/$ia/ifindex/|netlink/ifindex/|" |
+	awk -F'\t' -v d="$state/links" '{ n = $4; sub(/.*\//, "", n); print > (d "/" n) }'
 eq "the records now in the earlier form" "$(recs '^netlink/ifindex/' | wc -l)" 3
 printf '[net]\nqdisc = pfifo\nqdisc.limit = 77\ninterfaces = a* c*\n' >"$WORK/net.conf"
 check_rc "A: apply a changed configuration over the earlier records" 0 -- et "$A" apply

@@ -90,7 +90,10 @@ eq "forget: records kept" "$(records "$t" | wc -l)" "$n"
 check_rc "forget --device vda --diskseq 5" 0 -- "$ET" forget --root "$t" --device vda --diskseq 5
 contains "forget: says how many" "forget vda: 2 records dropped"
 eq "forget: vda's records gone" "$(records "$t" | grep -c '	vda	')" 0
-eq "forget: vda's file gone" "$(ls "$t/run/earlytune/disks")" ""
+# The full apply kept vda's lines in the one file: vda's file says they are gone.
+eq "forget: vda's file is empty, a tombstone over its lines of the one file" \
+	"$(ls "$t/run/earlytune/disks"; wc -c <"$t/run/earlytune/disks/vda")" "vda
+0"
 eq "forget: the others kept" "$(records "$t" | wc -l)" $((n - 2))
 check_rc "forget without a device: usage" 2 -- "$ET" forget --root "$t"
 # The rule's own command line, as udev expands it on remove.
@@ -155,8 +158,10 @@ eq "scoped: the other files as they were" "$(others | cmp - "$WORK/scoped.others
 check_rc "scoped: forget --device vd7" 0 -- "$ET" --boot forget --root "$t" --device vd7
 eq "scoped: forget drops vd7's two lines only" "$(records "$t" | grep -v "	vda	" | grep -c '^block')" 1998
 check_rc "scoped: a full apply" 0 -- "$ET" apply --wide --root "$t"
-eq "scoped: a full load drops the line it cannot read" "$(grep -c '^not a record' "$t/run/earlytune/originals")" 0
-eq "scoped: and keeps the unknown domain's record" "$(grep -c '^cpufreq' "$t/run/earlytune/originals")" 1
+eq "scoped: a full load drops the line it cannot read" "$(records "$t" | grep -c '^not a record')" 0
+eq "scoped: and keeps the unknown domain's record" "$(records "$t" | grep -c '^cpufreq')" 1
+eq "scoped: the full apply folded every file into the one file" \
+	"$(find "$t/run/earlytune" -type f ! -name lock ! -name 'runs*' | sed "s|$t/||")" run/earlytune/records
 
 # An earlier version's file, every record in originals: the first run, of
 # any kind, moves them to their files; nothing is lost or doubled.
@@ -196,13 +201,15 @@ eq "torn: revert restores both disks" "$(snapshot "$t")" "$before"
 t=$WORK/litter
 mk_kvm "$t"
 check_rc "litter: apply" 0 -- "$ET" apply --wide --root "$t"
-cp "$t/run/earlytune/originals" "$t/run/earlytune/.originals.0badc0de"
+cp "$t/run/earlytune/records" "$t/run/earlytune/.records.0badc0de"
+cp "$t/run/earlytune/records" "$t/run/earlytune/.originals.0badc0de"
 cp "$t/run/earlytune/runs" "$t/run/earlytune/.runs.0badc0de" # the run log's (issue 11)
-cp "$t/run/earlytune/disks/vda" "$t/run/earlytune/disks/.vda.0badc0de"
+mkdir -p "$t/run/earlytune/disks"
+cp "$t/run/earlytune/records" "$t/run/earlytune/disks/.vda.0badc0de"
 : >"$t/run/earlytune/.originals.keep"
 check_rc "litter: revert" 0 -- "$ET" revert --wide --root "$t"
 eq "litter: a dead run's temp file is removed, nothing else" "$(ls -A "$t/run/earlytune" | tr '\n' ' ')" \
-	".originals.keep disks lock originals runs "
+	".originals.keep disks lock runs "
 eq "litter: and a disk's" "$(ls -A "$t/run/earlytune/disks")" ""
 
 # ---- /run full: nothing written, exit 1, the state file unchanged ----------
@@ -249,17 +256,23 @@ if command -v strace >/dev/null; then
 	strace() { ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 command strace "$@"; }
 	check_rc "apply" 0 -- "$ET" apply --wide --root "$t"
 	after=$(snapshot "$t")
-	cp "$t/run/earlytune/originals" "$WORK/orig"
+	cp "$t/run/earlytune/records" "$WORK/orig"
 	printf '4096\n' >"$t/$RA"
-	check_rc "EIO reading the state: apply fails" 1 -- strace -f -o /dev/null -P "$t/run/earlytune/originals" \
-		-e trace=read -e inject=read:error=EIO "$ET_BIN" apply --root "$t"
+	# The one file is mapped, not read: its map fails.
+	check_rc "EIO reading the state: apply fails" 1 -- strace -f -o /dev/null -P "$t/run/earlytune/records" \
+		-e trace=mmap -e inject=mmap:error=EIO "$ET_BIN" apply --root "$t"
 	contains "EIO reading the state: says why" "Input/output error"
 	eq "EIO reading the state: nothing written" "$(ra "$t" vda)" 4096
-	check_rc "EIO reading the state: revert fails" 1 -- strace -f -o /dev/null -P "$t/run/earlytune/originals" \
-		-e trace=read -e inject=read:error=EIO "$ET" revert --wide --root "$t"
+	check_rc "EIO reading the state: revert fails" 1 -- strace -f -o /dev/null -P "$t/run/earlytune/records" \
+		-e trace=mmap -e inject=mmap:error=EIO "$ET" revert --wide --root "$t"
 	eq "EIO reading the state: revert wrote nothing" "$(ra "$t" vda)" 4096
-	eq "EIO reading the state: records kept" "$(cat "$t/run/earlytune/originals")" "$(cat "$WORK/orig")"
-	# A disk's file, read by the udev run about that disk.
+	eq "EIO reading the state: records kept" "$(cat "$t/run/earlytune/records")" "$(cat "$WORK/orig")"
+	check_rc "EIO mapping the one file: apply --device vda fails" 1 -- strace -f -o /dev/null \
+		-P "$t/run/earlytune/records" -e trace=mmap -e inject=mmap:error=EIO "$ET_BIN" apply --root "$t" --device vda
+	eq "EIO mapping the one file: nothing written" "$(ra "$t" vda)" 4096
+	# A disk's file (an override; today's version's files), read by the udev run about that disk.
+	mkdir -p "$t/run/earlytune/disks"
+	records "$t" | grep "	vda	" >"$t/run/earlytune/disks/vda"
 	check_rc "EIO reading a disk's records: apply --device vda fails" 1 -- strace -f -o /dev/null \
 		-P "$t/run/earlytune/disks/vda" -e trace=read -e inject=read:error=EIO "$ET_BIN" apply --root "$t" --device vda
 	eq "EIO reading a disk's records: nothing written" "$(ra "$t" vda)" 4096

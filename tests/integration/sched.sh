@@ -23,7 +23,7 @@ eq "5.10: latency_ns written to the sysctl" "$(cat "$t/proc/sys/kernel/sched_lat
 eq "5.10: min_granularity_ns written" "$(cat "$t/proc/sys/kernel/sched_min_granularity_ns")" 500000
 eq "5.10: wakeup_granularity_ns written" "$(cat "$t/proc/sys/kernel/sched_wakeup_granularity_ns")" 500000
 eq "5.10: nr_migrate untouched (the profile does not set it)" "$(cat "$t/proc/sys/kernel/sched_nr_migrate")" 32
-eq "5.10: three originals recorded" "$(grep -c '^sched	sysctl	kernel.sched_' "$t/run/earlytune/originals")" 3
+eq "5.10: three originals recorded" "$(records "$t" | grep -c '^sched	sysctl	kernel.sched_')" 3
 check_rc "5.10: verify holds (the EEVDF knob is not applicable)" 0 -- "$ET" verify --only sched --root "$t"
 contains "5.10: verify counts" "verify: 3 hold, 0 drifted, 0 unmet, 1 not applicable"
 echo 6000000 >"$t/proc/sys/kernel/sched_latency_ns"
@@ -31,7 +31,7 @@ check_rc "5.10: verify finds the drift" 1 -- "$ET" verify --only sched --root "$
 contains "5.10: the drift names the sysctl" "drift: sched sysctl kernel.sched_latency_ns is '6000000', want '4000000'"
 check_rc "5.10: revert exits 0" 0 -- "$ET" revert --only sched --root "$t"
 eq "5.10: revert restores every original" "$(snapshot "$t")" "$before"
-eq "5.10: revert forgets the records" "$(grep -c '^sched' "$t/run/earlytune/originals" 2>/dev/null || true)" 0
+eq "5.10: revert forgets the records" "$(records "$t" | grep -c '^sched' || true)" 0
 
 # Other writers of the sysctls: sysctl.d files are named as for net's, and
 # earlytune's guard pins the [sched] sysctls ("-": ignored where 5.13+ has none).
@@ -74,7 +74,7 @@ eq "6.1: min_granularity_ns written" "$(cat "$t/$dbg/min_granularity_ns")" 50000
 eq "6.1: wakeup_granularity_ns written" "$(cat "$t/$dbg/wakeup_granularity_ns")" 500000
 [ ! -e "$t/$dbg/base_slice_ns" ]; eq "6.1: no base_slice_ns made up" $? 0
 eq "6.1: originals recorded with their debugfs paths" \
-	"$(grep '^sched' "$t/run/earlytune/originals" | cut -f4 | tr '\n' ' ')" \
+	"$(records "$t" | grep '^sched' | cut -f4 | tr '\n' ' ')" \
 	"$dbg/latency_ns $dbg/min_granularity_ns $dbg/wakeup_granularity_ns "
 check_rc "6.1: verify holds" 0 -- "$ET" verify --only sched --root "$t"
 echo 24000000 >"$t/$dbg/latency_ns" # what CPU hotplug does: the kernel's own value again
@@ -107,7 +107,7 @@ if strace -o /dev/null true 2>/dev/null; then
 		"$ET_BIN" revert --wide --only sched --root "$t" 2>&1)
 	eq "lockdown: revert exits 1" $? 1
 	contains "lockdown: revert says it too" "debugfs is locked down (Secure Boot?): writing '1500000' to /$dbg/min_granularity_ns"
-	eq "lockdown: the record of what could not go back is kept" "$(grep -c "$dbg/min_granularity_ns" "$t/run/earlytune/originals")" 1
+	eq "lockdown: the record of what could not go back is kept" "$(records "$t" | grep -c "$dbg/min_granularity_ns")" 1
 else
 	echo "# lockdown cases skipped: no strace"
 fi

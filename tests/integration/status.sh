@@ -222,7 +222,7 @@ cp -a "$WORK/rot.cur" "$seg.old"
 eq "killed mid-rotation: status reads runs.old and runs.new" "$(sj "$q" 'len(r), " ".join(x["names"][0] if x["names"] else "thp" for x in r[-3:])')" \
 	"9 sd42 sd43 thp"
 "$ET" apply --only thp --root "$q" >/dev/null 2>&1
-eq "killed mid-rotation: the next run completes it" "$(ls "$q/run/earlytune" | tr '\n' ' ')" "disks lock originals runs runs.old "
+eq "killed mid-rotation: the next run completes it" "$(ls "$q/run/earlytune" | tr '\n' ' ')" "lock records runs runs.old "
 eq "killed mid-rotation: and appends its run" "$(grep -c '^R	' "$seg")" 2
 
 # A run's fields are read within its line: an R line cut short (no SCOPE)
