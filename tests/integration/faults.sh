@@ -153,7 +153,7 @@ fx_list "$WORK/fx.after" >"$WORK/fx.after.lst"
 printf 'bbr cubic\n' >"$WORK/proof/proc/sys/net/ipv4/tcp_congestion_control"
 : >"$WORK/proof/etc/.x.tmp"
 : >"$WORK/proof/run/earlytune/.originals.Ab3dE6gH"
-chmod 644 "$WORK/proof/run/earlytune/originals"
+chmod 644 "$WORK/proof/run/earlytune/records"
 rm "$WORK/proof/proc/cpuinfo"
 fx_list "$WORK/proof" >"$WORK/proof.lst"
 eq "the checks see a mixed file, temp files, a lost file and a state file's mode" \
@@ -161,7 +161,7 @@ eq "the checks see a mixed file, temp files, a lost file and a state file's mode
 	"gone: ./proc/cpuinfo
 left behind: ./etc/.x.tmp
 left behind: ./run/earlytune/.originals.Ab3dE6gH
-mode neither old nor new: ./run/earlytune/originals
+mode neither old nor new: ./run/earlytune/records
 neither old nor new: ./proc/sys/net/ipv4/tcp_congestion_control"
 _o=$WORK/proof/run/earlytune/originals
 # One defect per planted line: a five-field line (the old format), a line
@@ -170,7 +170,7 @@ _o=$WORK/proof/run/earlytune/originals
 {
 	printf 'thp\tthp\tenabled\tsys/kernel/mm/transparent_hugepage/enabled\talways\n'
 	printf 'thp\tthp\tdefrag\tsys/kernel/mm/transparent_hugepage/defrag\tnever\t\n'
-	grep -m1 '^thp' "$WORK/fx.after/run/earlytune/originals" | sed p
+	records "$WORK/fx.after" | grep -m1 '^thp' | sed p
 	records "$WORK/fx.after" | grep -m1 '^block' | cut -f1-5 | tr '\n' '\t'
 	echo
 	printf 'net\tsysctl\tnet.core.default_qdisc\tproc/sys/net/core/default_qdisc\tpfifo_fast\tifindex:2\n'
@@ -185,10 +185,18 @@ path recorded twice in run/earlytune/origina
 identity of the wrong form in run/earlytune/
 identity of the wrong form in run/earlytune/
 malformed line in run/earlytune/originals: b"
-cp "$WORK/fx.after/run/earlytune/originals" "$_o"
+rm "$_o"
 eq "the state check passes the clean run's state files" \
 	"$(fx_state_lines "$WORK/proof" "$WORK/small" "$WORK/fx.after")" ""
-grep '	vda	' "$WORK/fx.after/run/earlytune/disks/vda" >>"$WORK/proof/run/earlytune/disks/sda"
+# The one file's index, one offset off: its groups no longer start where
+# the one before ended.
+cp "$WORK/proof/run/earlytune/records" "$WORK/records.ok"
+awk 'NR == 3 { sub(/\t[0-9]+\t/, "\t1\t") } { print }' "$WORK/records.ok" >"$WORK/proof/run/earlytune/records"
+eq "the state check sees an index no whole write makes" \
+	"$(fx_state_lines "$WORK/proof" "$WORK/small" "$WORK/fx.after" | grep -c '^bad index in run/earlytune/records: group ')" 1
+cp "$WORK/records.ok" "$WORK/proof/run/earlytune/records"
+mkdir -p "$WORK/proof/run/earlytune/disks"
+records "$WORK/fx.after" | grep '	[sv]da	' >"$WORK/proof/run/earlytune/disks/sda"
 eq "the state check sees a disk's record in another disk's file" \
 	"$(fx_state_lines "$WORK/proof" "$WORK/small" "$WORK/fx.after" | grep -v '^path recorded twice' | cut -f1 | sort -u)" \
 	"record in another file than its own, run/earlytune/disks/sda: block"
@@ -268,7 +276,7 @@ for p in $points; do
 	why=$(
 		[ "$rc" = 137 ] || echo "not killed (exit $rc)"
 		fx_mixed "$WORK/$old.lst" "$WORK/$new.lst" "$WORK/big.run.lst" |
-			grep -v -e '^left behind: \./run/earlytune/\(disks/\)\?\.\(originals\|runs\|vd[0-9]*\)\.[0-9a-f]\{8\}$' \
+			grep -v -e '^left behind: \./run/earlytune/\(disks/\)\?\.\(originals\|records\|runs\|vd[0-9]*\)\.[0-9a-f]\{8\}$' \
 				-e '^left behind: \./run/sysctl\.d/\.60-earlytune\.conf\.[0-9a-f]\{8\}$' | head -3
 		fx_state_lines "$WORK/big.run" "$t" "$WORK/big.after" | head -3
 		fx_runlog_lines "$WORK/big.run" | head -3

@@ -139,7 +139,9 @@ snapshot() {
 # lines of the one file (records: header, index of KEY OFFSET LENGTH, then
 # the lines); originals first, then the others by name.
 # state_records takes the state directory itself (a netns test's /run/earlytune).
-state_records() {
+state_records() { state_keyed "$1" | cut -f2-; }
+# The same, each line after its group's key and a tab.
+state_keyed() {
 	(
 		cd "$1" 2>/dev/null || exit 0
 		_ov=$(find originals disks links -maxdepth 1 -type f ! -name '.*' 2>/dev/null)
@@ -154,7 +156,7 @@ state_records() {
 				b += length($0) + 1
 				if (!(k[g] in over)) print k[g] "\t" $0
 			}' records
-		} | awk -F'\t' '{ print ($1 == "originals" ? 0 : 1) "\t" $0 }' | sort -s -t "$(printf '\t')" -k1,2 | cut -f3-
+		} | awk -F'\t' '{ print ($1 == "originals" ? 0 : 1) "\t" $0 }' | sort -s -t "$(printf '\t')" -k1,2 | cut -f2-
 	)
 	return 0
 }

@@ -90,7 +90,7 @@ fx_mixed() {
 		seen[$1] = 1
 		# A state file may hold a rewrite between the snapshots:
 		# fx_state_lines judges it; its mode is one of theirs.
-		if ($1 ~ /^\.\/run\/earlytune\/(originals|(disks|links)\/[^.][^\/]*)$/) {
+		if ($1 ~ /^\.\/run\/earlytune\/(originals|records|(disks|links)\/[^.][^\/]*)$/) {
 			split(b[$1], bm, " "); split(a[$1], am, " ")
 			if (!($1 in b && $3 == bm[2]) && !($1 in a && $3 == am[2]))
 				print "mode neither old nor new: " $1
@@ -105,16 +105,37 @@ fx_mixed() {
 
 # fx_state_files DIR: the state files of tree DIR, relative to it.
 fx_state_files() {
-	(cd "$1" && ls -d run/earlytune/originals run/earlytune/disks/* run/earlytune/links/* 2>/dev/null)
+	(cd "$1" && ls -d run/earlytune/originals run/earlytune/records run/earlytune/disks/* run/earlytune/links/* 2>/dev/null)
+}
+
+# fx_one_index FILE: the one file (src/engine/state_one.c) is one a whole
+# write made: its header, then index lines of exactly the length the header
+# says, each group starting where the one before ended, on a line's start,
+# and the last ending at the end of the file.
+fx_one_index() {
+	awk -v f="$1" '
+	function bad(why) { if (!done++) print "bad index in run/earlytune/records: " why }
+	NR == 1 { if (split($0, h, "\t") != 3 || h[1] != "earlytune-records" || h[2] != "1" || h[3] !~ /^[0-9]+$/) bad("header")
+		ilen = h[3] + 0; next }
+	pos < ilen { pos += length($0) + 1; n = split($0, e, "\t")
+		if (n != 3 || e[2] + 0 != off) bad("group " e[1] " at " e[2] ", not " off)
+		off += e[3]; ends[off] = 1; next }
+	{ if (pos != ilen) bad("index length"); pos = ilen; b += length($0) + 1; lb[b] = 1 }
+	END {
+		if (pos != ilen) bad("index length")
+		if (b != off) bad("body of " b " bytes, index says " off)
+		for (e in ends) if (!(e in lb)) bad("a group ends mid-line at " e)
+	}' "$1"
 }
 
 # fx_state_lines RUN BEFORE AFTER: each state file of RUN is one that a
 # whole rewrite made (src/engine/state.c: every change is an atomic rewrite of a
-# file): it ends with a newline, holds only lines of six fields (domain,
-# target, setting, path, value, identity) that one of the snapshots' state
-# files has, each in its file (a disk's in disks/NAME, an interface's in
-# links/IFINDEX), each path once in all, and an identity of the form its
-# domain has.
+# file): it ends with a newline, the one file's index is whole, and the
+# records in force (an override's, else the one file's) are only lines of
+# six fields (domain, target, setting, path, value, identity) that one of
+# the snapshots has, each in its group (a disk's in disks/NAME, an
+# interface's in links/IFINDEX), each path once in all, and an identity of
+# the form its domain has.
 fx_state_lines() {
 	{ state_records "$2/run/earlytune"; state_records "$3/run/earlytune"; } >"$WORK/.ok"
 	for _s in $(fx_state_files "$1"); do
@@ -122,25 +143,25 @@ fx_state_lines() {
 		if [ -n "$(tail -c 1 "$1/$_s")" ]; then
 			echo "torn last line in $_s"
 		fi
-		printf '%s\n' "$_s" >>"$WORK/.files"
 	done
-	[ -s "$WORK/.files" ] || return 0
+	[ ! -f "$1/run/earlytune/records" ] || fx_one_index "$1/run/earlytune/records"
+	state_keyed "$1/run/earlytune" >"$WORK/.keyed"
+	[ -s "$WORK/.keyed" ] || return 0
 	awk -F'\t' '
 	FILENAME == ARGV[1] { ok[$0] = 1; next }
-	FNR == 1 { s = FILENAME; sub(/^.*\/run\/earlytune\//, "run/earlytune/", s) }
-	NF != 6 { print "malformed line in " s ": " $0; next }
-	($1 == "block" && $6 !~ /^(diskseq:[0-9]+|dev:[0-9a-f]+)$/) ||
-	($1 == "net" && $3 == "qdisc" && $6 !~ /^ifindex:[1-9][0-9]*$/) ||
-	($1 != "block" && !($1 == "net" && $3 == "qdisc") && $6 != "") {
-		print "identity of the wrong form in " s ": " $0; next
+	{ s = "run/earlytune/" $1; line = substr($0, length($1) + 2) }
+	NF != 7 { print "malformed line in " s ": " line; next }
+	($2 == "block" && $7 !~ /^(diskseq:[0-9]+|dev:[0-9a-f]+)$/) ||
+	($2 == "net" && $4 == "qdisc" && $7 !~ /^ifindex:[1-9][0-9]*$/) ||
+	($2 != "block" && !($2 == "net" && $4 == "qdisc") && $7 != "") {
+		print "identity of the wrong form in " s ": " line; next
 	}
-	seen[$4]++ == 1 { print "path recorded twice in " s ": " $4 }
-	!($0 in ok) { print "line of neither snapshot in " s ": " $0; next }
-	s != ($1 == "block" ? "run/earlytune/disks/" $2 : \
-	      $1 == "net" && $3 == "qdisc" ? "run/earlytune/links/" substr($4, 17) : "run/earlytune/originals") {
-		print "record in another file than its own, " s ": " $0
-	}' "$WORK/.ok" $(sed "s|^|$1/|" "$WORK/.files")
-	rm -f "$WORK/.files"
+	seen[$5]++ == 1 { print "path recorded twice in " s ": " $5 }
+	!(line in ok) { print "line of neither snapshot in " s ": " line; next }
+	s != ($2 == "block" ? "run/earlytune/disks/" $3 : \
+	      $2 == "net" && $4 == "qdisc" ? "run/earlytune/links/" substr($5, 17) : "run/earlytune/originals") {
+		print "record in another file than its own, " s ": " line
+	}' "$WORK/.ok" "$WORK/.keyed"
 }
 
 # fx_runlog_lines RUN: each segment of the run log of RUN (src/engine/runlog.c) is
@@ -168,7 +189,7 @@ fx_undone() {
 	# run/earlytune is left holding the lock, the run log (runs, and
 	# runs.old once it rotated), the state files of the records left and at
 	# most an empty originals: a temp file of a killed rewrite, too, is gone.
-	(cd "$1" && find ./run/earlytune \( -name '.*' -o ! -type d ! -name lock ! -name originals ! -name runs \
+	(cd "$1" && find ./run/earlytune \( -name '.*' -o ! -type d ! -name lock ! -name originals ! -name records ! -name runs \
 		! -name runs.old ! -path './run/earlytune/disks/*' ! -path './run/earlytune/links/*' \) 2>/dev/null) |
 		sed 's/^/left behind after the undo: /'
 	fx_list "$1" | grep -v '^\./run/earlytune/' >"$WORK/.undone"
