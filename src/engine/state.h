@@ -62,7 +62,6 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 int state_load_rest(struct records *rs, const struct root *r);
 int state_save(struct records *rs, const struct root *r);
 int state_commit(struct records *rs, const struct root *r);
-char *state_format(const struct records *rs, const size_t *idx, size_t n, size_t *len);
 
 /* ---- state_one.c: the one file a run about everything writes ---- */
 struct one_map {
@@ -78,6 +77,8 @@ void one_unmap(struct one_map *m);
 int one_next(const struct one_map *m, size_t *pos, struct one_entry *e); /* 1, 0: the end */
 int one_find(const struct one_map *m, const char *rel, struct one_entry *e); /* 1, 0: none */
 char *one_format(const struct records *rs, const size_t *order, const size_t *start, size_t *len);
+/* The lines of records idx[0..n) (an override file's text). */
+char *state_format(const struct records *rs, const size_t *idx, size_t n, size_t *len);
 /* Its groups not read yet; of a scoped load, those of the files it looked for. */
 int state_load_one(struct records *rs, const struct root *r);
 int state_load_one_scoped(struct records *rs, const struct root *r);

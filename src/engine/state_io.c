@@ -151,35 +151,6 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 	return rr;
 }
 
-static void fields(const struct record *x, char *f[NFIELDS])
-{
-	f[0] = x->domain, f[1] = x->target, f[2] = x->setting;
-	f[3] = x->path, f[4] = x->value, f[5] = x->identity;
-}
-
-/* Built with memcpy, not printf: printf was most of the cost of a rewrite
- * of 2,000 records. */
-char *state_format(const struct records *rs, const size_t *idx, size_t n, size_t *len)
-{
-	char *f[NFIELDS], *buf, *p;
-
-	*len = 0;
-	for (size_t i = 0; i < n; i++) {
-		fields(&rs->v[idx[i]], f);
-		for (int k = 0; k < NFIELDS; k++)
-			*len += strlen(f[k]) + 1;
-	}
-	p = buf = malloc(*len + 1);
-	for (size_t i = 0; buf && i < n; i++) {
-		fields(&rs->v[idx[i]], f);
-		for (int k = 0; k < NFIELDS; k++) {
-			p = mempcpy(p, f[k], strlen(f[k]));
-			*p++ = k == NFIELDS - 1 ? '\n' : '\t';
-		}
-	}
-	return buf;
-}
-
 /* The directories one commit writes in, each opened once: a full run of a
  * 1,000-disk host writes 1,000 files in disks/, and opening the directory
  * for each was four system calls of the nine a file cost. */

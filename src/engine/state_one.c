@@ -25,6 +25,7 @@
 #include "engine/state.h"
 
 #define MAGIC "earlytune-records\t1\t"
+#define NFIELDS 6
 #define KEY_OF(rel) ((rel) + sizeof(STATE_DIR))
 
 /* A number of digits ending at stop, within [*at, end); *at past stop. */
@@ -163,6 +164,35 @@ int one_find(const struct one_map *m, const char *rel, struct one_entry *e)
 			hi = mid;
 	}
 	return 0;
+}
+
+static void fields(const struct record *x, char *f[NFIELDS])
+{
+	f[0] = x->domain, f[1] = x->target, f[2] = x->setting;
+	f[3] = x->path, f[4] = x->value, f[5] = x->identity;
+}
+
+/* Built with memcpy, not printf: printf was most of the cost of a rewrite
+ * of 2,000 records. */
+char *state_format(const struct records *rs, const size_t *idx, size_t n, size_t *len)
+{
+	char *f[NFIELDS], *buf, *p;
+
+	*len = 0;
+	for (size_t i = 0; i < n; i++) {
+		fields(&rs->v[idx[i]], f);
+		for (int k = 0; k < NFIELDS; k++)
+			*len += strlen(f[k]) + 1;
+	}
+	p = buf = malloc(*len + 1);
+	for (size_t i = 0; buf && i < n; i++) {
+		fields(&rs->v[idx[i]], f);
+		for (int k = 0; k < NFIELDS; k++) {
+			p = mempcpy(p, f[k], strlen(f[k]));
+			*p++ = k == NFIELDS - 1 ? '\n' : '\t';
+		}
+	}
+	return buf;
 }
 
 static int by_rel(const void *a, const void *b, void *data)
