@@ -360,6 +360,8 @@ int state_save(struct records *rs, const struct root *r)
 	for (size_t f = 0; f < rs->nfiles; f++)
 		rs->files[f].dirty = true;
 	rs->dirty = true;
+	if (rs->lock_fd >= 0 && rs->whole) /* even with nothing to write */
+		root_sweep_temps(r, STATE_DIR, NULL, NULL);
 	if (rs->lock_fd >= 0 && !rs->scoped_load) {
 		root_sweep_temps(r, DISKS_DIR, NULL, NULL);
 		root_sweep_temps(r, LINKS_DIR, NULL, NULL);

@@ -333,16 +333,16 @@ else
 	contains "/run full: the error says why" "No space left on device"
 	eq "/run full: nothing written (originals could not be recorded)" \
 		"$(fx_list "$t" | grep -v '^\./run/' | diff "$WORK/runfull.lst" - | grep '^[<>]' | cut -f1)" ""
-	# A /run with room for part of the records: the disks' files fill it
-	# (each takes a page) and a write fails mid-way; once there is room again
-	# (same tmpfs), apply then revert must bring back all. 200k: the 40
-	# disks' files, originals, the sysctl guard, the run log and a temporary
-	# file take 44 pages; the fill leaves room for 24.
+	# A /run with room for part of the records: the one file of the 40
+	# disks' records (three pages) fills it and its write fails mid-way;
+	# once there is room again (same tmpfs), apply then revert must bring
+	# back all. 200k: the fill leaves room for two pages (the sysctl guard
+	# takes one).
 	t=$WORK/torn
 	mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
 	mk_disks "$t" 0 40
 	fx_list "$t" | grep -v '^\./run/' >"$WORK/torn.lst"
-	full "$t" 200k 102400 sh -c '"$1" apply --root "$2" >/dev/null 2>&1; echo $? >"$3"
+	full "$t" 200k 196608 sh -c '"$1" apply --root "$2" >/dev/null 2>&1; echo $? >"$3"
 		rm "$2/run/fill"
 		"$1" apply --root "$2" >/dev/null 2>&1 && "$1" revert --root "$2"' sh "$ET" "$t" "$WORK/full.rc1"
 	rc1=$(cat "$WORK/full.rc1")

@@ -124,7 +124,7 @@ fx_one_index() {
 	END {
 		if (pos != ilen) bad("index length")
 		if (b != off) bad("body of " b " bytes, index says " off)
-		for (e in ends) if (!(e in lb)) bad("a group ends mid-line at " e)
+		for (x in ends) if (!(x in lb)) bad("a group ends mid-line at " x)
 	}' "$1"
 }
 
