@@ -64,13 +64,14 @@ static bool key_ok(const char *key, size_t len)
 	       strspn(name + 6, "0123456789") == len - 6 && len - 6 <= 10;
 }
 
-/* The index line at *pos: its key and its group's lines; *pos past it. */
-static int entry(const struct one_map *m, size_t *pos, struct one_entry *e)
+/* The index line at *pos: its key and its group's lines; *pos past it.
+ * The key is checked when asked (a search compares it with a good one). */
+static int entry(const struct one_map *m, size_t *pos, struct one_entry *e, bool check)
 {
 	const char *s = m->p + *pos, *end = m->p + m->index_end, *tab = memchr(s, '\t', (size_t)(end - s));
 	size_t off, len;
 
-	if (!tab || !key_ok(s, (size_t)(tab - s)))
+	if (!tab || (check && !key_ok(s, (size_t)(tab - s))))
 		return -EBADMSG;
 	e->key = s, e->klen = (size_t)(tab - s);
 	s = tab + 1;
@@ -129,7 +130,7 @@ int one_next(const struct one_map *m, size_t *pos, struct one_entry *e)
 		*pos = m->index;
 	if (*pos >= m->index_end)
 		return 0;
-	return entry(m, pos, e) < 0 ? -EBADMSG : 1;
+	return entry(m, pos, e, true) < 0 ? -EBADMSG : 1;
 }
 
 static int key_cmp(const struct one_entry *e, const char *key)
@@ -153,7 +154,7 @@ int one_find(const struct one_map *m, const char *rel, struct one_entry *e)
 		while (mid > lo && m->p[mid - 1] != '\n')
 			mid--;
 		pos = mid;
-		if (entry(m, &pos, e) < 0)
+		if (entry(m, &pos, e, false) < 0)
 			return -EBADMSG;
 		c = key_cmp(e, KEY_OF(rel));
 		if (!c)
