@@ -216,8 +216,12 @@ static int write_file(const struct records *rs, const struct root *r, struct dir
 	size_t len;
 	int dfd, rr;
 
-	if (!n && i != DIR_STATE && !rs->files[file].in_one)
-		return unlink_file(ds, r, rel);
+	if (!n && i != DIR_STATE && !rs->files[file].in_one) {
+		/* an override that a scoped load read: the one file may have lines */
+		rr = rs->files[file].override ? root_access(r, RECORDS_FILE) : 0;
+		if (rr <= 0)
+			return rr < 0 ? rr : unlink_file(ds, r, rel);
+	}
 	buf = state_format(rs, idx, n, &len);
 	if (!buf)
 		return -ENOMEM;

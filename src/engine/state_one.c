@@ -302,23 +302,30 @@ int state_load_one(struct records *rs, const struct root *r)
 	return rr;
 }
 
-/* The groups a scoped load looked for, found by the index of the one file
- * (their lines there, unless their override replaces them). */
+/* The groups a scoped load looked for without an override, found by the
+ * index of the one file. Whether it has lines of the others is not known
+ * (in_one false): write_file asks when it matters. */
 int state_load_one_scoped(struct records *rs, const struct root *r)
 {
 	struct one_map m;
 	struct one_entry e;
-	int rr = one_map(r, &m);
+	bool need = false;
+	int rr;
 
+	for (size_t f = 0; f < rs->nfiles; f++)
+		need |= !rs->files[f].override;
+	if (!need) /* its override replaces it: its lines there are not asked for */
+		return 0;
+	rr = one_map(r, &m);
 	if (rr == -ENOENT)
 		return 0;
 	rs->one_seen = rr >= 0;
 	for (size_t f = 0; rr >= 0 && f < rs->nfiles; f++) {
+		if (rs->files[f].override)
+			continue;
 		rr = one_find(&m, rs->files[f].rel, &e);
-		if (rr > 0 && !rs->files[f].override)
+		if (rr > 0)
 			rr = load_group(rs, &e, f);
-		else if (rr > 0)
-			rs->files[f].in_one = true;
 	}
 	one_unmap(&m);
 	return rr;
