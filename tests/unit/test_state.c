@@ -738,6 +738,47 @@ static void test_scoped_load(void **state)
 	assert_false(exists(f, "run/earlytune/disks/vdb"));
 }
 
+/* A run about everything keeps every record in the one file and folds the
+ * overrides in (removing them); a scoped load finds its group through the
+ * index; an override wins over the group's lines, an empty one is a
+ * tombstone; a one file this version did not write is an error. */
+static void test_one_file(void **state)
+{
+	struct fx *f = *state;
+	struct ctx c = { 0 };
+	char *dev = "vdb";
+
+	scoped_setup(f, &c, &dev);
+	migrate(f, &c);
+	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
+	f->rs.whole = true;
+	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
+	assert_true(exists(f, "run/earlytune/records"));
+	assert_false(exists(f, ORIGINALS));
+	assert_false(exists(f, "run/earlytune/disks/vdb"));
+	assert_false(exists(f, "run/earlytune/links/3"));
+	state_free(&f->rs);
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	assert_true(f->rs.scoped_load);
+	assert_int_equal(f->rs.n, 2);
+	assert_string_equal(value_of(&f->rs, "sys/block/vdb/queue/read_ahead_kb"), "8192");
+	state_free(&f->rs);
+	tree_write(f->dir, "run/earlytune/disks/vdb", "block\tvdb\tqueue/scheduler\tsys/block/vdb/queue/scheduler\tbfq\t\n");
+	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
+	assert_int_equal(f->rs.n, 1);
+	assert_string_equal(value_of(&f->rs, "sys/block/vdb/queue/scheduler"), "bfq");
+	state_forget(&f->rs, (bool[]){ true });
+	assert_int_equal(state_commit(&f->rs, &f->c.root), 0);
+	assert_file(f, "run/earlytune/disks/vdb", "");
+	state_free(&f->rs);
+	assert_int_equal(state_load(&f->rs, &f->c.root), 0);
+	assert_int_equal(f->rs.n, 4);
+	assert_null(state_find(&f->rs, "sys/block/vdb/queue/read_ahead_kb"));
+	state_free(&f->rs);
+	tree_write(f->dir, "run/earlytune/records", "earlytune-records\t2\t0\n");
+	assert_int_equal(state_load(&f->rs, &f->c.root), -EBADMSG);
+}
+
 /* A record outside the scope, asked for or added, makes the run read the
  * other files: never recorded twice, never missed. */
 static void test_scoped_unscopes(void **state)
@@ -900,6 +941,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_lock_times_out),
 	FX_TEST(test_lock_queue_moves),
 	FX_TEST(test_scoped_load),
+	FX_TEST(test_one_file),
 	FX_TEST(test_scoped_unscopes),
 	FX_TEST(test_scoped_misplaced),
 	FX_TEST(test_scoped_dot_name),
