@@ -53,9 +53,9 @@ for kind in seq noseq; do
 	eq "$kind: every disk tuned" "$(cat "$WORK/$kind.2"/sys/block/*/queue/scheduler | sort -u)" none
 	[ $kind = seq ] && eq "seq: no link of sys/block read" "$(grep -c 'readlinkat([0-9]*, "vd[0-9]*"' "$WORK/trace")" 0
 done
-eq "seq: the identity is the diskseq" "$(cut -f6 "$WORK/seq.2/run/earlytune/disks/vd3")" "diskseq:4
+eq "seq: the identity is the diskseq" "$(records "$WORK/seq.2" | grep '^block	vd3	' | cut -f6)" "diskseq:4
 diskseq:4"
-check_rc "noseq: the identity is the hash" 0 -- grep -c "	dev:[0-9a-f]\{16\}\$" "$WORK/noseq.2/run/earlytune/disks/vd3"
+eq "noseq: the identity is the hash" "$(records "$WORK/noseq.2" | grep '^block	vd3	' | grep -c "	dev:[0-9a-f]\{16\}\$")" 2
 
 # The identity reuses the link the classification read: each link is read
 # once per disk, in sys/block held open.
@@ -76,7 +76,7 @@ for lim in -n -Sn; do
 	eq "ulimit $lim 80: every disk tuned" \
 		"$(cat "$t"/sys/block/*/queue/scheduler "$t"/sys/block/*/queue/read_ahead_kb | sort | uniq -c |
 			awk '{ printf "%s %s;", $1, $2 }')" "20 1024;20 none;"
-	eq "ulimit $lim 80: 40 originals recorded" "$(cat "$t"/run/earlytune/disks/* | wc -l)" 40
+	eq "ulimit $lim 80: 40 originals recorded" "$(records "$t" | wc -l)" 40
 done
 # run LIMIT ROOT: apply under strace with the file limit LIMIT ("-n 80")
 run() {
