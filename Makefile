@@ -355,7 +355,7 @@ bench-workload: $(BUILD)/earlytune
 	bench/workload.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/unit $(BUILD)/dyn $(BUILD)/fuzz $(BUILD)/fuzzobj $(BUILD)/earlytune
+	rm -rf $(BUILD)/obj $(BUILD)/host $(BUILD)/san $(BUILD)/unit $(BUILD)/dyn $(BUILD)/fuzz $(BUILD)/fuzzobj $(BUILD)/earlytune
 
 # Everything the boot integration needs; `make install DESTDIR=… PREFIX=/usr`.
 SBINDIR    ?= $(PREFIX)/sbin
