@@ -9,6 +9,7 @@
 #include "engine/engine.h"
 #include "engine/sysctl.h"
 #include "image/image.h"
+#include "measure/measure.h"
 #include "modules/modules.h"
 
 static int run_plan(struct ctx *c, const struct args *a)
@@ -83,7 +84,14 @@ static int run_forget(struct ctx *c, const struct args *a)
 	return cmd_forget(c);
 }
 
-/* status and forget need neither the kernel probe, the configuration nor
+static int run_measure_tcp(struct ctx *c, const struct args *a)
+{
+	struct measure_opts o = { .seconds = a->measure_for, .peer = a->peer, .port = a->port };
+
+	return cmd_measure_tcp(c, &o);
+}
+
+/* status, forget and measure need neither the kernel probe, the configuration nor
  * libkmod: udev's remove must be cheap, and a look at what happened must
  * work when the configuration is broken. */
 static const struct command commands[] = {
@@ -121,6 +129,11 @@ static const struct command commands[] = {
 	{ "forget", NULL, false, run_forget,
 	  "drop the records of a disk or interface that left (udev's remove;\n"
 	  "--device NAME [--diskseq N], --ifindex N or --iface NAME)" },
+	{ "measure tcp", "[--for SECONDS] [--peer ADDR] [--port N]", false, run_measure_tcp,
+	  "read the host's TCP connections for a window (10 s): for each busy\n"
+	  "one, what limits it (send buffer, receive window, congestion\n"
+	  "window, application); where a setting is the limit, the one\n"
+	  "change, its prediction and its cost. Changes nothing" },
 };
 
 /* The length of the command a row belongs to ("cmdline" of "cmdline apply"). */

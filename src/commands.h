@@ -18,6 +18,8 @@ struct args {
 	const char *root, *config, *profile, *command, *sub, *kernel, *backend, *machine;
 	unsigned only;
 	unsigned last; /* status --last N */
+	unsigned measure_for, port; /* measure: --for SECONDS, --port N */
+	const char *peer;           /* measure: --peer ADDR */
 	bool only_set, check, update, wide, changes, failed;
 };
 

@@ -54,6 +54,9 @@ static void help_options(void)
 	       "      --changes        plan: only the items that would change or fail\n"
 	       "      --last N         status: the newest N runs\n"
 	       "      --failed         status: the runs with a failed item, only those items\n"
+	       "      --for SECONDS    measure: the window (10 s)\n"
+	       "      --peer ADDR      measure tcp: only connections whose remote address is ADDR\n"
+	       "      --port N         measure tcp: only connections with local or remote port N\n"
 	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
 	       "                       and unreadable config files, apply the rest, exit 0\n"
 	       "  -v, --verbose        more messages, and each skip the table would group\n"
@@ -163,6 +166,18 @@ static int parse_last(const char *s, unsigned *out)
 	return r;
 }
 
+/* measure's numbers: --for up to an hour, --port a port. */
+static int parse_measure(int ch, struct args *a)
+{
+	unsigned long long v;
+	int r = ch == 'T' ? parse_positive("--for", optarg, 3600, "a number of seconds up to 3600", &v)
+			  : parse_positive("--port", optarg, 65535, "a port", &v);
+
+	if (r == 0)
+		*(ch == 'T' ? &a->measure_for : &a->port) = (unsigned)v;
+	return r;
+}
+
 static int set_platform(struct ctx *c, const char *name)
 {
 	char why[256];
@@ -228,6 +243,8 @@ static int parse_option(int ch, char **argv, struct ctx *c, struct args *a)
 	case 'X': a->changes = true; return 0;
 	case 'A': a->failed = true; return 0;
 	case 'N': return parse_last(optarg, &a->last);
+	case 'T': case 'O': return parse_measure(ch, a);
+	case 'E': a->peer = optarg; return 0;
 	case 'P':
 		if (optarg[0] != '/' && strcmp(optarg, "auto")) {
 			log_msg(LOG_ERR, "--prometheus: '%s' is not an absolute path (or auto)", optarg);
@@ -270,8 +287,13 @@ static int parse_command(int argc, char **argv, struct args *a)
 		log_msg(LOG_ERR, "unexpected argument '%s'; see --help", argv[optind]);
 		return -EINVAL;
 	}
-	if (command_find(a->command, NULL))
+	if (command_find(a->command, a->sub))
 		return 0;
+	if (command_has_subs(a->command)) {
+		command_names(names, sizeof(names), a->command, "|");
+		log_msg(LOG_ERR, "%s: which? %s [%s]", a->command, a->command, names);
+		return -EINVAL;
+	}
 	command_names(names, sizeof(names), NULL, " ");
 	log_msg(LOG_ERR, "unknown command '%s'; commands: %s", a->command, names);
 	return -EINVAL;
@@ -293,6 +315,8 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "image", no_argument, NULL, 'G' },         { "list-commands", no_argument, NULL, 'L' },
 		{ "machine", required_argument, NULL, 'M' }, { "changes", no_argument, NULL, 'X' },
 		{ "failed", no_argument, NULL, 'A' },        { "last", required_argument, NULL, 'N' },
+		{ "for", required_argument, NULL, 'T' },     { "peer", required_argument, NULL, 'E' },
+		{ "port", required_argument, NULL, 'O' },
 		{ 0 },
 	};
 	int ch, r, err = 0;
@@ -313,6 +337,10 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 	}
 	if (r == 0 && a->changes && strcmp(a->command, "plan")) {
 		log_msg(LOG_ERR, "--changes: only with plan (earlytune plan --changes)");
+		r = -EINVAL;
+	}
+	if (r == 0 && (a->measure_for || a->peer || a->port) && strcmp(a->command, "measure")) {
+		log_msg(LOG_ERR, "--for, --peer and --port: only with measure (earlytune measure tcp --for 10)");
 		r = -EINVAL;
 	}
 	if (r == 0 && (a->last || a->failed) && strcmp(a->command, "status")) {

@@ -29,6 +29,11 @@ void nl_set_ops(const struct nl_ops *o)
 
 int nl_open(struct nl *nl)
 {
+	return nl_open_proto(nl, NETLINK_ROUTE);
+}
+
+int nl_open_proto(struct nl *nl, int proto)
+{
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct timeval tv = { .tv_sec = NL_RECV_TIMEOUT_S };
 	socklen_t salen = sizeof(sa);
@@ -40,7 +45,7 @@ int nl_open(struct nl *nl)
 		nl->pid = NL_FAKE_PID;
 		return ops->open ? ops->open(ops->data) : 0;
 	}
-	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto);
 	if (nl->fd < 0)
 		return -errno;
 	/* Extended ACKs carry the kernel's reason; CAP_ACK keeps ACKs short. */
@@ -285,6 +290,22 @@ static int nl_recv(struct nl *nl, char *buf, size_t size)
 	return (int)n;
 }
 
+int nl_dump_req(struct nl *nl, struct nlmsghdr *req, int (*fn)(const struct nlmsghdr *h, void *data), void *data)
+{
+	static char buf[NL_RECV_BUF];
+	int n, status = 0;
+
+	req->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req->nlmsg_seq = ++nl->seq;
+	n = sock_send(nl, req, req->nlmsg_len);
+	while (n >= 0) {
+		n = nl_recv(nl, buf, sizeof(buf));
+		if (n >= 0 && nl_dump_reply(buf, (size_t)n, nl->pid, req->nlmsg_seq, fn, data, &status))
+			return status;
+	}
+	return n;
+}
+
 int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, void *data), void *data)
 {
 	/* The header the kernel parses: tcmsg for qdiscs, ifinfomsg for links. */
@@ -296,24 +317,14 @@ int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, vo
 		.h.nlmsg_len = NLMSG_LENGTH(type == RTM_GETQDISC ? sizeof(struct tcmsg)
 								 : sizeof(struct ifinfomsg)),
 		.h.nlmsg_type = type,
-		.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-		.h.nlmsg_seq = ++nl->seq,
 		.t.tcm_family = AF_UNSPEC,
 	};
-	static char buf[NL_RECV_BUF];
 	uint32_t mask = RTEXT_FILTER_SKIP_STATS;
-	int n, status = 0;
 
 	/* Links without their statistics: a tenth of the bytes to read. */
 	if (type == RTM_GETLINK && !nla_put(&req.h, sizeof(req), IFLA_EXT_MASK, &mask, sizeof(mask)))
 		return -EMSGSIZE;
-	n = sock_send(nl, &req, req.h.nlmsg_len);
-	while (n >= 0) {
-		n = nl_recv(nl, buf, sizeof(buf));
-		if (n >= 0 && nl_dump_reply(buf, (size_t)n, nl->pid, req.h.nlmsg_seq, fn, data, &status))
-			return status;
-	}
-	return n;
+	return nl_dump_req(nl, &req.h, fn, data);
 }
 
 /* A batch that cannot be sent: each request fails with err. */

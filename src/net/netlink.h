@@ -2,8 +2,9 @@
 /* rtnetlink, only what earlytune needs: the generic layer — socket, attributes,
  * dumps, batches of requests and their ACKs with the kernel's extended-ack
  * message (netlink.c); the link and qdisc messages built and parsed
- * (rtnl.c); the qdisc parameters TCA_OPTIONS carries (qdisc.c). Only net/
- * and its tests include it. */
+ * (rtnl.c); the qdisc parameters TCA_OPTIONS carries (qdisc.c). Only net/,
+ * measure/ (sock_diag: the same socket layer, another protocol) and their
+ * tests include it. */
 #pragma once
 
 #include <linux/netlink.h>
@@ -71,7 +72,8 @@ struct nl_ops {
 	int (*open)(void *data); /* optional: what nl_open returns (0 or -errno) */
 };
 
-int nl_open(struct nl *nl);
+int nl_open(struct nl *nl); /* NETLINK_ROUTE */
+int nl_open_proto(struct nl *nl, int proto);
 void nl_close(struct nl *nl);
 void nl_set_ops(const struct nl_ops *ops); /* NULL: the real socket again */
 
@@ -136,6 +138,9 @@ void qparam_format(const char *kind, const char *name, unsigned long long v, cha
 
 /* I/O: a dump calls fn for every message of the given type. */
 int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, void *data), void *data);
+/* The same for a request of the caller's (its type, length and payload set;
+ * the flags and sequence number are set here): sock_diag's, say. */
+int nl_dump_req(struct nl *nl, struct nlmsghdr *req, int (*fn)(const struct nlmsghdr *h, void *data), void *data);
 /* Sends a batch in one sendmsg, the last request alone asking for an ACK,
  * and gives each request its result in res[]: its own error, or done when
  * the last one's ACK came without one; the transport's error when that ACK

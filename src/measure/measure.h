@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `earlytune measure`: the host's own counters name what limits it, and a
+ * setting is suggested only where one is the limit, with its prediction
+ * and its cost. Only commands.c includes it.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "earlytune.h"
+
+struct measure_opts {
+	unsigned seconds;  /* --for: the window (default 10) */
+	const char *peer;  /* --peer ADDR: only connections to or from it */
+	unsigned port;     /* --port N: only connections with that local or remote port */
+};
+
+/* measure tcp: exit 0 (measured, whatever it found), 1 when the
+ * connections could not be read, 2 for a bad --peer. */
+int cmd_measure_tcp(struct ctx *c, const struct measure_opts *o);
