@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * measure/: what recorded tcp_info samples mean (each limit, the change a
+ * setting makes, its prediction and cost; a short tcp_info, a zero RTT, an
+ * idle connection, a buffer the application set), the sock_diag answer
+ * parsed (every message in a heap block of exactly its length), and the
+ * host's files read through a tree. The worked case: a 1 Gbit/s, 100 ms
+ * path where a 4 MiB tcp_wmem leaves ~3.5 MB in flight.
+ */
+#include <linux/inet_diag.h>
+#include <linux/sock_diag.h>
+#include <arpa/inet.h>
+
+#include "unit.h"
+#include "base/root.h"
+#include "measure/internal.h"
+
+#define MSS 1448
+#define SEC 1000000LL
+
+/* A sample's counters at time t (µs): what the kernel's chrono stats and
+ * byte counters read then. */
+struct rec {
+	long long t;
+	uint64_t busy, rwnd, sndbuf, acked;
+	uint32_t unacked, cwnd, min_rtt, snd_wnd, retrans, segs, sk_sndbuf;
+	uint64_t rate;   /* delivery rate, bytes/s */
+	bool app_limited;
+	const char *cc;
+};
+
+static struct mt_sample mk(const struct rec *r)
+{
+	struct mt_sample s = { .cookie = 7, .family = AF_INET, .t_us = r->t, .info_len = sizeof(struct tcp_info) };
+
+	s.ti.tcpi_snd_mss = MSS;
+	s.ti.tcpi_busy_time = r->busy;
+	s.ti.tcpi_rwnd_limited = r->rwnd;
+	s.ti.tcpi_sndbuf_limited = r->sndbuf;
+	s.ti.tcpi_bytes_acked = r->acked;
+	s.ti.tcpi_unacked = r->unacked;
+	s.ti.tcpi_snd_cwnd = r->cwnd;
+	s.ti.tcpi_min_rtt = r->min_rtt;
+	s.ti.tcpi_snd_wnd = r->snd_wnd;
+	s.ti.tcpi_total_retrans = r->retrans;
+	s.ti.tcpi_data_segs_out = r->segs;
+	s.ti.tcpi_delivery_rate = r->rate;
+	s.ti.tcpi_delivery_rate_app_limited = r->app_limited;
+	snprintf(s.cc, sizeof(s.cc), "%s", r->cc ? r->cc : "cubic");
+	s.sndbuf = r->sk_sndbuf;
+	s.have_mem = r->sk_sndbuf != 0;
+	return s;
+}
+
+static void flow2(struct mt_flow *f, const struct rec *a, const struct rec *b)
+{
+	struct mt_sample s1 = mk(a), s2 = mk(b);
+
+	memset(f, 0, sizeof(*f));
+	mt_flow_add(f, &s1);
+	mt_flow_add(f, &s2);
+}
+
+/* tcp_mem 46000 62000 93000 pages, TCP holding 500 of them, 4 KiB pages. */
+static struct mt_host host(void)
+{
+	struct mt_host h = { .wmem = { 4096, 16384, 4194304 }, .rmem = { 4096, 131072, 6291456 },
+			     .tcp_mem = { 46000, 62000, 93000 }, .mem_pages = 500, .have_wmem = true,
+			     .have_rmem = true, .have_tcp_mem = true, .have_mem = true, .page = 4096 };
+
+	snprintf(h.cc, sizeof(h.cc), "cubic");
+	return h;
+}
+
+/* 10 s of the worked case: the send buffer waited on 9 s, 2417 segments
+ * (3.5 MB) in flight of a 4 MiB buffer, 35 MB/s delivered. */
+static const struct rec wa = { .t = 0, .busy = 0, .sndbuf = 0, .acked = 0, .unacked = 2417, .cwnd = 4834,
+			       .min_rtt = 100000, .rate = 35000000, .app_limited = true, .sk_sndbuf = 4194304,
+			       .segs = 0 };
+static const struct rec wb = { .t = 10 * SEC, .busy = 10 * SEC, .sndbuf = 9 * SEC, .acked = 350000000,
+			       .unacked = 2417, .cwnd = 4834, .min_rtt = 100000, .rate = 35000000,
+			       .app_limited = true, .sk_sndbuf = 4194304, .segs = 241700 };
+
+static void test_sndbuf_worked_case(void **state)
+{
+	struct mt_host h = host();
+	struct mt_flow f;
+	struct mt_verdict v;
+
+	flow2(&f, &wa, &wb);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_SNDBUF);
+	assert_int_equal(v.share[0], 900);
+	assert_int_equal(v.share[2], 100);
+	assert_int_equal(v.rate_bps, 280000000);
+	assert_int_equal(v.min_rtt_us, 100000);
+	assert_int_equal(v.inflight, 2417 * MSS);
+	assert_int_equal(v.cwnd_bytes, 4834 * MSS);
+	assert_int_equal(v.link_bps, 0); /* every rate sample application-limited */
+	assert_string_equal(v.change.sysctl, "net.ipv4.tcp_wmem");
+	assert_string_equal(v.change.value, "4096 16384 16777216");
+	assert_false(v.change.on_peer);
+	/* 4× the buffer, the same share of it in flight: 14 MB over 100 ms. */
+	assert_in_range(v.change.pred_inflight, 13990000, 14010000);
+	assert_in_range(v.change.pred_bps, 1119000000, 1121000000);
+	/* 16 MiB a flow is 4096 pages; 61500 below the threshold: 15 flows. */
+	assert_int_equal(v.change.flow_pages, 4096);
+	assert_true(v.change.have_cost);
+	assert_int_equal(v.change.flows, 15);
+	assert_non_null(strstr(v.why, "the send buffer"));
+}
+
+/* The same with one sample of the link's own rate (not application
+ * limited): 125 MB/s, a 12.5 MB BDP; the prediction stops at the link. */
+static void test_sndbuf_link_known(void **state)
+{
+	struct mt_host h = host();
+	struct rec mid = wb;
+	struct mt_sample s1 = mk(&wa), s2, s3 = mk(&wb);
+	struct mt_flow f = { 0 };
+	struct mt_verdict v;
+
+	mid.t = 5 * SEC, mid.busy = 5 * SEC, mid.sndbuf = 4 * SEC, mid.acked = 175000000;
+	mid.rate = 125000000, mid.app_limited = false;
+	s2 = mk(&mid);
+	mt_flow_add(&f, &s1);
+	mt_flow_add(&f, &s2);
+	mt_flow_add(&f, &s3);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_SNDBUF);
+	assert_int_equal(v.link_bps, 1000000000);
+	assert_int_equal(v.bdp, 12500000);
+	assert_string_equal(v.change.value, "4096 16384 16777216");
+	assert_int_equal(v.change.pred_inflight, 12500000);
+	assert_int_equal(v.change.pred_bps, 1000000000);
+}
+
+/* A buffer the application set (SO_SNDBUF) is no sysctl's. */
+static void test_sndbuf_application_set(void **state)
+{
+	struct mt_host h = host();
+	struct rec a = wa, b = wb;
+	struct mt_flow f;
+	struct mt_verdict v;
+
+	a.sk_sndbuf = b.sk_sndbuf = 32768;
+	flow2(&f, &a, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_SNDBUF);
+	assert_null(v.change.sysctl);
+	assert_non_null(strstr(v.why, "SO_SNDBUF: 32768"));
+}
+
+static void test_rwnd(void **state)
+{
+	struct mt_host h = host();
+	struct rec a = wa, b = wb;
+	struct mt_flow f;
+	struct mt_verdict v;
+
+	a.snd_wnd = b.snd_wnd = 65536;
+	b.sndbuf = 0, b.rwnd = 8 * SEC;
+	flow2(&f, &a, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_RWND);
+	assert_int_equal(v.share[1], 800);
+	assert_string_equal(v.change.sysctl, "net.ipv4.tcp_rmem");
+	assert_true(v.change.on_peer);
+	/* 4× the window; the receiver's buffer twice that. */
+	assert_string_equal(v.change.value, "4096 131072 524288");
+	assert_int_equal(v.change.pred_inflight, 262144);
+	assert_false(v.change.have_cost);
+	assert_int_equal(v.change.flow_pages, 128);
+	assert_non_null(strstr(v.why, "on the other host"));
+
+	/* A window closed: the receiving application, no setting. */
+	b.snd_wnd = 0;
+	flow2(&f, &a, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_RWND);
+	assert_null(v.change.sysctl);
+	assert_non_null(strstr(v.why, "not reading"));
+}
+
+static void test_application(void **state)
+{
+	struct mt_host h = host();
+	struct rec a = wa, b = wb;
+	struct mt_flow f;
+	struct mt_verdict v;
+
+	b.busy = 1 * SEC, b.sndbuf = 0;
+	flow2(&f, &a, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_APP);
+	assert_int_equal(v.share[3], 900);
+	assert_null(v.change.sysctl);
+	assert_non_null(strstr(v.why, "nothing a setting controls"));
+}
+
+static void test_cwnd_and_loss(void **state)
+{
+	struct mt_host h = host();
+	struct rec a = wa, b = wb;
+	struct mt_flow f;
+	struct mt_verdict v;
+
+	b.sndbuf = 0, b.rate = 125000000, b.app_limited = false;
+	flow2(&f, &a, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_CWND);
+	assert_null(v.change.sysctl);
+	assert_non_null(strstr(v.why, "the path itself"));
+
+	/* 1% of the segments retransmitted with cubic: bbr, predicted at the link. */
+	b.retrans = 2417;
+	flow2(&f, &a, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.retrans, 2417);
+	assert_string_equal(v.change.sysctl, "net.ipv4.tcp_congestion_control");
+	assert_string_equal(v.change.value, "bbr");
+	assert_int_equal(v.change.pred_bps, 1000000000);
+	assert_non_null(strstr(v.why, "cubic with 2417 retransmits"));
+
+	/* The same loss under bbr: nothing left to suggest. */
+	a.cc = b.cc = "bbr";
+	flow2(&f, &a, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_CWND);
+	assert_null(v.change.sysctl);
+}
+
+/* A kernel before 4.9 sends a tcp_info without the chrono stats. */
+static void test_short_tcp_info(void **state)
+{
+	struct mt_host h = host();
+	struct mt_flow f;
+	struct mt_verdict v;
+	char want[32];
+
+	flow2(&f, &wa, &wb);
+	f.first.info_len = f.last.info_len = offsetof(struct tcp_info, tcpi_busy_time);
+	snprintf(want, sizeof(want), "(%zu bytes)", offsetof(struct tcp_info, tcpi_busy_time));
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_UNKNOWN);
+	assert_null(v.change.sysctl);
+	assert_non_null(strstr(v.why, "(4.9+)"));
+	assert_non_null(strstr(v.why, want));
+}
+
+/* No RTT sample yet: the change is named, no throughput predicted. */
+static void test_zero_rtt(void **state)
+{
+	struct mt_host h = host();
+	struct rec a = wa, b = wb;
+	struct mt_flow f;
+	struct mt_verdict v;
+
+	a.min_rtt = b.min_rtt = 0;
+	flow2(&f, &a, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_SNDBUF);
+	assert_int_equal(v.bdp, 0);
+	assert_string_equal(v.change.sysctl, "net.ipv4.tcp_wmem");
+	assert_int_equal(v.change.pred_bps, 0);
+}
+
+static void test_idle_and_once(void **state)
+{
+	struct mt_host h = host();
+	struct rec b = wa;
+	struct mt_sample s = mk(&wa);
+	struct mt_flow f = { 0 };
+	struct mt_verdict v;
+
+	b.t = 10 * SEC;
+	flow2(&f, &wa, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_IDLE);
+
+	memset(&f, 0, sizeof(f));
+	mt_flow_add(&f, &s);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_UNKNOWN);
+	assert_non_null(strstr(v.why, "one sample"));
+}
+
+/* ---- the sock_diag answer --------------------------------------------------- */
+
+static struct nlmsghdr *diag_msg(size_t info_len, bool extras)
+{
+	size_t len = NLMSG_LENGTH(sizeof(struct inet_diag_msg)) + NLA_ALIGN(NLA_HDRLEN + info_len) +
+		     (extras ? NLA_ALIGN(NLA_HDRLEN + 6) + NLA_HDRLEN + SK_MEMINFO_VARS * 4 : 0);
+	struct nlmsghdr *h = calloc(1, len);
+	struct inet_diag_msg *m = NLMSG_DATA(h);
+	struct nlattr *a;
+	uint32_t mem[SK_MEMINFO_VARS] = { 0 };
+	uint64_t cookie = 0x1122334455667788ULL;
+
+	assert_non_null(h);
+	h->nlmsg_len = (uint32_t)len;
+	h->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	m->idiag_family = AF_INET;
+	m->id.idiag_sport = htons(40000);
+	m->id.idiag_dport = htons(5201);
+	inet_pton(AF_INET, "10.0.0.1", m->id.idiag_src);
+	inet_pton(AF_INET, "10.0.0.2", m->id.idiag_dst);
+	memcpy(m->id.idiag_cookie, &cookie, sizeof(cookie));
+	a = (struct nlattr *)((char *)h + NLMSG_LENGTH(sizeof(*m)));
+	a->nla_type = INET_DIAG_INFO;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + info_len);
+	memset((char *)a + NLA_HDRLEN, 0xff, info_len);
+	if (!extras)
+		return h;
+	a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+	a->nla_type = INET_DIAG_CONG;
+	a->nla_len = NLA_HDRLEN + 6;
+	memcpy((char *)a + NLA_HDRLEN, "cubic", 6);
+	a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+	a->nla_type = INET_DIAG_SKMEMINFO;
+	a->nla_len = NLA_HDRLEN + sizeof(mem);
+	mem[SK_MEMINFO_SNDBUF] = 4194304;
+	mem[SK_MEMINFO_RCVBUF] = 131072;
+	memcpy((char *)a + NLA_HDRLEN, mem, sizeof(mem));
+	return h;
+}
+
+static void test_parse_diag(void **state)
+{
+	struct nlmsghdr *h = diag_msg(sizeof(struct tcp_info), true);
+	struct mt_sample s;
+
+	assert_int_equal(mt_parse_diag(h, &s), 0);
+	assert_string_equal(s.src, "10.0.0.1:40000");
+	assert_string_equal(s.dst, "10.0.0.2:5201");
+	assert_int_equal(s.cookie, 0x1122334455667788ULL);
+	assert_string_equal(s.cc, "cubic");
+	assert_true(s.have_mem);
+	assert_int_equal(s.sndbuf, 4194304);
+	assert_int_equal(s.rcvbuf, 131072);
+	assert_int_equal(s.info_len, sizeof(struct tcp_info));
+	assert_true(mt_has(&s, tcpi_snd_wnd));
+	free(h);
+}
+
+/* An older kernel's shorter tcp_info: only what it sent, the rest zero and
+ * absent; a newer kernel's longer one: cut to what this build knows. */
+static void test_parse_diag_lengths(void **state)
+{
+	size_t old = offsetof(struct tcp_info, tcpi_busy_time);
+	struct nlmsghdr *h = diag_msg(old, false);
+	struct mt_sample s;
+
+	assert_int_equal(mt_parse_diag(h, &s), 0);
+	assert_int_equal(s.info_len, old);
+	assert_true(mt_has(&s, tcpi_delivery_rate));
+	assert_false(mt_has(&s, tcpi_busy_time));
+	assert_int_equal(s.ti.tcpi_busy_time, 0);
+	assert_false(s.have_mem);
+	free(h);
+	h = diag_msg(sizeof(struct tcp_info) + 40, false);
+	assert_int_equal(mt_parse_diag(h, &s), 0);
+	assert_int_equal(s.info_len, sizeof(struct tcp_info));
+	free(h);
+	h = diag_msg(0, false);
+	h->nlmsg_type = NLMSG_DONE;
+	assert_int_equal(mt_parse_diag(h, &s), -EBADMSG);
+	free(h);
+}
+
+static void test_host_read(void **state)
+{
+	char dir[256];
+	struct root r = { .fd = -1 };
+	struct mt_host h;
+
+	tree_new(dir, sizeof(dir));
+	tree_write(dir, "proc/sys/net/ipv4/tcp_wmem", "4096\t16384\t4194304\n");
+	tree_write(dir, "proc/sys/net/ipv4/tcp_rmem", "4096 131072 6291456\n");
+	tree_write(dir, "proc/sys/net/ipv4/tcp_mem", "46000 62000 93000\n");
+	tree_write(dir, "proc/sys/net/ipv4/tcp_congestion_control", "cubic\n");
+	tree_write(dir, "proc/net/sockstat", "sockets: used 200\nTCP: inuse 5 orphan 0 tw 2 alloc 7 mem 500\n"
+					     "UDP: inuse 1 mem 9\n");
+	assert_int_equal(root_open(&r, dir), 0);
+	mt_host_read(&r, &h);
+	assert_true(h.have_wmem && h.have_rmem && h.have_tcp_mem && h.have_mem);
+	assert_int_equal(h.wmem[2], 4194304);
+	assert_int_equal(h.tcp_mem[1], 62000);
+	assert_int_equal(h.mem_pages, 500);
+	assert_string_equal(h.cc, "cubic");
+	root_close(&r);
+	tree_remove(dir);
+	/* A tree without them: each unknown. */
+	tree_new(dir, sizeof(dir));
+	assert_int_equal(root_open(&r, dir), 0);
+	mt_host_read(&r, &h);
+	assert_false(h.have_wmem || h.have_rmem || h.have_tcp_mem || h.have_mem);
+	root_close(&r);
+	tree_remove(dir);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_sndbuf_worked_case),
+	cmocka_unit_test(test_sndbuf_link_known),
+	cmocka_unit_test(test_sndbuf_application_set),
+	cmocka_unit_test(test_rwnd),
+	cmocka_unit_test(test_application),
+	cmocka_unit_test(test_cwnd_and_loss),
+	cmocka_unit_test(test_short_tcp_info),
+	cmocka_unit_test(test_zero_rtt),
+	cmocka_unit_test(test_idle_and_once),
+	cmocka_unit_test(test_parse_diag),
+	cmocka_unit_test(test_parse_diag_lengths),
+	cmocka_unit_test(test_host_read),
+};
+
+UNIT_MAIN("measure", tests)
