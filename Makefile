@@ -227,8 +227,9 @@ FUZZ_CFLAGS   = $(filter-out -Wno-format-truncation,$(ALLCFLAGS)) -O1 -g -fno-om
 FUZZ_NAMES   := $(notdir $(basename $(wildcard tests/fuzz/*.c)))
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 FUZZ_OBJS    := $(LIBSRCS:src/%.c=$(BUILD)/fuzzobj/%.o)
-# The netlink harness answers the library's send() and recvmsg() itself.
+# The netlink harnesses answer the library's send() and recvmsg() themselves.
 FUZZ_LDFLAGS_netlink := -Wl,--wrap=send,--wrap=recvmsg
+FUZZ_LDFLAGS_sockdiag := -Wl,--wrap=send,--wrap=recvmsg
 
 $(FUZZ_BINS): $(FUZZ_OBJS)
 
@@ -236,7 +237,7 @@ $(BUILD)/fuzzobj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/*.h $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $(FUZZ_LDFLAGS_$*) -o $@ $< \
 	  $(FUZZ_OBJS) $(DYNLIBS)

@@ -118,17 +118,25 @@ static int dump_family(struct nl *nl, int family, struct mt_set *set)
 	return nl_dump_req(nl, &req.h, mt_on_diag, set);
 }
 
+int mt_dump(struct nl *nl, struct mt_set *set)
+{
+	int r, r6;
+
+	set->t_us = now_ns(CLOCK_MONOTONIC) / 1000;
+	r = dump_family(nl, AF_INET, set);
+	r6 = dump_family(nl, AF_INET6, set);
+	/* A kernel without IPv6 refuses its dump: the IPv4 one stands. */
+	return r < 0 ? r : r6 == -EAFNOSUPPORT || r6 == -ENOENT ? 0 : r6;
+}
+
 int mt_read(struct mt_set *set)
 {
 	struct nl nl;
-	int r = nl_open_proto(&nl, NETLINK_SOCK_DIAG), r6;
+	int r = nl_open_proto(&nl, NETLINK_SOCK_DIAG);
 
 	if (r < 0)
 		return r;
-	set->t_us = now_ns(CLOCK_MONOTONIC) / 1000;
-	r = dump_family(&nl, AF_INET, set);
-	r6 = dump_family(&nl, AF_INET6, set);
+	r = mt_dump(&nl, set);
 	nl_close(&nl);
-	/* A kernel without IPv6 refuses its dump: the IPv4 one stands. */
-	return r < 0 ? r : r6 == -EAFNOSUPPORT || r6 == -ENOENT ? 0 : r6;
+	return r;
 }

@@ -71,6 +71,7 @@ struct mt_change {
 	uint64_t flow_pages;  /* cost: what one such flow may hold */
 	uint64_t flows;       /* such flows before tcp_mem's pressure threshold */
 	bool have_cost;
+	bool pred_floor;      /* pred_bps is a lower bound (the best rate seen before the change) */
 };
 
 struct mt_verdict {
@@ -95,7 +96,9 @@ struct mt_set {
 	long long t_us;
 };
 int mt_on_diag(const struct nlmsghdr *h, void *data); /* nl_dump_req's callback: appends to a mt_set */
-int mt_read(struct mt_set *set); /* both families; 0 or -errno */
+struct nl;
+int mt_dump(struct nl *nl, struct mt_set *set); /* both families over nl; 0 or -errno */
+int mt_read(struct mt_set *set); /* mt_dump over a socket of its own */
 
 /* host.c */
 void mt_host_read(const struct root *r, struct mt_host *h);

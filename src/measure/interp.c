@@ -5,7 +5,8 @@
  * peer's receive window, and the rest (the congestion window, the path);
  * the time it had nothing to send is the application's. The largest share
  * is the limit. Only a limit a setting controls gets a change, with its
- * prediction (throughput ≈ min(link, usable buffer / RTT)) and its cost
+ * prediction (throughput ≈ min(link, usable buffer / RTT); the link is
+ * known only where the congestion window is the limit) and its cost
  * (tcp_mem pages against what TCP holds now). Pure: the unit tests feed it
  * recorded samples.
  */
@@ -122,9 +123,6 @@ static void sndbuf_change(const struct mt_flow *f, const struct mt_host *h, stru
 			 "to sockets that set none): the application's setting, no sysctl", b->sndbuf, h->wmem[2]);
 		return;
 	}
-	if (v->link_bps && v->bdp && v->inflight)
-		target = pow2_at_least(v->bdp * b->sndbuf / v->inflight > cur * 2 ? v->bdp * b->sndbuf / v->inflight
-										   : cur * 2);
 	if (target > BUF_CAP)
 		target = BUF_CAP;
 	if (target <= cur) {
@@ -158,7 +156,7 @@ static void rwnd_change(const struct mt_flow *f, const struct mt_host *h, struct
 			 "on either host changes that", (unsigned long long)wnd);
 		return;
 	}
-	target = v->link_bps && v->bdp > wnd * 2 ? v->bdp : wnd * 4;
+	target = wnd * 4;
 	v->change.sysctl = "net.ipv4.tcp_rmem";
 	v->change.on_peer = true;
 	/* A receiver advertises about half its buffer (tcp_adv_win_scale). */
@@ -185,7 +183,9 @@ static void cwnd_change(const struct mt_flow *f, const struct mt_host *h, struct
 	}
 	v->change.sysctl = "net.ipv4.tcp_congestion_control";
 	snprintf(v->change.value, sizeof(v->change.value), "bbr");
+	/* The best rate cubic reached between its cuts: bbr keeps at least that. */
 	predict(v, v->bdp);
+	v->change.pred_floor = true;
 	snprintf(v->why, sizeof(v->why),
 		 "the congestion window on a lossy path: %s with %u retransmits in %u segments cuts its window at "
 		 "each loss; bbr paces at the measured bottleneck rate and min RTT and does not take random loss "
@@ -238,6 +238,12 @@ void mt_interpret(const struct mt_flow *f, const struct mt_host *h, struct mt_ve
 	}
 	v->limit = shares(v, dt > busy ? dt : busy, busy, delta(a->tcpi_rwnd_limited, b->tcpi_rwnd_limited),
 			  delta(a->tcpi_sndbuf_limited, b->tcpi_sndbuf_limited));
+	/* A rate sample of a connection that a buffer or the peer's window
+	 * holds back measures that limit, not the link. */
+	if (v->limit == MT_SNDBUF || v->limit == MT_RWND) {
+		v->link_bps = 0;
+		v->bdp = (uint64_t)((double)v->delivery_bps / 8 * v->min_rtt_us / 1e6);
+	}
 	if (v->limit == MT_SNDBUF)
 		sndbuf_change(f, h, v);
 	else if (v->limit == MT_RWND)

@@ -49,7 +49,7 @@ static void text_change(const struct mt_report *rep, const struct mt_verdict *v)
 	rate(r, sizeof(r), c->pred_bps);
 	bytes(b, sizeof(b), c->pred_inflight);
 	if (c->pred_bps)
-		printf("  prediction: %s, %s in flight\n", r, b);
+		printf("  prediction: %s%s, %s in flight\n", c->pred_floor ? "at least " : "", r, b);
 	else
 		printf("  prediction: none (no RTT measured)\n");
 	if (c->have_cost)
@@ -102,8 +102,9 @@ static void json_change(struct strbuf *sb, const struct mt_verdict *v)
 	json_field(sb, "value", c->value);
 	sb_printf(sb, ",\"host\":\"%s\",\"prediction\":{\"throughput_bps\":", c->on_peer ? "peer" : "this");
 	sb_printf(sb, c->pred_bps ? "%llu" : "null", (unsigned long long)c->pred_bps);
-	sb_printf(sb, ",\"in_flight_bytes\":%llu},\"cost\":{\"pages_per_flow\":%llu,\"flows_before_pressure\":",
-		  (unsigned long long)c->pred_inflight, (unsigned long long)c->flow_pages);
+	sb_printf(sb, ",\"at_least\":%s,\"in_flight_bytes\":%llu},\"cost\":{\"pages_per_flow\":%llu,"
+		  "\"flows_before_pressure\":", c->pred_floor ? "true" : "false", (unsigned long long)c->pred_inflight,
+		  (unsigned long long)c->flow_pages);
 	sb_printf(sb, c->have_cost ? "%llu}}" : "null}}", (unsigned long long)c->flows);
 }
 

@@ -2,73 +2,18 @@
 /*
  * The netlink reply parsers (src/net/netlink.c, rtnl.c): the receive loops of nl_dump()
  * and nl_send_batch(), and nl_parse_error/link/qdisc() on single messages.
- * Linked with -Wl,--wrap=send,--wrap=recvmsg: requests go nowhere, and each
- * recvmsg() returns the next datagram of the input, the rest of the receive
- * buffer poisoned so ASan reports any read past what was "received".
+ * Linked with -Wl,--wrap=send,--wrap=recvmsg (nlwrap.h): requests go
+ * nowhere, and each recvmsg() returns the next datagram of the input, the
+ * rest of the receive buffer poisoned so ASan reports any read past what
+ * was "received".
  *
  * Input: byte 0 picks the call (0 link dump, 1 qdisc dump, 2 a batch of
  * 1 + byte 1 % 100 requests); then datagrams, each a 16-bit little-endian
  * length and its bytes. Replies are ours with port id FUZZ_PID; the dump's
  * sequence number is 1, the batch's FUZZ_SEQ, FUZZ_SEQ + 1, ...
  */
-#include <errno.h>
-#include <sanitizer/asan_interface.h>
-#include <sys/socket.h>
-
 #include "fuzz.h"
-#include "net/netlink.h"
-
-#define FUZZ_PID 4242
-#define FUZZ_SEQ 100
-
-static const uint8_t *in;
-static size_t in_left;
-static void *poisoned;
-static size_t poisoned_len;
-
-static void unpoison(void)
-{
-	if (poisoned)
-		ASAN_UNPOISON_MEMORY_REGION(poisoned, poisoned_len);
-	poisoned = NULL;
-}
-
-ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags);
-ssize_t __wrap_send(int fd, const void *buf, size_t len, int flags)
-{
-	return (ssize_t)len;
-}
-
-ssize_t __wrap_recvmsg(int fd, struct msghdr *m, int flags);
-ssize_t __wrap_recvmsg(int fd, struct msghdr *m, int flags)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK }; /* from the kernel: port 0 */
-	size_t len, room = m->msg_iov[0].iov_len;
-	char *buf = m->msg_iov[0].iov_base;
-
-	unpoison();
-	if (in_left < 2) {
-		errno = EAGAIN; /* what the receive timeout gives */
-		return -1;
-	}
-	len = in[0] | (size_t)in[1] << 8;
-	in += 2;
-	in_left -= 2;
-	if (len > in_left)
-		len = in_left;
-	m->msg_flags = len > room ? MSG_TRUNC : 0;
-	memcpy(buf, in, len < room ? len : room);
-	in += len;
-	in_left -= len;
-	if (m->msg_name && m->msg_namelen >= sizeof(sa))
-		memcpy(m->msg_name, &sa, sizeof(sa));
-	if (len < room) {
-		poisoned = buf + len;
-		poisoned_len = room - len;
-		ASAN_POISON_MEMORY_REGION(poisoned, poisoned_len);
-	}
-	return (ssize_t)(len < room ? len : room);
-}
+#include "nlwrap.h"
 
 static int on_link(const struct nlmsghdr *h, void *data)
 {

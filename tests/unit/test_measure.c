@@ -110,9 +110,10 @@ static void test_sndbuf_worked_case(void **state)
 	assert_non_null(strstr(v.why, "the send buffer"));
 }
 
-/* The same with one sample of the link's own rate (not application
- * limited): 125 MB/s, a 12.5 MB BDP; the prediction stops at the link. */
-static void test_sndbuf_link_known(void **state)
+/* The same with one rate sample not limited by the application: while the
+ * send buffer holds the connection back it measures the buffer, not the
+ * link, and the prediction does not stop at it. */
+static void test_sndbuf_rate_sample(void **state)
 {
 	struct mt_host h = host();
 	struct rec mid = wb;
@@ -121,18 +122,18 @@ static void test_sndbuf_link_known(void **state)
 	struct mt_verdict v;
 
 	mid.t = 5 * SEC, mid.busy = 5 * SEC, mid.sndbuf = 4 * SEC, mid.acked = 175000000;
-	mid.rate = 125000000, mid.app_limited = false;
+	mid.rate = 40000000, mid.app_limited = false;
 	s2 = mk(&mid);
 	mt_flow_add(&f, &s1);
 	mt_flow_add(&f, &s2);
 	mt_flow_add(&f, &s3);
+	assert_int_equal(f.link_Bps, 40000000);
 	mt_interpret(&f, &h, &v);
 	assert_int_equal(v.limit, MT_SNDBUF);
-	assert_int_equal(v.link_bps, 1000000000);
-	assert_int_equal(v.bdp, 12500000);
+	assert_int_equal(v.link_bps, 0);
+	assert_int_equal(v.bdp, 3500000);
 	assert_string_equal(v.change.value, "4096 16384 16777216");
-	assert_int_equal(v.change.pred_inflight, 12500000);
-	assert_int_equal(v.change.pred_bps, 1000000000);
+	assert_in_range(v.change.pred_bps, 1119000000, 1121000000);
 }
 
 /* A buffer the application set (SO_SNDBUF) is no sysctl's. */
@@ -220,6 +221,7 @@ static void test_cwnd_and_loss(void **state)
 	assert_string_equal(v.change.sysctl, "net.ipv4.tcp_congestion_control");
 	assert_string_equal(v.change.value, "bbr");
 	assert_int_equal(v.change.pred_bps, 1000000000);
+	assert_true(v.change.pred_floor);
 	assert_non_null(strstr(v.why, "cubic with 2417 retransmits"));
 
 	/* The same loss under bbr: nothing left to suggest. */
@@ -401,7 +403,7 @@ static void test_host_read(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_sndbuf_worked_case),
-	cmocka_unit_test(test_sndbuf_link_known),
+	cmocka_unit_test(test_sndbuf_rate_sample),
 	cmocka_unit_test(test_sndbuf_application_set),
 	cmocka_unit_test(test_rwnd),
 	cmocka_unit_test(test_application),
