@@ -44,6 +44,7 @@ struct mt_sample {
 struct mt_flow {
 	struct mt_sample first, last;
 	unsigned n;                 /* samples */
+	unsigned app_limited;       /* samples whose last rate sample the application limited */
 	uint64_t sum_unacked;       /* segments, over the samples */
 	uint64_t link_Bps;          /* the largest delivery rate not limited by the application; 0: none */
 };

@@ -50,6 +50,7 @@ void mt_flow_add(struct mt_flow *f, const struct mt_sample *s)
 	f->last = *s;
 	f->n++;
 	f->sum_unacked += s->ti.tcpi_unacked;
+	f->app_limited += mt_has(s, tcpi_delivery_rate) && s->ti.tcpi_delivery_rate_app_limited;
 	/* A rate sample the application limited says nothing of the link. */
 	if (mt_has(s, tcpi_delivery_rate) && !s->ti.tcpi_delivery_rate_app_limited &&
 	    s->ti.tcpi_delivery_rate > f->link_Bps)
@@ -192,16 +193,27 @@ static void cwnd_change(const struct mt_flow *f, const struct mt_host *h, struct
 		 "for congestion", cc, v->retrans, v->segs);
 }
 
-/* The shares of the window, in permille; the largest names the limit. */
-static enum mt_limit shares(struct mt_verdict *v, uint64_t dt, uint64_t busy, uint64_t rwnd, uint64_t sndbuf)
+/* The shares of the window, in permille; the largest names the limit.
+ * The kernel counts as busy all the time data is unacked or unsent, and
+ * splits off only the waits on the send buffer and on the peer's window
+ * that stop a send outright. The rest of busy is the application's in the
+ * proportion of samples whose rate the kernel marked application-limited
+ * (it wrote less than the window allowed: busy only because the RTT is
+ * longer than its pauses); the remainder the peer's window's when that is
+ * smaller than the congestion window (pacing and small queues hold a send
+ * back before the window test marks it), else the congestion window's. */
+static enum mt_limit shares(struct mt_verdict *v, const struct mt_flow *f, uint64_t dt, uint64_t busy,
+			    uint64_t rwnd, uint64_t sndbuf)
 {
-	uint64_t part[4], total;
+	const struct mt_sample *b = &f->last;
+	uint64_t part[4], total, rest = delta(rwnd + sndbuf, busy), app = rest * f->app_limited / f->n;
+	bool window = mt_has(b, tcpi_snd_wnd) && b->ti.tcpi_snd_wnd < v->cwnd_bytes;
 	enum mt_limit l = MT_SNDBUF;
 
 	part[SHARE_SNDBUF] = sndbuf;
-	part[SHARE_RWND] = rwnd;
-	part[SHARE_CWND] = delta(rwnd + sndbuf, busy);
-	part[SHARE_APP] = delta(busy, dt);
+	part[SHARE_RWND] = rwnd + (window ? rest - app : 0);
+	part[SHARE_CWND] = window ? 0 : rest - app;
+	part[SHARE_APP] = delta(busy, dt) + app;
 	total = part[0] + part[1] + part[2] + part[3];
 	for (int i = 0; i < 4; i++) {
 		v->share[i] = (unsigned)(part[i] * 1000 / total);
@@ -236,7 +248,7 @@ void mt_interpret(const struct mt_flow *f, const struct mt_host *h, struct mt_ve
 		snprintf(v->why, sizeof(v->why), "idle: nothing sent in the window");
 		return;
 	}
-	v->limit = shares(v, dt > busy ? dt : busy, busy, delta(a->tcpi_rwnd_limited, b->tcpi_rwnd_limited),
+	v->limit = shares(v, f, dt > busy ? dt : busy, busy, delta(a->tcpi_rwnd_limited, b->tcpi_rwnd_limited),
 			  delta(a->tcpi_sndbuf_limited, b->tcpi_sndbuf_limited));
 	/* A rate sample of a connection that a buffer or the peer's window
 	 * holds back measures that limit, not the link. */

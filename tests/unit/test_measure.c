@@ -91,7 +91,8 @@ static void test_sndbuf_worked_case(void **state)
 	mt_interpret(&f, &h, &v);
 	assert_int_equal(v.limit, MT_SNDBUF);
 	assert_int_equal(v.share[0], 900);
-	assert_int_equal(v.share[2], 100);
+	/* The rest of busy, every rate sample application-limited: the application's. */
+	assert_int_equal(v.share[3], 100);
 	assert_int_equal(v.rate_bps, 280000000);
 	assert_int_equal(v.min_rtt_us, 100000);
 	assert_int_equal(v.inflight, 2417 * MSS);
@@ -160,11 +161,13 @@ static void test_rwnd(void **state)
 	struct mt_verdict v;
 
 	a.snd_wnd = b.snd_wnd = 65536;
+	a.app_limited = b.app_limited = false;
 	b.sndbuf = 0, b.rwnd = 8 * SEC;
 	flow2(&f, &a, &b);
 	mt_interpret(&f, &h, &v);
 	assert_int_equal(v.limit, MT_RWND);
-	assert_int_equal(v.share[1], 800);
+	/* The rest of busy too: the window (64 KiB) is below the cwnd (6.7 MB). */
+	assert_int_equal(v.share[1], 1000);
 	assert_string_equal(v.change.sysctl, "net.ipv4.tcp_rmem");
 	assert_true(v.change.on_peer);
 	/* 4× the window; the receiver's buffer twice that. */
@@ -173,6 +176,12 @@ static void test_rwnd(void **state)
 	assert_false(v.change.have_cost);
 	assert_int_equal(v.change.flow_pages, 128);
 	assert_non_null(strstr(v.why, "on the other host"));
+
+	/* Pacing held most sends back before the window test: still the window. */
+	b.rwnd = 3 * SEC;
+	flow2(&f, &a, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_RWND);
 
 	/* A window closed: the receiving application, no setting. */
 	b.snd_wnd = 0;
@@ -194,7 +203,15 @@ static void test_application(void **state)
 	flow2(&f, &a, &b);
 	mt_interpret(&f, &h, &v);
 	assert_int_equal(v.limit, MT_APP);
-	assert_int_equal(v.share[3], 900);
+	assert_int_equal(v.share[3], 1000);
+	assert_null(v.change.sysctl);
+
+	/* Busy the whole window (its pauses shorter than the RTT) but every
+	 * rate sample application-limited: still the application. */
+	b.busy = 10 * SEC;
+	flow2(&f, &a, &b);
+	mt_interpret(&f, &h, &v);
+	assert_int_equal(v.limit, MT_APP);
 	assert_null(v.change.sysctl);
 	assert_non_null(strstr(v.why, "nothing a setting controls"));
 }
@@ -206,10 +223,13 @@ static void test_cwnd_and_loss(void **state)
 	struct mt_flow f;
 	struct mt_verdict v;
 
-	b.sndbuf = 0, b.rate = 125000000, b.app_limited = false;
+	a.app_limited = b.app_limited = false;
+	a.snd_wnd = b.snd_wnd = 22 << 20; /* the receiver offers more than the cwnd */
+	b.sndbuf = 0, b.rate = 125000000;
 	flow2(&f, &a, &b);
 	mt_interpret(&f, &h, &v);
 	assert_int_equal(v.limit, MT_CWND);
+	assert_int_equal(v.share[2], 1000);
 	assert_null(v.change.sysctl);
 	assert_non_null(strstr(v.why, "the path itself"));
 

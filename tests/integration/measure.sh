@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# measure tcp on real transfers: two network namespaces joined by a TUN
+# relay that delays every packet 20 ms each way (tests/tools/tundelay; this
+# machine's kernel has no netem), a python sender in A and receiver in B
+# (tests/tools/tcpflow), measured from A. The send buffer (tcp_wmem's max
+# in A, then an application's own SO_SNDBUF), the receive window (a receiver
+# that does not read, one whose tcp_rmem is small), the application (a
+# sender that writes 1 KiB every 20 ms) and cubic on a path that loses 2%
+# are each named, with a change only where a setting is the limit; the
+# suggested tcp_wmem and bbr are then measured the same way.
+. "$(dirname "$0")/../lib/common.sh"
+
+TOOLS=$TESTS_DIR/tools
+A=etmA$$ B=etmB$$
+need "python3" python3 -c 'import socket'
+ip netns add "$A" && ip netns add "$B" || { fail "create two network namespaces"; exit 0; }
+relay=
+at_exit '[ -n "$relay" ] && kill "$relay" 2>/dev/null; ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null'
+
+# path LOSS: a fresh relay (its devices go with it) losing LOSS percent.
+path() {
+	if [ -n "$relay" ]; then
+		kill "$relay"
+		wait "$relay" 2>/dev/null
+	fi
+	: >"$WORK/relay"
+	python3 "$TOOLS/tundelay" "$A" "$B" 20 "$1" >"$WORK/relay" 2>&1 &
+	relay=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		grep -q ready "$WORK/relay" && break
+		sleep 0.5
+	done
+	need "the relay's devices" ip -n "$B" link show etB
+	ip -n "$A" link set lo up && ip -n "$B" link set lo up &&
+		ip -n "$A" addr add 10.77.0.1/24 dev etA && ip -n "$A" link set etA up &&
+		ip -n "$B" addr add 10.77.0.2/24 dev etB && ip -n "$B" link set etB up
+}
+
+# transfer PORT SERVE_ARGS SEND_ARGS: 6 s from A to B, measured after 1.5 s
+# (past slow start); done waits for both ends.
+transfer() {
+	ip netns exec "$B" python3 "$TOOLS/tcpflow" serve "$1" 7 $2 &
+	srv=$!
+	sleep 0.3
+	ip netns exec "$A" python3 "$TOOLS/tcpflow" send 10.77.0.2 "$1" 6 $3 &
+	snd=$!
+	sleep 1.5
+}
+done_transfer() { wait "$snd" "$srv" 2>/dev/null; }
+mt() { ip netns exec "$A" "$ET" measure tcp --for 2 "$@"; }
+js() { printf '%s' "$OUT" | python3 -c "import json, sys; c = json.load(sys.stdin)['connections']; print($1)"; }
+
+# A tree for the proc files: tcp_mem and sockstat are the host's, which a
+# namespace does not show; tcp_wmem the same as A's.
+tree=$WORK/root
+mkdir -p "$tree/proc/sys/net/ipv4" "$tree/proc/net"
+echo "4096 16384 65536" >"$tree/proc/sys/net/ipv4/tcp_wmem"
+echo "4096 131072 6291456" >"$tree/proc/sys/net/ipv4/tcp_rmem"
+echo "46000 62000 93000" >"$tree/proc/sys/net/ipv4/tcp_mem"
+echo cubic >"$tree/proc/sys/net/ipv4/tcp_congestion_control"
+printf 'sockets: used 9\nTCP: inuse 2 orphan 0 tw 0 alloc 2 mem 500\n' >"$tree/proc/net/sockstat"
+
+path 0
+
+# (a) tcp_wmem's max is the limit: 64 KiB for a 40 ms path.
+ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 65536"
+transfer 5001 "" ""
+check_rc "send buffer: measure exits 0" 0 -- mt --port 5001 --root "$tree"
+done_transfer
+contains "send buffer: named" "limit:      send buffer ("
+contains "send buffer: the one change, tcp_wmem's max x4" "change:     net.ipv4.tcp_wmem = 4096 16384 262144 (this host)"
+contains "send buffer: a prediction" "prediction: "
+contains "send buffer: its cost against tcp_mem and sockstat (64 pages a flow, 61500 to the threshold)" \
+	"cost:       64 pages a flow; 960 such flows before tcp_mem's pressure threshold (62000 pages; TCP holds 500)"
+contains "send buffer: the RTT the relay adds" "min RTT:    40."
+transfer 5011 "" ""
+check_rc "send buffer: --json" 0 -- mt --port 5011 --json
+done_transfer
+before=$(js "c[0]['throughput_bps']")
+pred=$(js "c[0]['change']['prediction']['throughput_bps']")
+eq "send buffer: --json names it" "$(js "c[0]['limit']")" "send buffer"
+
+# The change made, the same measurement: the limit moved, throughput rose.
+ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
+transfer 5002 "" ""
+check_rc "after the change: measure exits 0" 0 -- mt --port 5002 --json
+done_transfer
+after=$(js "c[0]['throughput_bps']")
+lim=$(js "c[0]['limit']")
+if [ "$lim" != "send buffer" ] && [ "$after" -ge $((before * 3 / 2)) ]; then
+	pass "after the change: $before -> $after bit/s (predicted $pred), the limit now $lim"
+else
+	fail "after the change: the limit left the send buffer and throughput rose" \
+		"$before -> $after bit/s (predicted $pred), the limit $lim"
+fi
+
+# (a2) The application's own SO_SNDBUF: named, no sysctl.
+ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 4194304"
+transfer 5003 "" "--sndbuf 16384"
+check_rc "SO_SNDBUF: measure exits 0" 0 -- mt --port 5003
+done_transfer
+contains "SO_SNDBUF: the send buffer named" "limit:      send buffer ("
+contains "SO_SNDBUF: the application's setting" "the application's setting, no sysctl"
+contains "SO_SNDBUF: no change" "change:     none"
+
+# (b) A receiver that does not read: its window closes; no setting helps.
+transfer 5004 "--no-read" ""
+check_rc "not reading: measure exits 0" 0 -- mt --port 5004
+done_transfer
+contains "not reading: the receive window named" "limit:      receive window ("
+contains "not reading: its application" "its application is not reading"
+contains "not reading: no change" "change:     none"
+
+# (b2) The receiver's tcp_rmem: the peer's setting, said to be there.
+ip netns exec "$B" sysctl -qw net.ipv4.tcp_rmem="4096 8192 32768"
+transfer 5005 "" ""
+check_rc "receive window: measure exits 0" 0 -- mt --port 5005
+done_transfer
+contains "receive window: named" "limit:      receive window ("
+contains "receive window: the peer's tcp_rmem" "change:     net.ipv4.tcp_rmem = "
+contains "receive window: on the other host" "(on the receiving host)"
+ip netns exec "$B" sysctl -qw net.ipv4.tcp_rmem="4096 131072 6291456"
+
+# (c) A sender that writes 1 KiB every 20 ms: the application, nothing suggested.
+transfer 5006 "" "--slow"
+check_rc "application: measure exits 0" 0 -- mt --port 5006
+done_transfer
+contains "application: named" "limit:      application ("
+contains "application: nothing a setting controls" "nothing a setting controls"
+contains "application: no change" "change:     none"
+
+# (d) 2% loss: cubic cuts its window, bbr suggested; then bbr measured.
+path 2
+transfer 5007 "" "--cc cubic"
+check_rc "lossy path, cubic: measure exits 0" 0 -- mt --port 5007 --json
+done_transfer
+eq "lossy path, cubic: the congestion window" "$(js "c[0]['limit']")" "congestion window"
+eq "lossy path, cubic: bbr suggested" "$(js "c[0]['change']['sysctl'] + ' = ' + c[0]['change']['value']")" \
+	"net.ipv4.tcp_congestion_control = bbr"
+floor=$(js "c[0]['change']['prediction']['throughput_bps']")
+transfer 5008 "" "--cc bbr"
+check_rc "lossy path, bbr: measure exits 0" 0 -- mt --port 5008 --json
+done_transfer
+eq "lossy path, bbr: nothing suggested" "$(js "c[0]['change']")" "None"
+got=$(js "c[0]['throughput_bps']")
+if [ "$got" -ge "$floor" ]; then
+	pass "lossy path: bbr's $got bit/s holds the prediction (at least $floor)"
+else
+	fail "lossy path: bbr holds the prediction" "$got bit/s, predicted at least $floor"
+fi
+
+# Filters and arguments.
+check_rc "--peer of no connection: exit 0" 0 -- mt --peer 10.77.0.9
+contains "--peer of no connection: none shown" "0 busy connections"
+check_rc "--peer that is no address: exit 2" 2 -- "$ET" measure tcp --peer nohost
+contains "--peer that is no address: said" "--peer: 'nohost' is not an IPv4 or IPv6 address"
+check_rc "--for with another command: exit 2" 2 -- "$ET" plan --for 3
+check_rc "--port 0: exit 2" 2 -- "$ET" measure tcp --port 0
+check_rc "measure without its kind: exit 2" 2 -- "$ET" measure
+contains "measure without its kind: the kinds named" "measure [tcp]"
