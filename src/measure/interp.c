@@ -57,10 +57,17 @@ void mt_flow_add(struct mt_flow *f, const struct mt_sample *s)
 		f->link_Bps = s->ti.tcpi_delivery_rate;
 }
 
+/* A double as a count, saturated: counters come from the kernel, or from
+ * anything, and converting a value past the range is undefined. */
+static uint64_t count(double d)
+{
+	return d <= 0 ? 0 : d >= 9e18 ? (uint64_t)9e18 : (uint64_t)d;
+}
+
 /* bytes per second over us microseconds, in bits per second */
 static uint64_t bps(uint64_t bytes, uint64_t us)
 {
-	return us ? (uint64_t)((double)bytes * 8e6 / (double)us) : 0;
+	return us ? count((double)bytes * 8e6 / (double)us) : 0;
 }
 
 static void basics(const struct mt_flow *f, struct mt_verdict *v, uint64_t dt)
@@ -71,11 +78,11 @@ static void basics(const struct mt_flow *f, struct mt_verdict *v, uint64_t dt)
 	if (mt_has(&f->last, tcpi_bytes_acked))
 		v->rate_bps = bps(delta(a->tcpi_bytes_acked, b->tcpi_bytes_acked), dt);
 	if (mt_has(&f->last, tcpi_delivery_rate))
-		v->delivery_bps = b->tcpi_delivery_rate * 8;
-	v->link_bps = f->link_Bps * 8;
+		v->delivery_bps = count((double)b->tcpi_delivery_rate * 8);
+	v->link_bps = count((double)f->link_Bps * 8);
 	if (mt_has(&f->last, tcpi_min_rtt))
 		v->min_rtt_us = b->tcpi_min_rtt;
-	v->bdp = (uint64_t)((double)(v->link_bps ? v->link_bps : v->delivery_bps) / 8 * v->min_rtt_us / 1e6);
+	v->bdp = count((double)(v->link_bps ? v->link_bps : v->delivery_bps) / 8 * v->min_rtt_us / 1e6);
 	v->cwnd_bytes = (uint64_t)b->tcpi_snd_cwnd * mss;
 	v->inflight = f->n ? f->sum_unacked / f->n * mss : 0;
 	if (mt_has(&f->last, tcpi_notsent_bytes))
@@ -134,7 +141,7 @@ static void sndbuf_change(const struct mt_flow *f, const struct mt_host *h, stru
 	snprintf(v->change.value, sizeof(v->change.value), "%llu %llu %llu", h->wmem[0], h->wmem[1],
 		 (unsigned long long)target);
 	/* The buffer's share that carries data stays what it is now. */
-	predict(v, (uint64_t)((double)v->inflight * (double)target / (double)b->sndbuf));
+	predict(v, count((double)v->inflight * (double)target / (double)b->sndbuf));
 	cost(h, target, &v->change);
 	snprintf(v->why, sizeof(v->why),
 		 "the send buffer: all data sent and the application waiting for room %u.%u%% of the window, "
@@ -206,14 +213,16 @@ static enum mt_limit shares(struct mt_verdict *v, const struct mt_flow *f, uint6
 			    uint64_t rwnd, uint64_t sndbuf)
 {
 	const struct mt_sample *b = &f->last;
-	uint64_t part[4], total, rest = delta(rwnd + sndbuf, busy), app = rest * f->app_limited / f->n;
+	double part[4], total, rest = (double)busy - (double)rwnd - (double)sndbuf, app;
 	bool window = mt_has(b, tcpi_snd_wnd) && b->ti.tcpi_snd_wnd < v->cwnd_bytes;
 	enum mt_limit l = MT_SNDBUF;
 
-	part[SHARE_SNDBUF] = sndbuf;
-	part[SHARE_RWND] = rwnd + (window ? rest - app : 0);
+	rest = rest > 0 ? rest : 0;
+	app = rest * f->app_limited / f->n;
+	part[SHARE_SNDBUF] = (double)sndbuf;
+	part[SHARE_RWND] = (double)rwnd + (window ? rest - app : 0);
 	part[SHARE_CWND] = window ? 0 : rest - app;
-	part[SHARE_APP] = delta(busy, dt) + app;
+	part[SHARE_APP] = (double)delta(busy, dt) + app;
 	total = part[0] + part[1] + part[2] + part[3];
 	for (int i = 0; i < 4; i++) {
 		v->share[i] = (unsigned)(part[i] * 1000 / total);
@@ -254,7 +263,7 @@ void mt_interpret(const struct mt_flow *f, const struct mt_host *h, struct mt_ve
 	 * holds back measures that limit, not the link. */
 	if (v->limit == MT_SNDBUF || v->limit == MT_RWND) {
 		v->link_bps = 0;
-		v->bdp = (uint64_t)((double)v->delivery_bps / 8 * v->min_rtt_us / 1e6);
+		v->bdp = count((double)v->delivery_bps / 8 * v->min_rtt_us / 1e6);
 	}
 	if (v->limit == MT_SNDBUF)
 		sndbuf_change(f, h, v);
