@@ -259,9 +259,9 @@ void mt_interpret(const struct mt_flow *f, const struct mt_host *h, struct mt_ve
 	}
 	v->limit = shares(v, f, dt > busy ? dt : busy, busy, delta(a->tcpi_rwnd_limited, b->tcpi_rwnd_limited),
 			  delta(a->tcpi_sndbuf_limited, b->tcpi_sndbuf_limited));
-	/* A rate sample of a connection that a buffer or the peer's window
-	 * holds back measures that limit, not the link. */
-	if (v->limit == MT_SNDBUF || v->limit == MT_RWND) {
+	/* A rate sample of a connection that a buffer, the peer's window or
+	 * the application holds back measures that limit, not the link. */
+	if (v->limit != MT_CWND) {
 		v->link_bps = 0;
 		v->bdp = count((double)v->delivery_bps / 8 * v->min_rtt_us / 1e6);
 	}

@@ -73,11 +73,11 @@ conf_err() {
 # subcommand); --help and the errors that name the commands print the same table.
 all_cmds=$("$ET" --list-commands)
 eq "--list-commands: exit 0" "$?" 0
-eq "the binary lists its commands (13, subcommands included)" "$(printf '%s\n' "$all_cmds" | wc -l)" 13
+eq "the binary lists its commands (14, subcommands included)" "$(printf '%s\n' "$all_cmds" | wc -l)" 14
 tops=$(printf '%s\n' "$all_cmds" | grep -v ' ')
 subs=$(printf '%s\n' "$all_cmds" | sed -n 's/^cmdline //p')
 help_cmds=$("$ET" --help | sed -n '/^Commands:/,/^$/p' |
-	sed -n 's/^  \(cmdline [a-z][a-z]*\|[a-z][a-z-]*\).*/\1/p')
+	sed -n 's/^  \(cmdline [a-z][a-z]*\|measure [a-z][a-z]*\|[a-z][a-z-]*\).*/\1/p')
 eq "--help names every command of the table, in its order" "$help_cmds" "$all_cmds"
 eq "the unknown-command error names the table's commands" \
 	"$("$ET" no-such-command --root "$t" 2>&1 | after 'commands: ')" "$(echo $tops)"

@@ -27,7 +27,7 @@ path() {
 	: >"$WORK/relay"
 	python3 "$TOOLS/tundelay" "$A" "$B" 20 "$1" >"$WORK/relay" 2>&1 &
 	relay=$!
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
+	for _ in $(seq 20); do
 		grep -q ready "$WORK/relay" && break
 		sleep 0.5
 	done
