@@ -207,14 +207,17 @@ static void cwnd_change(const struct mt_flow *f, const struct mt_host *h, struct
  * proportion of samples whose rate the kernel marked application-limited
  * (it wrote less than the window allowed: busy only because the RTT is
  * longer than its pauses); the remainder the peer's window's when that is
- * smaller than the congestion window (pacing and small queues hold a send
- * back before the window test marks it), else the congestion window's. */
+ * smaller than the congestion window and at least half of it is in flight
+ * (pacing and small queues hold a send back before the window test marks
+ * it; bbr keeps a cwnd of twice what it sends), else the congestion
+ * window's. */
 static enum mt_limit shares(struct mt_verdict *v, const struct mt_flow *f, uint64_t dt, uint64_t busy,
 			    uint64_t rwnd, uint64_t sndbuf)
 {
 	const struct mt_sample *b = &f->last;
 	double part[4], total, rest = (double)busy - (double)rwnd - (double)sndbuf, app;
-	bool window = mt_has(b, tcpi_snd_wnd) && b->ti.tcpi_snd_wnd < v->cwnd_bytes;
+	bool window = mt_has(b, tcpi_snd_wnd) && b->ti.tcpi_snd_wnd < v->cwnd_bytes &&
+		      v->inflight * 2 >= b->ti.tcpi_snd_wnd;
 	enum mt_limit l = MT_SNDBUF;
 
 	rest = rest > 0 ? rest : 0;

@@ -58,37 +58,17 @@ static void run_batch(struct nl *nl, unsigned count)
 			    "result %u: err %d", i, res[i].err);
 }
 
-/* Each datagram that starts with a whole message, alone in an exact-size
- * block, through every parser. */
-static void parse_each(const uint8_t *p, size_t left)
+/* One message through every parser. */
+static void parse_one(const struct nlmsghdr *m)
 {
-	while (left >= 2) {
-		size_t len = p[0] | (size_t)p[1] << 8;
-		struct nlmsghdr h;
+	struct nl_result res;
+	struct nl_link l;
+	struct nl_qdisc q;
 
-		p += 2;
-		left -= 2;
-		if (len > left)
-			len = left;
-		memcpy(&h, p, len < sizeof(h) ? len : sizeof(h));
-		if (len >= sizeof(h) && h.nlmsg_len >= sizeof(h) && h.nlmsg_len <= len) {
-			struct nlmsghdr *m = malloc(h.nlmsg_len);
-			struct nl_result res;
-			struct nl_link l;
-			struct nl_qdisc q;
-
-			if (!m)
-				abort();
-			memcpy(m, p, h.nlmsg_len);
-			if (nl_parse_error(m, &res) == 0)
-				fuzz_assert(res.err <= 0, "error %d", res.err);
-			nl_parse_link(m, &l);
-			nl_parse_qdisc(m, &q);
-			free(m);
-		}
-		p += len;
-		left -= len;
-	}
+	if (nl_parse_error(m, &res) == 0)
+		fuzz_assert(res.err <= 0, "error %d", res.err);
+	nl_parse_link(m, &l);
+	nl_parse_qdisc(m, &q);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -111,6 +91,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 	unpoison();
-	parse_each(data + 2, size - 2);
+	each_message(data + 2, size - 2, parse_one);
 	return 0;
 }

@@ -5,7 +5,8 @@
  * requests go nowhere, and each recvmsg() returns the next datagram of the
  * input (a 16-bit little-endian length and its bytes, from port 0), the rest
  * of the receive buffer poisoned so ASan reports any read past what was
- * "received". The harness sets in and in_left, and calls unpoison() when done.
+ * "received". The harness sets in and in_left, and calls unpoison() when done;
+ * each_message() then gives it each message of the input alone.
  */
 #pragma once
 
@@ -65,4 +66,31 @@ ssize_t __wrap_recvmsg(int fd, struct msghdr *m, int flags)
 		ASAN_POISON_MEMORY_REGION(poisoned, poisoned_len);
 	}
 	return (ssize_t)(len < room ? len : room);
+}
+
+/* fn on each datagram of p[0, left) that starts with a whole message, the
+ * message alone in a heap block of exactly its length. */
+__attribute__((unused)) static void each_message(const uint8_t *p, size_t left, void (*fn)(const struct nlmsghdr *m))
+{
+	while (left >= 2) {
+		size_t len = p[0] | (size_t)p[1] << 8;
+		struct nlmsghdr h;
+
+		p += 2;
+		left -= 2;
+		if (len > left)
+			len = left;
+		memcpy(&h, p, len < sizeof(h) ? len : sizeof(h));
+		if (len >= sizeof(h) && h.nlmsg_len >= sizeof(h) && h.nlmsg_len <= len) {
+			struct nlmsghdr *m = malloc(h.nlmsg_len);
+
+			if (!m)
+				abort();
+			memcpy(m, p, h.nlmsg_len);
+			fn(m);
+			free(m);
+		}
+		p += len;
+		left -= len;
+	}
 }

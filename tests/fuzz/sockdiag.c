@@ -51,32 +51,12 @@ static void interpret(const struct mt_set *set)
 	}
 }
 
-/* Each datagram that starts with a whole message, alone in an exact-size block. */
-static void parse_each(const uint8_t *p, size_t left)
+static void parse_one(const struct nlmsghdr *m)
 {
-	while (left >= 2) {
-		size_t len = p[0] | (size_t)p[1] << 8;
-		struct nlmsghdr h;
+	struct mt_sample s;
 
-		p += 2;
-		left -= 2;
-		if (len > left)
-			len = left;
-		memcpy(&h, p, len < sizeof(h) ? len : sizeof(h));
-		if (len >= sizeof(h) && h.nlmsg_len >= sizeof(h) && h.nlmsg_len <= len) {
-			struct nlmsghdr *m = malloc(h.nlmsg_len);
-			struct mt_sample s;
-
-			if (!m)
-				abort();
-			memcpy(m, p, h.nlmsg_len);
-			if (mt_parse_diag(m, &s) == 0)
-				check_sample(&s);
-			free(m);
-		}
-		p += len;
-		left -= len;
-	}
+	if (mt_parse_diag(m, &s) == 0)
+		check_sample(&s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -92,6 +72,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_sample(&set.v[i]);
 	interpret(&set);
 	free(set.v);
-	parse_each(data, size);
+	each_message(data, size, parse_one);
 	return 0;
 }

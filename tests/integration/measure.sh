@@ -14,6 +14,7 @@
 TOOLS=$TESTS_DIR/tools
 A=etmA$$ B=etmB$$
 need "python3" python3 -c 'import socket'
+need "ss" ss -V
 ip netns add "$A" && ip netns add "$B" || { fail "create two network namespaces"; exit 0; }
 relay=
 at_exit '[ -n "$relay" ] && kill "$relay" 2>/dev/null; ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null'
@@ -37,17 +38,31 @@ path() {
 		ip -n "$B" addr add 10.77.0.2/24 dev etB && ip -n "$B" link set etB up
 }
 
-# transfer PORT SERVE_ARGS SEND_ARGS: 6 s from A to B, measured after 1.5 s
-# (past slow start); done waits for both ends.
-transfer() {
-	ip netns exec "$B" python3 "$TOOLS/tcpflow" serve "$1" 7 $2 &
-	srv=$!
+# measured NAME PORT SERVE_ARGS SEND_ARGS [MEASURE_ARGS...]: a 6 s transfer
+# from A to B on PORT, measured from A for 2 s from 1.5 s after it connected
+# (past slow start).
+measured() {
+	_n=$1 _p=$2
+	ip netns exec "$B" python3 "$TOOLS/tcpflow" serve "$_p" 7 $3 &
+	_srv=$!
 	sleep 0.3
-	ip netns exec "$A" python3 "$TOOLS/tcpflow" send 10.77.0.2 "$1" 6 $3 &
-	snd=$!
+	ip netns exec "$A" python3 "$TOOLS/tcpflow" send 10.77.0.2 "$_p" 6 $4 &
+	_snd=$!
+	# python starts slowly on a loaded machine: wait for the connection.
+	for _ in $(seq 50); do
+		[ -n "$(ip netns exec "$A" ss -Htn state established "( dport = :$_p )")" ] && break
+		sleep 0.2
+	done
 	sleep 1.5
+	shift 4
+	check_rc "$_n: measure exits 0" 0 -- ip netns exec "$A" "$ET" measure tcp --for 2 --port "$_p" "$@"
+	wait "$_snd" "$_srv" 2>/dev/null
 }
-done_transfer() { wait "$snd" "$srv" 2>/dev/null; }
+# says NAME LIMIT CHANGE: the text names LIMIT, then CHANGE (or none).
+says() {
+	contains "$1: the $2 named" "limit:      $2 ("
+	contains "$1: change ${3:-none}" "change:     ${3:-none}"
+}
 mt() { ip netns exec "$A" "$ET" measure tcp --for 2 "$@"; }
 js() { printf '%s' "$OUT" | python3 -c "import json, sys; c = json.load(sys.stdin)['connections']; print($1)"; }
 
@@ -63,29 +78,22 @@ printf 'sockets: used 9\nTCP: inuse 2 orphan 0 tw 0 alloc 2 mem 500\n' >"$tree/p
 
 path 0
 
-# (a) tcp_wmem's max is the limit: 64 KiB for a 40 ms path.
+# (a) tcp_wmem's max is the limit: 64 KiB for a 40 ms path; 4x suggested.
 ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 65536"
-transfer 5001 "" ""
-check_rc "send buffer: measure exits 0" 0 -- mt --port 5001 --root "$tree"
-done_transfer
-contains "send buffer: named" "limit:      send buffer ("
-contains "send buffer: the one change, tcp_wmem's max x4" "change:     net.ipv4.tcp_wmem = 4096 16384 262144 (this host)"
-contains "send buffer: a prediction" "prediction: "
-contains "send buffer: its cost against tcp_mem and sockstat (64 pages a flow, 61500 to the threshold)" \
+measured "tcp_wmem" 5001 "" "" --root "$tree"
+says "tcp_wmem" "send buffer" "net.ipv4.tcp_wmem = 4096 16384 262144 (this host)"
+contains "tcp_wmem: a prediction" "prediction: "
+contains "tcp_wmem: its cost against tcp_mem and sockstat (64 pages a flow, 61500 to the threshold)" \
 	"cost:       64 pages a flow; 960 such flows before tcp_mem's pressure threshold (62000 pages; TCP holds 500)"
-contains "send buffer: the RTT the relay adds" "min RTT:    40."
-transfer 5011 "" ""
-check_rc "send buffer: --json" 0 -- mt --port 5011 --json
-done_transfer
+contains "tcp_wmem: the RTT the relay adds" "min RTT:    40."
+measured "tcp_wmem, --json" 5011 "" "" --json
 before=$(js "c[0]['throughput_bps']")
 pred=$(js "c[0]['change']['prediction']['throughput_bps']")
-eq "send buffer: --json names it" "$(js "c[0]['limit']")" "send buffer"
+eq "tcp_wmem: --json names it" "$(js "c[0]['limit']")" "send buffer"
 
 # The change made, the same measurement: the limit moved, throughput rose.
 ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
-transfer 5002 "" ""
-check_rc "after the change: measure exits 0" 0 -- mt --port 5002 --json
-done_transfer
+measured "after the change" 5002 "" "" --json
 after=$(js "c[0]['throughput_bps']")
 lim=$(js "c[0]['limit']")
 if [ "$lim" != "send buffer" ] && [ "$after" -ge $((before * 3 / 2)) ]; then
@@ -97,52 +105,37 @@ fi
 
 # (a2) The application's own SO_SNDBUF: named, no sysctl.
 ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 4194304"
-transfer 5003 "" "--sndbuf 16384"
-check_rc "SO_SNDBUF: measure exits 0" 0 -- mt --port 5003
-done_transfer
-contains "SO_SNDBUF: the send buffer named" "limit:      send buffer ("
+measured "SO_SNDBUF" 5003 "" "--sndbuf 16384"
+says "SO_SNDBUF" "send buffer"
 contains "SO_SNDBUF: the application's setting" "the application's setting, no sysctl"
-contains "SO_SNDBUF: no change" "change:     none"
 
 # (b) A receiver that does not read: its window closes; no setting helps.
-transfer 5004 "--no-read" ""
-check_rc "not reading: measure exits 0" 0 -- mt --port 5004
-done_transfer
-contains "not reading: the receive window named" "limit:      receive window ("
+measured "not reading" 5004 "--no-read" ""
+says "not reading" "receive window"
 contains "not reading: its application" "its application is not reading"
-contains "not reading: no change" "change:     none"
 
 # (b2) The receiver's tcp_rmem: the peer's setting, said to be there.
 ip netns exec "$B" sysctl -qw net.ipv4.tcp_rmem="4096 8192 32768"
-transfer 5005 "" ""
-check_rc "receive window: measure exits 0" 0 -- mt --port 5005
-done_transfer
-contains "receive window: named" "limit:      receive window ("
-contains "receive window: the peer's tcp_rmem" "change:     net.ipv4.tcp_rmem = "
-contains "receive window: on the other host" "(on the receiving host)"
+measured "tcp_rmem" 5005 "" ""
+says "tcp_rmem" "receive window" "net.ipv4.tcp_rmem = "
+contains "tcp_rmem: on the other host" "(on the receiving host)"
 ip netns exec "$B" sysctl -qw net.ipv4.tcp_rmem="4096 131072 6291456"
 
 # (c) A sender that writes 1 KiB every 20 ms: the application, nothing suggested.
-transfer 5006 "" "--slow"
-check_rc "application: measure exits 0" 0 -- mt --port 5006
-done_transfer
-contains "application: named" "limit:      application ("
-contains "application: nothing a setting controls" "nothing a setting controls"
-contains "application: no change" "change:     none"
+measured "slow writer" 5006 "" "--slow"
+says "slow writer" "application"
+contains "slow writer: nothing a setting controls" "nothing a setting controls"
 
 # (d) 2% loss: cubic cuts its window, bbr suggested; then bbr measured.
 path 2
-transfer 5007 "" "--cc cubic"
-check_rc "lossy path, cubic: measure exits 0" 0 -- mt --port 5007 --json
-done_transfer
+measured "lossy path, cubic" 5007 "" "--cc cubic" --json
 eq "lossy path, cubic: the congestion window" "$(js "c[0]['limit']")" "congestion window"
 eq "lossy path, cubic: bbr suggested" "$(js "c[0]['change']['sysctl'] + ' = ' + c[0]['change']['value']")" \
 	"net.ipv4.tcp_congestion_control = bbr"
 floor=$(js "c[0]['change']['prediction']['throughput_bps']")
-transfer 5008 "" "--cc bbr"
-check_rc "lossy path, bbr: measure exits 0" 0 -- mt --port 5008 --json
-done_transfer
-eq "lossy path, bbr: nothing suggested" "$(js "c[0]['change']")" "None"
+measured "lossy path, bbr" 5008 "" "--cc bbr" --json
+eq "lossy path, bbr: bbr not suggested again" \
+	"$(js "c[0]['change'] is None or c[0]['change']['sysctl'] != 'net.ipv4.tcp_congestion_control'")" True
 got=$(js "c[0]['throughput_bps']")
 if [ "$got" -ge "$floor" ]; then
 	pass "lossy path: bbr's $got bit/s holds the prediction (at least $floor)"
