@@ -97,16 +97,33 @@ static int current(struct ctx *c, struct item *it, char *out, size_t size)
 	return 0;
 }
 
+/* An earlier item of the plan for the same file, or NULL: two values for
+ * one file would undo each other at every apply. */
+static const struct item *named_before(const struct plan *p, const struct item *it)
+{
+	for (const struct item *x = p->v; x < it; x++)
+		if (!strcmp(x->domain, "sysfs") && !strcmp(x->path, it->path))
+			return x;
+	return NULL;
+}
+
 static void plan_file(const char *rel, void *data)
 {
 	struct section *s = data;
 	struct item *it = plan_add(s->p, "sysfs", s->name, rel + 4, rel);
+	const struct item *first;
 	char raw[SYSFS_VALUE_MAX + 1];
 
 	if (!it)
 		return;
 	item_from_entry(it, s->value->reason ? s->value : s->path);
 	item_set(&it->desired, s->value->value);
+	if ((first = named_before(s->p, it))) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "[sysfs \"%s\"] names this file already: one writer per file, keep one",
+			  first->target);
+		return;
+	}
 	if (usable(s->c, it) < 0 || current(s->c, it, raw, sizeof(raw)) < 0)
 		return;
 	if (it->selector && !selector_offers(raw, it->desired)) {

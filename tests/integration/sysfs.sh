@@ -159,6 +159,14 @@ refused "[thp]'s file" '[sysfs "s"]\npath = /sys/kernel/mm/transparent_hugepage/
 refused "[sched]'s debugfs knob" '[sysfs "s"]\npath = /sys/kernel/debug/sched/migration_cost_ns\nvalue = 1\n' \
 	"earlytune sets it with [sched] migration_cost_ns"
 refused "no name" '[sysfs]\npath = /sys/kernel/mm/ksm/run\nvalue = 1\n' '[sysfs] needs a name'
+# Two sections for one file: the second is an error, never written.
+t=$WORK/twice
+mk_sysfs_tree "$t"
+printf '[sysfs "a"]\npath = /sys/kernel/mm/ksm/run\nvalue = 1\n[sysfs "b"]\npath = /sys/kernel/mm/ksm/r*\nvalue = 2\n' \
+	>"$t/etc/earlytune.d/50-sysfs.conf"
+check_rc "two sections for one file: apply exits 1" 1 -- "$ET" apply --wide --only sysfs --root "$t"
+contains "two sections for one file: the second says so" "[sysfs \"a\"] names this file already: one writer per file, keep one"
+eq "two sections for one file: the first's value" "$(cat "$t/sys/kernel/mm/ksm/run")" 1
 refused "a path without a value" '[sysfs "s"]\npath = /sys/kernel/mm/ksm/run\n' '[sysfs "s"] has a path but no value'
 
 # ---- other writers of the same files -------------------------------------------
