@@ -158,9 +158,11 @@ static void test_plan_selector_and_globs(void **state)
 	tree_symlink(f->dir, "sys/block/vda", "../devices/virtual/block/vda");
 	tree_symlink(f->dir, "sys/block/vda10", "../devices/virtual/block/vda10");
 	tree_write(f->dir, "sys/kernel/mm/lru_gen/enabled", "[always] never\n");
+	tree_write(f->dir, "sys/kernel/mm/lru_gen/mode", "[always] never\n");
 	plan(f, "[sysfs \"q\"]\npath = /sys/block/vd*/queue/*\nvalue = 512\n"
 		"[sysfs \"sel\"]\npath = /sys/kernel/mm/lru_gen/enabled\nvalue = never\n"
-		"[sysfs \"not-offered\"]\npath = /sys/kernel/mm/lru_gen/enabled\nvalue = sometimes\n");
+		"[sysfs \"not-offered\"]\npath = /sys/kernel/mm/lru_gen/mode\nvalue = sometimes\n"
+		"[sysfs \"again\"]\npath = /sys/kernel/mm/lru_gen/enabled\nvalue = always\n");
 	/* Sorted as versions: vda before vda10; the scheduler is [block]'s. */
 	assert_string_equal(f->p.v[0].setting, "block/vda/queue/max_sectors_kb");
 	assert_string_equal(f->p.v[1].setting, "block/vda10/queue/max_sectors_kb");
@@ -173,9 +175,13 @@ static void test_plan_selector_and_globs(void **state)
 	assert_true(it->selector);
 	assert_string_equal(it->current, "always");
 	assert_int_equal(it->action, ACT_CHANGE);
-	it = item(f, "not-offered", "kernel/mm/lru_gen/enabled");
+	it = item(f, "not-offered", "kernel/mm/lru_gen/mode");
 	assert_int_equal(it->action, ACT_SKIP);
 	assert_contains(it->reason, "does not offer 'sometimes'; it offers: [always] never");
+	/* A file a second section names: one writer per file. */
+	it = item(f, "again", "kernel/mm/lru_gen/enabled");
+	assert_int_equal(it->action, ACT_ERROR);
+	assert_contains(it->error, "[sysfs \"sel\"] names this file already");
 }
 
 /* A link that leads out of /sys: refused, though the root resolves it inside itself. */
