@@ -86,7 +86,7 @@ static int run_forget(struct ctx *c, const struct args *a)
 
 static int run_measure_tcp(struct ctx *c, const struct args *a)
 {
-	struct measure_opts o = { .seconds = a->measure_for, .peer = a->peer, .port = a->port };
+	struct measure_opts o = { .seconds = a->measure_for, .peer = a->peer, .port = a->port, .apply = a->apply };
 
 	return cmd_measure_tcp(c, &o);
 }
@@ -129,11 +129,13 @@ static const struct command commands[] = {
 	{ "forget", NULL, false, run_forget,
 	  "drop the records of a disk or interface that left (udev's remove;\n"
 	  "--device NAME [--diskseq N], --ifindex N or --iface NAME)" },
-	{ "measure tcp", "[--for SECONDS] [--peer ADDR] [--port N]", false, run_measure_tcp,
+	{ "measure tcp", "[--for SECONDS] [--peer ADDR] [--port N] [--apply]", false, run_measure_tcp,
 	  "read the host's TCP connections for a window (10 s): for each busy\n"
 	  "one, what limits it (send buffer, receive window, congestion\n"
 	  "window, application); where a setting is the limit, the one\n"
-	  "change, its prediction and its cost. Changes nothing" },
+	  "change, its prediction and its cost. Changes nothing unless\n"
+	  "--apply: that change, set and written to etc/sysctl.d with the\n"
+	  "measurement as its reason" },
 };
 
 /* The length of the command a row belongs to ("cmdline" of "cmdline apply"). */

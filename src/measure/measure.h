@@ -14,8 +14,9 @@ struct measure_opts {
 	unsigned seconds;  /* --for: the window (default 10) */
 	const char *peer;  /* --peer ADDR: only connections to or from it */
 	unsigned port;     /* --port N: only connections with that local or remote port */
+	bool apply;        /* --apply: make the one change this host's measurement named */
 };
 
 /* measure tcp: exit 0 (measured, whatever it found), 1 when the
- * connections could not be read, 2 for a bad --peer. */
+ * connections could not be read or --apply failed, 2 for a bad --peer. */
 int cmd_measure_tcp(struct ctx *c, const struct measure_opts *o);

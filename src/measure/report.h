@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* measure tcp's output (report.c): the text and the JSON. For measure/ only. */
+/* measure tcp's output (report.c): the text and the JSON; and what --apply
+ * writes (apply.c). For measure/ and its tests only. */
 #pragma once
 
 #include "earlytune.h"
@@ -13,3 +14,8 @@ struct mt_report {
 };
 
 void mt_report(const struct ctx *c, const struct mt_report *rep);
+
+/* apply.c: --apply, and the sysctl.d file's text (when: seconds since the epoch). */
+int mt_apply(const struct ctx *c, const struct mt_report *rep);
+void mt_sysctl_file(struct strbuf *sb, const struct mt_flow *f, const struct mt_verdict *v, const char *host,
+		    long long when);

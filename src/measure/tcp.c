@@ -110,6 +110,7 @@ int cmd_measure_tcp(struct ctx *c, const struct measure_opts *o)
 		return 1;
 	}
 	mt_report(c, &rep);
+	r = o->apply ? mt_apply(c, &rep) : 0;
 	free(rep.flows);
-	return 0;
+	return r < 0 ? 1 : 0;
 }

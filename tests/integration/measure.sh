@@ -8,7 +8,8 @@
 # that does not read, one whose tcp_rmem is small), the application (a
 # sender that writes 1 KiB every 20 ms) and cubic on a path that loses 2%
 # are each named, with a change only where a setting is the limit; the
-# suggested tcp_wmem and bbr are then measured the same way.
+# suggested tcp_wmem (--apply: its sysctl.d file and value, in a --root
+# tree) and bbr are then measured the same way.
 . "$(dirname "$0")/../lib/common.sh"
 
 TOOLS=$TESTS_DIR/tools
@@ -85,7 +86,7 @@ path 0
 
 # (a) tcp_wmem's max is the limit: 64 KiB for a 40 ms path; 4x suggested.
 ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 65536"
-measured "tcp_wmem" 5001 "" "" --root "$tree"
+measured "tcp_wmem" 5001 "" "" --root "$tree" --apply
 says "tcp_wmem" "send buffer" "net.ipv4.tcp_wmem = 4096 16384 262144 (this host)"
 contains "tcp_wmem: a prediction" "prediction: "
 contains "tcp_wmem: its cost against tcp_mem and sockstat (64 pages a flow, 61500 to the threshold)" \
@@ -96,6 +97,13 @@ if [ "${rtt:-0}" -ge 35 ] && [ "$rtt" -le 100 ]; then
 else
 	fail "tcp_wmem: the RTT the relay adds (40 ms)" "min RTT '$rtt' ms"
 fi
+conf=$tree/etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf
+contains "tcp_wmem --apply: says what it did" \
+	"measure tcp --apply: net.ipv4.tcp_wmem = 4096 16384 262144, in force and in /etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf"
+eq "tcp_wmem --apply: the file's setting" "$(tail -1 "$conf")" "net.ipv4.tcp_wmem = 4096 16384 262144"
+eq "tcp_wmem --apply: its reason, before, prediction and cost on comment lines" \
+	"$(grep -c '^# \(Written by earlytune measure tcp --apply on \|Measured: 10.77.0.1:[0-9]* -> 10.77.0.2:5001 (bbr): the send buffer\|Before: \|Prediction: \|Cost: 64 pages a flow; 960 such\)' "$conf")" 5
+eq "tcp_wmem --apply: set now (the tree's proc)" "$(cat "$tree/proc/sys/net/ipv4/tcp_wmem")" "4096 16384 262144"
 measured "tcp_wmem, --json" 5011 "" "" --json
 before=$(js "c[0]['throughput_bps']")
 pred=$(js "c[0]['change']['prediction']['throughput_bps']")
@@ -132,9 +140,12 @@ contains "tcp_rmem: on the other host" "(on the receiving host)"
 ip netns exec "$B" sysctl -qw net.ipv4.tcp_rmem="4096 131072 6291456"
 
 # (c) A sender that writes 1 KiB every 20 ms: the application, nothing suggested.
-measured "slow writer" 5006 "" "--slow"
+mkdir "$WORK/empty"
+measured "slow writer" 5006 "" "--slow" --root "$WORK/empty" --apply
 says "slow writer" "application"
 contains "slow writer: nothing a setting controls" "nothing a setting controls"
+contains "slow writer --apply: nothing to apply" "measure tcp --apply: nothing to apply: no setting of this host is the limit"
+eq "slow writer --apply: nothing written" "$(find "$WORK/empty" -mindepth 1 | wc -l)" 0
 
 # (d) 2% loss: cubic cuts its window, bbr suggested; then bbr measured.
 path 2

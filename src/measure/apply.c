@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * measure tcp --apply: the one change a measurement named, as a sysctl.d
+ * file of its own whose comment lines are the measurement (the connection,
+ * the limit, before, the prediction, the cost, date and host), and the
+ * value set now. Only a change on this host, and only one: several
+ * connections asking for changes are told apart with --peer or --port.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "measure/report.h"
+
+/* The file's text: pure, for the unit tests. */
+void mt_sysctl_file(struct strbuf *sb, const struct mt_flow *f, const struct mt_verdict *v, const char *host,
+		    long long when)
+{
+	const struct mt_change *c = &v->change;
+	time_t t = (time_t)when;
+	struct tm tm;
+	char date[32] = "?";
+
+	if (gmtime_r(&t, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	sb_printf(sb, "# Written by earlytune measure tcp --apply on %s at %s.\n", host, date);
+	sb_printf(sb, "# Measured: %s -> %s (%s): %s.\n", f->last.src, f->last.dst, f->last.cc[0] ? f->last.cc : "?",
+		  v->why);
+	sb_printf(sb, "# Before: %llu bit/s acked, %llu bytes in flight, min RTT %u us.\n",
+		  (unsigned long long)v->rate_bps, (unsigned long long)v->inflight, v->min_rtt_us);
+	if (c->pred_bps)
+		sb_printf(sb, "# Prediction: %s%llu bit/s, %llu bytes in flight.\n", c->pred_floor ? "at least " : "",
+			  (unsigned long long)c->pred_bps, (unsigned long long)c->pred_inflight);
+	if (c->have_cost)
+		sb_printf(sb, "# Cost: %llu pages a flow; %llu such flows before tcp_mem's pressure threshold.\n",
+			  (unsigned long long)c->flow_pages, (unsigned long long)c->flows);
+	sb_printf(sb, "# Check it with the same measurement: earlytune measure tcp --peer ADDR or --port N.\n");
+	sb_printf(sb, "%s = %s\n", c->sysctl, c->value);
+}
+
+/* The one connection whose change is this host's; -EEXIST for several. */
+static int pick(const struct mt_report *rep, size_t *which, struct mt_verdict *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->nflows; i++) {
+		struct mt_verdict v;
+
+		mt_interpret(&rep->flows[i], &rep->host, &v);
+		if (rep->flows[i].n < 2 || !v.change.sysctl || v.change.on_peer)
+			continue;
+		if (n++ == 0)
+			*which = i, *out = v;
+	}
+	return n > 1 ? -EEXIST : (int)n;
+}
+
+static int write_change(const struct root *r, const struct mt_verdict *v, const struct strbuf *sb)
+{
+	const char *key = strrchr(v->change.sysctl, '.') + 1;
+	char path[128], proc[128];
+	int e;
+
+	snprintf(path, sizeof(path), "etc/sysctl.d/60-earlytune-measure-%s.conf", key);
+	snprintf(proc, sizeof(proc), "proc/sys/%s", v->change.sysctl);
+	for (char *p = proc + strlen("proc/sys/"); *p; p++)
+		*p = *p == '.' ? '/' : *p;
+	e = root_mkdir_p(r, "etc/sysctl.d", 0755);
+	if (!e)
+		e = root_write_atomic(r, path, sb->s, sb->len, 0644);
+	if (e < 0) {
+		log_msg(LOG_ERR, "measure tcp --apply: cannot write /%s: %s", path, strerror(-e));
+		return e;
+	}
+	e = root_write(r, proc, v->change.value);
+	if (e < 0) {
+		log_msg(LOG_ERR, "measure tcp --apply: wrote /%s, but cannot set %s now: %s", path, v->change.sysctl,
+			strerror(-e));
+		return e;
+	}
+	log_msg(LOG_NOTICE, "measure tcp --apply: %s = %s, in force and in /%s", v->change.sysctl, v->change.value,
+		path);
+	return 0;
+}
+
+int mt_apply(const struct ctx *c, const struct mt_report *rep)
+{
+	struct strbuf sb = { 0 };
+	struct mt_verdict v;
+	char host[256] = "?";
+	size_t which = 0;
+	int n = pick(rep, &which, &v), e;
+
+	if (n == -EEXIST) {
+		log_msg(LOG_ERR, "measure tcp --apply: several connections ask for a change; pick one with --peer or --port");
+		return n;
+	}
+	if (n == 0) {
+		log_msg(LOG_NOTICE, "measure tcp --apply: nothing to apply: no setting of this host is the limit");
+		return 0;
+	}
+	if (root_read(&c->root, "proc/sys/kernel/hostname", host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "?");
+	mt_sysctl_file(&sb, &rep->flows[which], &v, host, (long long)time(NULL));
+	e = sb.oom ? -ENOMEM : write_change(&c->root, &v, &sb);
+	sb_free(&sb);
+	return e;
+}
