@@ -15,7 +15,7 @@
 
 /* The file's text: pure, for the unit tests. */
 void mt_sysctl_file(struct strbuf *sb, const struct mt_flow *f, const struct mt_verdict *v, const char *host,
-		    long long when)
+		    long long when, const char *was)
 {
 	const struct mt_change *c = &v->change;
 	time_t t = (time_t)when;
@@ -35,6 +35,8 @@ void mt_sysctl_file(struct strbuf *sb, const struct mt_flow *f, const struct mt_
 	if (c->have_cost)
 		sb_printf(sb, "# Cost: %llu pages a flow; %llu such flows before tcp_mem's pressure threshold.\n",
 			  (unsigned long long)c->flow_pages, (unsigned long long)c->flows);
+	if (was)
+		sb_printf(sb, "# Was: %s = %s (to revert: set it back and remove this file).\n", c->sysctl, was);
 	sb_printf(sb, "# Check it with the same measurement: earlytune measure tcp --peer ADDR or --port N.\n");
 	sb_printf(sb, "%s = %s\n", c->sysctl, c->value);
 }
@@ -56,6 +58,14 @@ static int pick(const struct mt_report *rep, size_t *which, struct mt_verdict *o
 	return n > 1 ? -EEXIST : (int)n;
 }
 
+/* proc/sys/net/ipv4/tcp_wmem for net.ipv4.tcp_wmem */
+static void proc_path(char *out, size_t size, const char *sysctl)
+{
+	snprintf(out, size, "proc/sys/%s", sysctl);
+	for (char *p = out + strlen("proc/sys/"); *p; p++)
+		*p = *p == '.' ? '/' : *p;
+}
+
 static int write_change(const struct root *r, const struct mt_verdict *v, const struct strbuf *sb)
 {
 	const char *key = strrchr(v->change.sysctl, '.') + 1;
@@ -63,9 +73,7 @@ static int write_change(const struct root *r, const struct mt_verdict *v, const 
 	int e;
 
 	snprintf(path, sizeof(path), "etc/sysctl.d/60-earlytune-measure-%s.conf", key);
-	snprintf(proc, sizeof(proc), "proc/sys/%s", v->change.sysctl);
-	for (char *p = proc + strlen("proc/sys/"); *p; p++)
-		*p = *p == '.' ? '/' : *p;
+	proc_path(proc, sizeof(proc), v->change.sysctl);
 	e = root_mkdir_p(r, "etc/sysctl.d", 0755);
 	if (!e)
 		e = root_write_atomic(r, path, sb->s, sb->len, 0644);
@@ -88,7 +96,7 @@ int mt_apply(const struct ctx *c, const struct mt_report *rep)
 {
 	struct strbuf sb = { 0 };
 	struct mt_verdict v;
-	char host[256] = "?";
+	char host[256] = "?", proc[128], was[128];
 	size_t which = 0;
 	int n = pick(rep, &which, &v), e;
 
@@ -102,7 +110,9 @@ int mt_apply(const struct ctx *c, const struct mt_report *rep)
 	}
 	if (root_read(&c->root, "proc/sys/kernel/hostname", host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "?");
-	mt_sysctl_file(&sb, &rep->flows[which], &v, host, (long long)time(NULL));
+	proc_path(proc, sizeof(proc), v.change.sysctl);
+	mt_sysctl_file(&sb, &rep->flows[which], &v, host, (long long)time(NULL),
+		       root_read(&c->root, proc, was, sizeof(was)) >= 0 ? was : NULL);
 	e = sb.oom ? -ENOMEM : write_change(&c->root, &v, &sb);
 	sb_free(&sb);
 	return e;

@@ -15,7 +15,8 @@ struct mt_report {
 
 void mt_report(const struct ctx *c, const struct mt_report *rep);
 
-/* apply.c: --apply, and the sysctl.d file's text (when: seconds since the epoch). */
+/* apply.c: --apply, and the sysctl.d file's text (when: seconds since the
+ * epoch; was: the value before, NULL when it could not be read). */
 int mt_apply(const struct ctx *c, const struct mt_report *rep);
 void mt_sysctl_file(struct strbuf *sb, const struct mt_flow *f, const struct mt_verdict *v, const char *host,
-		    long long when);
+		    long long when, const char *was);

@@ -101,8 +101,8 @@ conf=$tree/etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf
 contains "tcp_wmem --apply: says what it did" \
 	"measure tcp --apply: net.ipv4.tcp_wmem = 4096 16384 262144, in force and in /etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf"
 eq "tcp_wmem --apply: the file's setting" "$(tail -1 "$conf")" "net.ipv4.tcp_wmem = 4096 16384 262144"
-eq "tcp_wmem --apply: its reason, before, prediction and cost on comment lines" \
-	"$(grep -c '^# \(Written by earlytune measure tcp --apply on \|Measured: 10.77.0.1:[0-9]* -> 10.77.0.2:5001 (bbr): the send buffer\|Before: \|Prediction: \|Cost: 64 pages a flow; 960 such\)' "$conf")" 5
+eq "tcp_wmem --apply: its reason, before, prediction, cost and the value it replaced on comment lines" \
+	"$(grep -c '^# \(Written by earlytune measure tcp --apply on \|Measured: 10.77.0.1:[0-9]* -> 10.77.0.2:5001 (bbr): the send buffer\|Before: \|Prediction: \|Cost: 64 pages a flow; 960 such\|Was: net.ipv4.tcp_wmem = 4096 16384 65536 \)' "$conf")" 6
 eq "tcp_wmem --apply: set now (the tree's proc)" "$(cat "$tree/proc/sys/net/ipv4/tcp_wmem")" "4096 16384 262144"
 measured "tcp_wmem, --json" 5011 "" "" --json
 before=$(js "c[0]['throughput_bps']")

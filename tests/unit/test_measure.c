@@ -430,13 +430,15 @@ static void test_sysctl_file(void **state)
 	snprintf(f.last.src, sizeof(f.last.src), "10.0.0.1:40000");
 	snprintf(f.last.dst, sizeof(f.last.dst), "10.0.0.2:5201");
 	mt_interpret(&f, &h, &v);
-	mt_sysctl_file(&sb, &f, &v, "backup1", 1764806400);
+	mt_sysctl_file(&sb, &f, &v, "backup1", 1764806400, "4096\t16384\t4194304");
 	assert_false(sb.oom);
 	assert_non_null(strstr(sb.s, "# Written by earlytune measure tcp --apply on backup1 at 2025-12-04T00:00:00Z.\n"
 				     "# Measured: 10.0.0.1:40000 -> 10.0.0.2:5201 (cubic): the send buffer: "));
 	assert_non_null(strstr(sb.s, "\n# Before: 280000000 bit/s acked, 3499816 bytes in flight, min RTT 100000 us.\n"
 				     "# Prediction: 1119941120 bit/s, 13999264 bytes in flight.\n"));
 	assert_non_null(strstr(sb.s, "\n# Cost: 4096 pages a flow; 15 such flows before tcp_mem's pressure threshold.\n"));
+	assert_non_null(strstr(sb.s, "\n# Was: net.ipv4.tcp_wmem = 4096\t16384\t4194304 (to revert: set it back and "
+				     "remove this file).\n"));
 	assert_non_null(strstr(sb.s, "\nnet.ipv4.tcp_wmem = 4096 16384 16777216\n"));
 	assert_int_equal(sb.s[sb.len - 1], '\n');
 	sb_free(&sb);
