@@ -55,7 +55,7 @@ eq "every record forgotten" "$(records "$t")" ""
 # A holder that works for longer than the waiters' stall bound (10 s: module
 # loads, netlink waits, a debugfs mount at boot) must not make them give
 # up: each of its steps shows it works. strace makes each write of the
-# holder take 4 s (its records, two queue attributes, its run-log line:
+# holder take 4 s (its records, two queue attributes written with pwrite, its run-log line:
 # 16 s under the lock, 8 s at most between two steps); meanwhile 8 udev-style runs
 # about other disks queue behind it.
 need "strace can delay a system call" strace -o /dev/null -e inject=getpid:delay_enter=1000 true
@@ -65,7 +65,7 @@ mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
 for i in 0 1 2 3 4 5 6 7 8; do
 	mk_disk "$t" "vd$i" virtio_blk "[mq-deadline] kyber none" 4096 1 256
 done
-strace -f -o /dev/null -e trace=write -e inject=write:delay_enter=4000000 \
+strace -f -o /dev/null -e trace=write,pwrite64 -e inject=write,pwrite64:delay_enter=4000000 \
 	"$ET_BIN" --boot apply --root "$t" --device vd0 >"$WORK/slow.0" 2>&1 &
 holder=$!
 n=0
