@@ -267,7 +267,12 @@ size_t next_word(const char **p, char *buf, size_t size)
 	s += strspn(s, " \t\n");
 	e = s + strcspn(s, " \t\n");
 	n = (size_t)(e - s);
-	snprintf(buf, size, "%.*s", (int)n, s);
+	if (size) { /* snprintf's truncation, without its cost for every word */
+		size_t k = n < size ? n : size - 1;
+
+		memcpy(buf, s, k);
+		buf[k] = '\0';
+	}
 	*p = e;
 	return n;
 }
@@ -312,19 +317,13 @@ bool word_listed(const char *list, const char *word)
 
 bool selector_offers(const char *content, const char *word)
 {
-	char buf[128];
-	size_t len;
+	size_t wl = strlen(word);
 
-	while ((len = next_word(&content, buf, sizeof(buf)))) {
-		char *w = buf;
+	for (const char *s = content; *(s += strspn(s, " \t\n")); s += strcspn(s, " \t\n")) {
+		size_t n = strcspn(s, " \t\n");
+		bool marked = n >= 2 && s[0] == '[' && s[n - 1] == ']';
 
-		if (len >= sizeof(buf))
-			continue;
-		if (w[0] == '[' && len >= 2 && w[len - 1] == ']') {
-			w[len - 1] = '\0';
-			w++;
-		}
-		if (!strcmp(w, word))
+		if (n - 2 * marked == wl && !memcmp(s + marked, word, wl))
 			return true;
 	}
 	return false;

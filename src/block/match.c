@@ -12,38 +12,42 @@
 
 /* ---- matching ------------------------------------------------------------ */
 
-static void read_ident(struct ctx *c, struct disk *d, const char *what, char *out, size_t size)
+/* The disk's value for match.what: its own fields as they are, the others
+ * read into out. */
+static const char *read_ident(struct ctx *c, struct disk *d, const char *what, char *out, size_t size)
 {
 	char rel[PATH_MAX];
 	int r;
 
 	*out = '\0';
-	if (!strcmp(what, "class")) {
-		snprintf(out, size, "%s", cls_name(d));
-		return;
-	}
-	if (!strcmp(what, "name")) {
-		snprintf(out, size, "%s", d->name);
-		return;
-	}
-	if (!strcmp(what, "driver")) {
-		snprintf(out, size, "%s", d->driver);
-		return;
-	}
+	if (!strcmp(what, "class"))
+		return cls_name(d);
+	if (!strcmp(what, "name"))
+		return d->name;
+	if (!strcmp(what, "driver"))
+		return d->driver;
 	if (!strcmp(what, "hw_queues")) { /* "" when unknown: no pattern but * matches it */
 		if (disk_hw_queues(c, d) > 0)
 			snprintf(out, size, "%d", d->hwq);
-		return;
+		return out;
 	}
 	/* SCSI and NVMe keep identity under device/, virtio-blk keeps serial on the disk. */
 	r = pathf(rel, sizeof(rel), "%s/device/%s", d->dir, what);
 	if (r == 0)
 		r = root_read(&c->root, rel, out, size);
 	if (r > 0)
-		return;
+		return out;
 	disk_fail(d, r, rel);
 	r = pathf(rel, sizeof(rel), "%s/%s", d->dir, what);
 	disk_fail(d, r < 0 ? r : root_read(&c->root, rel, out, size), rel);
+	return out;
+}
+
+/* fnmatch(3) costs hundreds of instructions a call: a pattern without a
+ * special character is a plain compare. */
+static bool glob_match(const char *pattern, const char *s)
+{
+	return strpbrk(pattern, "*?[\\") ? fnmatch(pattern, s, 0) == 0 : !strcmp(pattern, s);
 }
 
 /* Every disk underneath must match one of the patterns: an LV on a virtual
@@ -59,7 +63,7 @@ static bool match_slaves(const struct disk *d, const char *value)
 		bool any = false;
 
 		while (!any && next_word(&p, w, sizeof(w)))
-			any = fnmatch(w, block_classes[d->scls[i]], 0) == 0;
+			any = glob_match(w, block_classes[d->scls[i]]);
 		if (!any)
 			return false;
 	}
@@ -93,14 +97,15 @@ static bool match_blkid(struct ctx *c, struct disk *d, const char *what, const c
 
 static bool match_one(struct ctx *c, struct disk *d, const char *what, const char *value)
 {
-	char w[WORD_MAX], ident[256];
+	char w[WORD_MAX], buf[256];
+	const char *ident = "";
 
 	if (!strcmp(what, "slave_class"))
 		return match_slaves(d, value);
 	if (!is_blkid_key(what))
-		read_ident(c, d, what, ident, sizeof(ident));
+		ident = read_ident(c, d, what, buf, sizeof(buf));
 	while (next_word(&value, w, sizeof(w)))
-		if (is_blkid_key(what) ? match_blkid(c, d, what, w) : fnmatch(w, ident, 0) == 0)
+		if (is_blkid_key(what) ? match_blkid(c, d, what, w) : glob_match(w, ident))
 			return true;
 	return false;
 }
