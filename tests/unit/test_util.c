@@ -208,7 +208,33 @@ static void test_plan_add_and_free(void **state)
 	assert_null(p.v);
 }
 
+/* pathf copies formats of %s alone and formats the rest: the same text,
+ * truncation and verdict as snprintf either way. */
+static void test_pathf(void **state)
+{
+	char buf[8], big[64];
+
+	(void)state;
+	assert_int_equal(pathf(buf, sizeof(buf), "%s/%s", "abc", "def"), 0);
+	assert_string_equal(buf, "abc/def");
+	assert_int_equal(pathf(buf, sizeof(buf), "%s/%s", "abc", "defg"), -ENAMETOOLONG);
+	assert_string_equal(buf, "abc/def");
+	assert_int_equal(pathf(buf, sizeof(buf), "sys/block/%s", "vda"), -ENAMETOOLONG);
+	assert_string_equal(buf, "sys/blo");
+	assert_int_equal(pathf(buf, 1, "%s", "x"), -ENAMETOOLONG);
+	assert_string_equal(buf, "");
+	assert_int_equal(pathf(big, sizeof(big), "sys/block/%s/queue/%s", "vda", "scheduler"), 0);
+	assert_string_equal(big, "sys/block/vda/queue/scheduler");
+	assert_int_equal(pathf(big, sizeof(big), "links/%d", 42), 0);
+	assert_string_equal(big, "links/42");
+	assert_int_equal(pathf(big, sizeof(big), "plain"), 0);
+	assert_string_equal(big, "plain");
+	assert_int_equal(pathf(big, sizeof(big), "%s%%", "a"), 0);
+	assert_string_equal(big, "a%");
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_pathf),
 	cmocka_unit_test(test_valid_name_rejects),
 	cmocka_unit_test(test_valid_name_accepts),
 	cmocka_unit_test(test_selector_active),
