@@ -351,7 +351,7 @@ t_gen=$((($(date +%s%N) - t_gen) / 1000000))
 # file's lines of each disk without an override file, then the overrides.
 records_of() {
 	local d=$1/run/earlytune ov
-	ov=$(cd "$d" 2>/dev/null && find disks -maxdepth 1 -type f ! -name '.*' 2>/dev/null)
+	ov=$(cd "$d" 2>/dev/null && find disks -maxdepth 1 -type f ! -name '.*' 2>/dev/null || true) # no disks/: none
 	[[ -z $ov ]] || (cd "$d" && cat $ov)
 	[[ ! -f $d/records ]] || LC_ALL=C awk -v ov="$ov" '
 		BEGIN { n = split(ov, o, "\n"); for (i = 1; i <= n; i++) over[o[i]] = 1 }
