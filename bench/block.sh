@@ -505,7 +505,7 @@ if command -v strace >/dev/null; then
 	gen_tree "$TMP/noseq" "$NDISKS" nodiskseq
 	strace -f -c -o "$TMP/strace.noseq" "$ET" apply --only block --root "$TMP/noseq" >/dev/null ||
 		die "FAIL: apply under strace (no diskseq)"
-	grep -q "${TAB}dev:[0-9a-f]*\$" "$TMP/noseq/run/earlytune/disks/vd0" || die "FAIL: no dev: identity without diskseq"
+	grep -q "${TAB}dev:[0-9a-f]*\$" "$TMP/noseq/run/earlytune/records" || die "FAIL: no dev: identity without diskseq"
 	rm -rf "$TMP/noseq"
 	sys_et=$(per_disk "$TMP/strace.et")
 	sys_noseq=$(per_disk "$TMP/strace.noseq")
