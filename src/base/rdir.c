@@ -150,13 +150,7 @@ int rdir_readlink(const struct rdir *d, const char *rel, char *buf, size_t size)
 /* root_access below d: 1, 0 (absent) or -errno. */
 int rdir_access(const struct rdir *d, const char *rel)
 {
-	int fd = rdir_openat(d, rel, O_PATH, 0);
-
-	if (fd >= 0) {
-		close(fd);
-		return 1;
-	}
-	return fd == -ENOENT || fd == -ENOTDIR ? 0 : fd;
+	return access_verdict(rdir_openat(d, rel, O_PATH, 0));
 }
 
 /* ---- attribute fds held from the read to the write ------------------------

@@ -398,8 +398,12 @@ bool root_exists(const struct root *r, const char *rel)
  * when that cannot be told: EIO or EACCES is not absence. */
 int root_access(const struct root *r, const char *rel)
 {
-	int fd = root_openat(r, rel, O_PATH, 0);
+	return access_verdict(root_openat(r, rel, O_PATH, 0));
+}
 
+/* An O_PATH open's result as root_access tells it, the fd closed. */
+int access_verdict(int fd)
+{
 	if (fd >= 0) {
 		close(fd);
 		return 1;

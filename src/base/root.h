@@ -32,6 +32,7 @@ int root_openat(const struct root *r, const char *rel, int flags, int mode);
 int root_readlink(const struct root *r, const char *rel, char *buf, size_t size);
 bool root_exists(const struct root *r, const char *rel);
 int root_access(const struct root *r, const char *rel); /* 1, 0 (absent) or -errno */
+int access_verdict(int fd);
 int root_missing(const struct root *r, const char *rel, char *miss, size_t size);
 int root_match(const struct root *r, const char *dir, const char *pattern,
 	       void (*fn)(const char *rel, void *data), void *data); /* count, or -errno */
