@@ -52,7 +52,7 @@ static bool key_ok(const char *key, size_t len)
 {
 	char name[STATE_REL_MAX], rel[STATE_REL_MAX];
 
-	if (len + 1 > sizeof(name))
+	if (len + 1 > sizeof(name) || memchr(key, '\0', len)) /* a NUL would cut the name short */
 		return false;
 	memcpy(name, key, len);
 	name[len] = '\0';

@@ -16,7 +16,6 @@
  * file of its own), and saved then loaded in full gives back the records
  * of a full load.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -24,47 +23,7 @@
 #include "engine/internal.h"
 #include "engine/session.h"
 #include "fuzz.h"
-
-static struct root root = { .fd = -1 };
-static char dir[] = "/tmp/et-fuzz-state.XXXXXX";
-
-/* Empties run/earlytune (and removes DIRS too): each input starts afresh. */
-static void clear(bool dirs)
-{
-	static const char *const sub[] = { "run/earlytune/disks", "run/earlytune/links" };
-
-	for (size_t i = 0; i < 2; i++) {
-		int fd = openat(root.fd, sub[i], O_RDONLY | O_DIRECTORY);
-		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-		struct dirent *de;
-
-		while (d && (de = readdir(d)))
-			unlinkat(fd, de->d_name, 0); /* . and .. fail: directories */
-		if (d)
-			closedir(d);
-		if (dirs)
-			unlinkat(root.fd, sub[i], AT_REMOVEDIR);
-	}
-	unlinkat(root.fd, "run/earlytune/originals", 0);
-}
-
-static void cleanup(void)
-{
-	clear(true);
-	unlinkat(root.fd, "run/earlytune", AT_REMOVEDIR);
-	unlinkat(root.fd, "run", AT_REMOVEDIR);
-	root_close(&root);
-	rmdir(dir);
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	if (!mkdtemp(dir) || root_open(&root, dir) < 0 || root_mkdir_p(&root, "run/earlytune", 0755) < 0)
-		abort();
-	atexit(cleanup);
-	return 0;
-}
+#include "stateroot.h"
 
 /* Written out here, not taken from state.c: the property is the rule itself. */
 static bool limits_dropin(const char *path)
