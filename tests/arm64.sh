@@ -19,20 +19,9 @@ part=${1:-}
 build=$(realpath "$2")
 arm=$build-arm64
 W=$(mktemp -d /tmp/et-arm64.XXXXXX)
-PASS=0 FAIL=0
-pass() { echo "ok - arm64: $1"; PASS=$((PASS + 1)); }
-fail() { echo "not ok - arm64: $1"; shift; for l in "$@"; do echo "    $l"; done; FAIL=$((FAIL + 1)); }
-ok() { # DESC STATUS [DETAIL…]: pass when STATUS is 0
-	d=$1 s=$2
-	shift 2
-	if [ "$s" = 0 ]; then pass "$d"; else fail "$d" "$@"; fi
-}
-finish() {
-	rm -rf "$W"
-	echo "arm64-$part: $PASS passed, $FAIL failed"
-	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
-}
-trap 'finish; exit $?' EXIT
+TAP_NAME=arm64 TAP_SUMMARY=arm64-$part
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
 # The pinned kmod and zstd tarballs the native build fetched: not again.
 seed() {
 	for d in kmod zstd; do

@@ -12,25 +12,9 @@ export LC_ALL=C
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath "$1")
 W=$(mktemp -d /tmp/et-package.XXXXXX)
-PASS=0 FAIL=0 SKIP=0
-skip() { echo "ok - package: $1 # SKIP $2"; SKIP=$((SKIP + 1)); }
-pass() { echo "ok - package: $1"; PASS=$((PASS + 1)); }
-fail() { echo "not ok - package: $1"; shift; for l in "$@"; do echo "    $l"; done; FAIL=$((FAIL + 1)); }
-ok() { # DESC STATUS [DETAIL…]: pass when STATUS is 0
-	d=$1 s=$2
-	shift 2
-	if [ "$s" = 0 ]; then pass "$d"; else fail "$d" "$@"; fi
-}
-finish() {
-	rm -rf "$W"
-	if [ "$SKIP" -gt 0 ]; then
-		echo "package: $PASS passed, $FAIL failed, $SKIP skipped"
-	else
-		echo "package: $PASS passed, $FAIL failed"
-	fi
-	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
-}
-trap 'finish; exit $?' EXIT
+TAP_NAME=package TAP_SUMMARY=package
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
 mk() { make -s -C "$top" BUILD="$build" "$@"; }
 version=$(sed -n 's/^VERSION *:= *//p' "$top/Makefile")
 sctl() { # ROOT ARGS…: systemctl on that root
