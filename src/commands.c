@@ -86,9 +86,10 @@ static int run_forget(struct ctx *c, const struct args *a)
 
 static int run_measure_tcp(struct ctx *c, const struct args *a)
 {
-	struct measure_opts o = { .seconds = a->measure_for, .peer = a->peer, .port = a->port, .apply = a->apply };
+	struct measure_opts o = { .seconds = a->measure_for, .peer = a->peer, .port = a->port, .apply = a->apply,
+				  .verify = a->verify };
 
-	return cmd_measure_tcp(c, &o);
+	return a->verify ? cmd_measure_tcp_verify(c, &o) : cmd_measure_tcp(c, &o);
 }
 
 /* status, forget and measure need neither the kernel probe, the configuration nor
@@ -129,13 +130,16 @@ static const struct command commands[] = {
 	{ "forget", NULL, false, run_forget,
 	  "drop the records of a disk or interface that left (udev's remove;\n"
 	  "--device NAME [--diskseq N], --ifindex N or --iface NAME)" },
-	{ "measure tcp", "[--for SECONDS] [--peer ADDR] [--port N] [--apply]", false, run_measure_tcp,
+	{ "measure tcp", "[--for SECONDS] [--peer ADDR] [--port N] [--apply|--verify]", false, run_measure_tcp,
 	  "read the host's TCP connections for a window (10 s): for each busy\n"
 	  "one, what limits it (send buffer, receive window, congestion\n"
 	  "window, application); where a setting is the limit, the one\n"
 	  "change, its prediction and its cost. Changes nothing unless\n"
 	  "--apply: that change, set and written to etc/sysctl.d with the\n"
-	  "measurement as its reason" },
+	  "measurement as its reason. --verify: the same measurement again,\n"
+	  "judged against the prediction the file keeps (held: at least 75%\n"
+	  "of it; moved: the limit left the setting and throughput rose),\n"
+	  "the verdict kept in the file; exit 1 when it failed" },
 };
 
 /* The length of the command a row belongs to ("cmdline" of "cmdline apply"). */

@@ -20,7 +20,7 @@ struct args {
 	unsigned last; /* status --last N */
 	unsigned measure_for, port; /* measure: --for SECONDS, --port N */
 	const char *peer;           /* measure: --peer ADDR */
-	bool apply;                 /* measure: --apply */
+	bool apply, verify;         /* measure: --apply, --verify */
 	bool only_set, check, update, wide, changes, failed;
 };
 

@@ -57,8 +57,8 @@ static void help_options(void)
 	       "      --for SECONDS    measure: the window (10 s)\n"
 	       "      --peer ADDR      measure tcp: only connections whose remote address is ADDR\n"
 	       "      --port N         measure tcp: only connections with local or remote port N\n"
-	       "      --apply          measure tcp: make the one change the measurement names\n"
-	       "                       (etc/sysctl.d/60-earlytune-measure-KEY.conf, and now)\n"
+	       "      --apply          measure tcp: make the change it names (now, and etc/sysctl.d)\n"
+	       "      --verify         measure tcp: the same measurement; exit 1 unless it held\n"
 	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
 	       "                       and unreadable config files, apply the rest, exit 0\n"
 	       "  -v, --verbose        more messages, and each skip the table would group\n"
@@ -248,6 +248,7 @@ static int parse_option(int ch, char **argv, struct ctx *c, struct args *a)
 	case 'T': case 'O': return parse_measure(ch, a);
 	case 'E': a->peer = optarg; return 0;
 	case 'Y': a->apply = true; return 0;
+	case 'Q': a->verify = true; return 0;
 	case 'P':
 		if (optarg[0] != '/' && strcmp(optarg, "auto")) {
 			log_msg(LOG_ERR, "--prometheus: '%s' is not an absolute path (or auto)", optarg);
@@ -320,6 +321,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "failed", no_argument, NULL, 'A' },        { "last", required_argument, NULL, 'N' },
 		{ "for", required_argument, NULL, 'T' },     { "peer", required_argument, NULL, 'E' },
 		{ "port", required_argument, NULL, 'O' },     { "apply", no_argument, NULL, 'Y' },
+		{ "verify", no_argument, NULL, 'Q' },
 		{ 0 },
 	};
 	int ch, r, err = 0;
@@ -342,8 +344,13 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		log_msg(LOG_ERR, "--changes: only with plan (earlytune plan --changes)");
 		r = -EINVAL;
 	}
-	if (r == 0 && (a->measure_for || a->peer || a->port || a->apply) && strcmp(a->command, "measure")) {
-		log_msg(LOG_ERR, "--for, --peer, --port and --apply: only with measure (earlytune measure tcp --for 10)");
+	if (r == 0 && (a->measure_for || a->peer || a->port || a->apply || a->verify) && strcmp(a->command, "measure")) {
+		log_msg(LOG_ERR, "--for, --peer, --port, --apply and --verify: only with measure (earlytune measure tcp "
+			"--for 10)");
+		r = -EINVAL;
+	}
+	if (r == 0 && a->apply && a->verify) {
+		log_msg(LOG_ERR, "--apply and --verify: one at a time (apply, then verify with the same measurement)");
 		r = -EINVAL;
 	}
 	if (r == 0 && (a->last || a->failed) && strcmp(a->command, "status")) {

@@ -11,19 +11,37 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "measure/measure.h"
 #include "measure/report.h"
+
+void mt_date(char *out, size_t size, long long when)
+{
+	time_t t = (time_t)when;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, size, "?");
+}
+
+/* The options that select the same connections for the same window. */
+void mt_selection(char *out, size_t size, unsigned seconds, const char *peer, unsigned port)
+{
+	int n = snprintf(out, size, "--for %u", seconds);
+
+	if (peer && n > 0 && (size_t)n < size)
+		n += snprintf(out + n, size - (size_t)n, " --peer %s", peer);
+	if (port && n > 0 && (size_t)n < size)
+		snprintf(out + n, size - (size_t)n, " --port %u", port);
+}
 
 /* The file's text: pure, for the unit tests. */
 void mt_sysctl_file(struct strbuf *sb, const struct mt_flow *f, const struct mt_verdict *v, const char *host,
-		    long long when, const char *was)
+		    long long when, const char *was, const char *selection)
 {
 	const struct mt_change *c = &v->change;
-	time_t t = (time_t)when;
-	struct tm tm;
-	char date[32] = "?";
+	char date[32];
 
-	if (gmtime_r(&t, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	mt_date(date, sizeof(date), when);
 	sb_printf(sb, "# Written by earlytune measure tcp --apply on %s at %s.\n", host, date);
 	sb_printf(sb, "# Measured: %s -> %s (%s): %s.\n", f->last.src, f->last.dst, f->last.cc[0] ? f->last.cc : "?",
 		  v->why);
@@ -37,7 +55,7 @@ void mt_sysctl_file(struct strbuf *sb, const struct mt_flow *f, const struct mt_
 			  (unsigned long long)c->flow_pages, (unsigned long long)c->flows);
 	if (was)
 		sb_printf(sb, "# Was: %s = %s (to revert: set it back and remove this file).\n", c->sysctl, was);
-	sb_printf(sb, "# Check it with the same measurement: earlytune measure tcp --peer ADDR or --port N.\n");
+	sb_printf(sb, "# Check it with the same measurement: earlytune measure tcp %s --verify\n", selection);
 	sb_printf(sb, "%s = %s\n", c->sysctl, c->value);
 }
 
@@ -58,8 +76,14 @@ static int pick(const struct mt_report *rep, size_t *which, struct mt_verdict *o
 	return n > 1 ? -EEXIST : (int)n;
 }
 
-/* proc/sys/net/ipv4/tcp_wmem for net.ipv4.tcp_wmem */
-static void proc_path(char *out, size_t size, const char *sysctl)
+void mt_conf_path(char *out, size_t size, const char *sysctl)
+{
+	const char *dot = strrchr(sysctl, '.');
+
+	snprintf(out, size, "etc/sysctl.d/60-earlytune-measure-%s.conf", dot ? dot + 1 : sysctl);
+}
+
+void mt_proc_path(char *out, size_t size, const char *sysctl)
 {
 	snprintf(out, size, "proc/sys/%s", sysctl);
 	for (char *p = out + strlen("proc/sys/"); *p; p++)
@@ -68,12 +92,11 @@ static void proc_path(char *out, size_t size, const char *sysctl)
 
 static int write_change(const struct root *r, const struct mt_verdict *v, const struct strbuf *sb)
 {
-	const char *key = strrchr(v->change.sysctl, '.') + 1;
 	char path[128], proc[128];
 	int e;
 
-	snprintf(path, sizeof(path), "etc/sysctl.d/60-earlytune-measure-%s.conf", key);
-	proc_path(proc, sizeof(proc), v->change.sysctl);
+	mt_conf_path(path, sizeof(path), v->change.sysctl);
+	mt_proc_path(proc, sizeof(proc), v->change.sysctl);
 	e = root_mkdir_p(r, "etc/sysctl.d", 0755);
 	if (!e)
 		e = root_write_atomic(r, path, sb->s, sb->len, 0644);
@@ -92,11 +115,11 @@ static int write_change(const struct root *r, const struct mt_verdict *v, const 
 	return 0;
 }
 
-int mt_apply(const struct ctx *c, const struct mt_report *rep)
+int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct measure_opts *o)
 {
 	struct strbuf sb = { 0 };
 	struct mt_verdict v;
-	char host[256] = "?", proc[128], was[128];
+	char host[256] = "?", proc[128], was[128], sel[128];
 	size_t which = 0;
 	int n = pick(rep, &which, &v), e;
 
@@ -110,9 +133,10 @@ int mt_apply(const struct ctx *c, const struct mt_report *rep)
 	}
 	if (root_read(&c->root, "proc/sys/kernel/hostname", host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "?");
-	proc_path(proc, sizeof(proc), v.change.sysctl);
+	mt_proc_path(proc, sizeof(proc), v.change.sysctl);
+	mt_selection(sel, sizeof(sel), rep->seconds, o->peer, o->port);
 	mt_sysctl_file(&sb, &rep->flows[which], &v, host, (long long)time(NULL),
-		       root_read(&c->root, proc, was, sizeof(was)) >= 0 ? was : NULL);
+		       root_read(&c->root, proc, was, sizeof(was)) >= 0 ? was : NULL, sel);
 	e = sb.oom ? -ENOMEM : write_change(&c->root, &v, &sb);
 	sb_free(&sb);
 	return e;

@@ -89,6 +89,14 @@ struct mt_verdict {
 	char why[320];          /* the limit in words, or why nothing is suggested */
 };
 
+/* tcp.c: the connections a measurement looks at (--peer, --port) */
+struct mt_filter {
+	unsigned char addr[16];
+	int family;       /* 0: no --peer */
+	unsigned port;    /* 0: any */
+};
+int mt_filter_init(struct mt_filter *f, const char *peer, unsigned port); /* -EINVAL: peer is no address */
+
 /* diag.c */
 int mt_parse_diag(const struct nlmsghdr *h, struct mt_sample *s);
 struct mt_set {

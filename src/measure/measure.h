@@ -15,8 +15,12 @@ struct measure_opts {
 	const char *peer;  /* --peer ADDR: only connections to or from it */
 	unsigned port;     /* --port N: only connections with that local or remote port */
 	bool apply;        /* --apply: make the one change this host's measurement named */
+	bool verify;       /* --verify: the same measurement again, against the prediction applied */
 };
 
 /* measure tcp: exit 0 (measured, whatever it found), 1 when the
- * connections could not be read or --apply failed, 2 for a bad --peer. */
+ * connections could not be read or --apply failed, 2 for a bad --peer.
+ * --verify: 0 when every prediction applied held, 1 when one failed or
+ * could not be checked. */
 int cmd_measure_tcp(struct ctx *c, const struct measure_opts *o);
+int cmd_measure_tcp_verify(struct ctx *c, const struct measure_opts *o); /* --verify */

@@ -18,7 +18,7 @@ static bool shown(const struct mt_flow *f, const struct mt_verdict *v)
 	return f->n >= 2 && v->limit != MT_IDLE;
 }
 
-static void rate(char *out, size_t size, uint64_t bps)
+void mt_rate(char *out, size_t size, uint64_t bps)
 {
 	if (bps >= 1000000)
 		snprintf(out, size, "%.1f Mbit/s", (double)bps / 1e6);
@@ -26,7 +26,7 @@ static void rate(char *out, size_t size, uint64_t bps)
 		snprintf(out, size, "%.1f kbit/s", (double)bps / 1e3);
 }
 
-static void bytes(char *out, size_t size, uint64_t b)
+void mt_bytes(char *out, size_t size, uint64_t b)
 {
 	if (b >= 1 << 20)
 		snprintf(out, size, "%.1f MiB", (double)b / (1 << 20));
@@ -46,8 +46,8 @@ static void text_change(const struct mt_report *rep, const struct mt_verdict *v)
 		return;
 	}
 	printf("  change:     %s = %s (%s)\n", c->sysctl, c->value, c->on_peer ? "on the receiving host" : "this host");
-	rate(r, sizeof(r), c->pred_bps);
-	bytes(b, sizeof(b), c->pred_inflight);
+	mt_rate(r, sizeof(r), c->pred_bps);
+	mt_bytes(b, sizeof(b), c->pred_inflight);
 	if (c->pred_bps)
 		printf("  prediction: %s%s, %s in flight\n", c->pred_floor ? "at least " : "", r, b);
 	else
@@ -73,17 +73,17 @@ static void text_flow(const struct mt_report *rep, const struct mt_flow *f, cons
 	for (int i = 0; i < 4 && v->limit != MT_UNKNOWN; i++)
 		printf("%s%s %u.%u%%", i ? ", " : " (", share_names[i], v->share[i] / 10, v->share[i] % 10);
 	printf("%s\n", v->limit != MT_UNKNOWN ? ")" : "");
-	rate(r1, sizeof(r1), v->rate_bps);
-	rate(r2, sizeof(r2), v->delivery_bps);
-	rate(r3, sizeof(r3), v->link_bps);
+	mt_rate(r1, sizeof(r1), v->rate_bps);
+	mt_rate(r2, sizeof(r2), v->delivery_bps);
+	mt_rate(r3, sizeof(r3), v->link_bps);
 	printf("  throughput: %s acked; delivery rate %s; link %s\n", r1, r2, v->link_bps ? r3 : "unknown");
-	bytes(b1, sizeof(b1), v->bdp);
+	mt_bytes(b1, sizeof(b1), v->bdp);
 	printf("  min RTT:    %.3f ms; BDP %s (at the %s)\n", v->min_rtt_us / 1e3, b1,
 	       v->link_bps ? "link's rate" : "delivery rate");
-	bytes(b1, sizeof(b1), v->cwnd_bytes);
-	bytes(b2, sizeof(b2), v->inflight);
-	bytes(b3, sizeof(b3), v->notsent);
-	bytes(b4, sizeof(b4), f->last.sndbuf);
+	mt_bytes(b1, sizeof(b1), v->cwnd_bytes);
+	mt_bytes(b2, sizeof(b2), v->inflight);
+	mt_bytes(b3, sizeof(b3), v->notsent);
+	mt_bytes(b4, sizeof(b4), f->last.sndbuf);
 	printf("  window:     cwnd x mss %s; in flight %s; not sent %s; send buffer %s; %u retransmits in %u segments\n",
 	       b1, b2, b3, b4, v->retrans, v->segs);
 	printf("  why:        %s\n", v->why);

@@ -14,9 +14,23 @@ struct mt_report {
 };
 
 void mt_report(const struct ctx *c, const struct mt_report *rep);
+void mt_rate(char *out, size_t size, uint64_t bps);  /* "38.1 Mbit/s" */
+void mt_bytes(char *out, size_t size, uint64_t b);   /* "186.7 KiB" */
+/* tcp.c: the measurement over rep->seconds of the connections f selects */
+int mt_measure(const struct root *r, const struct mt_filter *f, struct mt_report *rep);
+
+struct measure_opts;
 
 /* apply.c: --apply, and the sysctl.d file's text (when: seconds since the
- * epoch; was: the value before, NULL when it could not be read). */
-int mt_apply(const struct ctx *c, const struct mt_report *rep);
+ * epoch; was: the value before, NULL when it could not be read; selection:
+ * the options that measure the same connections again, "--for 10 --port
+ * 5201"). */
+int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct measure_opts *o);
 void mt_sysctl_file(struct strbuf *sb, const struct mt_flow *f, const struct mt_verdict *v, const char *host,
-		    long long when, const char *was);
+		    long long when, const char *was, const char *selection);
+void mt_selection(char *out, size_t size, unsigned seconds, const char *peer, unsigned port);
+/* "etc/sysctl.d/60-earlytune-measure-KEY.conf" and "proc/sys/net/ipv4/KEY" for a sysctl */
+void mt_conf_path(char *out, size_t size, const char *sysctl);
+void mt_proc_path(char *out, size_t size, const char *sysctl);
+/* UTC, as the files say it */
+void mt_date(char *out, size_t size, long long when);

@@ -19,28 +19,22 @@
 
 #define ROUNDS 5
 
-struct filter {
-	unsigned char addr[16];
-	int family;       /* 0: no --peer */
-	unsigned port;
-};
-
-static int filter_init(struct filter *f, const struct measure_opts *o)
+int mt_filter_init(struct mt_filter *f, const char *peer, unsigned port)
 {
 	memset(f, 0, sizeof(*f));
-	f->port = o->port;
-	if (!o->peer)
+	f->port = port;
+	if (!peer)
 		return 0;
-	if (inet_pton(AF_INET, o->peer, f->addr) == 1)
+	if (inet_pton(AF_INET, peer, f->addr) == 1)
 		f->family = AF_INET;
-	else if (inet_pton(AF_INET6, o->peer, f->addr) == 1)
+	else if (inet_pton(AF_INET6, peer, f->addr) == 1)
 		f->family = AF_INET6;
 	else
 		return -EINVAL;
 	return 0;
 }
 
-static bool filter_match(const struct filter *f, const struct mt_sample *s)
+static bool filter_match(const struct mt_filter *f, const struct mt_sample *s)
 {
 	size_t alen = s->family == AF_INET ? 4 : 16;
 
@@ -60,7 +54,7 @@ static struct mt_flow *flow_of(struct mt_report *rep, uint64_t cookie)
 	return &rep->flows[rep->nflows++];
 }
 
-static int sample_once(struct mt_report *rep, const struct filter *f)
+static int sample_once(struct mt_report *rep, const struct mt_filter *f)
 {
 	struct mt_set set = { 0 };
 	int r = mt_read(&set);
@@ -88,29 +82,38 @@ static void sleep_us(long long us)
 		;
 }
 
+/* The measurement: the host's side, then the connections f selects over
+ * rep->seconds; 0 or -errno after one log line. */
+int mt_measure(const struct root *r, const struct mt_filter *f, struct mt_report *rep)
+{
+	int e = 0;
+
+	mt_host_read(r, &rep->host);
+	for (int i = 0; i < ROUNDS && e == 0; i++) {
+		if (i)
+			sleep_us((long long)rep->seconds * 1000000 / (ROUNDS - 1));
+		e = sample_once(rep, f);
+	}
+	if (e < 0)
+		log_msg(LOG_ERR, "cannot read the TCP connections (sock_diag): %s", strerror(-e));
+	return e;
+}
+
 int cmd_measure_tcp(struct ctx *c, const struct measure_opts *o)
 {
 	struct mt_report rep = { .seconds = o->seconds ? o->seconds : 10 };
-	struct filter f;
-	int r = 0;
+	struct mt_filter f;
+	int r;
 
-	if (filter_init(&f, o) < 0) {
+	if (mt_filter_init(&f, o->peer, o->port) < 0) {
 		log_msg(LOG_ERR, "--peer: '%s' is not an IPv4 or IPv6 address", o->peer);
 		return 2;
 	}
-	mt_host_read(&c->root, &rep.host);
-	for (int i = 0; i < ROUNDS && r == 0; i++) {
-		if (i)
-			sleep_us((long long)rep.seconds * 1000000 / (ROUNDS - 1));
-		r = sample_once(&rep, &f);
+	r = mt_measure(&c->root, &f, &rep);
+	if (r == 0) {
+		mt_report(c, &rep);
+		r = o->apply ? mt_apply(c, &rep, o) : 0;
 	}
-	if (r < 0) {
-		log_msg(LOG_ERR, "cannot read the TCP connections (sock_diag): %s", strerror(-r));
-		free(rep.flows);
-		return 1;
-	}
-	mt_report(c, &rep);
-	r = o->apply ? mt_apply(c, &rep) : 0;
 	free(rep.flows);
 	return r < 0 ? 1 : 0;
 }

@@ -61,7 +61,9 @@ transfer() {
 	waitfor "$A" "-Htn state established ( dport = :$_p )"
 	sleep 1.5
 	shift 3
-	OUT=$(ip netns exec "$A" "$ET" measure tcp --for 2 --port "$_p" "$@" 2>&1)
+	# SEL, when set: the selection instead (--verify keeps its own)
+	if [ -n "${SEL+set}" ]; then _sel=$SEL; else _sel="--for 2 --port $_p"; fi
+	OUT=$(ip netns exec "$A" "$ET" measure tcp $_sel "$@" 2>&1)
 	RC=$?
 	wait "$_snd" "$_srv" 2>/dev/null
 }
@@ -140,6 +142,52 @@ else
 	fail "after the change: the limit left the send buffer and throughput rose" \
 		"$before -> $after bit/s (predicted $pred), the limit $lim"
 fi
+
+# --verify: the same measurement (the file's --for 2 --port 5001) against
+# the prediction the file keeps; held or moved (the limit left the send
+# buffer and throughput rose), the verdict kept in the file. Up to three
+# transfers: on this loaded machine the python ends can be slower than
+# before the change.
+SEL=
+for _try in 0 1 2; do
+	transfer 5001 "" "" --root "$tree" --verify
+	[ "$RC" = 0 ] && break
+done
+eq "--verify: the prediction held or the limit moved (exit 0)" "$RC" 0
+[ "$_try" = 0 ] || echo "# --verify: held on transfer $((_try + 1)) of 3: $OUT"
+contains "--verify: the file it checks" "measure tcp --verify: /etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf"
+contains "--verify: the selection the file keeps" "(--for 2 --port 5001: 10.77.0.1:"
+contains "--verify: before, the send buffer" "limit send buffer"
+case $OUT in
+*"verdict:    held: "* | *"verdict:    moved: the limit moved off the send buffer to the "*)
+	pass "--verify: held, or moved off the send buffer: $(printf '%s\n' "$OUT" | grep verdict)" ;;
+*) fail "--verify: held, or moved off the send buffer" "$OUT" ;;
+esac
+eq "--verify: the verdict kept on the file's comment lines, before its setting" \
+	"$(grep -c '^# Verified: \(held\|moved\) at .* bit/s acked, .* bytes in flight, the limit ' "$conf") $(tail -1 "$conf")" \
+	"1 net.ipv4.tcp_wmem = 4096 16384 262144"
+# The change undone behind the file's back (the namespace back at 64 KiB,
+# the tree still saying 256 KiB): the send buffer again, the prediction failed.
+ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 65536"
+transfer 5001 "" "" --root "$tree" --verify --json
+eq "--verify, the change undone: exit 1" "$RC" 1
+eq "--verify, the change undone: failed, the way back named" \
+	"$(printf '%s' "$OUT" | python3 -c "import json, sys; c = json.load(sys.stdin)['checks'][0]; print(c['verdict'], c['revert'])")" \
+	"failed 4096 16384 65536"
+transfer 5001 "" "" --root "$tree" --verify
+contains "--verify, failed: the revert suggested" \
+	"revert:     sysctl -w net.ipv4.tcp_wmem='4096 16384 65536' and remove /etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf"
+eq "--verify, failed: kept, in place of the earlier verdict" "$(grep -c '^# Verified: ' "$conf")/$(grep -c '^# Verified: failed ' "$conf")" 1/1
+# Not in force in the tree: nothing measured, exit 1, the file's verdict kept.
+echo "4096 16384 65536" >"$tree/proc/sys/net/ipv4/tcp_wmem"
+check_rc "--verify, not in force: exit 1" 1 -- mt --root "$tree" --verify
+contains "--verify, not in force: said" "unverified: not in force: net.ipv4.tcp_wmem reads '4096 16384 65536'"
+eq "--verify, not in force: the file's verdict stays" "$(grep -c '^# Verified: failed ' "$conf")" 1
+mkdir "$WORK/empty0"
+check_rc "--verify without a file: exit 1" 1 -- mt --root "$WORK/empty0" --verify
+contains "--verify without a file: nothing to verify" "measure tcp --verify: nothing to verify: no /etc/sysctl.d/60-earlytune-measure-tcp_*.conf"
+check_rc "--apply with --verify: exit 2" 2 -- "$ET" measure tcp --apply --verify
+unset SEL
 
 # (a2) The application's own SO_SNDBUF: named, no sysctl.
 ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 4194304"

@@ -12,96 +12,10 @@
 #include <arpa/inet.h>
 
 #include "unit.h"
+#include "measure_fx.h"
 #include "base/root.h"
 #include "measure/internal.h"
 #include "measure/report.h"
-
-#define MSS 1448
-#define SEC 1000000LL
-
-/* A sample's counters at time t (µs): what the kernel's chrono stats and
- * byte counters read then. */
-struct rec {
-	long long t;
-	uint64_t busy, rwnd, sndbuf, acked;
-	uint32_t unacked, cwnd, min_rtt, snd_wnd, retrans, segs, sk_sndbuf;
-	uint64_t rate;   /* delivery rate, bytes/s */
-	bool app_limited;
-	const char *cc;
-};
-
-static struct mt_sample mk(const struct rec *r)
-{
-	struct mt_sample s = { .cookie = 7, .family = AF_INET, .t_us = r->t, .info_len = sizeof(struct tcp_info) };
-
-	s.ti.tcpi_snd_mss = MSS;
-	s.ti.tcpi_busy_time = r->busy;
-	s.ti.tcpi_rwnd_limited = r->rwnd;
-	s.ti.tcpi_sndbuf_limited = r->sndbuf;
-	s.ti.tcpi_bytes_acked = r->acked;
-	s.ti.tcpi_unacked = r->unacked;
-	s.ti.tcpi_snd_cwnd = r->cwnd;
-	s.ti.tcpi_min_rtt = r->min_rtt;
-	s.ti.tcpi_snd_wnd = r->snd_wnd;
-	s.ti.tcpi_total_retrans = r->retrans;
-	s.ti.tcpi_data_segs_out = r->segs;
-	s.ti.tcpi_delivery_rate = r->rate;
-	s.ti.tcpi_delivery_rate_app_limited = r->app_limited;
-	snprintf(s.cc, sizeof(s.cc), "%s", r->cc ? r->cc : "cubic");
-	s.sndbuf = r->sk_sndbuf;
-	s.have_mem = r->sk_sndbuf != 0;
-	return s;
-}
-
-static void flow2(struct mt_flow *f, const struct rec *a, const struct rec *b)
-{
-	struct mt_sample s1 = mk(a), s2 = mk(b);
-
-	memset(f, 0, sizeof(*f));
-	mt_flow_add(f, &s1);
-	mt_flow_add(f, &s2);
-}
-
-static struct mt_host host(void);
-
-/* The verdict on the flow from a to b against host(). */
-static void judge(const struct rec *a, const struct rec *b, struct mt_verdict *v)
-{
-	struct mt_host h = host();
-	struct mt_flow f;
-
-	flow2(&f, a, b);
-	mt_interpret(&f, &h, v);
-}
-
-/* v names limit, suggests nothing, and says why (when given). */
-static void expect_none(const struct mt_verdict *v, enum mt_limit limit, const char *why)
-{
-	assert_int_equal(v->limit, limit);
-	assert_null(v->change.sysctl);
-	if (why)
-		assert_non_null(strstr(v->why, why));
-}
-
-/* tcp_mem 46000 62000 93000 pages, TCP holding 500 of them, 4 KiB pages. */
-static struct mt_host host(void)
-{
-	struct mt_host h = { .wmem = { 4096, 16384, 4194304 }, .rmem = { 4096, 131072, 6291456 },
-			     .tcp_mem = { 46000, 62000, 93000 }, .mem_pages = 500, .have_wmem = true,
-			     .have_rmem = true, .have_tcp_mem = true, .have_mem = true, .page = 4096 };
-
-	snprintf(h.cc, sizeof(h.cc), "cubic");
-	return h;
-}
-
-/* 10 s of the worked case: the send buffer waited on 9 s, 2417 segments
- * (3.5 MB) in flight of a 4 MiB buffer, 35 MB/s delivered. */
-static const struct rec wa = { .t = 0, .busy = 0, .sndbuf = 0, .acked = 0, .unacked = 2417, .cwnd = 4834,
-			       .min_rtt = 100000, .rate = 35000000, .app_limited = true, .sk_sndbuf = 4194304,
-			       .segs = 0 };
-static const struct rec wb = { .t = 10 * SEC, .busy = 10 * SEC, .sndbuf = 9 * SEC, .acked = 350000000,
-			       .unacked = 2417, .cwnd = 4834, .min_rtt = 100000, .rate = 35000000,
-			       .app_limited = true, .sk_sndbuf = 4194304, .segs = 241700 };
 
 static void test_sndbuf_worked_case(void **state)
 {
@@ -430,7 +344,7 @@ static void test_sysctl_file(void **state)
 	snprintf(f.last.src, sizeof(f.last.src), "10.0.0.1:40000");
 	snprintf(f.last.dst, sizeof(f.last.dst), "10.0.0.2:5201");
 	mt_interpret(&f, &h, &v);
-	mt_sysctl_file(&sb, &f, &v, "backup1", 1764806400, "4096\t16384\t4194304");
+	mt_sysctl_file(&sb, &f, &v, "backup1", 1764806400, "4096\t16384\t4194304", "--for 10 --port 5201");
 	assert_false(sb.oom);
 	assert_non_null(strstr(sb.s, "# Written by earlytune measure tcp --apply on backup1 at 2025-12-04T00:00:00Z.\n"
 				     "# Measured: 10.0.0.1:40000 -> 10.0.0.2:5201 (cubic): the send buffer: "));
@@ -439,7 +353,8 @@ static void test_sysctl_file(void **state)
 	assert_non_null(strstr(sb.s, "\n# Cost: 4096 pages a flow; 15 such flows before tcp_mem's pressure threshold.\n"));
 	assert_non_null(strstr(sb.s, "\n# Was: net.ipv4.tcp_wmem = 4096\t16384\t4194304 (to revert: set it back and "
 				     "remove this file).\n"));
-	assert_non_null(strstr(sb.s, "\nnet.ipv4.tcp_wmem = 4096 16384 16777216\n"));
+	assert_non_null(strstr(sb.s, "\n# Check it with the same measurement: earlytune measure tcp --for 10 --port 5201 "
+				     "--verify\nnet.ipv4.tcp_wmem = 4096 16384 16777216\n"));
 	assert_int_equal(sb.s[sb.len - 1], '\n');
 	sb_free(&sb);
 }

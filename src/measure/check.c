@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * measure tcp --verify: for each file --apply wrote
+ * (etc/sysctl.d/60-earlytune-measure-*.conf), the same measurement again
+ * (the file's --for, --peer and --port, or those given now), the busiest
+ * connection it sees judged against the file's prediction (verify.c), the
+ * verdict kept on the file's comment lines: sysctl.d survives a reboot,
+ * and so does the before and after of the change beside it. A failed
+ * prediction names the way back (the file's "Was:" line).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/array.h"
+#include "base/log.h"
+#include "engine/engine.h"
+#include "measure/measure.h"
+#include "measure/report.h"
+#include "measure/verify.h"
+
+#define CONF_DIR "etc/sysctl.d"
+#define CONF_GLOB "60-earlytune-measure-tcp_*.conf"
+
+struct names {
+	char (*v)[256];
+	size_t n, cap;
+	int err;
+};
+
+static void add_name(const char *rel, void *data)
+{
+	struct names *ns = data;
+
+	if (array_grow(&ns->v, &ns->cap, ns->n, sizeof(*ns->v), 4) < 0) {
+		ns->err = -ENOMEM;
+		return;
+	}
+	snprintf(ns->v[ns->n++], sizeof(*ns->v), "%s", rel);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* One file's check: what verify prints and keeps. */
+struct one {
+	const char *rel;
+	struct mt_applied a;
+	char sel[128], now[128];
+	bool in_force;
+	const struct mt_flow *flow; /* the busiest connection measured, or NULL */
+	struct mt_verdict after;
+	struct mt_check k;
+};
+
+/* The busiest connection shown: the one the change was for, when the
+ * selection is the one that measured it. */
+static const struct mt_flow *busiest(const struct mt_report *rep, struct mt_verdict *out)
+{
+	const struct mt_flow *best = NULL;
+
+	for (size_t i = 0; i < rep->nflows; i++) {
+		struct mt_verdict v;
+
+		mt_interpret(&rep->flows[i], &rep->host, &v);
+		if (rep->flows[i].n < 2 || v.limit == MT_IDLE || v.limit == MT_UNKNOWN)
+			continue;
+		if (!best || v.rate_bps > out->rate_bps)
+			best = &rep->flows[i], *out = v;
+	}
+	return best;
+}
+
+static void text_one(const struct one *x)
+{
+	char r[32], b[32];
+
+	printf("measure tcp --verify: /%s\n", x->rel);
+	printf("  setting:    %s = %s (%s)\n", x->a.setting, x->a.value, x->in_force ? "in force" : "not in force");
+	mt_rate(r, sizeof(r), x->a.before_bps);
+	mt_bytes(b, sizeof(b), x->a.before_inflight);
+	printf("  before:     %s acked, %s in flight; limit %s\n", r, b, mt_limit_name(x->k.before));
+	mt_rate(r, sizeof(r), x->a.pred_bps);
+	mt_bytes(b, sizeof(b), x->a.pred_inflight);
+	printf("  predicted:  %s%s, %s in flight\n", x->a.pred_floor ? "at least " : "", r, b);
+	if (x->flow) {
+		mt_rate(r, sizeof(r), x->after.rate_bps);
+		mt_bytes(b, sizeof(b), x->after.inflight);
+		printf("  after:      %s acked, %s in flight; limit %s (%s: %s -> %s)\n", r, b,
+		       mt_limit_name(x->after.limit), x->sel, x->flow->last.src, x->flow->last.dst);
+	} else {
+		printf("  after:      %s (%s)\n", x->in_force ? "no busy connection" : "not measured", x->sel);
+	}
+	printf("  verdict:    %s: %s\n", mt_outcome_name(x->k.outcome), x->k.why);
+	if (x->k.outcome == MO_FAILED)
+		printf("  revert:     sysctl -w %s='%s' and remove /%s\n", x->a.setting, *x->a.was ? x->a.was : "?",
+		       x->rel);
+}
+
+static void json_one(struct strbuf *sb, const struct one *x, size_t *shown)
+{
+	sb_printf(sb, "%s{\"file\":", (*shown)++ ? "," : "");
+	sb_json_str(sb, x->rel);
+	json_field(sb, "setting", x->a.setting);
+	json_field(sb, "value", x->a.value);
+	json_field(sb, "now", x->now);
+	sb_printf(sb, ",\"in_force\":%s", x->in_force ? "true" : "false");
+	json_field(sb, "selection", x->sel);
+	sb_printf(sb, ",\"before\":{\"throughput_bps\":%llu,\"in_flight_bytes\":%llu,\"limit\":\"%s\"}",
+		  (unsigned long long)x->a.before_bps, (unsigned long long)x->a.before_inflight,
+		  mt_limit_name(x->k.before));
+	sb_printf(sb, ",\"prediction\":{\"throughput_bps\":%llu,\"at_least\":%s,\"in_flight_bytes\":%llu}",
+		  (unsigned long long)x->a.pred_bps, x->a.pred_floor ? "true" : "false",
+		  (unsigned long long)x->a.pred_inflight);
+	if (x->flow) {
+		sb_printf(sb, ",\"after\":{\"src\":");
+		sb_json_str(sb, x->flow->last.src);
+		json_field(sb, "dst", x->flow->last.dst);
+		sb_printf(sb, ",\"throughput_bps\":%llu,\"in_flight_bytes\":%llu,\"limit\":\"%s\"}",
+			  (unsigned long long)x->after.rate_bps, (unsigned long long)x->after.inflight,
+			  mt_limit_name(x->after.limit));
+		sb_printf(sb, ",\"percent_of_prediction\":%u", x->k.pct);
+	} else {
+		sb_printf(sb, ",\"after\":null,\"percent_of_prediction\":null");
+	}
+	json_field(sb, "verdict", mt_outcome_name(x->k.outcome));
+	json_field(sb, "why", x->k.why);
+	json_field(sb, "revert", x->k.outcome == MO_FAILED && *x->a.was ? x->a.was : NULL);
+	sb_printf(sb, "}");
+}
+
+/* The verdict on the file's comment lines, in place of the one before. */
+static void keep(const struct root *r, const struct one *x, const char *text)
+{
+	struct strbuf sb = { 0 };
+	char host[256];
+	int e;
+
+	if (root_read(r, "proc/sys/kernel/hostname", host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "?");
+	mt_record_check(&sb, text, &x->k, &x->after, host, (long long)time(NULL));
+	e = sb.oom ? -ENOMEM : root_write_atomic(r, x->rel, sb.s, sb.len, 0644);
+	if (e < 0)
+		log_msg(LOG_WARN, "measure tcp --verify: cannot keep the verdict in /%s: %s", x->rel, strerror(-e));
+	sb_free(&sb);
+}
+
+/* The measurement again, judged; 0, or -errno when it could not be made. */
+static int check(const struct ctx *c, const struct measure_opts *o, const char *text, struct one *x,
+		 struct mt_report *rep)
+{
+	const char *peer = o->peer ? o->peer : *x->a.peer ? x->a.peer : NULL;
+	unsigned port = o->port ? o->port : x->a.port;
+	char proc[128];
+	struct mt_filter f;
+	int e;
+
+	rep->seconds = o->seconds ? o->seconds : x->a.seconds ? x->a.seconds : 10;
+	mt_selection(x->sel, sizeof(x->sel), rep->seconds, peer, port);
+	mt_proc_path(proc, sizeof(proc), x->a.setting);
+	x->in_force = root_read(&c->root, proc, x->now, sizeof(x->now)) >= 0 && mt_same_value(x->now, x->a.value);
+	if (x->in_force) {
+		if (mt_filter_init(&f, peer, port) < 0) {
+			log_msg(LOG_ERR, "measure tcp --verify: --peer '%s' is not an IPv4 or IPv6 address", peer);
+			return -EINVAL;
+		}
+		e = mt_measure(&c->root, &f, rep);
+		if (e < 0)
+			return e;
+		x->flow = busiest(rep, &x->after);
+	}
+	mt_judge(&x->a, x->flow ? &x->after : NULL, x->in_force, x->now, &x->k);
+	if (x->k.outcome != MO_UNVERIFIED)
+		keep(&c->root, x, text);
+	return 0;
+}
+
+static int verify_file(const struct ctx *c, const struct measure_opts *o, const char *rel, struct strbuf *js,
+		       size_t *shown)
+{
+	_cleanup_(freep) char *text = NULL;
+	struct mt_report rep = { 0 };
+	struct one x = { .rel = rel };
+	int e = root_read_file(&c->root, rel, &text, 64 * 1024);
+
+	if (e >= 0 && mt_applied_parse(text, &x.a) < 0)
+		e = -EBADMSG;
+	if (e < 0) {
+		log_msg(LOG_ERR, "measure tcp --verify: cannot read /%s: %s", rel,
+			e == -EBADMSG ? "no setting line" : strerror(-e));
+		return e;
+	}
+	e = check(c, o, text, &x, &rep);
+	if (e >= 0 && c->json)
+		json_one(js, &x, shown);
+	else if (e >= 0)
+		text_one(&x);
+	free(rep.flows);
+	return e < 0 ? e : (int)x.k.outcome;
+}
+
+int cmd_measure_tcp_verify(struct ctx *c, const struct measure_opts *o)
+{
+	struct names ns = { 0 };
+	struct strbuf js = { 0 };
+	struct mt_filter f;
+	size_t shown = 0;
+	int n, rc;
+
+	if (mt_filter_init(&f, o->peer, 0) < 0) {
+		log_msg(LOG_ERR, "--peer: '%s' is not an IPv4 or IPv6 address", o->peer);
+		return 2;
+	}
+	n = root_match(&c->root, CONF_DIR, CONF_GLOB, add_name, &ns);
+	n = n < 0 ? n : ns.err;
+	if (n < 0)
+		log_msg(LOG_ERR, "measure tcp --verify: cannot list /%s: %s", CONF_DIR, strerror(-n));
+	else if (!ns.n)
+		log_msg(LOG_ERR, "measure tcp --verify: nothing to verify: no /%s/%s (measure tcp --apply writes one)",
+			CONF_DIR, CONF_GLOB);
+	rc = n < 0 || !ns.n;
+	if (ns.n)
+		qsort(ns.v, ns.n, sizeof(*ns.v), by_name);
+	json_head(&js, c, "measure tcp verify");
+	sb_printf(&js, ",\"tolerance_percent\":%d,\"rise_percent\":%d,\"checks\":[", MT_TOLERANCE_PCT, MT_RISE_PCT);
+	for (size_t i = 0; i < ns.n; i++) {
+		int e = verify_file(c, o, ns.v[i], &js, &shown);
+
+		rc |= e != MO_HELD && e != MO_MOVED;
+	}
+	sb_printf(&js, "]}\n");
+	if (c->json && n >= 0)
+		json_emit(&js);
+	sb_free(&js);
+	free(ns.v);
+	return rc;
+}
