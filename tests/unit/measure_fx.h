@@ -8,6 +8,7 @@
 
 #include "unit.h"
 #include "measure/internal.h"
+#include "measure/report.h"
 
 #define MSS 1448
 #define SEC 1000000LL
@@ -96,3 +97,17 @@ static const struct rec wb = { .t = 10 * SEC, .busy = 10 * SEC, .sndbuf = 9 * SE
 			       .unacked = 2417, .cwnd = 4834, .min_rtt = 100000, .rate = 35000000,
 			       .app_limited = true, .sk_sndbuf = 4194304, .segs = 241700 };
 
+
+/* The worked case's --apply file, selection kept, into sb; v its verdict. */
+static inline void worked_file_text(struct strbuf *sb, struct mt_verdict *v, const char *selection)
+{
+	struct mt_host h = host();
+	struct mt_flow f;
+
+	flow2(&f, &wa, &wb);
+	snprintf(f.last.src, sizeof(f.last.src), "10.0.0.1:40000");
+	snprintf(f.last.dst, sizeof(f.last.dst), "10.0.0.2:5201");
+	mt_interpret(&f, &h, v);
+	mt_sysctl_file(sb, &f, v, "backup1", 1764806400, "4096\t16384\t4194304", selection);
+	assert_false(sb->oom);
+}

@@ -16,16 +16,9 @@
 /* The worked case's file, as --apply writes it, parsed back. */
 static void worked_file(struct strbuf *sb, struct mt_applied *a)
 {
-	struct mt_host h = host();
-	struct mt_flow f;
 	struct mt_verdict v;
 
-	flow2(&f, &wa, &wb);
-	snprintf(f.last.src, sizeof(f.last.src), "10.0.0.1:40000");
-	snprintf(f.last.dst, sizeof(f.last.dst), "10.0.0.2:5201");
-	mt_interpret(&f, &h, &v);
-	mt_sysctl_file(sb, &f, &v, "backup1", 1764806400, "4096\t16384\t4194304", "--for 10 --peer 10.0.0.2 --port 5201");
-	assert_false(sb->oom);
+	worked_file_text(sb, &v, "--for 10 --peer 10.0.0.2 --port 5201");
 	assert_int_equal(mt_applied_parse(sb->s, a), 0);
 }
 
@@ -37,9 +30,11 @@ static const struct rec ab = { .t = 10 * SEC, .busy = 10 * SEC, .acked = 1086250
 			       .cwnd = 7500, .min_rtt = 100000, .rate = 108625000, .snd_wnd = 23068672,
 			       .sk_sndbuf = 16777216, .segs = 750000 };
 
-static void after_of(const struct rec *a, const struct rec *b, struct mt_verdict *v)
+/* The worked case's file, and the connection after the change. */
+static void worked_after(struct strbuf *sb, struct mt_applied *a, struct mt_verdict *v)
 {
-	judge(a, b, v);
+	worked_file(sb, a);
+	judge(&aa, &ab, v);
 }
 
 static void test_file_read_back(void **state)
@@ -80,8 +75,7 @@ static void test_held(void **state)
 	struct mt_verdict v;
 	struct mt_check k;
 
-	worked_file(&sb, &a);
-	after_of(&aa, &ab, &v);
+	worked_after(&sb, &a, &v);
 	assert_int_equal(v.limit, MT_CWND);
 	assert_int_equal(v.rate_bps, 869000000);
 	mt_judge(&a, &v, true, a.value, &k);
@@ -109,7 +103,7 @@ static void test_moved(void **state)
 	x.app_limited = y.app_limited = true;
 	x.rate = y.rate = 2700000;
 	y.acked = 27000000, y.busy = 4 * SEC;
-	after_of(&x, &y, &v);
+	judge(&x, &y, &v);
 	assert_int_equal(v.limit, MT_APP);
 	mt_judge(&a, &v, true, a.value, &k);
 	assert_int_equal(k.outcome, MO_MOVED);
@@ -118,7 +112,7 @@ static void test_moved(void **state)
 				      "from 10.5 Mbit/s to 21.6 Mbit/s"));
 	/* The same move without the rise: failed. */
 	y.acked = 13000000;
-	after_of(&x, &y, &v);
+	judge(&x, &y, &v);
 	mt_judge(&a, &v, true, a.value, &k);
 	assert_int_equal(k.outcome, MO_FAILED);
 	assert_non_null(strstr(k.why, "the limit moved but the throughput did not rise by a quarter"));
@@ -136,7 +130,7 @@ static void test_failed_kept(void **state)
 
 	worked_file(&sb, &a);
 	y.acked = 375000000;
-	after_of(&wa, &y, &v);
+	judge(&wa, &y, &v);
 	assert_int_equal(v.limit, MT_SNDBUF);
 	mt_judge(&a, &v, true, a.value, &k);
 	assert_int_equal(k.outcome, MO_FAILED);
@@ -153,7 +147,7 @@ static void test_failed_kept(void **state)
 	assert_int_equal(back.after_bps, 300000000);
 	assert_int_equal(back.pred_bps, a.pred_bps);
 	/* A second check replaces the first. */
-	after_of(&aa, &ab, &v);
+	judge(&aa, &ab, &v);
 	mt_judge(&a, &v, true, a.value, &k);
 	mt_record_check(&again, out.s, &k, &v, "backup1", 1764979200);
 	assert_null(strstr(again.s, "# Verified: failed"));
@@ -176,8 +170,7 @@ static void test_unverified(void **state)
 	struct mt_verdict v;
 	struct mt_check k;
 
-	worked_file(&sb, &a);
-	after_of(&aa, &ab, &v);
+	worked_after(&sb, &a, &v);
 	mt_judge(&a, &v, false, "4096 16384 4194304", &k);
 	assert_int_equal(k.outcome, MO_UNVERIFIED);
 	assert_non_null(strstr(k.why, "not in force: net.ipv4.tcp_wmem reads '4096 16384 4194304'"));
