@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "measure/measure.h"
 #include "measure/report.h"
+#include "measure/verify.h"
 
 void mt_date(char *out, size_t size, long long when)
 {
@@ -90,28 +91,49 @@ void mt_proc_path(char *out, size_t size, const char *sysctl)
 		*p = *p == '.' ? '/' : *p;
 }
 
-static int write_change(const struct root *r, const struct mt_verdict *v, const struct strbuf *sb)
+/* The original an earlier --apply's file names: a second --apply keeps
+ * it (the value now is the one the first set). */
+int mt_earlier_was(const struct root *r, const char *sysctl, char *out, size_t size)
+{
+	char path[128], text[4096];
+	struct mt_applied a;
+	int n;
+
+	mt_conf_path(path, sizeof(path), sysctl);
+	n = root_read(r, path, text, sizeof(text));
+	if (n < 0)
+		return n == -ENOENT ? 0 : n;
+	if (mt_applied_parse(text, &a) < 0 || strcmp(a.setting, sysctl) || !a.was[0])
+		return 0;
+	snprintf(out, size, "%s", a.was);
+	return 1;
+}
+
+/* The value set first, then its file; a file that cannot be written sets
+ * the value back (was), so that a failed --apply leaves nothing behind. */
+int mt_write_change(const struct root *r, const char *sysctl, const char *value, const char *was,
+		    const struct strbuf *sb)
 {
 	char path[128], proc[128];
 	int e;
 
-	mt_conf_path(path, sizeof(path), v->change.sysctl);
-	mt_proc_path(proc, sizeof(proc), v->change.sysctl);
+	mt_conf_path(path, sizeof(path), sysctl);
+	mt_proc_path(proc, sizeof(proc), sysctl);
+	e = root_write(r, proc, value);
+	if (e < 0) {
+		log_msg(LOG_ERR, "measure tcp --apply: cannot set %s: %s", sysctl, strerror(-e));
+		return e;
+	}
 	e = root_mkdir_p(r, "etc/sysctl.d", 0755);
 	if (!e)
 		e = root_write_atomic(r, path, sb->s, sb->len, 0644);
 	if (e < 0) {
-		log_msg(LOG_ERR, "measure tcp --apply: cannot write /%s: %s", path, strerror(-e));
+		log_msg(LOG_ERR, "measure tcp --apply: cannot write /%s: %s; %s set back", path, strerror(-e), sysctl);
+		if (was)
+			root_write(r, proc, was);
 		return e;
 	}
-	e = root_write(r, proc, v->change.value);
-	if (e < 0) {
-		log_msg(LOG_ERR, "measure tcp --apply: wrote /%s, but cannot set %s now: %s", path, v->change.sysctl,
-			strerror(-e));
-		return e;
-	}
-	log_msg(LOG_NOTICE, "measure tcp --apply: %s = %s, in force and in /%s", v->change.sysctl, v->change.value,
-		path);
+	log_msg(LOG_NOTICE, "measure tcp --apply: %s = %s, in force and in /%s", sysctl, value, path);
 	return 0;
 }
 
@@ -119,9 +141,10 @@ int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct meas
 {
 	struct strbuf sb = { 0 };
 	struct mt_verdict v;
-	char host[256] = "?", proc[128], was[128], sel[128];
+	char host[256] = "?", proc[128], now[128], was[128], sel[128];
 	size_t which = 0;
 	int n = pick(rep, &which, &v), e;
+	bool have, first;
 
 	if (n == -EEXIST) {
 		log_msg(LOG_ERR, "measure tcp --apply: several connections ask for a change; pick one with --peer or --port");
@@ -135,9 +158,10 @@ int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct meas
 		snprintf(host, sizeof(host), "?");
 	mt_proc_path(proc, sizeof(proc), v.change.sysctl);
 	mt_selection(sel, sizeof(sel), rep->seconds, o->peer, o->port);
-	mt_sysctl_file(&sb, &rep->flows[which], &v, host, (long long)time(NULL),
-		       root_read(&c->root, proc, was, sizeof(was)) >= 0 ? was : NULL, sel);
-	e = sb.oom ? -ENOMEM : write_change(&c->root, &v, &sb);
+	have = root_read(&c->root, proc, now, sizeof(now)) >= 0;
+	first = mt_earlier_was(&c->root, v.change.sysctl, was, sizeof(was)) > 0;
+	mt_sysctl_file(&sb, &rep->flows[which], &v, host, (long long)time(NULL), first ? was : have ? now : NULL, sel);
+	e = sb.oom ? -ENOMEM : mt_write_change(&c->root, v.change.sysctl, v.change.value, have ? now : NULL, &sb);
 	sb_free(&sb);
 	return e;
 }

@@ -34,3 +34,10 @@ void mt_conf_path(char *out, size_t size, const char *sysctl);
 void mt_proc_path(char *out, size_t size, const char *sysctl);
 /* UTC, as the files say it */
 void mt_date(char *out, size_t size, long long when);
+/* The original an earlier --apply's file names for sysctl: 1 with it in
+ * out, 0 when there is none. */
+int mt_earlier_was(const struct root *r, const char *sysctl, char *out, size_t size);
+/* Sets sysctl now, then writes sb as its sysctl.d file; sets was back when
+ * the file cannot be written. */
+int mt_write_change(const struct root *r, const char *sysctl, const char *value, const char *was,
+		    const struct strbuf *sb);

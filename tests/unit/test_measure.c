@@ -352,8 +352,62 @@ static void test_sysctl_file(void **state)
 	sb_free(&sb);
 }
 
+/* A second --apply keeps the original the first one's file recorded, not
+ * the value the first one set. */
+static void test_earlier_was(void **state)
+{
+	static const char file[] = "etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf";
+	struct root r = { .fd = -1 };
+	char dir[64], was[64];
+
+	tree_new(dir, sizeof(dir));
+	assert_int_equal(root_open(&r, dir), 0);
+	assert_int_equal(mt_earlier_was(&r, "net.ipv4.tcp_wmem", was, sizeof(was)), 0);
+	tree_write(dir, file, "# Written by earlytune measure tcp --apply on h at 2026-12-03T00:00:00Z.\n"
+			      "# Was: net.ipv4.tcp_wmem = 4096\t16384\t4194304 (to revert: set it back and remove this "
+			      "file).\nnet.ipv4.tcp_wmem = 4096 16384 16777216\n");
+	assert_int_equal(mt_earlier_was(&r, "net.ipv4.tcp_wmem", was, sizeof(was)), 1);
+	assert_string_equal(was, "4096\t16384\t4194304");
+	assert_int_equal(mt_earlier_was(&r, "net.ipv4.tcp_rmem", was, sizeof(was)), 0);
+	tree_write(dir, file, "# Written by hand, no Was: line\nnet.ipv4.tcp_wmem = 1 2 3\n");
+	assert_int_equal(mt_earlier_was(&r, "net.ipv4.tcp_wmem", was, sizeof(was)), 0);
+	root_close(&r);
+	tree_remove(dir);
+}
+
+/* A file that cannot be written sets the value back: nothing is left
+ * half-done. */
+static void test_write_change_fails_whole(void **state)
+{
+	struct strbuf sb = { 0 };
+	struct root r = { .fd = -1 };
+	char dir[64], now[64];
+
+	tree_new(dir, sizeof(dir));
+	assert_int_equal(root_open(&r, dir), 0);
+	sb_printf(&sb, "net.ipv4.tcp_wmem = 4096 16384 262144\n");
+	/* A value that cannot be set: no file that says it is. */
+	assert_int_equal(mt_write_change(&r, "net.ipv4.tcp_wmem", "4096 16384 262144", NULL, &sb), -ENOENT);
+	assert_false(root_exists(&r, "etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf"));
+	tree_write(dir, "proc/sys/net/ipv4/tcp_wmem", "4096\t16384\t65536\n");
+	tree_write(dir, "etc/sysctl.d", "a file where the directory goes\n");
+	assert_true(mt_write_change(&r, "net.ipv4.tcp_wmem", "4096 16384 262144", "4096\t16384\t65536", &sb) < 0);
+	assert_true(root_read(&r, "proc/sys/net/ipv4/tcp_wmem", now, sizeof(now)) >= 0);
+	assert_string_equal(now, "4096\t16384\t65536");
+	unlink(strcat(strcpy(now, dir), "/etc/sysctl.d"));
+	assert_int_equal(mt_write_change(&r, "net.ipv4.tcp_wmem", "4096 16384 262144", "4096\t16384\t65536", &sb), 0);
+	assert_true(root_read(&r, "proc/sys/net/ipv4/tcp_wmem", now, sizeof(now)) >= 0);
+	assert_string_equal(now, "4096 16384 262144");
+	assert_true(root_read(&r, "etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf", now, sizeof(now)) >= 0);
+	sb_free(&sb);
+	root_close(&r);
+	tree_remove(dir);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_sysctl_file),
+	cmocka_unit_test(test_earlier_was),
+	cmocka_unit_test(test_write_change_fails_whole),
 	cmocka_unit_test(test_sndbuf_worked_case),
 	cmocka_unit_test(test_sndbuf_rate_sample),
 	cmocka_unit_test(test_sndbuf_application_set),
