@@ -15,15 +15,6 @@
 #include "measure/report.h"
 #include "measure/verify.h"
 
-void mt_date(char *out, size_t size, long long when)
-{
-	time_t t = (time_t)when;
-	struct tm tm;
-
-	if (!gmtime_r(&t, &tm) || !strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(out, size, "?");
-}
-
 /* The options that select the same connections for the same window. */
 void mt_selection(char *out, size_t size, unsigned seconds, const char *peer, unsigned port)
 {

@@ -15,9 +15,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "measure/report.h"
 #include "measure/verify.h"
+
+void mt_date(char *out, size_t size, long long when)
+{
+	time_t t = (time_t)when;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, size, "?");
+}
 
 static const char *const outcome_names[] = { "held", "moved", "failed", "unverified" };
 
