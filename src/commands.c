@@ -2,7 +2,12 @@
 /* The commands: what each runs, whether it needs the configuration, and
  * its lines of --help. A new command is a row here; --help, the man page
  * test and the shell completion then know it. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/log.h"
 
 #include "commands.h"
 #include "cmdline/cmdline.h"
@@ -92,6 +97,42 @@ static int run_measure_tcp(struct ctx *c, const struct args *a)
 	return a->verify ? cmd_measure_tcp_verify(c, &o) : cmd_measure_tcp(c, &o);
 }
 
+/* --max-bytes N with an optional K, M or G (powers of 1024): 1 MiB to 1 TiB. */
+static int parse_bytes(const char *s, unsigned long long *out)
+{
+	char *end = NULL;
+	unsigned long long v = strtoull(s, &end, 10), mult = 1;
+
+	if (end && *end && !end[1])
+		mult = *end == 'K' ? 1ULL << 10 : *end == 'M' ? 1ULL << 20 : *end == 'G' ? 1ULL << 30 : 0, end++;
+	if (*s < '0' || *s > '9' || !end || *end || !mult || v > (1ULL << 40) / mult || v * mult < (1ULL << 20)) {
+		log_msg(LOG_ERR, "--max-bytes: '%s' is not a number of bytes from 1M to 1024G (K, M, G)", s);
+		return -EINVAL;
+	}
+	*out = v * mult;
+	return 0;
+}
+
+static int run_measure_readahead(struct ctx *c, const struct args *a)
+{
+	struct measure_opts o = { .seconds = a->measure_for, .apply = a->apply, .dev = a->operand, .candidate = -1 };
+	unsigned long long v;
+
+	if (a->peer || a->port || a->verify) {
+		log_msg(LOG_ERR, "--peer, --port and --verify: only with measure tcp");
+		return EXIT_USAGE;
+	}
+	if (a->max_bytes && parse_bytes(a->max_bytes, &o.max_bytes) < 0)
+		return EXIT_USAGE;
+	if (a->candidate && (parse_u64(a->candidate, &v) < 0 || v > 1048576)) {
+		log_msg(LOG_ERR, "--candidate: '%s' is not a read-ahead in KiB from 0 to 1048576", a->candidate);
+		return EXIT_USAGE;
+	}
+	if (a->candidate)
+		o.candidate = (long long)v;
+	return cmd_measure_readahead(c, &o);
+}
+
 /* status, forget and measure need neither the kernel probe, the configuration nor
  * libkmod: udev's remove must be cheap, and a look at what happened must
  * work when the configuration is broken. */
@@ -140,7 +181,27 @@ static const struct command commands[] = {
 	  "judged against the prediction the file keeps (held: at least 75%\n"
 	  "of it; moved: the limit left the setting and throughput rose),\n"
 	  "the verdict kept in the file; exit 1 when it failed" },
+	{ "measure readahead", "DEV [--max-bytes N] [--for SECONDS] [--candidate KB] [--apply]", true,
+	  run_measure_readahead,
+	  "random 4 KiB touches through mmap (a scratch file on DEV's\n"
+	  "filesystem, else DEV read-only) and a sequential read, at DEV's\n"
+	  "read-ahead and at the candidate (the configuration's): read\n"
+	  "amplification, the model's prediction, sequential throughput lost;\n"
+	  "bounded by --for (20 s) and --max-bytes (1G), the read-ahead\n"
+	  "restored on every exit. --apply: the candidate, set and written to\n"
+	  "etc/earlytune.d with the measurement as its reason" },
 };
+
+/* The argument x needs: its usage's first word in capitals ("DEV"); false: none. */
+static bool command_operand(const struct command *x, char *name, size_t size)
+{
+	size_t n = x && x->usage ? strspn(x->usage, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") : 0;
+
+	if (!n || (x->usage[n] && x->usage[n] != ' '))
+		return false;
+	snprintf(name, size, "%.*s", (int)n, x->usage);
+	return true;
+}
 
 /* The length of the command a row belongs to ("cmdline" of "cmdline apply"). */
 static size_t command_len(const struct command *x)
@@ -209,4 +270,41 @@ void commands_list(FILE *out)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "%s\n", commands[i].name);
+}
+
+int command_parse(int argc, char **argv, struct args *a)
+{
+	const struct command *x;
+	char names[256], arg[16];
+	bool need;
+
+	if (optind < argc)
+		a->command = argv[optind++];
+	if (optind < argc && command_has_subs(a->command)) {
+		a->sub = argv[optind++];
+		if (!command_find(a->command, a->sub)) {
+			command_names(names, sizeof(names), a->command, "|");
+			log_msg(LOG_ERR, "%s: unknown subcommand '%s'; %s [%s]", a->command, a->sub, a->command, names);
+			return -EINVAL;
+		}
+	}
+	x = command_find(a->command, a->sub);
+	if ((need = command_operand(x, arg, sizeof(arg))) && optind < argc)
+		a->operand = argv[optind++];
+	if (optind < argc) {
+		log_msg(LOG_ERR, "unexpected argument '%s'; see --help", argv[optind]);
+		return -EINVAL;
+	}
+	if (need && !a->operand)
+		log_msg(LOG_ERR, "%s: which %s? earlytune %s %s", x->name, arg, x->name, arg);
+	if (x)
+		return need && !a->operand ? -EINVAL : 0;
+	if (command_has_subs(a->command)) {
+		command_names(names, sizeof(names), a->command, "|");
+		log_msg(LOG_ERR, "%s: which? %s [%s]", a->command, a->command, names);
+		return -EINVAL;
+	}
+	command_names(names, sizeof(names), NULL, " ");
+	log_msg(LOG_ERR, "unknown command '%s'; commands: %s", a->command, names);
+	return -EINVAL;
 }

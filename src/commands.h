@@ -20,6 +20,8 @@ struct args {
 	unsigned last; /* status --last N */
 	unsigned measure_for, port; /* measure: --for SECONDS, --port N */
 	const char *peer;           /* measure: --peer ADDR */
+	const char *max_bytes, *candidate; /* measure readahead: --max-bytes, --candidate (commands.c parses) */
+	const char *operand;        /* the command's argument (measure readahead DEV) */
 	bool apply, verify;         /* measure: --apply, --verify */
 	bool only_set, check, update, wide, changes, failed;
 };
@@ -35,6 +37,10 @@ struct command {
 /* The command name (sub NULL), or its subcommand sub; NULL when there is none. */
 const struct command *command_find(const char *name, const char *sub);
 bool command_has_subs(const char *name);
+/* The command (and its subcommand, and the argument it needs: its usage's
+ * first word in capitals, "DEV") at argv[optind], after the options; 0 or
+ * -EINVAL (said). */
+int command_parse(int argc, char **argv, struct args *a);
 /* The commands (prefix NULL), or the subcommands of prefix, joined by sep. */
 void command_names(char *buf, size_t size, const char *prefix, const char *sep);
 void commands_help(FILE *out);

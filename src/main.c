@@ -54,17 +54,24 @@ static void help_options(void)
 	       "      --changes        plan: only the items that would change or fail\n"
 	       "      --last N         status: the newest N runs\n"
 	       "      --failed         status: the runs with a failed item, only those items\n"
-	       "      --for SECONDS    measure: the window (10 s)\n"
+	       "      --for SECONDS    measure: the window (10 s; readahead: 20 s)\n"
 	       "      --peer ADDR      measure tcp: only connections whose remote address is ADDR\n"
 	       "      --port N         measure tcp: only connections with local or remote port N\n"
-	       "      --apply          measure tcp: make the change it names (now, and etc/sysctl.d)\n"
+	       "      --apply          measure: make the change it names (now, and a file of its own)\n"
 	       "      --verify         measure tcp: the same measurement; exit 1 unless it held\n"
+	       "      --max-bytes N    measure readahead: read at most N bytes (K, M, G; 1G)\n"
+	       "      --candidate KB   measure readahead: compare KB, not the configuration's\n"
 	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"
 	       "                       and unreadable config files, apply the rest, exit 0\n"
 	       "  -v, --verbose        more messages, and each skip the table would group\n"
 	       "  -V, --version        print the version\n"
-	       "  -h, --help           this text\n"
-	       "\n"
+	       "  -h, --help           this text\n");
+}
+
+/* --help after the options: where the configuration is, the table, the exit status. */
+static void help_notes(void)
+{
+	printf("\n"
 	       "Configuration: /etc/earlytune.conf, then *.conf in /usr/lib/earlytune.d,\n"
 	       "/run/earlytune.d and /etc/earlytune.d. The kernel parameter earlytune=0 (or\n"
 	       "rd.earlytune=0) makes apply write nothing.\n"
@@ -92,6 +99,7 @@ static void help(void)
 	commands_help(stdout);
 	printf("\n");
 	help_options();
+	help_notes();
 }
 
 static int parse_only(const char *s, unsigned *out)
@@ -249,6 +257,8 @@ static int parse_option(int ch, char **argv, struct ctx *c, struct args *a)
 	case 'E': a->peer = optarg; return 0;
 	case 'Y': a->apply = true; return 0;
 	case 'Q': a->verify = true; return 0;
+	case 'Z': a->max_bytes = optarg; return 0;
+	case 'K': a->candidate = optarg; return 0;
 	case 'P':
 		if (optarg[0] != '/' && strcmp(optarg, "auto")) {
 			log_msg(LOG_ERR, "--prometheus: '%s' is not an absolute path (or auto)", optarg);
@@ -272,37 +282,6 @@ static int parse_option(int ch, char **argv, struct ctx *c, struct args *a)
 	}
 }
 
-/* The command (and its subcommand) after the options. */
-static int parse_command(int argc, char **argv, struct args *a)
-{
-	char names[256];
-
-	if (optind < argc)
-		a->command = argv[optind++];
-	if (optind < argc && command_has_subs(a->command)) {
-		a->sub = argv[optind++];
-		if (!command_find(a->command, a->sub)) {
-			command_names(names, sizeof(names), a->command, "|");
-			log_msg(LOG_ERR, "%s: unknown subcommand '%s'; %s [%s]", a->command, a->sub, a->command, names);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		log_msg(LOG_ERR, "unexpected argument '%s'; see --help", argv[optind]);
-		return -EINVAL;
-	}
-	if (command_find(a->command, a->sub))
-		return 0;
-	if (command_has_subs(a->command)) {
-		command_names(names, sizeof(names), a->command, "|");
-		log_msg(LOG_ERR, "%s: which? %s [%s]", a->command, a->command, names);
-		return -EINVAL;
-	}
-	command_names(names, sizeof(names), NULL, " ");
-	log_msg(LOG_ERR, "unknown command '%s'; commands: %s", a->command, names);
-	return -EINVAL;
-}
-
 static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 {
 	static const struct option opts[] = {
@@ -322,6 +301,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		{ "for", required_argument, NULL, 'T' },     { "peer", required_argument, NULL, 'E' },
 		{ "port", required_argument, NULL, 'O' },     { "apply", no_argument, NULL, 'Y' },
 		{ "verify", no_argument, NULL, 'Q' },
+		{ "max-bytes", required_argument, NULL, 'Z' }, { "candidate", required_argument, NULL, 'K' },
 		{ 0 },
 	};
 	int ch, r, err = 0;
@@ -335,7 +315,7 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 			return r;
 		err = err ? err : r;
 	}
-	r = parse_command(argc, argv, a);
+	r = command_parse(argc, argv, a);
 	if (r == 0 && c->image && strcmp(a->command, "verify")) {
 		log_msg(LOG_ERR, "--image: only with verify (earlytune verify --root IMAGE --image)");
 		r = -EINVAL;
@@ -344,9 +324,10 @@ static int parse_args(int argc, char **argv, struct ctx *c, struct args *a)
 		log_msg(LOG_ERR, "--changes: only with plan (earlytune plan --changes)");
 		r = -EINVAL;
 	}
-	if (r == 0 && (a->measure_for || a->peer || a->port || a->apply || a->verify) && strcmp(a->command, "measure")) {
-		log_msg(LOG_ERR, "--for, --peer, --port, --apply and --verify: only with measure (earlytune measure tcp "
-			"--for 10)");
+	if (r == 0 && (a->measure_for || a->peer || a->port || a->apply || a->verify || a->max_bytes || a->candidate) &&
+	    strcmp(a->command, "measure")) {
+		log_msg(LOG_ERR, "--for, --peer, --port, --apply, --verify, --max-bytes and --candidate: only with "
+			"measure (earlytune measure tcp --for 10)");
 		r = -EINVAL;
 	}
 	if (r == 0 && a->apply && a->verify) {

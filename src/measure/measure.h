@@ -16,6 +16,9 @@ struct measure_opts {
 	unsigned port;     /* --port N: only connections with that local or remote port */
 	bool apply;        /* --apply: make the one change this host's measurement named */
 	bool verify;       /* --verify: the same measurement again, against the prediction applied */
+	const char *dev;   /* measure readahead DEV */
+	unsigned long long max_bytes; /* --max-bytes N: read at most this (0: the default) */
+	long long candidate; /* --candidate KB, -1: the configuration's read_ahead_kb for DEV */
 };
 
 /* measure tcp: exit 0 (measured, whatever it found), 1 when the
@@ -24,3 +27,8 @@ struct measure_opts {
  * could not be checked. */
 int cmd_measure_tcp(struct ctx *c, const struct measure_opts *o);
 int cmd_measure_tcp_verify(struct ctx *c, const struct measure_opts *o); /* --verify */
+
+/* measure readahead DEV: exit 0 (measured), 1 when it could not measure,
+ * was interrupted (the read-ahead restored) or --apply failed, 2 for a
+ * name that is no disk. */
+int cmd_measure_readahead(struct ctx *c, const struct measure_opts *o);

@@ -84,6 +84,7 @@ eq "'verify --im' completes to --image" "$(comp verify --im)" "--image"
 eq "--device: the disks of --root's sys/block" "$(comp --root "$t" apply --device '')" "sda vda vdb"
 eq "--device v: the vd disks" "$(comp -r "$t" apply -d v)" "vda vdb"
 eq "--root=DIR is followed too" "$(comp --root = "$t" apply --device s)" "sda"
+eq "measure readahead: the disks of --root's sys/block" "$(comp --root "$t" measure readahead v)" "vda vdb"
 echo bond0 >"$t/sys/class/net/bonding_masters"
 eq "--iface: the interfaces of --root's sys/class/net, not its file bonding_masters" \
 	"$(comp --root "$t" plan --iface '')" "eth0 lo"

@@ -73,7 +73,7 @@ conf_err() {
 # subcommand); --help and the errors that name the commands print the same table.
 all_cmds=$("$ET" --list-commands)
 eq "--list-commands: exit 0" "$?" 0
-eq "the binary lists its commands (14, subcommands included)" "$(printf '%s\n' "$all_cmds" | wc -l)" 14
+eq "the binary lists its commands (15, subcommands included)" "$(printf '%s\n' "$all_cmds" | wc -l)" 15
 tops=$(printf '%s\n' "$all_cmds" | grep -v ' ')
 subs=$(printf '%s\n' "$all_cmds" | sed -n 's/^cmdline //p')
 help_cmds=$("$ET" --help | sed -n '/^Commands:/,/^$/p' |

@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# measure readahead DEV. In a tree: the arguments, a disk without a device
+# node or without a candidate, nothing written. On this machine's loop
+# devices (under the lock of its block devices; read-ahead restored), over
+# a sparse 4 GiB file on tmpfs with the 8192 KiB read-ahead of a disk that advertises a
+# 4 MiB optimal I/O size: the device mapped read-only, then a scratch file
+# on an ext4 made by mkfs.ext4 (nothing left in the filesystem), each with
+# the candidate from a configuration's [block] section. The amplification
+# is the window over the page (the kernel reads the whole window for each
+# fault), the prediction for the candidate holds within its tolerance, the
+# reads stay within --max-bytes, the read-ahead is the original after every
+# run, after a SIGINT to the command and after a SIGKILL of the rounds'
+# child, each caught with the candidate in force; --apply writes its file
+# under --root (mount namespace of its own) and sets the candidate.
+. "$(dirname "$0")/../lib/common.sh"
+
+t=$WORK/tree
+mkdir -p "$t/sys/block/vdb/queue" "$t/dev" "$t/proc" "$t/etc"
+echo 252:16 >"$t/sys/block/vdb/dev"
+echo 8388608 >"$t/sys/block/vdb/size"
+echo 8192 >"$t/sys/block/vdb/queue/read_ahead_kb"
+printf '[block "cap"]\nmatch.name = vdb\nread_ahead_kb = 1024\n' >"$WORK/cap.conf"
+tm() { "$ET" measure readahead "$@" --root "$t" --profile none; }
+
+check_rc "no disk named: exit 2" 2 -- tm
+contains "no disk named: which DEV" "measure readahead: which DEV? earlytune measure readahead DEV"
+check_rc "a disk the tree lacks: exit 2" 2 -- tm sdz
+contains "a disk the tree lacks: said" "no disk sdz: no /sys/block/sdz/dev"
+check_rc "a name with a slash: exit 2" 2 -- tm ../x
+check_rc "--max-bytes 5X: exit 2" 2 -- tm vdb --max-bytes 5X
+contains "--max-bytes 5X: said" "--max-bytes: '5X' is not a number of bytes from 1M to 1024G (K, M, G)"
+check_rc "--max-bytes under 1M: exit 2" 2 -- tm vdb --max-bytes 512K
+check_rc "--candidate -1: exit 2" 2 -- tm vdb --candidate -1
+check_rc "--peer with measure readahead: exit 2" 2 -- tm vdb --peer 10.0.0.1
+check_rc "--max-bytes with plan: exit 2" 2 -- "$ET" plan --root "$t" --max-bytes 1G
+check_rc "no read_ahead_kb for the disk in the configuration: exit 1" 1 -- tm vdb
+contains "no candidate: said, with what to do" "the configuration sets no read_ahead_kb for vdb (see earlytune plan --device vdb); give one with --candidate KB"
+check_rc "the tree has no dev/vdb: exit 1" 1 -- tm vdb --config "$WORK/cap.conf"
+contains "no device node: said" "cannot open /dev/vdb read-only"
+: >"$t/dev/vdb"
+check_rc "dev/vdb is a file: exit 1" 1 -- tm vdb --candidate 1024
+contains "not a block device: said" "/dev/vdb is not the block device 252:16"
+eq "the tree's read-ahead untouched" "$(cat "$t/sys/block/vdb/queue/read_ahead_kb")" 8192
+eq "nothing written in the tree" "$(find "$t/etc" -mindepth 1 | wc -l)" 0
+
+# ---- this machine's loop devices ------------------------------------------------------
+if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null ||
+	! command -v unshare >/dev/null || [ ! -d /dev/shm ]; then
+	skip "real loop devices" "needs root, losetup, mkfs.ext4, unshare and /dev/shm"
+	exit 0
+fi
+host_lock
+loop=
+for n in 7 6 5 4 3 2; do
+	if [ -w /sys/block/loop$n/queue/read_ahead_kb ] && [ -z "$(cat /sys/block/loop$n/loop/backing_file 2>/dev/null)" ]; then
+		loop=loop$n
+		break
+	fi
+done
+[ -n "$loop" ] || { skip "real loop devices" "no free loop2..loop7"; exit 0; }
+RA=/sys/block/$loop/queue/read_ahead_kb
+ra0=$(cat $RA)
+img=/dev/shm/et-readahead.$$
+mnt=$WORK/mnt
+at_exit "umount '$mnt' 2>/dev/null; losetup -d /dev/$loop 2>/dev/null; echo $ra0 >$RA; rm -f '$img'"
+truncate -s 4G "$img" # sparse: tmpfs keeps only what is written
+need "losetup $loop over a file on tmpfs" losetup /dev/$loop "$img"
+echo 8192 >$RA
+printf '[block "cap"]\nmatch.name = %s\nread_ahead_kb = 1024\n' $loop >"$WORK/loop.conf"
+lm() { "$ET" measure readahead $loop --profile none --config "$WORK/loop.conf" "$@"; }
+js() { printf '%s' "$OUT" | python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
+# within A B PCT: A is within PCT percent of B
+within() { python3 -c "import sys; a, b, p = map(float, sys.argv[1:]); sys.exit(abs(a - b) > b * p / 100)" "$@"; }
+
+check_rc "device: measured (exit 0)" 0 -- lm --for 10 --max-bytes 1G --json
+eq "device: the read-ahead restored" "$(cat $RA)" 8192
+eq "device: mapped read-only, no filesystem" "$(js "d['target']['kind'], d['target']['mount']")" "device None"
+eq "device: the candidate is the configuration's" \
+	"$(js "d['candidate_kb'], d['candidate_from'].startswith(\"the configuration's read_ahead_kb for $loop ($WORK/loop.conf\")")" \
+	"1024 True"
+eq "device: the rounds ran at 8192 and 1024 KiB" "$(js "[r['read_ahead_kb'] for r in d['rounds']]")" "[8192, 1024, 8192, 1024]"
+eq "device: every round's pages were dropped" "$(js "sum(r['resident_pages'] for r in d['rounds'])")" 0
+a0=$(js "d['rounds'][0]['amplification']") a1=$(js "d['rounds'][1]['amplification']")
+within "$a0" 2048 20; eq "device: amplification at 8192 KiB is the window over the page (2048x within 20%: $a0)" $? 0
+within "$a1" 256 20; eq "device: amplification at 1024 KiB is 256x within 20% ($a1)" $? 0
+eq "device: the prediction held" "$(js "d['prediction']['held']")" True
+eq "device: the cap is the change" "$(js "d['change']")" "{'read_ahead_kb': 1024}"
+eq "device: the reads stay within --max-bytes (and a window)" \
+	"$(js "sum(r['device_bytes'] for r in d['rounds']) <= 2**30 + 8 * 2**20")" True
+eq "device: the same touches at both (same count)" "$(js "d['rounds'][0]['touches'] == d['rounds'][1]['touches'] > 10")" True
+
+start=$(date +%s)
+check_rc "text: measured (exit 0)" 0 -- lm --for 2 --max-bytes 64M
+contains "text: the target" "the touches on /dev/$loop read-only, its first 4096 MiB"
+contains "text: the model" "model:      bytes a touch = k x read-ahead x s"
+contains "text: the prediction" "prediction: amplification"
+contains "text: the cost" "cost:       sequential throughput"
+contains "text: the change" "change:     read_ahead_kb = 1024 for $loop"
+eq "text: --for 2 ends in time" "$([ $(($(date +%s) - start)) -le 10 ] && echo yes)" yes
+eq "text: the read-ahead restored" "$(cat $RA)" 8192
+
+# catch SIG: run the measurement, stop its child while the candidate is in
+# force, then send SIG to the command (or KILL to the child); $OUT, $RC.
+catch() {
+	"$ET_BIN" measure readahead $loop --candidate 1024 --for 30 --max-bytes 1G >"$WORK/sig.out" 2>&1 &
+	pid=$! kid= caught=
+	for _ in $(seq 5000); do
+		kid=$(pgrep -P $pid | head -1)
+		[ -n "$kid" ] || continue
+		kill -STOP $kid 2>/dev/null || break
+		[ "$(cat $RA)" = 1024 ] && caught=yes && break
+		kill -CONT $kid
+	done
+	eq "$1: caught with the candidate in force" "$caught" yes
+	if [ "$1" = KILL ]; then kill -KILL $kid; else kill -$1 $pid; fi
+	wait $pid
+	RC=$?
+	OUT=$(cat "$WORK/sig.out")
+}
+catch INT
+eq "SIGINT: the command ends by it (exit 130)" "$RC" 130
+eq "SIGINT: the read-ahead restored" "$(cat $RA)" 8192
+contains "SIGINT: said" "stopped by signal 2; $loop's read-ahead restored to 8192 KiB"
+catch TERM
+eq "SIGTERM: the command ends by it (exit 143)" "$RC" 143
+eq "SIGTERM: the read-ahead restored" "$(cat $RA)" 8192
+catch KILL
+eq "the child killed: exit 1" "$RC" 1
+eq "the child killed: the read-ahead restored" "$(cat $RA)" 8192
+contains "the child killed: said" "stopped by signal 9; $loop's read-ahead restored to 8192 KiB"
+
+# --apply under --root: the device's nodes and counters are the machine's
+r=$WORK/root
+mkdir -p "$r/sys" "$r/proc" "$r/dev" "$r/etc"
+inroot() { unshare -m sh -c 'mount --bind /sys "$0/sys" && mount --bind /proc "$0/proc" && mount --bind /dev "$0/dev" && exec "$@"' "$r" "$ET" "$@" --root "$r"; }
+check_rc "--apply: exit 0" 0 -- inroot measure readahead $loop --for 4 --max-bytes 128M --candidate 1024 --apply
+f=$r/etc/earlytune.d/60-earlytune-measure-readahead-$loop.conf
+eq "--apply: the candidate in force" "$(cat $RA)" 1024
+contains "--apply: said" "measure readahead --apply: $loop read_ahead_kb = 1024, in force and in /etc/earlytune.d/60-earlytune-measure-readahead-$loop.conf"
+eq "--apply: its file's section" "$(grep -v '^#' "$f" 2>&1)" "[block \"measure-$loop\"]
+match.name = $loop
+read_ahead_kb = 1024"
+eq "--apply: the reason on comment lines" "$(grep -c -e '^# Measured: random 4 KiB touches' -e '^# Before: read_ahead_kb = 8192.$' \
+	-e '^# Prediction: amplification' -e '^# Cost: sequential throughput' -e '^# Written by earlytune measure readahead --apply on ' "$f")" 5
+check_rc "--apply: plan reads the file" 0 -- inroot plan --profile none --only block --device $loop --wide
+contains "--apply: plan keeps the candidate, from the file" "60-earlytune-measure-readahead-$loop.conf"
+echo 8192 >$RA
+
+# ---- a scratch file on ext4 ---------------------------------------------------------
+need "mkfs.ext4 on $loop" mkfs.ext4 -q -F /dev/$loop
+mkdir -p "$mnt"
+need "mount it" mount /dev/$loop "$mnt"
+echo 8192 >$RA
+check_rc "scratch file: measured (exit 0)" 0 -- lm --for 10 --max-bytes 256M --json
+eq "scratch file: on the mounted filesystem" "$(js "d['target']['kind'], d['target']['mount'] == '${mnt#/}'")" "scratch file True"
+eq "scratch file: 64 MiB, a quarter of --max-bytes" "$(js "d['target']['region_bytes']")" $((64 << 20))
+eq "scratch file: the prediction held (error $(js "d['prediction']['error_percent']") %)" "$(js "d['prediction']['held']")" True
+eq "scratch file: the read-ahead restored" "$(cat $RA)" 8192
+eq "scratch file: nothing left in the filesystem" "$(ls -A "$mnt")" lost+found
+umount "$mnt"

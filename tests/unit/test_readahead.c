@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * measure readahead's arithmetic over recorded rounds: the share of a
+ * window a round had not read yet, the model's prediction (linear in the
+ * read-ahead while the touches are sparse, bent by the overlap of a small
+ * region, never below the page touched), the verdict (a cap suggested when
+ * the amplification fell by a fifth, a raise when sequential reads gained
+ * a tenth, the tolerance of the prediction, the cost's sign) and the
+ * configuration file --apply writes.
+ */
+#include "unit.h"
+#include "measure/readahead.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * 1024)
+#define GiB (1024ULL * MiB)
+
+static double absd(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+static struct mr_round rnd(unsigned ra_kb, uint64_t touches, uint64_t per_touch)
+{
+	return (struct mr_round){ .ra_kb = ra_kb, .touches = touches, .dev_bytes = touches * per_touch,
+				  .ns = 1000000000LL, .done = true };
+}
+
+static struct mr_round seq(unsigned ra_kb, uint64_t bytes, long long ns, uint64_t reqs)
+{
+	return (struct mr_round){ .ra_kb = ra_kb, .bytes = bytes, .dev_bytes = bytes, .dev_reqs = reqs, .ns = ns,
+				  .done = true };
+}
+
+static struct mr_target target(unsigned ra, unsigned cand, uint64_t region)
+{
+	struct mr_target t = { .ra_kb = ra, .cand_kb = cand, .region = region, .page = 4096, .seconds = 20,
+			       .max_bytes = GiB };
+
+	snprintf(t.dev, sizeof(t.dev), "vdb");
+	snprintf(t.cand_from, sizeof(t.cand_from), "--candidate");
+	return t;
+}
+
+static void test_union_share(void **state)
+{
+	assert_true(mr_union_share(8.0 * MiB, 0, GiB) == 1.0);
+	/* sparse: 31 windows of 8 MiB in 4 GiB hardly meet */
+	assert_true(mr_union_share(8.0 * MiB, 31, 4 * GiB) > 0.97);
+	/* 72 windows of 8 MiB in 128 MiB: 128 (1 - (15/16)^72) / 576 */
+	assert_true(absd(mr_union_share(8.0 * MiB, 72, 128 * MiB) - 0.2201) < 0.001);
+	/* a window as large as the region: read once, whatever the touches */
+	assert_true(absd(mr_union_share(256.0 * MiB, 4, 128 * MiB) - 0.125) < 1e-9);
+}
+
+static void test_predict_linear(void **state)
+{
+	/* the kernel reads the whole window each touch: 8192 KiB is 2048 pages */
+	struct mr_round cur = rnd(8192, 31, 8 * MiB);
+	double p = mr_predict(&cur, 1024, 16 * GiB, 4096);
+
+	assert_true(absd(mr_amplification(&cur, 4096) - 2048.0) < 1e-9);
+	assert_true(p > 256.0 * 0.99 && p < 256.0 * 1.02);
+	/* the workload benchmark's 6,279 KiB a touch at 8192 KiB on its 4 GiB vdb, touches kept sparse:
+	 * k = 0.79, so 1024 KiB reads about 805 KiB a touch (the benchmark measured 834) */
+	cur = rnd(8192, 31, 6279 * KiB);
+	p = mr_predict(&cur, 1024, 4 * GiB, 4096) * 4.0; /* KiB a touch */
+	assert_true(p > 795 && p < 815);
+}
+
+static void test_predict_overlap_and_floor(void **state)
+{
+	/* a 128 MiB scratch file, 72 touches: measured on loop7 (1729.3 and 747.8 KiB a touch) */
+	struct mr_round cur = rnd(8192, 72, (uint64_t)(1729.3 * KiB));
+	double p = mr_predict(&cur, 1024, 128 * MiB, 4096);
+
+	assert_true(absd(p - 747.8 / 4.0) / (747.8 / 4.0) < 0.02);
+	/* no read-ahead: a fault still reads its own page */
+	cur = rnd(128, 100, 128 * KiB);
+	assert_true(absd(mr_predict(&cur, 0, 16 * GiB, 4096) - 1.0) < 0.01);
+	/* nothing measured: no prediction */
+	cur = rnd(8192, 0, 0);
+	assert_true(mr_predict(&cur, 1024, GiB, 4096) == 0);
+}
+
+static void test_cap_suggested(void **state)
+{
+	struct mr_target t = target(8192, 1024, 16 * GiB);
+	struct mr_rounds m = { .rnd = { rnd(8192, 31, 8 * MiB), rnd(1024, 31, MiB + 64 * KiB) },
+			       .seq = { seq(8192, 256 * MiB, 1000000000LL, 64), seq(1024, 256 * MiB, 1250000000LL, 256) } };
+	struct mr_verdict v;
+
+	mr_interpret(&t, &m, &v);
+	assert_true(v.suggest);
+	assert_true(v.held);                       /* 272 measured against ~256 predicted: +6 % */
+	assert_true(v.pred_err > 5 && v.pred_err < 8);
+	assert_true(absd(v.cost - 20.0) < 0.01);  /* 256 -> 204.8 MiB/s */
+	assert_true(absd(v.seq_req_kib[0] - 4096.0) < 1e-9 && absd(v.seq_req_kib[1] - 1024.0) < 1e-9);
+	assert_non_null(strstr(v.why, "2048.0x what they touch at 8192 KiB, 272.0x at 1024 KiB"));
+}
+
+static void test_cap_not_suggested(void **state)
+{
+	struct mr_target t = target(8192, 1024, 16 * GiB);
+	/* the amplification barely moves: whatever the reads pay for, it is not the read-ahead */
+	struct mr_rounds m = { .rnd = { rnd(8192, 31, 8 * MiB), rnd(1024, 31, 7 * MiB) },
+			       .seq = { seq(8192, 256 * MiB, 1000000000LL, 64), seq(1024, 256 * MiB, 1000000000LL, 256) } };
+	struct mr_verdict v;
+
+	mr_interpret(&t, &m, &v);
+	assert_false(v.suggest);
+	assert_false(v.held);                     /* 1792x against ~256x */
+	assert_non_null(strstr(v.why, "does not fall by a fifth"));
+	/* already the candidate */
+	t = target(1024, 1024, 16 * GiB);
+	mr_interpret(&t, &m, &v);
+	assert_false(v.suggest);
+	assert_string_equal(v.why, "the read-ahead is already the candidate (1024 KiB)");
+}
+
+static void test_raise(void **state)
+{
+	struct mr_target t = target(128, 1024, 16 * GiB);
+	struct mr_rounds m = { .rnd = { rnd(128, 400, 128 * KiB), rnd(1024, 400, MiB) },
+			       .seq = { seq(128, 256 * MiB, 2000000000LL, 2048), seq(1024, 256 * MiB, 1000000000LL, 256) } };
+	struct mr_verdict v;
+
+	mr_interpret(&t, &m, &v);
+	assert_true(v.suggest);
+	assert_true(absd(v.cost + 100.0) < 0.01); /* twice the throughput: a cost of -100 % */
+	assert_string_equal(v.why, "sequential reads gain 100% at 1024 KiB");
+	m.seq[1] = seq(1024, 256 * MiB, 1900000000LL, 256);
+	mr_interpret(&t, &m, &v);
+	assert_false(v.suggest);
+}
+
+static void test_conf_file(void **state)
+{
+	struct mr_target t = target(8192, 1024, 16 * GiB);
+	struct mr_rounds m = { .rnd = { rnd(8192, 31, 8 * MiB), rnd(1024, 31, MiB + 64 * KiB) },
+			       .seq = { seq(8192, 256 * MiB, 1000000000LL, 64), seq(1024, 256 * MiB, 1250000000LL, 256) } };
+	struct strbuf sb = { 0 };
+	struct mr_verdict v;
+
+	mr_interpret(&t, &m, &v);
+	mr_conf_file(&sb, &t, &v, "db1", 1764806400);
+	assert_false(sb.oom);
+	assert_non_null(strstr(sb.s, "# Written by earlytune measure readahead --apply on db1 at 2025-12-04T00:00:00Z.\n"
+				     "# Measured: random 4 KiB touches through mmap of /dev/vdb read-only, its first "
+				     "16384 MiB: amplification 2048.0x at 8192 KiB, 272.0x at 1024 KiB; sequential 256.0 "
+				     "and 204.8 MiB/s.\n# Before: read_ahead_kb = 8192.\n# Prediction: amplification "));
+	assert_non_null(strstr(sb.s, "\n# Cost: sequential throughput 256.0 -> 204.8 MiB/s (20.0% lost).\n"));
+	assert_non_null(strstr(sb.s, "\n# To revert: remove this file and write 8192 to "
+				     "/sys/block/vdb/queue/read_ahead_kb.\n"));
+	assert_non_null(strstr(sb.s, "\n[block \"measure-vdb\"]\nmatch.name = vdb\nread_ahead_kb = 1024\n"));
+	assert_int_equal(sb.s[sb.len - 1], '\n');
+	sb_free(&sb);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_union_share),
+	cmocka_unit_test(test_predict_linear),
+	cmocka_unit_test(test_predict_overlap_and_floor),
+	cmocka_unit_test(test_cap_suggested),
+	cmocka_unit_test(test_cap_not_suggested),
+	cmocka_unit_test(test_raise),
+	cmocka_unit_test(test_conf_file),
+};
+
+UNIT_MAIN("readahead", tests)
