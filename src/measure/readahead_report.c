@@ -152,26 +152,29 @@ void mr_conf_file(struct strbuf *sb, const struct mr_target *t, const struct mr_
 	sb_printf(sb, "[block \"measure-%s\"]\nmatch.name = %s\nread_ahead_kb = %u\n", t->dev, t->dev, t->cand_kb);
 }
 
+/* The value set first, then its file: a value that cannot be set leaves no
+ * file saying it is; a file that cannot be written sets the value back. */
 static int write_change(const struct root *r, const struct mr_target *t, const struct strbuf *sb)
 {
-	char path[128], ra[128], v[16];
+	char path[128], ra[128], v[16], was[16];
 	int e = pathf(path, sizeof(path), "etc/earlytune.d/60-earlytune-measure-readahead-%s.conf", t->dev);
 
 	if (!e)
 		e = pathf(ra, sizeof(ra), "sys/block/%s/queue/read_ahead_kb", t->dev);
+	snprintf(v, sizeof(v), "%u", t->cand_kb);
+	snprintf(was, sizeof(was), "%u", t->ra_kb);
+	if (!e && (e = root_write(r, ra, v)) < 0) {
+		log_msg(LOG_ERR, "measure readahead --apply: cannot set %s's read-ahead: %s", t->dev, strerror(-e));
+		return e;
+	}
 	if (!e)
 		e = root_mkdir_p(r, "etc/earlytune.d", 0755);
 	if (!e)
 		e = root_write_atomic(r, path, sb->s, sb->len, 0644);
 	if (e < 0) {
-		log_msg(LOG_ERR, "measure readahead --apply: cannot write /%s: %s", path, strerror(-e));
-		return e;
-	}
-	snprintf(v, sizeof(v), "%u", t->cand_kb);
-	e = root_write(r, ra, v);
-	if (e < 0) {
-		log_msg(LOG_ERR, "measure readahead --apply: wrote /%s, but cannot set %s's read-ahead now: %s", path,
-			t->dev, strerror(-e));
+		log_msg(LOG_ERR, "measure readahead --apply: cannot write /%s: %s; %s's read-ahead set back", path,
+			strerror(-e), t->dev);
+		root_write(r, ra, was);
 		return e;
 	}
 	log_msg(LOG_NOTICE, "measure readahead --apply: %s read_ahead_kb = %u, in force and in /%s", t->dev,
