@@ -240,4 +240,4 @@ contains "--peer that is no address: said" "--peer: 'nohost' is not an IPv4 or I
 check_rc "--for with another command: exit 2" 2 -- "$ET" plan --for 3
 check_rc "--port 0: exit 2" 2 -- "$ET" measure tcp --port 0
 check_rc "measure without its kind: exit 2" 2 -- "$ET" measure
-contains "measure without its kind: the kinds named" "measure [tcp]"
+contains "measure without its kind: the kinds named" "measure [tcp|readahead]"
