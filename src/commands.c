@@ -133,6 +133,18 @@ static int run_measure_readahead(struct ctx *c, const struct args *a)
 	return cmd_measure_readahead(c, &o);
 }
 
+/* The commands that change a setting only after measuring it, and list
+ * what they changed: status and the Prometheus export show these. */
+static const struct measured_source measured_sources[] = {
+	{ "measure tcp", mt_measured },
+};
+
+const struct measured_source *commands_measured(size_t *n)
+{
+	*n = ARRAY_SIZE(measured_sources);
+	return measured_sources;
+}
+
 /* status, forget and measure need neither the kernel probe, the configuration nor
  * libkmod: udev's remove must be cheap, and a look at what happened must
  * work when the configuration is broken. */

@@ -45,3 +45,5 @@ int command_parse(int argc, char **argv, struct args *a);
 void command_names(char *buf, size_t size, const char *prefix, const char *sep);
 void commands_help(FILE *out);
 void commands_list(FILE *out);
+/* The commands that list the settings they measured, for ctx.measured. */
+const struct measured_source *commands_measured(size_t *n);

@@ -94,6 +94,8 @@ struct plan {
 struct session;
 struct mods;
 
+struct measured_source;
+
 struct ctx {
 	struct root root;
 	struct config cfg;
@@ -115,6 +117,9 @@ struct ctx {
 	bool image;          /* verify --image: check the tree as an image */
 	bool read_only;      /* plan: read what is there, mount nothing (debugfs) */
 	bool applying;       /* the plan is apply's: what it will write may be read open for writing */
+	const struct measured_source *measured; /* the commands that list the settings they
+						 * measured (commands.c), for status and metrics */
+	size_t nmeasured;
 };
 
 /* A domain's bit in ctx.only (its row in src/domains.c names it). */

@@ -429,6 +429,7 @@ int main(int argc, char **argv)
 	int r;
 
 	c.t0_ns = now_ns(CLOCK_MONOTONIC);
+	c.measured = commands_measured(&c.nmeasured);
 	log_capture_errors(json_wanted(argc, argv));
 	log_hold();
 	r = parse_args(argc, argv, &c, &a);

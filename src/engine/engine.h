@@ -24,6 +24,32 @@ int cmd_forget(struct ctx *c);
  * and of them only those items. */
 int cmd_status(struct ctx *c, unsigned last, bool failed);
 
+/* ---- measurements: a command that measures before it changes a setting
+ * (a row of commands.c's measured_sources, in ctx.measured) records its runs in the run log
+ * (runlog.c) and lists the settings it changed, which status and the
+ * Prometheus export show. The engine knows them only as these rows. ---- */
+struct measure_row {
+	const char *outcome; /* measured, changed, failed; a check's held, moved, unverified */
+	const char *domain, *target, *setting, *current, *desired, *detail;
+};
+/* One run of command in the run log: its rows, changed and failed counted. */
+void runlog_measurement(const struct ctx *c, const char *command, const struct measure_row *rows, size_t n);
+
+/* A setting a measurement changed and its newest check. */
+struct measured {
+	const char *setting, *value, *file; /* file: root-relative */
+	const char *verdict;  /* held, moved, failed; unverified: no check yet */
+	const char *checked;  /* the check's date, NULL: none */
+	const char *quantity; /* what the numbers are: "throughput_bps" */
+	double before, predicted, after; /* after < 0: no check */
+};
+struct measured_source {
+	const char *command; /* the command that writes them: "measure tcp" */
+	/* emit(m, data) for each such setting below the root; -errno when
+	 * they cannot be listed */
+	int (*list)(const struct root *r, void (*emit)(const struct measured *m, void *data), void *data);
+};
+
 /* ---- output.c: every command's JSON object starts with json_head and
  * goes out through json_emit (main prints an error object otherwise) ---- */
 void json_head(struct strbuf *sb, const struct ctx *c, const char *command);

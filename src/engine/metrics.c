@@ -167,6 +167,69 @@ static void put_runs(struct strbuf *sb, const struct runlog *log)
 	sb_printf(sb, "earlytune_failed_items %u\n", failed_now(log));
 }
 
+/* name{setting,quantity} value for each measured setting fn picks. */
+static void put_gauge(struct strbuf *sb, const struct measured_set *ms, const char *name, const char *help,
+		      int (*fn)(const struct measured *m, double *v))
+{
+	put_head(sb, name, help);
+	for (size_t i = 0; i < ms->n; i++) {
+		double v;
+
+		if (!fn(&ms->v[i], &v))
+			continue;
+		sb_printf(sb, "%s{", name);
+		put_label(sb, "setting", ms->v[i].setting);
+		put_label(sb, ",quantity", ms->v[i].quantity);
+		sb_printf(sb, "} %.17g\n", v);
+	}
+}
+
+static int predicted(const struct measured *m, double *v)
+{
+	*v = m->predicted;
+	return 1;
+}
+
+static int before(const struct measured *m, double *v)
+{
+	*v = m->before;
+	return 1;
+}
+
+static int after(const struct measured *m, double *v)
+{
+	*v = m->after;
+	return m->checked != NULL;
+}
+
+static int held(const struct measured *m, double *v)
+{
+	*v = m->checked && !measured_failed(m);
+	return m->checked != NULL;
+}
+
+/* The settings a measurement changed (their files outlive the boot): the
+ * prediction, before, the newest check, and whether it held. Nothing when
+ * there are none. */
+static void put_measured(struct strbuf *sb, const struct ctx *c)
+{
+	struct measured_set ms;
+
+	measured_load(c, &ms);
+	if (ms.n) {
+		put_gauge(sb, &ms, "earlytune_measured_predicted",
+			  "What changing a measured setting was predicted to give (quantity throughput_bps: bit/s).",
+			  predicted);
+		put_gauge(sb, &ms, "earlytune_measured_before", "The same measurement before the change.", before);
+		put_gauge(sb, &ms, "earlytune_measured_after",
+			  "The same measurement at the newest check (measure --verify); none before one.", after);
+		put_gauge(sb, &ms, "earlytune_measured_held",
+			  "Whether the newest check held the prediction or moved the limit off the setting (1) or failed (0).",
+			  held);
+	}
+	measured_free(&ms);
+}
+
 static int render(const struct ctx *c, const struct plan *p, struct strbuf *sb)
 {
 	struct runlog log = { 0 };
@@ -190,6 +253,7 @@ static int render(const struct ctx *c, const struct plan *p, struct strbuf *sb)
 		put_counts(sb, p);
 	}
 	put_runs(sb, &log);
+	put_measured(sb, c);
 	runlog_free(&log);
 	return 0;
 }

@@ -99,18 +99,26 @@ static void put_scope(struct strbuf *sb, const struct ctx *c)
 	put_field(sb, only);
 }
 
-static void put_item(struct strbuf *sb, const struct item *it, enum outcome o)
+static void put_row(struct strbuf *sb, const struct measure_row *r, const char *source)
 {
 	sb_printf(sb, "I");
-	put_field(sb, outcome_names[o]);
-	put_field(sb, it->domain);
-	put_field(sb, it->target);
-	put_field(sb, it->setting);
-	put_field(sb, it->current);
-	put_field(sb, it->desired);
-	put_field(sb, it->error ? it->error : it->reason);
-	put_field(sb, it->source);
+	put_field(sb, r->outcome);
+	put_field(sb, r->domain);
+	put_field(sb, r->target);
+	put_field(sb, r->setting);
+	put_field(sb, r->current);
+	put_field(sb, r->desired);
+	put_field(sb, r->detail);
+	put_field(sb, source);
 	sb_printf(sb, "\n");
+}
+
+static void put_item(struct strbuf *sb, const struct item *it, enum outcome o)
+{
+	struct measure_row r = { outcome_names[o], it->domain, it->target, it->setting, it->current, it->desired,
+				 it->error ? it->error : it->reason };
+
+	put_row(sb, &r, it->source);
 }
 
 /* One run: the empty line before it, its R line, then its items by
@@ -285,6 +293,26 @@ static int append(const struct root *r, const struct strbuf *run, bool boot)
 	return rr;
 }
 
+/* The run appended under the state lock held (HELD) or one taken here
+ * (HELD NULL); err: the caller's failure to take it. Said once when it
+ * cannot be, and nothing else changes. */
+static void record(const struct ctx *c, const struct strbuf *run, const struct records *held, int err, bool boot)
+{
+	struct records lock = { .lock_fd = -1 };
+	int r = run->oom ? -ENOMEM : 0;
+
+	if (r >= 0 && held)
+		r = held->lock_fd >= 0 ? 0 : err < 0 ? err : -ENOLCK;
+	else if (r >= 0)
+		r = state_lock(&lock, &c->root);
+	if (r >= 0)
+		r = append(&c->root, run, boot);
+	state_free(&lock);
+	if (r < 0)
+		log_msg(LOG_WARN, "cannot record this run in %s/%s: %s", c->root.is_host ? "" : c->root.dir,
+			RUNLOG_FILE, strerror(-r));
+}
+
 /* Every apply and revert ends here, under the state lock it holds (HELD)
  * or one taken here (HELD NULL): a udev run queues for the lock once, not
  * twice. A run that cannot be recorded is said once and changes nothing
@@ -292,27 +320,42 @@ static int append(const struct root *r, const struct strbuf *run, bool boot)
 void runlog_add(const struct ctx *c, const char *command, const struct plan *p, int err,
 		const struct records *held)
 {
-	struct records lock = { .lock_fd = -1 };
 	struct strbuf run = { 0 };
 	char note[160] = "";
-	int r;
 
 	if (!p)
 		snprintf(note, sizeof(note), "earlytune=0 on the kernel command line: nothing written");
 	else if (err < 0)
 		snprintf(note, sizeof(note), "nothing written: %s", strerror(-err));
 	put_run(&run, c, command, p, note);
-	r = run.oom ? -ENOMEM : 0;
-	if (r >= 0 && held)
-		r = held->lock_fd >= 0 ? 0 : err < 0 ? err : -ENOLCK;
-	else if (r >= 0)
-		r = state_lock(&lock, &c->root);
-	if (r >= 0)
-		r = append(&c->root, &run,
-			   c->boot && !strcmp(command, "apply") && !c->ndevices && !c->ifindex && !c->iface);
-	state_free(&lock);
+	record(c, &run, held, err,
+	       c->boot && !strcmp(command, "apply") && !c->ndevices && !c->ifindex && !c->iface);
 	sb_free(&run);
-	if (r < 0)
-		log_msg(LOG_WARN, "cannot record this run in %s/%s: %s", c->root.is_host ? "" : c->root.dir,
-			RUNLOG_FILE, strerror(-r));
+}
+
+/* A measurement's run: its scope RUN_SCOPE_MEASUREMENT, never a boot run;
+ * the rows measured (or checked) count as kept. */
+void runlog_measurement(const struct ctx *c, const char *command, const struct measure_row *rows, size_t n)
+{
+	struct strbuf run = { 0 };
+	unsigned changed = 0, failed = 0;
+
+	n = n > RUNLOG_MAX_ITEMS ? RUNLOG_MAX_ITEMS : n;
+	for (size_t i = 0; i < n; i++) {
+		changed += !strcmp(rows[i].outcome, "changed");
+		failed += !strcmp(rows[i].outcome, "failed");
+	}
+	sb_printf(&run, "\nR\t%lld\t%lld", now_ns(CLOCK_REALTIME), (now_ns(CLOCK_MONOTONIC) - c->t0_ns) / 1000);
+	put_field(&run, command);
+	sb_printf(&run, "\t0");
+	put_field(&run, RUN_SCOPE_MEASUREMENT);
+	put_field(&run, "");
+	put_field(&run, "");
+	sb_printf(&run, "\t%u\t%zu\t0\t%u\t0\t0", changed, n - changed - failed, failed);
+	put_field(&run, "");
+	sb_printf(&run, "\t%zu\n", n);
+	for (size_t i = 0; i < n; i++)
+		put_row(&run, &rows[i], NULL);
+	record(c, &run, NULL, 0, false);
+	sb_free(&run);
 }

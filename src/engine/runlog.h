@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "engine/engine.h"
 #include "engine/internal.h"
 
 #define RUNLOG_DIR "run/earlytune"
@@ -23,6 +24,9 @@
 #define RUNLOG_SEGMENT_BYTES (RUNLOG_MAX_BYTES / 2)
 /* Items of one run beyond this are counted, not recorded (failures first). */
 #define RUNLOG_MAX_ITEMS 200
+/* The SCOPE of a measurement's run (runlog_measurement): not an apply of
+ * anything, so neither the boot run, a revert, nor "never ran". */
+#define RUN_SCOPE_MEASUREMENT "measurement"
 
 struct run_item {
 	const char *outcome; /* failed, changed, unmet, skipped */
@@ -73,11 +77,23 @@ int runlog_runs(char *buf, int (*fn)(char *s, size_t len, void *data), void *dat
 int runlog_load(const struct root *r, struct runlog *log); /* 0, -ENOENT, -errno */
 void runlog_free(struct runlog *log);
 bool run_is_boot(const struct run *x);
+bool run_is_measurement(const struct run *x);
 const struct run *runlog_last(const struct runlog *log, const char *command);
 const struct run *runlog_reverted(const struct runlog *log);
 /* Whether earlytune's settings are meant to be in force here. */
 enum ran { RAN_APPLIED, RAN_NEVER, RAN_REVERTED };
 enum ran runlog_ran(const struct root *r, int *err); /* err: a segment that could not be read */
+
+/* measured.c: the settings ctx.measured lists */
+struct measured_set {
+	struct measured *v;
+	size_t n, cap;
+	int err; /* a source could not list them (-errno) */
+};
+void measured_load(const struct ctx *c, struct measured_set *set);
+void measured_free(struct measured_set *set);
+bool measured_failed(const struct measured *m);
+void measured_value(char *out, size_t size, const struct measured *m, double v);
 
 /* metrics.c */
 int metrics_write(const struct ctx *c, const struct plan *p);

@@ -344,6 +344,11 @@ bool run_is_boot(const struct run *x)
 	return x->boot && !strcmp(x->scope, "global");
 }
 
+bool run_is_measurement(const struct run *x)
+{
+	return !strcmp(x->scope, RUN_SCOPE_MEASUREMENT);
+}
+
 /* The newest run of COMMAND, or NULL. */
 const struct run *runlog_last(const struct runlog *log, const char *command)
 {
@@ -358,9 +363,22 @@ const struct run *runlog_last(const struct runlog *log, const char *command)
  * the reverted state. */
 const struct run *runlog_reverted(const struct runlog *log)
 {
-	const struct run *x = log->n ? &log->v[log->n - 1] : NULL;
+	const struct run *x = NULL;
 
+	/* A measurement since changes nothing of it. */
+	for (size_t i = log->n; i-- > 0 && !x;)
+		x = run_is_measurement(&log->v[i]) ? NULL : &log->v[i];
 	return x && !strcmp(x->command, "revert") && !strcmp(x->scope, "global") && !x->only ? x : NULL;
+}
+
+/* Runs that applied or reverted, measurements not counted. */
+static size_t applies(const struct runlog *log)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < log->n; i++)
+		n += !run_is_measurement(&log->v[i]);
+	return n;
 }
 
 /* Never: no run in the log and no record of an original (a run the log
@@ -377,7 +395,7 @@ enum ran runlog_ran(const struct root *r, int *err)
 	*err = rr < 0 && rr != -ENOENT && rr != -EBADMSG ? rr : log.old_err;
 	if (rr >= 0 && runlog_reverted(&log))
 		ran = RAN_REVERTED;
-	else if ((rr == -ENOENT || (rr >= 0 && !log.n)) && !root_exists(r, records[0]) &&
+	else if ((rr == -ENOENT || (rr >= 0 && !applies(&log))) && !root_exists(r, records[0]) &&
 		 !root_exists(r, records[1]) && !root_exists(r, records[2]))
 		ran = RAN_NEVER;
 	runlog_free(&log);

@@ -95,8 +95,12 @@ static void put_run(struct strbuf *sb, const struct run *x, const struct shown *
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
 	sb_printf(sb, "%s  %s%s", when, x->command, x->boot ? " --boot" : "");
 	put_scope(sb, x);
-	sb_printf(sb, ": %u changed, %u kept, %u skipped, %u failed in %.1f ms", x->changed, x->kept, x->skipped,
-		  x->failed, (double)x->duration_us / 1000.0);
+	if (run_is_measurement(x))
+		sb_printf(sb, ": %u measured, %u changed, %u failed in %.1f ms", x->kept + x->changed + x->failed,
+			  x->changed, x->failed, (double)x->duration_us / 1000.0);
+	else
+		sb_printf(sb, ": %u changed, %u kept, %u skipped, %u failed in %.1f ms", x->changed, x->kept,
+			  x->skipped, x->failed, (double)x->duration_us / 1000.0);
 	if (x->config_errors)
 		sb_printf(sb, "; %u configuration error%s (lines skipped)", x->config_errors,
 			  x->config_errors == 1 ? "" : "s");
@@ -110,6 +114,51 @@ static void put_run(struct strbuf *sb, const struct run *x, const struct shown *
 			put_item(sb, &x->items[i]);
 	if (x->more)
 		sb_printf(sb, "  ... and %u more item%s not recorded\n", x->more, x->more == 1 ? "" : "s");
+}
+
+/* "  VERDICT  SETTING = VALUE: before B, predicted P, after A (checked DATE) [/FILE]" */
+static void put_measured(struct strbuf *sb, const struct measured_set *ms, bool failed)
+{
+	char b[32], p[32], a[32];
+	bool head = false;
+
+	for (size_t i = 0; i < ms->n; i++) {
+		const struct measured *m = &ms->v[i];
+
+		if (failed && !measured_failed(m))
+			continue;
+		if (!head)
+			sb_printf(sb, "measured settings (their own files, kept across boots):\n");
+		head = true;
+		measured_value(b, sizeof(b), m, m->before);
+		measured_value(p, sizeof(p), m, m->predicted);
+		measured_value(a, sizeof(a), m, m->after);
+		sb_printf(sb, "  %-10s ", m->verdict);
+		put_safe(sb, m->setting);
+		sb_printf(sb, " = ");
+		put_safe(sb, m->value);
+		sb_printf(sb, ": before %s, predicted %s, ", b, p);
+		if (m->checked) {
+			sb_printf(sb, "after %s (checked ", a);
+			put_safe(sb, m->checked);
+			sb_printf(sb, ")");
+		} else {
+			sb_printf(sb, "not checked yet");
+		}
+		sb_printf(sb, " [/");
+		put_safe(sb, m->file);
+		sb_printf(sb, "]\n");
+	}
+}
+
+static void print_measured(const struct measured_set *ms, bool failed)
+{
+	struct strbuf sb = { 0 };
+
+	put_measured(&sb, ms, failed);
+	if (!sb.oom && sb.len)
+		fputs(sb.s, stdout);
+	sb_free(&sb);
 }
 
 static void print_text(const struct runlog *log, const struct shown *s)
@@ -197,8 +246,31 @@ static void json_run(struct strbuf *sb, const struct run *x, const struct shown 
 	sb_printf(sb, "]}");
 }
 
+/* "measured":[...], only where there are some: the output of a host
+ * that measured nothing stays as it was. */
+static void json_measured(struct strbuf *sb, const struct measured_set *ms)
+{
+	if (!ms->n)
+		return;
+	sb_printf(sb, ",\"measured\":[");
+	for (size_t i = 0; i < ms->n; i++) {
+		const struct measured *m = &ms->v[i];
+
+		sb_printf(sb, "%s{\"setting\":", i ? "," : "");
+		sb_json_str(sb, m->setting);
+		json_field(sb, "value", m->value);
+		json_field(sb, "file", m->file);
+		json_field(sb, "verdict", m->verdict);
+		json_field(sb, "checked", m->checked);
+		json_field(sb, "quantity", m->quantity);
+		sb_printf(sb, ",\"before\":%.17g,\"predicted\":%.17g,\"after\":", m->before, m->predicted);
+		sb_printf(sb, m->after >= 0 ? "%.17g}" : "null}", m->after);
+	}
+	sb_printf(sb, "]");
+}
+
 static void print_json_status(const struct ctx *c, const struct runlog *log, const struct shown *s,
-			      const char *message)
+			      const char *message, const struct measured_set *ms)
 {
 	struct strbuf sb = { 0 };
 
@@ -210,7 +282,9 @@ static void print_json_status(const struct ctx *c, const struct runlog *log, con
 		sb_printf(&sb, "%s\n", i ? "," : "");
 		json_run(&sb, &log->v[s->idx[i]], s);
 	}
-	sb_printf(&sb, "]}\n");
+	sb_printf(&sb, "]");
+	json_measured(&sb, ms);
+	sb_printf(&sb, "}\n");
 	json_emit(&sb);
 }
 
@@ -236,10 +310,12 @@ static int select_runs(const struct runlog *log, unsigned last, bool failed, str
 }
 
 /* Exit 0 when every run shown did all it could, 1 when one had a failed
- * item or earlytune has not run, 2 when the log cannot be read. */
+ * item, a measured setting's prediction failed, or earlytune has not run,
+ * 2 when the log cannot be read. */
 int cmd_status(struct ctx *c, unsigned last, bool failed)
 {
 	struct runlog log = { 0 };
+	struct measured_set ms;
 	struct shown s = { 0 };
 	int r = runlog_load(&c->root, &log), rc = 0;
 	const char *never = "earlytune has not run since boot";
@@ -258,13 +334,21 @@ int cmd_status(struct ctx *c, unsigned last, bool failed)
 	for (size_t i = 0; i < s.n; i++)
 		if (log.v[s.idx[i]].failed)
 			rc = 1;
+	measured_load(c, &ms);
+	if (ms.err)
+		log_msg(LOG_WARN, "status: cannot list every measured setting: %s", strerror(-ms.err));
 	if (c->json)
-		print_json_status(c, &log, &s, log.n ? NULL : never);
+		print_json_status(c, &log, &s, log.n ? NULL : never, &ms);
 	else if (log.n)
 		print_text(&log, &s);
 	else
 		printf("%s (no %s/%s)\n", never, c->root.is_host ? "" : c->root.dir, RUNLOG_FILE);
+	if (!c->json)
+		print_measured(&ms, failed);
 	rc = log.n ? rc : 1;
+	for (size_t i = 0; i < ms.n; i++)
+		rc |= measured_failed(&ms.v[i]);
+	measured_free(&ms);
 	free(s.idx);
 	runlog_free(&log);
 	return rc;

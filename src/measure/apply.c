@@ -128,7 +128,7 @@ int mt_write_change(const struct root *r, const char *sysctl, const char *value,
 	return 0;
 }
 
-int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct measure_opts *o)
+int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct measure_opts *o, size_t *changed)
 {
 	struct strbuf sb = { 0 };
 	struct mt_verdict v;
@@ -145,6 +145,7 @@ int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct meas
 		log_msg(LOG_NOTICE, "measure tcp --apply: nothing to apply: no setting of this host is the limit");
 		return 0;
 	}
+	*changed = which;
 	if (root_read(&c->root, "proc/sys/kernel/hostname", host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "?");
 	mt_proc_path(proc, sizeof(proc), v.change.sysctl);

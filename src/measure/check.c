@@ -13,37 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/array.h"
 #include "base/log.h"
 #include "engine/engine.h"
 #include "measure/measure.h"
 #include "measure/report.h"
 #include "measure/verify.h"
-
-#define CONF_DIR "etc/sysctl.d"
-#define CONF_GLOB "60-earlytune-measure-tcp_*.conf"
-
-struct names {
-	char (*v)[256];
-	size_t n, cap;
-	int err;
-};
-
-static void add_name(const char *rel, void *data)
-{
-	struct names *ns = data;
-
-	if (array_grow(&ns->v, &ns->cap, ns->n, sizeof(*ns->v), 4) < 0) {
-		ns->err = -ENOMEM;
-		return;
-	}
-	snprintf(ns->v[ns->n++], sizeof(*ns->v), "%s", rel);
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
 
 /* One file's check: what verify prints and keeps. */
 struct one {
@@ -178,8 +152,26 @@ static int check(const struct ctx *c, const struct measure_opts *o, const char *
 	return 0;
 }
 
+/* A check as the run log keeps it. */
+struct logged {
+	struct measure_row row;
+	char target[260], setting[64], current[32], desired[48], detail[400];
+};
+
+static void log_row(const struct one *x, int e, struct logged *l)
+{
+	snprintf(l->target, sizeof(l->target), "/%s", x->rel);
+	snprintf(l->setting, sizeof(l->setting), "%s", x->a.setting);
+	mt_rate(l->current, sizeof(l->current), x->after.rate_bps);
+	mt_rate(l->desired, sizeof(l->desired), x->a.pred_bps);
+	snprintf(l->detail, sizeof(l->detail), "%s", e < 0 ? strerror(-e) : x->k.why);
+	l->row = (struct measure_row){ e < 0 ? "failed" : mt_outcome_name(x->k.outcome), "measure", l->target,
+				       l->setting, x->flow ? l->current : NULL, x->a.pred_bps ? l->desired : NULL,
+				       l->detail };
+}
+
 static int verify_file(const struct ctx *c, const struct measure_opts *o, const char *rel, struct strbuf *js,
-		       size_t *shown)
+		       size_t *shown, struct logged *l)
 {
 	_cleanup_(freep) char *text = NULL;
 	struct mt_report rep = { 0 };
@@ -188,53 +180,68 @@ static int verify_file(const struct ctx *c, const struct measure_opts *o, const 
 
 	if (e >= 0 && mt_applied_parse(text, &x.a) < 0)
 		e = -EBADMSG;
-	if (e < 0) {
+	if (e < 0)
 		log_msg(LOG_ERR, "measure tcp --verify: cannot read /%s: %s", rel,
 			e == -EBADMSG ? "no setting line" : strerror(-e));
-		return e;
-	}
-	e = check(c, o, text, &x, &rep);
+	else
+		e = check(c, o, text, &x, &rep);
 	if (e >= 0 && c->json)
 		json_one(js, &x, shown);
 	else if (e >= 0)
 		text_one(&x);
+	log_row(&x, e, l);
 	free(rep.flows);
 	return e < 0 ? e : (int)x.k.outcome;
 }
 
+/* Every file's check, one run in the run log; 0 when each held or moved. */
+static int verify_all(struct ctx *c, const struct measure_opts *o, char (*names)[256], size_t n, struct strbuf *js)
+{
+	struct logged *l = calloc(n + 1, sizeof(*l));
+	struct measure_row *rows = calloc(n + 1, sizeof(*rows));
+	size_t shown = 0;
+	int rc = 0;
+
+	for (size_t i = 0; l && rows && i < n; i++) {
+		int e = verify_file(c, o, names[i], js, &shown, &l[i]);
+
+		rc |= e != MO_HELD && e != MO_MOVED;
+		rows[i] = l[i].row;
+	}
+	if (l && rows)
+		runlog_measurement(c, "measure tcp --verify", rows, n);
+	else
+		rc = -ENOMEM;
+	free(rows);
+	free(l);
+	return rc;
+}
+
 int cmd_measure_tcp_verify(struct ctx *c, const struct measure_opts *o)
 {
-	struct names ns = { 0 };
+	char (*names)[256] = NULL;
 	struct strbuf js = { 0 };
 	struct mt_filter f;
-	size_t shown = 0;
-	int n, rc;
+	size_t n = 0;
+	int e, rc;
 
 	if (mt_filter_init(&f, o->peer, 0) < 0) {
 		log_msg(LOG_ERR, "--peer: '%s' is not an IPv4 or IPv6 address", o->peer);
 		return 2;
 	}
-	n = root_match(&c->root, CONF_DIR, CONF_GLOB, add_name, &ns);
-	n = n < 0 ? n : ns.err;
-	if (n < 0)
-		log_msg(LOG_ERR, "measure tcp --verify: cannot list /%s: %s", CONF_DIR, strerror(-n));
-	else if (!ns.n)
+	e = mt_conf_files(&c->root, &names, &n);
+	if (e < 0)
+		log_msg(LOG_ERR, "measure tcp --verify: cannot list /%s: %s", MT_CONF_DIR, strerror(-e));
+	else if (!n)
 		log_msg(LOG_ERR, "measure tcp --verify: nothing to verify: no /%s/%s (measure tcp --apply writes one)",
-			CONF_DIR, CONF_GLOB);
-	rc = n < 0 || !ns.n;
-	if (ns.n)
-		qsort(ns.v, ns.n, sizeof(*ns.v), by_name);
+			MT_CONF_DIR, MT_CONF_GLOB);
 	json_head(&js, c, "measure tcp verify");
 	sb_printf(&js, ",\"tolerance_percent\":%d,\"rise_percent\":%d,\"checks\":[", MT_TOLERANCE_PCT, MT_RISE_PCT);
-	for (size_t i = 0; i < ns.n; i++) {
-		int e = verify_file(c, o, ns.v[i], &js, &shown);
-
-		rc |= e != MO_HELD && e != MO_MOVED;
-	}
+	rc = e < 0 || !n || verify_all(c, o, names, n, &js) != 0;
 	sb_printf(&js, "]}\n");
-	if (c->json && n >= 0)
+	if (c->json && e >= 0)
 		json_emit(&js);
 	sb_free(&js);
-	free(ns.v);
+	free(names);
 	return rc;
 }

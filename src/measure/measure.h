@@ -32,3 +32,8 @@ int cmd_measure_tcp_verify(struct ctx *c, const struct measure_opts *o); /* --ve
  * was interrupted (the read-ahead restored) or --apply failed, 2 for a
  * name that is no disk. */
 int cmd_measure_readahead(struct ctx *c, const struct measure_opts *o);
+
+/* The settings measure tcp --apply changed, with their newest check: the
+ * list of commands.c's measured_sources row (engine/engine.h). */
+struct measured;
+int mt_measured(const struct root *r, void (*emit)(const struct measured *m, void *data), void *data);

@@ -24,8 +24,8 @@ struct measure_opts;
 /* apply.c: --apply, and the sysctl.d file's text (when: seconds since the
  * epoch; was: the value before, NULL when it could not be read; selection:
  * the options that measure the same connections again, "--for 10 --port
- * 5201"). */
-int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct measure_opts *o);
+ * 5201"). *changed: the connection whose change it made (or failed to). */
+int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct measure_opts *o, size_t *changed);
 void mt_sysctl_file(struct strbuf *sb, const struct mt_flow *f, const struct mt_verdict *v, const char *host,
 		    long long when, const char *was, const char *selection);
 void mt_selection(char *out, size_t size, unsigned seconds, const char *peer, unsigned port);
@@ -41,3 +41,8 @@ int mt_earlier_was(const struct root *r, const char *sysctl, char *out, size_t s
  * the file cannot be written. */
 int mt_write_change(const struct root *r, const char *sysctl, const char *value, const char *was,
 		    const struct strbuf *sb);
+
+/* rows.c: the run log's record of a measurement (applied: the connection
+ * --apply changed, SIZE_MAX none; failed: its change failed) */
+void mt_log_report(const struct ctx *c, const struct mt_report *rep, const char *command, size_t applied,
+		   bool failed);

@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -111,8 +112,11 @@ int cmd_measure_tcp(struct ctx *c, const struct measure_opts *o)
 	}
 	r = mt_measure(&c->root, &f, &rep);
 	if (r == 0) {
+		size_t changed = SIZE_MAX;
+
 		mt_report(c, &rep);
-		r = o->apply ? mt_apply(c, &rep, o) : 0;
+		r = o->apply ? mt_apply(c, &rep, o, &changed) : 0;
+		mt_log_report(c, &rep, o->apply ? "measure tcp --apply" : "measure tcp", changed, r < 0);
 	}
 	free(rep.flows);
 	return r < 0 ? 1 : 0;

@@ -21,6 +21,9 @@
  * throughput rose by at least this much over before (percent). */
 #define MT_RISE_PCT 125
 
+#define MT_CONF_DIR "etc/sysctl.d"
+#define MT_CONF_GLOB "60-earlytune-measure-tcp_*.conf"
+
 enum mt_outcome { MO_HELD, MO_MOVED, MO_FAILED, MO_UNVERIFIED };
 
 /* What a measure file keeps. */
@@ -56,6 +59,9 @@ void mt_judge(const struct mt_applied *a, const struct mt_verdict *after, bool i
 const char *mt_outcome_name(enum mt_outcome o);
 int mt_outcome_parse(const char *s); /* enum mt_outcome or -1 */
 bool mt_same_value(const char *a, const char *b); /* equal but for white space */
+/* rows.c: the files --apply wrote, by name (root-relative) */
+int mt_conf_files(const struct root *r, char (**out)[256], size_t *n);
+
 /* The file with its newest check line replaced by this one. */
 void mt_record_check(struct strbuf *out, const char *text, const struct mt_check *k, const struct mt_verdict *after,
 		     const char *host, long long when);

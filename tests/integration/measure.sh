@@ -39,6 +39,11 @@ path() {
 		ip -n "$B" addr add 10.77.0.2/24 dev etB && ip -n "$B" link set etB up
 }
 
+# inA CMD...: CMD in A with a /run of its own (ip netns exec's mount
+# namespace is a slave of the host's): every measurement records itself in
+# the run log, run/earlytune/runs, which must not be this host's.
+inA() { ip netns exec "$A" sh -c 'mount -t tmpfs none /run && exec "$@"' sh "$@"; }
+
 # waitfor NS SS_ARGS: up to 20 s until ss in NS lists a socket.
 waitfor() {
 	for _ in $(seq 100); do
@@ -63,7 +68,7 @@ transfer() {
 	shift 3
 	# SEL, when set: the selection instead (--verify keeps its own)
 	if [ -n "${SEL+set}" ]; then _sel=$SEL; else _sel="--for 2 --port $_p"; fi
-	OUT=$(ip netns exec "$A" "$ET" measure tcp $_sel "$@" 2>&1)
+	OUT=$(inA "$ET" measure tcp $_sel "$@" 2>&1)
 	RC=$?
 	wait "$_snd" "$_srv" 2>/dev/null
 }
@@ -91,7 +96,7 @@ says() {
 	contains "$1: the $2 named" "limit:      $2 ("
 	contains "$1: change ${3:-none}" "change:     ${3:-none}"
 }
-mt() { ip netns exec "$A" "$ET" measure tcp --for 2 "$@"; }
+mt() { inA "$ET" measure tcp --for 2 "$@"; }
 js() { printf '%s' "$OUT" | python3 -c "import json, sys; c = json.load(sys.stdin)['connections']; print($1)"; }
 
 # A tree for the proc files: tcp_mem and sockstat are the host's, which a
@@ -184,6 +189,20 @@ check_rc "--verify, not in force: exit 1" 1 -- mt --root "$tree" --verify
 contains "--verify, not in force: said" "unverified: not in force: net.ipv4.tcp_wmem reads '4096 16384 65536'"
 eq "--verify, not in force: the file's verdict stays" "$(grep -c '^# Verified: failed ' "$conf")" 1
 mkdir "$WORK/empty0"
+# The run log of the tree: every measurement, the change, the checks;
+# status shows them and the measured setting with its newest verdict.
+check_rc "status: a failed prediction: exit 1" 1 -- "$ET" status --root "$tree"
+contains "status: the measurement --apply made" "measure tcp --apply: 1 measured, 1 changed, 0 failed"
+contains "status: its connection, limit, change and prediction" \
+	"  changed  measure 10.77.0.1:"
+contains "status: ... the change" "-> 10.77.0.2:5001 send buffer: "
+contains "status: a check that failed" "measure tcp --verify: 1 measured, 0 changed, 1 failed"
+contains "status: the setting measured, its verdict" "  failed     net.ipv4.tcp_wmem = 4096 16384 262144: before "
+contains "status: ... not in force: unverified in the log" "  unverified measure /etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf net.ipv4.tcp_wmem: not in force"
+check_rc "status --json: exit 1" 1 -- "$ET" status --json --root "$tree"
+eq "status --json: the measured setting" \
+	"$(printf '%s' "$OUT" | python3 -c "import json, sys; m = json.load(sys.stdin)['measured'][0]; print(m['setting'], m['verdict'], m['after'] > 0, m['predicted'] > m['before'])")" \
+	"net.ipv4.tcp_wmem failed True True"
 check_rc "--verify without a file: exit 1" 1 -- mt --root "$WORK/empty0" --verify
 contains "--verify without a file: nothing to verify" "measure tcp --verify: nothing to verify: no /etc/sysctl.d/60-earlytune-measure-tcp_*.conf"
 check_rc "--apply with --verify: exit 2" 2 -- "$ET" measure tcp --apply --verify
@@ -213,7 +232,9 @@ measured "slow writer" 5006 "" "--slow" --root "$WORK/empty" --apply
 says "slow writer" "application"
 contains "slow writer: nothing a setting controls" "nothing a setting controls"
 contains "slow writer --apply: nothing to apply" "measure tcp --apply: nothing to apply: no setting of this host is the limit"
-eq "slow writer --apply: nothing written" "$(find "$WORK/empty" -mindepth 1 | wc -l)" 0
+eq "slow writer --apply: nothing written but the run log's record of it" \
+	"$(find "$WORK/empty" -type f ! -name lock | sed "s|^$WORK/empty/||"):$(grep -c '	measure tcp --apply	0	measurement	' "$WORK/empty/run/earlytune/runs")" \
+	"run/earlytune/runs:1"
 
 # (d) 2% loss: cubic cuts its window, bbr suggested; then bbr measured.
 path 2

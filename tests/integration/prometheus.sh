@@ -88,6 +88,28 @@ contains "reverted: not drift" "earlytune_drifted_items 0"
 contains "reverted: not applied" "earlytune_not_applied_items 5"
 eq "reverted: the last apply is still the apply's" \
 	"$(sed -n 's/^earlytune_last_apply_timestamp_seconds //p' "$t$PROM")" "$ts"
+# A measured setting (its own file) and a measurement since the revert:
+# still reverted; the setting's prediction, before, check and verdict.
+lacks "no measured setting: no gauges for them" "earlytune_measured_"
+mk_measured "$t" held
+"$ET" measure tcp --verify --root "$t" >/dev/null 2>&1
+"$ET" verify --prometheus "$PROM" --root "$t" >/dev/null 2>&1
+promfile "measured" "$t"
+contains "measured: still reverted" "earlytune_reverted 1"
+contains "measured: predicted" 'earlytune_measured_predicted{setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 38100000'
+contains "measured: before" 'earlytune_measured_before{setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 10500000'
+contains "measured: after" 'earlytune_measured_after{setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 36700000'
+contains "measured: held" 'earlytune_measured_held{setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 1'
+mk_measured "$t" failed
+"$ET" verify --prometheus "$PROM" --root "$t" >/dev/null 2>&1
+promfile "measured, failed" "$t"
+contains "measured, failed: held 0" 'earlytune_measured_held{setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 0'
+mk_measured "$t" none
+"$ET" verify --prometheus "$PROM" --root "$t" >/dev/null 2>&1
+promfile "measured, no check" "$t"
+lacks "measured, no check: no after" 'earlytune_measured_after{'
+lacks "measured, no check: no verdict" 'earlytune_measured_held{'
+rm -r "$t/etc/sysctl.d" "$t/proc/sys/net/ipv4/tcp_wmem"
 "$ET" --boot apply --root "$t" 2>/dev/null
 
 # A configuration error: verify exits 2 and judges nothing, but the file is

@@ -372,3 +372,35 @@ contains "nothing left to revert: its run" "revert: 0 changed, 0 kept, 0 skipped
 "$ET" apply --only thp --root "$v" >/dev/null 2>&1
 check_rc "applied again: status" 0 -- "$ET" status --root "$v"
 lacks "applied again: no longer reverted" "now reverted"
+
+# Measurements: each a run in the log (not an apply: a revert before it
+# still stands), and the settings they changed, from their own files in
+# etc/sysctl.d (they outlive the boot), with their newest check.
+m=$WORK/measured
+mk_measured "$m" held
+check_rc "a measured setting, no run: status exits 1 (never ran)" 1 -- "$ET" status --root "$m"
+contains "a measured setting: shown with its check" \
+	"  held       net.ipv4.tcp_wmem = 4096 16384 262144: before 10.5 Mbit/s, predicted 38.1 Mbit/s, after 36.7 Mbit/s (checked 2026-12-03T21:05:00Z) [/etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf]"
+check_rc "measure tcp --verify, the setting not in force: exit 1" 1 -- "$ET" measure tcp --verify --root "$m"
+check_rc "after a measurement: status exits 0" 0 -- "$ET" status --root "$m"
+contains "the measurement's run" "measure tcp --verify: 1 measured, 0 changed, 0 failed"
+contains "its row: the file, the setting, the verdict and why" \
+	"  unverified measure /etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf net.ipv4.tcp_wmem: not in force: net.ipv4.tcp_wmem reads '4096 16384 65536'"
+eq "an unverified check leaves the file's verdict" \
+	"$(grep -c '^# Verified: held' "$m/etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf")" 1
+check_rc "status --json, measured: exit 0" 0 -- "$ET" status --json --root "$m"
+contains "status --json: the measured setting" \
+	'"measured":[{"setting":"net.ipv4.tcp_wmem","value":"4096 16384 262144","file":"etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf","verdict":"held","checked":"2026-12-03T21:05:00Z","quantity":"throughput_bps","before":10500000,"predicted":38100000,"after":36700000}]'
+contains "status --json: the measurement's scope" '"command":"measure tcp --verify","boot":false,"scope":"measurement"'
+mk_measured "$m" failed
+check_rc "a failed prediction: status exits 1" 1 -- "$ET" status --failed --root "$m"
+contains "status --failed: the failed prediction" "  failed     net.ipv4.tcp_wmem = 4096 16384 262144: "
+mk_measured "$m" none
+check_rc "not checked yet: status exits 0" 0 -- "$ET" status --root "$m"
+contains "not checked yet: said" "  unverified net.ipv4.tcp_wmem = 4096 16384 262144: before 10.5 Mbit/s, predicted 38.1 Mbit/s, not checked yet"
+"$ET" revert --root "$v" >/dev/null 2>&1
+mk_measured "$v" held
+"$ET" measure tcp --verify --root "$v" >/dev/null 2>&1
+check_rc "reverted, then a measurement: status" 0 -- "$ET" status --root "$v"
+contains "reverted, then a measurement: the measurement logged" "measure tcp --verify: 1 measured"
+contains "reverted, then a measurement: still reverted" "now reverted: the kernel's own values are back"

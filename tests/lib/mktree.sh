@@ -801,3 +801,22 @@ mk_bondhost() {
 	mk_netdev "$1" eth2 8 1 ""
 	mk_thp "$1"
 }
+
+# mk_measured TREE VERDICT: the file `measure tcp --apply` writes for a
+# send buffer of 64 KiB on a 40 ms path (net.ipv4.tcp_wmem to 256 KiB,
+# 10.5 Mbit/s before, 38.1 predicted), its newest check VERDICT at 36.7
+# Mbit/s (none: no check yet), and the tree's tcp_wmem back at 64 KiB: not
+# in force, so that --verify measures nothing.
+mk_measured() {
+	mkdir -p "$1/etc/sysctl.d" "$1/proc/sys/net/ipv4"
+	echo "4096 16384 65536" >"$1/proc/sys/net/ipv4/tcp_wmem"
+	{
+		echo "# Written by earlytune measure tcp --apply on h at 2026-12-03T21:00:00Z."
+		echo "# Before: 10500000 bit/s acked, 47784 bytes in flight, min RTT 40126 us."
+		echo "# Prediction: 38100000 bit/s, 191136 bytes in flight."
+		echo "# Was: net.ipv4.tcp_wmem = 4096 16384 65536 (to revert: set it back and remove this file)."
+		echo "# Check it with the same measurement: earlytune measure tcp --for 2 --port 5001 --verify"
+		[ "$2" = none ] || echo "# Verified: $2 at 2026-12-03T21:05:00Z on h: 36700000 bit/s acked, 180000 bytes in flight, the limit congestion window; 96% of the prediction: recorded."
+		echo "net.ipv4.tcp_wmem = 4096 16384 262144"
+	} >"$1/etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf"
+}
