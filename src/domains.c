@@ -6,6 +6,7 @@
 
 #include "block/block.h"
 #include "net/net.h"
+#include "nic/nic.h"
 #include "thp/thp.h"
 #include "sched/sched.h"
 #include "limits/limits.h"
@@ -26,6 +27,15 @@ const struct domain domains[] = {
 		.name = "thp", .bit = DOM_THP,
 		.section = { "thp", false, thp_check_key, NULL },
 		.plan = thp_plan, .claims = thp_claims,
+	},
+	{
+		/* Before net: a change of channels recreates the TX queues, and
+		 * the qdisc items of the same interface run after it. */
+		.name = "nic", .bit = DOM_NIC,
+		.section = { "net", true, nic_check_key, NULL },
+		.plan = nic_plan, .apply = nic_apply, .batched = nic_batched, .revert_batch = nic_revert_batch,
+		.ifindex = nic_record_ifindex, .iface_index = nic_iface_index, .identity = nic_identity,
+		.stale = nic_stale, .owns_path = nic_owns_path, .elsewhere = nic_elsewhere,
 	},
 	{
 		.name = "net", .bit = DOM_NET,

@@ -30,8 +30,9 @@
 /* ---- plan items (engine/item.c) ---- */
 enum action { ACT_CHANGE, ACT_KEEP, ACT_SKIP, ACT_ERROR };
 /* How an item is written: an attribute file, a module insert, a qdisc, a
- * line of a systemd drop-in, a debugfs file (written with debugfs mounted). */
-enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC, ITEM_DROPIN, ITEM_DEBUGFS };
+ * line of a systemd drop-in, a debugfs file (written with debugfs mounted),
+ * an ethtool setting. */
+enum item_kind { ITEM_FILE, ITEM_MODULE, ITEM_QDISC, ITEM_DROPIN, ITEM_DEBUGFS, ITEM_ETHTOOL };
 enum result { RES_NONE, RES_APPLIED, RES_FAILED };
 
 /* Another configuration writing an item's value (writers/). */
@@ -124,4 +125,4 @@ struct ctx {
 
 /* A domain's bit in ctx.only (its row in src/domains.c names it). */
 enum { DOM_BLOCK = 1u << 0, DOM_THP = 1u << 1, DOM_MODULES = 1u << 2, DOM_NET = 1u << 3, DOM_INITRAMFS = 1u << 4,
-       DOM_LIMITS = 1u << 5, DOM_SCHED = 1u << 6, DOM_SYSFS = 1u << 7 };
+       DOM_LIMITS = 1u << 5, DOM_SCHED = 1u << 6, DOM_SYSFS = 1u << 7, DOM_NIC = 1u << 8 };

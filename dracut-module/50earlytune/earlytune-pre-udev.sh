@@ -6,4 +6,4 @@
 # real root, where systemd reads it when it starts. Never exits,
 # never fails the boot: earlytune --boot always returns 0, and reads
 # earlytune=0 / rd.earlytune=0 itself (it then writes nothing).
-/usr/sbin/earlytune --boot apply --only modules,thp,net,limits,sched,sysfs
+/usr/sbin/earlytune --boot apply --only modules,thp,nic,net,limits,sched,sysfs

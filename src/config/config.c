@@ -102,14 +102,42 @@ void config_register(const struct cfg_section *const *v, size_t n)
 	nsections = n;
 }
 
-static const struct cfg_section *section_find(const char *name)
+/* Two domains may share a section's name, one reading [name] and the other
+ * [name "NAME"] ([net] and the NIC's [net "NAME"]): a header goes to the
+ * one that takes its form, else to the one of that name. */
+static const struct cfg_section *section_find(const char *name, bool named)
 {
+	const struct cfg_section *any = NULL;
+
 	if (!strcmp(name, main_section.name))
 		return &main_section;
 	for (size_t i = 0; i < nsections; i++)
-		if (!strcmp(sections[i]->name, name))
-			return sections[i];
-	return NULL;
+		if (!strcmp(sections[i]->name, name)) {
+			if (sections[i]->named == named)
+				return sections[i];
+			any = any ? any : sections[i];
+		}
+	return any;
+}
+
+/* "[net]", or "[net \"NAME\"]" for the named one of two sections of a name. */
+static const char *section_label(const struct cfg_section *s, char *buf, size_t size)
+{
+	bool shared = false;
+
+	for (size_t j = 0; j < nsections; j++)
+		shared = shared || (sections[j] != s && !strcmp(sections[j]->name, s->name));
+	snprintf(buf, size, "[%s%s]", s->name, shared && s->named ? " \"NAME\"" : "");
+	return buf;
+}
+
+/* Whether a section before i has the name of section i. */
+static bool name_seen(size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(sections[j]->name, sections[i]->name))
+			return true;
+	return false;
 }
 
 /* "[main] [block] [block "NAME"] …", or with named only the sections that
@@ -125,7 +153,7 @@ static void list_sections(char *buf, size_t size, bool named, size_t *count)
 	for (size_t i = 0; i < nsections && len < size; i++) {
 		const struct cfg_section *s = sections[i];
 
-		if (!named)
+		if (!named && !name_seen(i))
 			len += (size_t)snprintf(buf + len, size - len, " [%s]", s->name);
 		if (s->named && len < size) {
 			const char *sep = !named ? " " : !n ? "" : n + 1 == total ? " and " : ", ";
@@ -161,7 +189,8 @@ static void unknown_section(struct parser *ps, const char *s)
 	size_t n;
 
 	for (size_t i = 0; i < nsections; i++)
-		snprintf(names + strlen(names), sizeof(names) - strlen(names), " %s", sections[i]->name);
+		if (!name_seen(i))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), " %s", sections[i]->name);
 	list_sections(list, sizeof(list), false, &n);
 	if (cfg_closest(s, names, near, sizeof(near)))
 		parse_error(ps, "unknown section [%s]; did you mean [%s]? allowed: %s", s, near, list);
@@ -198,7 +227,7 @@ static void parse_header(struct parser *ps, char *s)
 			parse_error(ps, "malformed section header '[%s]'", s);
 		return;
 	}
-	sec = section_find(s);
+	sec = section_find(s, name != NULL);
 	if (!sec) {
 		unknown_section(ps, s);
 		return;
@@ -275,7 +304,7 @@ static void fold_spaces(char *s)
  * [net]"): a known key takes the empty value, which unsets it. */
 static bool key_home(const struct cfg_section *here, const char *key, char *buf, size_t size)
 {
-	char why[384];
+	char why[384], label[64];
 	size_t n = 0;
 
 	if (here->check_key(key, "", why, sizeof(why)) == 0)
@@ -285,7 +314,8 @@ static bool key_home(const struct cfg_section *here, const char *key, char *buf,
 		const struct cfg_section *s = i < nsections ? sections[i] : &main_section;
 
 		if (s != here && s->check_key(key, "", why, sizeof(why)) == 0)
-			snprintf(buf + strlen(buf), size - strlen(buf), "%s[%s]", n++ ? " or " : "", s->name);
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", n++ ? " or " : "",
+				 section_label(s, label, sizeof(label)));
 	}
 	return n > 0;
 }
@@ -294,7 +324,7 @@ static bool key_home(const struct cfg_section *here, const char *key, char *buf,
  * broken by it (a pasted U+2212 minus): that character is the message. */
 static int check_key(struct parser *ps, const char *key, const char *value)
 {
-	char why[384] = "", ch[160], home[128];
+	char why[384] = "", ch[160], home[128], label[64];
 	int r = ps->section->check_key(key, value, why, sizeof(why));
 
 	if (r == 0 && cfg_curly_quote(value, ch, sizeof(ch)))
@@ -304,7 +334,8 @@ static int check_key(struct parser *ps, const char *key, const char *value)
 	if (r < 0 && *ch)
 		parse_error(ps, "[%s] %s = '%s': %s", ps->section->name, key, value, ch);
 	else if (r < 0 && key_home(ps->section, key, home, sizeof(home)))
-		parse_error(ps, "%s; '%s' belongs in %s, not [%s]", why, key, home, ps->section->name);
+		parse_error(ps, "%s; '%s' belongs in %s, not %s", why, key, home,
+			    section_label(ps->section, label, sizeof(label)));
 	else if (r < 0)
 		parse_error(ps, "%s", why);
 	return r;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/netif.h"
 #include "net/internal.h"
 
 /* Kinds every kernel has (sch_generic, sch_fifo, sch_mq are not modules). */
@@ -208,15 +209,7 @@ bool net_holds(const struct netconf *nc, const struct qdiscs *qs, int ifindex, u
  * file holds no index); -errno when it cannot be read. */
 int net_ifindex_of(const struct root *r, const char *name)
 {
-	char rel[PATH_MAX];
-	unsigned long long v;
-	int rr = pathf(rel, sizeof(rel), "sys/class/net/%s/ifindex", name);
-
-	if (rr == 0)
-		rr = root_read_u64(r, rel, &v);
-	if (rr == -ENOENT || rr == -ENOTDIR || rr == -EINVAL || (rr == 0 && v > INT_MAX))
-		return 0;
-	return rr < 0 ? rr : (int)v;
+	return netif_index_of(r, name);
 }
 
 /* A dump the kernel marks interrupted (the set changed meanwhile) is

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/netif.h"
 #include "engine/state.h"
 #include "net/net.h"
 
@@ -78,14 +79,7 @@ bool net_owns_path(const char *path)
  * answers for itself; 0 when it cannot be told (a tree without it). */
 unsigned long long net_netns(const struct root *r)
 {
-	char link[64];
-	const char *s = link + 5;
-	unsigned long long v;
-
-	if (root_readlink(r, "proc/self/ns/net", link, sizeof(link)) < 0 || strncmp(link, "net:[", 5) ||
-	    parse_num(&s, ']', &v) < 0 || *s)
-		return 0;
-	return v;
+	return netif_netns(r);
 }
 
 /* The path of interface ifindex's root qdisc in namespace netns (0:
@@ -112,46 +106,9 @@ bool net_elsewhere(const struct root *r, const struct record *x)
 
 int net_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size)
 {
-	int ifindex = net_record_ifindex(path);
-
 	(void)r, (void)setting;
-	*out = '\0';
-	if (ifindex)
-		snprintf(out, size, "ifindex:%d", ifindex);
+	netif_identity(net_record_ifindex(path), out, size);
 	return 0;
-}
-
-struct ifindex_seen {
-	const struct root *r;
-	int ifindex, err;
-	bool found;
-};
-
-static void seen_ifindex(const char *rel, void *data)
-{
-	struct ifindex_seen *s = data;
-	int rr = net_ifindex_of(s->r, strrchr(rel, '/') + 1);
-
-	if (rr > 0 && rr == s->ifindex)
-		s->found = true;
-	else if (rr < 0 && !s->err)
-		s->err = rr;
-}
-
-/* 1 when an interface has index ifindex: the one of the record's name,
- * read directly, else any (interfaces are renamed); 0 when none, -errno
- * when that cannot be told. */
-static int ifindex_exists(const struct root *r, const char *name, int ifindex)
-{
-	struct ifindex_seen s = { r, ifindex, 0, false };
-	int rr;
-
-	if (ifindex > 0 && net_ifindex_of(r, name) == ifindex)
-		return 1;
-	rr = root_match(r, "sys/class/net", "*", seen_ifindex, &s);
-	if (rr < 0 || (!s.found && s.err))
-		return rr < 0 ? rr : s.err;
-	return s.found;
 }
 
 /* A record is stale when no interface has its index any more: looked up
@@ -159,13 +116,7 @@ static int ifindex_exists(const struct root *r, const char *name, int ifindex)
  * are this namespace's: another's record is never stale from here. */
 int net_stale(const struct root *r, const struct record *x, char *why, size_t size)
 {
-	int ifindex = net_record_ifindex(x->path), rr;
-
-	if (strncmp(x->identity, "ifindex:", 8) || net_elsewhere(r, x))
+	if (net_elsewhere(r, x))
 		return 0;
-	rr = ifindex_exists(r, x->target, ifindex);
-	if (rr < 0)
-		return rr;
-	snprintf(why, size, "no interface has ifindex %d any more", ifindex);
-	return !rr;
+	return netif_stale(r, x->target, x->identity, net_record_ifindex(x->path), why, size);
 }

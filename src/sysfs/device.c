@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/netif.h"
 #include "engine/state.h"
 #include "sysfs/internal.h"
 
@@ -84,42 +85,7 @@ int sysfs_identity(const struct root *r, const char *setting, const char *path, 
 	return 0;
 }
 
-struct find {
-	const struct root *r;
-	int ifindex;
-	char name[IF_NAMESIZE + 1];
-};
-
-static void match_index(const char *rel, void *data)
-{
-	struct find *f = data;
-	char path[PATH_MAX];
-	unsigned long long i;
-
-	if (!*f->name && pathf(path, sizeof(path), "%s/ifindex", rel) == 0 && root_read_u64(f->r, path, &i) == 0 &&
-	    i == (unsigned long long)f->ifindex)
-		snprintf(f->name, sizeof(f->name), "%s", strrchr(rel, '/') + 1);
-}
-
-/* The name of interface ifindex: the kernel's (one ioctl) on the running
- * system, sys/class/net's in a tree. */
 int sysfs_iface_name(const struct root *r, int ifindex, char *name, size_t size)
 {
-	struct find f = { .r = r, .ifindex = ifindex };
-	char buf[IF_NAMESIZE];
-	int n;
-
-	if (r->is_host) {
-		if (!if_indextoname((unsigned)ifindex, buf))
-			return -errno;
-		snprintf(name, size, "%s", buf);
-		return 0;
-	}
-	n = root_match(r, "sys/class/net", "*", match_index, &f);
-	if (n < 0)
-		return n;
-	if (!*f.name)
-		return -ENODEV;
-	snprintf(name, size, "%s", f.name);
-	return 0;
+	return netif_name(r, ifindex, name, size);
 }

@@ -389,7 +389,7 @@ full_boot() { # KVER
 	has "$name" "hot-added disk: the udev rule ran earlytune for it" 'ETTEST kmsg .*earlytune: apply vdc: [0-9]+ changed, [0-9]+ kept, 0 skipped, 0 failed'
 	case $k in 6.1.*) has "$name" "hot-added disk: scheduler changed" 'ETTEST kmsg .*earlytune: block vdc queue/scheduler: mq-deadline -> none' ;; esac
 	has "$name" "status: the runs since boot" 'ETTEST status: earlytune status: [0-9]+ runs since boot'
-	has "$name" "status: the initramfs boot run (its global part)" 'ETTEST status: [0-9-]+ [0-9:]+ [+-][0-9]+  apply --boot --only modules,thp,net,limits,sched,sysfs: [0-9]+ changed, [0-9]+ kept, [0-9]+ skipped, 0 failed'
+	has "$name" "status: the initramfs boot run (its global part)" 'ETTEST status: [0-9-]+ [0-9:]+ [+-][0-9]+  apply --boot --only modules,thp,nic,net,limits,sched,sysfs: [0-9]+ changed, [0-9]+ kept, [0-9]+ skipped, 0 failed'
 	has "$name" "status: the udev run of the hot-added disk" 'ETTEST status: [0-9-]+ [0-9:]+ [+-][0-9]+  apply --boot --device vdc: [0-9]+ changed'
 	has "$name" "status: the LV's udev run and its change" 'ETTEST status:   changed +block dm-[0-9]+ queue/read_ahead_kb: [0-9]+ -> 768'
 }

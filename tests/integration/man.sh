@@ -104,7 +104,7 @@ eq "--help pairs the short options (at least 12 found)" "$([ "$(printf '%s\n' "$
 
 # ---- earlytune(8): domains, profiles, backends, classes --------------------------
 domains=$("$ET" --only no-such-domain 2>&1 | after 'domains: ')
-eq "the binary names its domains" "$domains" "modules thp net block initramfs limits sched sysfs"
+eq "the binary names its domains" "$domains" "modules thp nic net block initramfs limits sched sysfs"
 in_list "earlytune.8: every domain has its entry under Domains" "$("$TAGS" "$P8" DESCRIPTION Domains)" $domains
 profiles=$("$ET" plan --root "$t" --profile no-such-profile 2>&1 | after 'built-in profiles: ')
 eq "the binary names its profiles" "$(echo $profiles | wc -w)" 4
@@ -122,7 +122,7 @@ has_words "earlytune.8 names the kernel parameters that switch it off" "$TXT8" e
 
 # ---- earlytune.conf(5): sections and keys ---------------------------------------------
 sections=$(conf_err '[no-such-section]' | sed -n 's/.*allowed: //p' | grep -oE '\[[a-z]+( "NAME")?\]')
-eq "the binary names its sections" "$(printf '%s\n' "$sections" | wc -l)" 13
+eq "the binary names its sections" "$(printf '%s\n' "$sections" | wc -l)" 14
 part_of "earlytune.conf.5: every section has its subsection in SECTIONS" "$("$TAGS" "$P5" --ss SECTIONS)" "$sections"
 matches=$(conf_err '[block "x"]\nmatch.no_such_match = 1' | after 'allowed: ')
 eq "the binary names the match keys of [block]" "$(echo $matches | wc -w)" 12
@@ -131,6 +131,9 @@ for sec in main block thp modules net cmdline limits sched; do
 	eq "the binary names the keys of [$sec]" "$([ -n "$keys" ] && echo yes)" yes
 	in_list "earlytune.conf.5: every key of [$sec] has its entry" "$("$TAGS" "$P5" SECTIONS "[$sec]")" $keys
 done
+keys=$(conf_err '[net "x"]\nno_such_key = 1' | after 'allowed: ')
+eq "the binary names the keys of [net \"NAME\"]" "$([ -n "$keys" ] && echo yes)" yes
+in_list "earlytune.conf.5: every key of [net \"NAME\"] has its entry" "$("$TAGS" "$P5" SECTIONS '[net "NAME"]')" $keys
 keys=$(conf_err '[sysfs "x"]\nno_such_key = 1' | after 'allowed: ')
 eq "the binary names the keys of [sysfs \"NAME\"]" "$([ -n "$keys" ] && echo yes)" yes
 in_list "earlytune.conf.5: every key of [sysfs \"NAME\"] has its entry" "$("$TAGS" "$P5" SECTIONS '[sysfs "NAME"]')" $keys

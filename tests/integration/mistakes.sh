@@ -74,7 +74,7 @@ mistake limits-far-key 2 "unknown key 'zzzzzz' in [limits]; allowed: nofile npro
 zzzzzz = 1'
 mistake limits-systemd-key 2 "unknown key 'LimitNOFILE' in [limits]; did you mean 'nofile'? allowed: nofile nproc memlock core" '[limits]
 LimitNOFILE = 1'
-mistake section-typo 1 "unknown section [blok]; did you mean [block]? allowed: [main] [modules] [thp] [net] [block] [block \"NAME\"] [limits] [limits \"NAME\"] [sched] [sysfs] [sysfs \"NAME\"] [cmdline] [cmdline \"NAME\"]" '[blok]'
+mistake section-typo 1 "unknown section [blok]; did you mean [block]? allowed: [main] [modules] [thp] [net] [net \"NAME\"] [block] [block \"NAME\"] [limits] [limits \"NAME\"] [sched] [sysfs] [sysfs \"NAME\"] [cmdline] [cmdline \"NAME\"]" '[blok]'
 mistake key-typo 2 "unknown key 'read_ahed_kb' in [block]; did you mean 'read_ahead_kb'? allowed: scheduler nr_requests rq_affinity add_random wbt_lat_usec io_timeout read_ahead_kb iosched.NAME match.*" '[block]
 read_ahed_kb = 128'
 mistake value-typo 2 "[thp] enabled = 'madivse' is not allowed; did you mean 'madvise'? allowed: always madvise never" '[thp]

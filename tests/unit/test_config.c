@@ -230,7 +230,8 @@ static void test_unset_and_override(void **state)
 /* The reader knows every domain's section from the table (issue 10: it kept
  * its own list, which a new domain had to be added to), and says them all
  * when a section is unknown. A domain without one (initramfs: nothing to
- * configure) has no section. */
+ * configure) has no section; two may share a name, one taking [net] and
+ * the other [net "NAME"]. */
 static void test_domain_sections(void **state)
 {
 	struct fx *f = *state;
@@ -240,15 +241,17 @@ static void test_domain_sections(void **state)
 	for (size_t i = 0; i < ndomains; i++) {
 		if (!domains[i].section.name)
 			continue;
-		snprintf(text, sizeof(text), "[%s]\n", domains[i].name);
+		const struct cfg_section *s = &domains[i].section;
+
+		snprintf(text, sizeof(text), s->named ? "[%s \"x\"]\n" : "[%s]\n", s->name);
 		parse(f, text);
 		assert_int_equal(f->cfg.errors, 0);
 		parse(f, "[bogus]\n");
-		snprintf(want, sizeof(want), " [%s]", domains[i].name);
+		snprintf(want, sizeof(want), s->named ? "[%s \"NAME\"]" : " [%s]", s->name);
 		assert_contains(f->text, want);
 	}
 	assert_contains(parse(f, "[bogus]\n"), "allowed: [main] ");
-	assert_contains(parse(f, "[thp \"x\"]\n"), "(only [block \"NAME\"], [limits \"NAME\"], [sysfs \"NAME\"] and [cmdline \"NAME\"] do)");
+	assert_contains(parse(f, "[thp \"x\"]\n"), "(only [net \"NAME\"], [block \"NAME\"], [limits \"NAME\"], [sysfs \"NAME\"] and [cmdline \"NAME\"] do)");
 }
 
 static void test_bad_sections(void **state)

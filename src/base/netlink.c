@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * rtnetlink's generic layer in the manner of libmnl (the link and qdisc
- * messages are rtnl.c's): attributes appended with bounds checks, an ACK
+ * Netlink's generic layer in the manner of libmnl, for any protocol (the
+ * link and qdisc messages are net/rtnl.c's, ethtool's nic/'s): attributes appended with bounds checks, an ACK
  * asked for a batch's last request (failures are told whatever the flags),
  * fresh sequence numbers, replies checked for our port id and sequence, errors turned into -errno with the kernel's
  * extended-ack message, and a receive timeout so nothing can hang a boot.
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "net/netlink.h"
+#include "base/netlink.h"
 
 #define NL_RECV_TIMEOUT_S 2
 #define NL_RECV_BUF (64 * 1024)
@@ -304,27 +304,6 @@ int nl_dump_req(struct nl *nl, struct nlmsghdr *req, int (*fn)(const struct nlms
 			return status;
 	}
 	return n;
-}
-
-int nl_dump(struct nl *nl, uint16_t type, int (*fn)(const struct nlmsghdr *h, void *data), void *data)
-{
-	/* The header the kernel parses: tcmsg for qdiscs, ifinfomsg for links. */
-	struct {
-		struct nlmsghdr h;
-		struct tcmsg t;
-		char attrs[16];
-	} req = {
-		.h.nlmsg_len = NLMSG_LENGTH(type == RTM_GETQDISC ? sizeof(struct tcmsg)
-								 : sizeof(struct ifinfomsg)),
-		.h.nlmsg_type = type,
-		.t.tcm_family = AF_UNSPEC,
-	};
-	uint32_t mask = RTEXT_FILTER_SKIP_STATS;
-
-	/* Links without their statistics: a tenth of the bytes to read. */
-	if (type == RTM_GETLINK && !nla_put(&req.h, sizeof(req), IFLA_EXT_MASK, &mask, sizeof(mask)))
-		return -EMSGSIZE;
-	return nl_dump_req(nl, &req.h, fn, data);
 }
 
 /* A batch that cannot be sent: each request fails with err. */

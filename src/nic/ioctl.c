@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* SIOCETHTOOL, for kernels without the ethtool netlink family: channels
+ * and rings read and written through the ioctl's structures, their fields
+ * kept under the netlink attributes' numbers so that the plan reads one
+ * shape. Offloads and coalescing are netlink's only. */
+#include <errno.h>
+#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/sockios.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nic/internal.h"
+
+/* One ioctl on the interface; a test may stand in for the kernel. */
+int (*nic_ioctl_hook)(const char *ifname, void *cmd);
+
+static int ethtool_ioctl(const char *ifname, void *cmd)
+{
+	struct ifreq ifr;
+	int fd, r;
+
+	if (nic_ioctl_hook)
+		return nic_ioctl_hook(ifname, cmd);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = cmd;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	r = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+static void put(struct nic_values *out, uint16_t attr, uint32_t v)
+{
+	out->v[attr] = v;
+	out->have |= 1ull << attr;
+}
+
+int nic_ioctl_read(const char *ifname, enum nic_group g, struct nic_values *out)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ethtool_ringparam rp = { .cmd = ETHTOOL_GRINGPARAM };
+	int r;
+
+	if (g == NG_CHANNELS) {
+		r = ethtool_ioctl(ifname, &ch);
+		if (r < 0)
+			return r;
+		put(out, ETHTOOL_A_CHANNELS_RX_MAX, ch.max_rx), put(out, ETHTOOL_A_CHANNELS_TX_MAX, ch.max_tx);
+		put(out, ETHTOOL_A_CHANNELS_COMBINED_MAX, ch.max_combined);
+		put(out, ETHTOOL_A_CHANNELS_RX_COUNT, ch.rx_count), put(out, ETHTOOL_A_CHANNELS_TX_COUNT, ch.tx_count);
+		put(out, ETHTOOL_A_CHANNELS_COMBINED_COUNT, ch.combined_count);
+	} else if (g == NG_RINGS) {
+		r = ethtool_ioctl(ifname, &rp);
+		if (r < 0)
+			return r;
+		put(out, ETHTOOL_A_RINGS_RX_MAX, rp.rx_max_pending), put(out, ETHTOOL_A_RINGS_TX_MAX, rp.tx_max_pending);
+		put(out, ETHTOOL_A_RINGS_RX, rp.rx_pending), put(out, ETHTOOL_A_RINGS_TX, rp.tx_pending);
+	} else {
+		return -EOPNOTSUPP;
+	}
+	out->read = true;
+	return 0;
+}
+
+/* The ioctl sets every field at once: the others as they are now. */
+int nic_ioctl_write(const char *ifname, enum nic_group g, uint16_t attr, uint32_t value)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ethtool_ringparam rp = { .cmd = ETHTOOL_GRINGPARAM };
+	int r = ethtool_ioctl(ifname, g == NG_CHANNELS ? (void *)&ch : (void *)&rp);
+
+	if (r < 0)
+		return r;
+	if (g == NG_CHANNELS) {
+		ch.cmd = ETHTOOL_SCHANNELS;
+		if (attr == ETHTOOL_A_CHANNELS_COMBINED_COUNT)
+			ch.combined_count = value;
+		else if (attr == ETHTOOL_A_CHANNELS_RX_COUNT)
+			ch.rx_count = value;
+		else
+			ch.tx_count = value;
+		return ethtool_ioctl(ifname, &ch);
+	}
+	rp.cmd = ETHTOOL_SRINGPARAM;
+	if (attr == ETHTOOL_A_RINGS_RX)
+		rp.rx_pending = value;
+	else
+		rp.tx_pending = value;
+	return ethtool_ioctl(ifname, &rp);
+}
+
+/* The driver's name as ETHTOOL_GDRVINFO gives it: a virtual interface
+ * (veth, a bridge) has no device/driver link to read it from. */
+int nic_ioctl_driver(const char *ifname, char *out, size_t size)
+{
+	struct ethtool_drvinfo d = { .cmd = ETHTOOL_GDRVINFO };
+	int r = ethtool_ioctl(ifname, &d);
+
+	if (r >= 0)
+		snprintf(out, size, "%.*s", (int)sizeof(d.driver), d.driver);
+	return r;
+}

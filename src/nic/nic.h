@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The NIC domain: [net "NAME"] sections, matched to interfaces by name and
+ * driver, setting queues (channels), rings, offloads and interrupt
+ * coalescing over ethtool's generic netlink family. Its row's hooks, for
+ * src/domains.c.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "earlytune.h"
+
+struct record;
+
+/* conf.c */
+int nic_check_key(const char *key, const char *value, char *why, size_t size);
+
+/* plan.c */
+int nic_plan(struct ctx *c, struct plan *p);
+
+/* apply.c */
+void nic_apply(struct ctx *c, struct item *it);
+bool nic_batched(const char *setting);
+int nic_revert_batch(struct ctx *c, struct item **items, const char **values, size_t n);
+
+/* records.c */
+int nic_record_ifindex(const char *path);
+int nic_iface_index(const struct root *r, const char *name);
+bool nic_owns_path(const char *path);
+bool nic_elsewhere(const struct root *r, const struct record *x);
+int nic_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size);
+int nic_stale(const struct root *r, const struct record *x, char *why, size_t size);
