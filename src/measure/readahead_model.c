@@ -99,12 +99,15 @@ static void rates(const struct mr_rounds *m, struct mr_verdict *v, uint64_t page
 
 /* The one change: a lower read-ahead where the measured amplification fell
  * as predicted; a higher one where sequential reads gained. */
-static void decide(const struct mr_target *t, struct mr_verdict *v)
+static void decide(const struct mr_target *t, const struct mr_rounds *m, struct mr_verdict *v)
 {
 	bool cap = t->cand_kb < t->ra_kb;
 
 	if (t->cand_kb == t->ra_kb) {
 		snprintf(v->why, sizeof(v->why), "the read-ahead is already the candidate (%u KiB)", t->ra_kb);
+	} else if (m->rnd[0].touches && !m->rnd[0].dev_bytes) {
+		snprintf(v->why, sizeof(v->why), "%s served none of the touches (its stat did not move): they did not "
+			 "reach it", t->dev);
 	} else if (!v->amp[0] || !v->amp[1]) {
 		snprintf(v->why, sizeof(v->why), "a random round touched nothing: no measurement to go by");
 	} else if (cap && v->amp[1] <= v->amp[0] * 0.8) {
@@ -139,5 +142,5 @@ void mr_interpret(const struct mr_target *t, const struct mr_rounds *m, struct m
 	}
 	if (v->seq_mibps[0] > 0 && v->seq_mibps[1] > 0)
 		v->cost = (1.0 - v->seq_mibps[1] / v->seq_mibps[0]) * 100.0;
-	decide(t, v);
+	decide(t, m, v);
 }

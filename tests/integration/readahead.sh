@@ -5,7 +5,8 @@
 # devices (under the lock of its block devices; read-ahead restored), over
 # a sparse 4 GiB file on tmpfs with the 8192 KiB read-ahead of a disk that advertises a
 # 4 MiB optimal I/O size: the device mapped read-only, then a scratch file
-# on an ext4 made by mkfs.ext4 (nothing left in the filesystem), each with
+# on an ext4 made by mkfs.ext4 (nothing left in the filesystem), then on
+# an ext4 on a partition of the disk, each with
 # the candidate from a configuration's [block] section. The amplification
 # is the window over the page (the kernel reads the whole window for each
 # fault), the prediction for the candidate holds within its tolerance, the
@@ -20,6 +21,7 @@ mkdir -p "$t/sys/block/vdb/queue" "$t/dev" "$t/proc" "$t/etc"
 echo 252:16 >"$t/sys/block/vdb/dev"
 echo 8388608 >"$t/sys/block/vdb/size"
 echo 8192 >"$t/sys/block/vdb/queue/read_ahead_kb"
+echo "    1024        0    16384      100        0        0        0        0        0      100      100        0        0        0        0        0        0" >"$t/sys/block/vdb/stat"
 printf '[block "cap"]\nmatch.name = vdb\nread_ahead_kb = 1024\n' >"$WORK/cap.conf"
 tm() { "$ET" measure readahead "$@" --root "$t" --profile none; }
 
@@ -43,6 +45,20 @@ check_rc "dev/vdb is a file: exit 1" 1 -- tm vdb --candidate 1024
 contains "not a block device: said" "/dev/vdb is not the block device 252:16"
 eq "the tree's read-ahead untouched" "$(cat "$t/sys/block/vdb/queue/read_ahead_kb")" 8192
 eq "nothing written in the tree" "$(find "$t/etc" -mindepth 1 | wc -l)" 0
+# A filesystem of a partition of the disk, its mount point escaped as the
+# kernel writes it: the scratch file goes there (the tree's counters never
+# move, which it says).
+mkdir -p "$t/sys/dev/block" "$t/mnt/with space" "$t/proc/self"
+ln -s ../../devices/virtual/block/vdb/vdb1 "$t/sys/dev/block/252:17"
+printf '36 35 252:17 / /mnt/with\\040space rw,relatime shared:1 - ext4 /dev/vdb1 rw\n' >"$t/proc/self/mountinfo"
+check_rc "a tree's mount: measured (exit 0)" 0 -- tm vdb --candidate 1024 --for 2 --max-bytes 8M
+contains "a tree's mount: the scratch file on vdb1's mount, unescaped" "the touches on a scratch file of 2 MiB on /mnt/with space (vdb1)"
+contains "a tree's mount: the counters did not move, said" "change:     none: vdb served none of the touches (its stat did not move)"
+eq "a tree's mount: the read-ahead written back" "$(cat "$t/sys/block/vdb/queue/read_ahead_kb")" 8192
+eq "a tree's mount: no scratch file left" "$(ls -A "$t/mnt/with space")" ""
+sed -i 's/ rw,relatime / ro,relatime /' "$t/proc/self/mountinfo"
+check_rc "a read-only mount: not written to (exit 1: no device node)" 1 -- tm vdb --candidate 1024 --for 2 --max-bytes 8M
+contains "a read-only mount: the device instead" "/dev/vdb is not the block device 252:16"
 
 # ---- this machine's loop devices ------------------------------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null ||
@@ -159,3 +175,32 @@ eq "scratch file: the prediction held (error $(js "d['prediction']['error_percen
 eq "scratch file: the read-ahead restored" "$(cat $RA)" 8192
 eq "scratch file: nothing left in the filesystem" "$(ls -A "$mnt")" lost+found
 umount "$mnt"
+
+# ---- ext4 on a partition of the disk ------------------------------------------------
+# part_fs: a partition table, the device attached again with its
+# partitions, ext4 on the first, mounted; 1 (said in $WORK/part.err) when
+# this machine's udev did not give the partition in time.
+part_fs() {
+	echo ',,L' | sfdisk -q /dev/$loop >/dev/null 2>&1
+	losetup -d /dev/$loop
+	# the detach completes once udev's probe of the new table lets go of it
+	for _ in $(seq 50); do losetup -P /dev/$loop "$img" 2>/dev/null && break; sleep 0.1; done
+	[ -e /sys/block/$loop/${loop}p1 ] || partx -a /dev/$loop 2>/dev/null
+	for _ in $(seq 50); do
+		mkfs.ext4 -q -F /dev/${loop}p1 >"$WORK/part.err" 2>&1 && mount /dev/${loop}p1 "$mnt" 2>>"$WORK/part.err" &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
+if part_fs; then
+	echo 8192 >$RA
+	check_rc "partition: measured (exit 0)" 0 -- lm --for 10 --max-bytes 256M
+	contains "partition: the scratch file on its filesystem" "the touches on a scratch file of 64 MiB on $mnt (${loop}p1)"
+	contains "partition: the prediction held" "held, within 20%"
+	eq "partition: the read-ahead restored" "$(cat $RA)" 8192
+	eq "partition: nothing left in the filesystem" "$(ls -A "$mnt")" lost+found
+	umount "$mnt"
+else
+	skip "ext4 on a partition" "${loop}p1 not ready: $(head -1 "$WORK/part.err")"
+fi
