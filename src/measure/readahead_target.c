@@ -234,5 +234,13 @@ int mr_open(const struct root *r, struct mr_target *t)
 	if (*t->mount)
 		log_msg(LOG_NOTICE, "measure readahead: no scratch file in /%s (%s): the device itself, read-only",
 			t->mount, strerror(-fd));
-	return open_device(r, t);
+	fd = open_device(r, t);
+	if (fd >= 0 && t->region < 64 * t->page) {
+		/* fewer pages than touches would overlap: nothing to tell apart */
+		log_msg(LOG_ERR, "measure readahead: %s holds %llu bytes, fewer than 64 pages: too small to measure",
+			t->dev, (unsigned long long)t->dev_bytes);
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
 }

@@ -80,6 +80,9 @@ ra0=$(cat $RA)
 img=/dev/shm/et-readahead.$$
 mnt=$WORK/mnt
 at_exit "umount '$mnt' 2>/dev/null; losetup -d /dev/$loop 2>/dev/null; echo $ra0 >$RA; rm -f '$img'"
+check_rc "an empty loop device: exit 1" 1 -- "$ET" measure readahead $loop --candidate 1024
+contains "an empty loop device: too small, said" "$loop holds 0 bytes, fewer than 64 pages: too small to measure"
+eq "an empty loop device: the read-ahead untouched" "$(cat $RA)" "$ra0"
 truncate -s 4G "$img" # sparse: tmpfs keeps only what is written
 need "losetup $loop over a file on tmpfs" losetup /dev/$loop "$img"
 echo 8192 >$RA
