@@ -178,9 +178,9 @@ real_sysfs_dir() {
 
 # host_lock: holds, until the script ends, the lock of this machine's block
 # devices (loop devices, device-mapper): the scripts that set up real ones
-# (realsysfs, originals, stacked) run in parallel with the others, not with
-# each other (losetup -f could take another's loop0; a new dm device would
-# show in another's snapshot).
+# (realsysfs, originals, stacked, readahead) run in parallel with the
+# others, not with each other (losetup -f could take another's loop0; a new
+# dm device would show in another's snapshot).
 host_lock() {
 	exec 9>/run/lock/earlytune-tests-blockdev.lock
 	flock 9
