@@ -169,11 +169,14 @@ static void judge_measured(const struct mt_applied *a, const struct mt_verdict *
 {
 	char now[32], pred[32], before[32];
 	bool rose = (double)after->rate_bps * 100 >= (double)a->before_bps * MT_RISE_PCT;
+	double pct = (double)after->rate_bps * 100 / (double)a->pred_bps;
 
 	mbit(now, sizeof(now), after->rate_bps);
 	mbit(pred, sizeof(pred), a->pred_bps);
 	mbit(before, sizeof(before), a->before_bps);
-	k->pct = (unsigned)((double)after->rate_bps * 100 / (double)a->pred_bps);
+	/* Saturated: a file can predict 1 bit/s, and converting a double past
+	 * the range is undefined. */
+	k->pct = pct >= 1e6 ? 1000000 : (unsigned)pct;
 	if (k->pct >= MT_TOLERANCE_PCT) {
 		k->outcome = MO_HELD;
 		snprintf(k->why, sizeof(k->why), "%s acked, %u%% of the predicted %s%s (at least %d%% holds); before %s",

@@ -84,6 +84,11 @@ static void test_held(void **state)
 	assert_int_equal(k.before, MT_SNDBUF);
 	assert_int_equal(k.after, MT_CWND);
 	assert_non_null(strstr(k.why, "869.0 Mbit/s acked, 77% of the predicted 1119.9 Mbit/s (at least 75% holds)"));
+	/* A file's prediction of 1 bit/s: the percent saturates. */
+	a.pred_bps = 1;
+	mt_judge(&a, &v, true, a.value, &k);
+	assert_int_equal(k.outcome, MO_HELD);
+	assert_int_equal(k.pct, 1000000);
 	sb_free(&sb);
 }
 
