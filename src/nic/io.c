@@ -65,6 +65,7 @@ static int family(void)
 
 	if (io.family || io.err)
 		return io.err;
+	b.len = b.count = 0;
 	r = nl_open_proto(&io.nl, NETLINK_GENERIC);
 	if (r >= 0)
 		r = nic_put_family(&b, ++io.nl.seq);
@@ -89,6 +90,7 @@ static int read_netlink(struct nic_iface *ifc, enum nic_group g)
 		ifc->feat->n = 0;
 		a.feat = ifc->feat;
 	}
+	b.len = b.count = 0;
 	r = nic_put_get(&b, ++io.nl.seq, io.family, g, ifc->ifindex);
 	return r < 0 ? r : exchange(&b, &a, v->msg, sizeof(v->msg));
 }
@@ -122,6 +124,7 @@ int nic_write(struct nic_iface *ifc, const struct nic_key *k, const char *featur
 		return nic_ioctl_write(ifc->name, k->group, k->attr, value);
 	if (r < 0)
 		return r;
+	b.len = b.count = 0;
 	if (feature)
 		r = nic_put_feature(&b, ++io.nl.seq, io.family, ifc->ifindex, feature, value != 0);
 	else

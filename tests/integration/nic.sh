@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# [net "NAME"] over the real ethtool netlink family, in a network namespace
+# of the test's own with veth pairs (veth has rx/tx channels, get and set,
+# and features; no rings or coalescing: those are unit-tested against
+# recorded replies, test_nic.c). Records go to a directory of the test's,
+# bind-mounted over /run/earlytune inside the private mount namespace `ip
+# netns exec` makes: nothing of the host changes.
+. "$(dirname "$0")/../lib/common.sh"
+
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+	skip "network namespaces" "need root, ip and tc"
+	exit 0
+fi
+ns=et-nic-$$
+state=$WORK/state
+mkdir -p "$state" /run/earlytune
+ip netns add "$ns" || { fail "create a network namespace"; exit 0; }
+at_exit 'ip netns del "$ns" 2>/dev/null'
+nsx() { ip netns exec "$ns" "$@"; }
+# et ARGS…: earlytune in the namespace, our records, our configuration.
+et() { ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$ET" "$@" --profile none --wide; }
+txq() { nsx ls "/sys/class/net/$1/queues" | grep -c '^tx-'; }
+rxq() { nsx ls "/sys/class/net/$1/queues" | grep -c '^rx-'; }
+qd() { nsx tc qdisc show dev "$1" | awk '$4 == "root" { print $2, $3 }'; }
+# row DESC FIELDS…: a line of the last table whose columns are FIELDS
+row() {
+	_d=$1
+	shift
+	if printf '%s\n' "$OUT" | awk -v want="$*" '{ $1 = $1 } index($0, want) == 1 { found = 1 } END { exit !found }'; then
+		pass "$_d"
+	else
+		fail "$_d" "no row '$*':" "$(printf '%s\n' "$OUT" | head -20)"
+	fi
+}
+cpus=$(nproc)
+want_rx=$(( cpus < 4 ? cpus : 4 ))
+if [ "$want_rx" = 4 ]; then want_rx=3; fi # not the 4 there: a change to see
+
+nsx ip link add a1 numtxqueues 4 numrxqueues 4 type veth peer name b1 numtxqueues 4 numrxqueues 4
+nsx ip link add c1 numtxqueues 4 numrxqueues 4 type veth peer name d1 numtxqueues 4 numrxqueues 4
+nsx ip link set a1 up && nsx ip link set b1 up
+eq "a1 starts with 4 TX and 4 RX queues" "$(txq a1) $(rxq a1)" "4 4"
+
+cat >"$WORK/nic.conf" <<CONF
+[net "veths"]
+# the test's NICs
+match.driver = veth
+match.name = a*
+channels.tx = 2
+channels.rx = $want_rx
+offload.generic-receive-offload = on
+rings.rx = max
+coalesce.rx_usecs = 10
+
+[net "fixed"]
+match.name = c1
+offload.rx-gro-hw = on
+
+[net]
+qdisc = pfifo
+interfaces = a*
+CONF
+C="--config $WORK/nic.conf"
+
+check_rc "plan exits 0" 0 -- et plan --only nic,net $C
+row "plan: channels.tx 4 -> 2" nic a1 channels.tx 4 2 change
+contains "plan: a driver without rings says so" "a1's driver (veth) has no rings settings"
+contains "plan: a driver without coalescing says so" "a1's driver (veth) has no coalescing settings"
+contains "plan: an alias names the kernel's feature" "offload.rx-gro"
+contains "plan: a fixed feature is a skip saying so" "rx-gro-hw is fixed off by c1's driver (veth)"
+eq "plan: a section whose match fails gives nothing" "$(printf '%s\n' "$OUT" | grep -cE '^nic +[bd]1 ')" 0
+
+check_rc "apply exits 0" 0 -- et apply --only nic,net $C
+eq "apply: a1 has 2 TX and $want_rx RX queues" "$(txq a1) $(rxq a1)" "2 $want_rx"
+row "apply: channels applied" nic a1 channels.tx 4 2 change applied
+row "apply: the feature applied" nic a1 offload.rx-gro off on change applied
+# The qdisc items of the interface run after its channels, in the same run.
+first_nic=$(printf '%s\n' "$OUT" | grep -nE '^nic +a1 ' | head -1 | cut -d: -f1)
+first_net=$(printf '%s\n' "$OUT" | grep -nE '^net +a1 ' | head -1 | cut -d: -f1)
+eq "apply: a1's channels come before its qdisc" "$([ -n "$first_nic" ] && [ -n "$first_net" ] && [ "$first_nic" -lt "$first_net" ] && echo yes)" yes
+eq "apply: a1's root qdisc is set after the channels" "$(qd a1)" "mq e7e7:"
+ino=$(nsx readlink /proc/self/ns/net | tr -dc 0-9)
+idx=$(nsx cat /sys/class/net/a1/ifindex)
+eq "records: channels.tx's original by namespace and index" \
+	"$(grep -h "channels.tx" "$state"/records "$state"/links/* 2>/dev/null | head -1)" \
+	"$(printf 'nic\ta1\tchannels.tx\tethtool/netns/%s/ifindex/%s/channels.tx\t4\tifindex:%s' "$ino" "$idx" "$idx")"
+
+check_rc "a second apply changes nothing" 0 -- et apply --only nic --json $C
+lacks "second apply: nothing applied" '"result":"applied"'
+check_rc "verify of the veths: exit 1 (c1's fixed feature is unmet)" 1 -- et verify --only nic $C --prometheus /run/earlytune/et.prom
+contains "verify: the fixed feature is unmet" "unmet: nic c1 offload.rx-gro-hw"
+lacks "verify: no drift" "drift:"
+eq "Prometheus: a1's channels hold" "$(grep -c 'earlytune_setting_holds{domain="nic",target="a1",setting="channels.tx"} 1' "$state/et.prom")" 1
+
+# Another writer changes the channels: drift, then apply sets them again.
+printf '[net "other"]\nmatch.name = a1\nchannels.tx = 3\n' >"$WORK/other.conf"
+check_rc "another writer's change" 0 -- et apply --only nic --config "$WORK/other.conf"
+eq "a1: 3 TX queues now" "$(txq a1)" 3
+check_rc "verify finds the drift (exit 1)" 1 -- et verify --only nic $C
+contains "verify names the drift" "drift: nic a1 channels.tx is '3', want '2'"
+check_rc "status exits 0" 0 -- et status
+contains "status lists the applied channels" "nic a1 channels.tx: 4 -> 2"
+
+check_rc "revert exits 0" 0 -- et revert
+eq "revert: a1 has 4 TX and 4 RX queues again" "$(txq a1) $(rxq a1)" "4 4"
+contains "revert: the feature back off" "offload.rx-gro"
+check_rc "nothing left to revert" 0 -- et revert --only nic
+contains "revert: the records are gone" "nothing to revert"
+
+# udev's entry point: a new interface's add event applies its section alone.
+nsx ip link add a5 numtxqueues 4 numrxqueues 4 type veth peer name b5 numtxqueues 4 numrxqueues 4
+idx5=$(nsx cat /sys/class/net/a5/ifindex)
+check_rc "--ifindex of the new interface" 0 -- et --boot apply --ifindex "$idx5" $C
+eq "--ifindex: a5 has 2 TX queues" "$(txq a5)" 2
+eq "--ifindex: a1 untouched" "$(txq a1)" 4
+eq "--ifindex: a5's records in its own file" "$(grep -c '^nic	a5	' "$state/links/$idx5")" 3
+eq "--ifindex: a5's qdisc after its channels" "$(qd a5)" "mq e7e7:"
+check_rc "revert --ifindex" 0 -- et revert --ifindex "$idx5"
+eq "revert --ifindex: a5 has 4 TX queues again" "$(txq a5)" 4
+check_rc "--ifindex again" 0 -- et --boot apply --ifindex "$idx5" $C
+nsx ip link del a5
+check_rc "forget --ifindex of the removed interface" 0 -- et --boot forget --ifindex "$idx5"
+eq "forget: a5's records are gone" "$(cat "$state/links/$idx5" 2>/dev/null | grep -c '^nic')" 0
+
+# --ifindex costs the same with 100 more interfaces: one get per group.
+if command -v strace >/dev/null; then
+	nlcalls() {
+		ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" \
+			env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$WORK/nltrace" -e trace=sendto,sendmsg,recvmsg \
+			"$ET" plan --only nic --profile none $C --ifindex "$idx" >/dev/null 2>&1
+		grep -cE '(sendto|sendmsg|recvmsg)\(' "$WORK/nltrace"
+	}
+	few=$(nlcalls)
+	for i in $(seq 50); do echo "link add m$i type veth peer name n$i"; done >"$WORK/links"
+	nsx ip -batch "$WORK/links"
+	many=$(nlcalls)
+	eq "--ifindex: as many netlink calls with 100 more interfaces ($few)" "$many" "$few"
+else
+	skip "--ifindex netlink calls" "no strace"
+fi
