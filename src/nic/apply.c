@@ -97,10 +97,13 @@ static void restore(struct item *it, int ifindex, const char *value)
 		write_one(it, ifindex, value);
 }
 
+/* The ethtool settings go back through the row's batch; a key with a plan
+ * of its own writes a file, which the engine restores. */
 bool nic_batched(const char *setting)
 {
-	(void)setting;
-	return true;
+	const struct nic_key *k = nic_key_find(setting);
+
+	return k && !k->plan;
 }
 
 /* Each record back to its interface, found by index (renamed since or

@@ -13,7 +13,7 @@ for f in "$EX"/*.conf; do
 		lacks "$(basename "$f") --profile $p: no message" "earlytune:"
 	done
 done
-eq "examples/ holds the three configurations of issue 12" "$n" 3
+eq "examples/ holds the three configurations of issue 12 and the NICs' of issue 30" "$n" 4
 
 # desired FILE TREE TARGET SETTING: what plan wants for that item.
 desired() {
@@ -42,3 +42,13 @@ check_rc "web-latency.conf: plan on a KVM guest exits 0" 0 -- "$ET" plan --root 
 eq "web-latency.conf: defrag defer" "$(desired web-latency.conf "$kvm" thp defrag)" defer
 eq "web-latency.conf: the virtio disk's read-ahead capped at 512" "$(desired web-latency.conf "$kvm" vda queue/read_ahead_kb)" 512
 eq "web-latency.conf: completions on the issuing CPU" "$(desired web-latency.conf "$kvm" vda queue/rq_affinity)" 2
+
+# nic-queues.conf: its sections apply on the running kernel only (ethtool);
+# in a tree each is an item of the interface its match names, unknown.
+tree_nic=$WORK/nic
+mkdir -p "$tree_nic/sys/class/net/eth0" "$tree_nic/sys/bus/virtio/drivers/virtio_net" "$tree_nic/sys/devices/pci0000:00/virtio0/net"
+echo 2 >"$tree_nic/sys/class/net/eth0/ifindex"
+mkdir -p "$tree_nic/sys/class/net/eth0/device"
+ln -s ../../../../../bus/virtio/drivers/virtio_net "$tree_nic/sys/class/net/eth0/device/driver"
+check_rc "nic-queues.conf: plan on a tree exits 0" 0 -- "$ET" plan --only nic --root "$tree_nic" --config "$EX/nic-queues.conf"
+contains "nic-queues.conf: virtio's channels are the running kernel's" "channels.combined"
