@@ -4,8 +4,8 @@
  * request of a run and its family id asked once; every read and write is
  * one request about one interface by index (no dumps: a udev event costs
  * the same on a host of any number of interfaces). Where the kernel has
- * no ethtool family (before 5.6, or built without it), channels and rings
- * go through the SIOCETHTOOL ioctl.
+ * no ethtool family (before 5.6, or built without it), channels, rings and
+ * coalescing go through the SIOCETHTOOL ioctl.
  */
 #include <errno.h>
 #include <linux/ethtool_netlink.h>
@@ -102,7 +102,7 @@ int nic_read(struct nic_iface *ifc, enum nic_group g)
 	int r = family();
 
 	memset(v, 0, sizeof(*v));
-	if (r == -ENOENT && g != NG_FEATURES && g != NG_COALESCE)
+	if (r == -ENOENT && g != NG_FEATURES)
 		r = nic_ioctl_read(ifc->name, g, v);
 	else if (r >= 0)
 		r = read_netlink(ifc, g);
@@ -120,7 +120,7 @@ int nic_write(struct nic_iface *ifc, const struct nic_key *k, const char *featur
 	int r = family();
 
 	*msg = '\0';
-	if (r == -ENOENT && (k->group == NG_CHANNELS || k->group == NG_RINGS))
+	if (r == -ENOENT && k->group != NG_FEATURES)
 		return nic_ioctl_write(ifc->name, k->group, k->attr, value);
 	if (r < 0)
 		return r;

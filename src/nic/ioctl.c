@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* SIOCETHTOOL, for kernels without the ethtool netlink family: channels
- * and rings read and written through the ioctl's structures, their fields
- * kept under the netlink attributes' numbers so that the plan reads one
- * shape. Offloads and coalescing are netlink's only. */
+/* SIOCETHTOOL, for kernels without the ethtool netlink family: channels,
+ * rings and coalescing read and written through the ioctl's structures,
+ * their fields kept under the netlink attributes' numbers so that the plan
+ * reads one shape. Offloads are netlink's only. */
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
@@ -42,6 +42,38 @@ static void put(struct nic_values *out, uint16_t attr, uint32_t v)
 	out->have |= 1ull << attr;
 }
 
+/* struct ethtool_coalesce is the command and 22 u32 in the order of the
+ * netlink attributes: field i is attribute ETHTOOL_A_COALESCE_RX_USECS + i - 1. */
+_Static_assert(sizeof(struct ethtool_coalesce) == 23 * sizeof(uint32_t), "ethtool_coalesce: 23 u32");
+#define CO_FIELDS 22
+
+static uint32_t *co_field(struct ethtool_coalesce *co, uint16_t attr)
+{
+	return (uint32_t *)co + (attr - ETHTOOL_A_COALESCE_RX_USECS + 1);
+}
+
+static int coalesce_read(const char *ifname, struct nic_values *out)
+{
+	struct ethtool_coalesce co = { .cmd = ETHTOOL_GCOALESCE };
+	int r = ethtool_ioctl(ifname, &co);
+
+	for (uint16_t a = ETHTOOL_A_COALESCE_RX_USECS; r >= 0 && a < ETHTOOL_A_COALESCE_RX_USECS + CO_FIELDS; a++)
+		put(out, a, *co_field(&co, a));
+	return r;
+}
+
+static int coalesce_write(const char *ifname, uint16_t attr, uint32_t value)
+{
+	struct ethtool_coalesce co = { .cmd = ETHTOOL_GCOALESCE };
+	int r = ethtool_ioctl(ifname, &co);
+
+	if (r < 0 || attr < ETHTOOL_A_COALESCE_RX_USECS || attr >= ETHTOOL_A_COALESCE_RX_USECS + CO_FIELDS)
+		return r < 0 ? r : -EOPNOTSUPP;
+	co.cmd = ETHTOOL_SCOALESCE;
+	*co_field(&co, attr) = value;
+	return ethtool_ioctl(ifname, &co);
+}
+
 int nic_ioctl_read(const char *ifname, enum nic_group g, struct nic_values *out)
 {
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
@@ -62,8 +94,8 @@ int nic_ioctl_read(const char *ifname, enum nic_group g, struct nic_values *out)
 			return r;
 		put(out, ETHTOOL_A_RINGS_RX_MAX, rp.rx_max_pending), put(out, ETHTOOL_A_RINGS_TX_MAX, rp.tx_max_pending);
 		put(out, ETHTOOL_A_RINGS_RX, rp.rx_pending), put(out, ETHTOOL_A_RINGS_TX, rp.tx_pending);
-	} else {
-		return -EOPNOTSUPP;
+	} else if (g != NG_COALESCE || (r = coalesce_read(ifname, out)) < 0) {
+		return g != NG_COALESCE ? -EOPNOTSUPP : r;
 	}
 	out->read = true;
 	return 0;
@@ -74,8 +106,10 @@ int nic_ioctl_write(const char *ifname, enum nic_group g, uint16_t attr, uint32_
 {
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
 	struct ethtool_ringparam rp = { .cmd = ETHTOOL_GRINGPARAM };
-	int r = ethtool_ioctl(ifname, g == NG_CHANNELS ? (void *)&ch : (void *)&rp);
+	int r = g == NG_COALESCE ? 0 : ethtool_ioctl(ifname, g == NG_CHANNELS ? (void *)&ch : (void *)&rp);
 
+	if (g == NG_COALESCE)
+		return coalesce_write(ifname, attr, value);
 	if (r < 0)
 		return r;
 	if (g == NG_CHANNELS) {

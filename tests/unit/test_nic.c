@@ -614,15 +614,30 @@ static int fake_ioctl(const char *ifname, void *cmd)
 		dev->ch[ETHTOOL_A_CHANNELS_COMBINED_COUNT] = ch->combined_count;
 		return 0;
 	}
+	if (ch->cmd == ETHTOOL_GCOALESCE) {
+		((struct ethtool_coalesce *)cmd)->rx_coalesce_usecs = dev->co[ETHTOOL_A_COALESCE_RX_USECS];
+		((struct ethtool_coalesce *)cmd)->use_adaptive_rx_coalesce = dev->co[ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX];
+		((struct ethtool_coalesce *)cmd)->rate_sample_interval = 7;
+		return 0;
+	}
+	if (ch->cmd == ETHTOOL_SCOALESCE) {
+		const struct ethtool_coalesce *co = cmd;
+
+		assert_int_equal(co->rate_sample_interval, 7); /* the others as they were */
+		dev->co[ETHTOOL_A_COALESCE_RX_USECS] = co->rx_coalesce_usecs;
+		dev->co[ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX] = co->use_adaptive_rx_coalesce;
+		return 0;
+	}
 	return -EOPNOTSUPP;
 }
 
-/* A kernel without the family: channels through SIOCETHTOOL, offloads an
- * unmet skip saying why. */
+/* A kernel without the family: channels and coalescing through
+ * SIOCETHTOOL, offloads an unmet skip saying why. */
 static void test_no_family(void **state)
 {
 	struct fx *f = *state;
-	struct ctx *c = dev_ctx(f, "[net \"x\"]\nchannels.combined = 3\noffload.rx-gro = off\n");
+	struct ctx *c = dev_ctx(f, "[net \"x\"]\nchannels.combined = 3\noffload.rx-gro = off\n"
+				   "coalesce.rx_usecs = 30\ncoalesce.adaptive_rx = on\nrings.rx = 512\n");
 	const struct item *it;
 
 	dev->no_family = true;
@@ -632,9 +647,14 @@ static void test_no_family(void **state)
 	it = want(&f->p, "offload.rx-gro", ACT_SKIP, NULL, NULL);
 	assert_true(it->unmet);
 	assert_non_null(strstr(it->reason, "no ethtool netlink family"));
+	want(&f->p, "coalesce.rx_usecs", ACT_CHANGE, "0", "30");
+	want(&f->p, "coalesce.adaptive_rx", ACT_CHANGE, "off", "on");
+	want(&f->p, "rings.rx", ACT_SKIP, NULL, NULL); /* this driver's ioctl has none */
 	apply_all(c, &f->p);
 	assert_int_equal(dev->ch[ETHTOOL_A_CHANNELS_COMBINED_COUNT], 3);
 	assert_int_equal(find_item(&f->p, "eth0", "channels.combined")->result, RES_APPLIED);
+	assert_int_equal(dev->co[ETHTOOL_A_COALESCE_RX_USECS], 30);
+	assert_int_equal(find_item(&f->p, "eth0", "coalesce.adaptive_rx")->result, RES_APPLIED);
 }
 
 /* Records: the namespace and index in the path; another namespace's is
