@@ -146,6 +146,16 @@ static bool count_wanted(struct ctx *c, const struct nic_iface *ifc, const struc
 	return true;
 }
 
+/* The least power of two at or above n (n itself if it is one). */
+static uint32_t pow2_above(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n && p < 0x80000000u)
+		p <<= 1;
+	return p;
+}
+
 static void plan_value(struct ctx *c, struct nic_iface *ifc, const struct nic_key *k, struct item *it,
 		       const char *value)
 {
@@ -172,6 +182,12 @@ static void plan_value(struct ctx *c, struct nic_iface *ifc, const struct nic_ke
 	else
 		return;
 	it->action = strcmp(it->current, it->desired) ? ACT_CHANGE : ACT_KEEP;
+	if (it->action == ACT_CHANGE && k->group == NG_RINGS && v->v[k->attr] == pow2_above(n)) {
+		/* What apply got from a driver that rounds: asking again changes nothing. */
+		it->action = ACT_KEEP;
+		item_add_reason(it, "%s holds %u: its driver rounds %u up to a power of two", ifc->name,
+				v->v[k->attr], n);
+	}
 }
 
 static void plan_feature(struct nic_iface *ifc, const char *name, struct item *it, const char *value)

@@ -547,6 +547,8 @@ static void test_apply(void **state)
 	assert_int_equal(nic_plan(c, &f->p), 0);
 	want(&f->p, "coalesce.rx_usecs", ACT_KEEP, "50", "50");
 	want(&f->p, "offload.rx-gro", ACT_KEEP, "off", "off");
+	it = want(&f->p, "rings.rx", ACT_KEEP, "1024", "1000"); /* the rounded ring holds */
+	assert_non_null(strstr(it->reason, "rounds 1000 up to a power of two"));
 }
 
 /* A write the driver refuses fails with the kernel's extended-ack text. */
