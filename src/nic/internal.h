@@ -103,10 +103,12 @@ int nic_write(struct nic_iface *ifc, const struct nic_key *k, const char *featur
 	      size_t size);
 void nic_io_reset(void); /* tests: forget the socket and the family */
 
-/* ioctl.c: SIOCETHTOOL, channels and rings */
+/* ioctl.c: SIOCETHTOOL, channels, rings, coalescing, features */
 int nic_ioctl_read(const char *ifname, enum nic_group g, struct nic_values *out);
 int nic_ioctl_write(const char *ifname, enum nic_group g, uint16_t attr, uint32_t value);
 int nic_ioctl_driver(const char *ifname, char *out, size_t size);
+int nic_ioctl_features(const char *ifname, struct nic_features *out);
+int nic_ioctl_feature(const char *ifname, const char *name, bool on);
 
 /* records.c */
 void nic_record_path(unsigned long long netns, int ifindex, const char *setting, char *out, size_t size);

@@ -4,8 +4,8 @@
  * request of a run and its family id asked once; every read and write is
  * one request about one interface by index (no dumps: a udev event costs
  * the same on a host of any number of interfaces). Where the kernel has
- * no ethtool family (before 5.6, or built without it), channels, rings and
- * coalescing go through the SIOCETHTOOL ioctl.
+ * no ethtool family (before 5.6, or built without it), every setting goes
+ * through the SIOCETHTOOL ioctl.
  */
 #include <errno.h>
 #include <linux/ethtool_netlink.h>
@@ -85,8 +85,6 @@ static int read_netlink(struct nic_iface *ifc, enum nic_group g)
 	int r;
 
 	if (g == NG_FEATURES) {
-		if (!ifc->feat && !(ifc->feat = calloc(1, sizeof(*ifc->feat))))
-			return -ENOMEM;
 		ifc->feat->n = 0;
 		a.feat = ifc->feat;
 	}
@@ -102,7 +100,11 @@ int nic_read(struct nic_iface *ifc, enum nic_group g)
 	int r = family();
 
 	memset(v, 0, sizeof(*v));
-	if (r == -ENOENT && g != NG_FEATURES)
+	if (g == NG_FEATURES && !ifc->feat && !(ifc->feat = calloc(1, sizeof(*ifc->feat))))
+		r = -ENOMEM;
+	else if (r == -ENOENT && g == NG_FEATURES)
+		r = nic_ioctl_features(ifc->name, ifc->feat);
+	else if (r == -ENOENT)
 		r = nic_ioctl_read(ifc->name, g, v);
 	else if (r >= 0)
 		r = read_netlink(ifc, g);
@@ -120,7 +122,9 @@ int nic_write(struct nic_iface *ifc, const struct nic_key *k, const char *featur
 	int r = family();
 
 	*msg = '\0';
-	if (r == -ENOENT && k->group != NG_FEATURES)
+	if (r == -ENOENT && feature)
+		return nic_ioctl_feature(ifc->name, feature, value != 0);
+	if (r == -ENOENT)
 		return nic_ioctl_write(ifc->name, k->group, k->attr, value);
 	if (r < 0)
 		return r;

@@ -2,12 +2,14 @@
 /* SIOCETHTOOL, for kernels without the ethtool netlink family: channels,
  * rings and coalescing read and written through the ioctl's structures,
  * their fields kept under the netlink attributes' numbers so that the plan
- * reads one shape. Offloads are netlink's only. */
+ * reads one shape; features by their names in the ETH_SS_FEATURES string
+ * set, as the netlink family names them. */
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/sockios.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -140,4 +142,95 @@ int nic_ioctl_driver(const char *ifname, char *out, size_t size)
 	if (r >= 0)
 		snprintf(out, size, "%.*s", (int)sizeof(d.driver), d.driver);
 	return r;
+}
+
+/* The feature names of ETH_SS_FEATURES, ETH_GSTRING_LEN bytes each: their
+ * count, and the strings in *out (malloc'ed). */
+static int feature_names(const char *ifname, struct ethtool_gstrings **out)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t count;
+	} info = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_FEATURES } };
+	int r = ethtool_ioctl(ifname, &info);
+
+	*out = NULL;
+	if (r < 0)
+		return r;
+	if (!info.hdr.sset_mask || !info.count || info.count > 1024)
+		return -EOPNOTSUPP;
+	*out = calloc(1, sizeof(**out) + (size_t)info.count * ETH_GSTRING_LEN);
+	if (!*out)
+		return -ENOMEM;
+	**out = (struct ethtool_gstrings){ .cmd = ETHTOOL_GSTRINGS, .string_set = ETH_SS_FEATURES, .len = info.count };
+	r = ethtool_ioctl(ifname, *out);
+	return r < 0 ? r : (int)info.count;
+}
+
+static struct ethtool_gfeatures *feature_blocks(uint32_t n)
+{
+	struct ethtool_gfeatures *g = calloc(1, sizeof(*g) + (n + 31) / 32 * sizeof(g->features[0]));
+
+	if (g)
+		*g = (struct ethtool_gfeatures){ .cmd = ETHTOOL_GFEATURES, .size = (n + 31) / 32 };
+	return g;
+}
+
+static bool bit_of(const uint32_t *word, uint32_t i)
+{
+	return word[0] >> (i % 32) & 1;
+}
+
+/* ETHTOOL_GFEATURES by name: what may change, what is on, what never may. */
+int nic_ioctl_features(const char *ifname, struct nic_features *out)
+{
+	struct ethtool_gstrings *names;
+	int n = feature_names(ifname, &names), r = n;
+	struct ethtool_gfeatures *g = n > 0 ? feature_blocks((uint32_t)n) : NULL;
+
+	if (n > 0 && !g)
+		r = -ENOMEM;
+	if (g)
+		r = ethtool_ioctl(ifname, g);
+	out->n = 0;
+	for (uint32_t i = 0; r >= 0 && i < (uint32_t)n && out->n < NIC_FEATURES; i++) {
+		const struct ethtool_get_features_block *b = &g->features[i / 32];
+		struct nic_feature *f = &out->v[out->n];
+		const char *s = (const char *)names->data + (size_t)i * ETH_GSTRING_LEN;
+
+		if (!*s)
+			continue;
+		snprintf(f->name, sizeof(f->name), "%.*s", ETH_GSTRING_LEN, s);
+		f->hw = bit_of(&b->available, i), f->active = bit_of(&b->active, i);
+		f->nochange = bit_of(&b->never_changed, i);
+		out->n++;
+	}
+	free(names);
+	free(g);
+	return r < 0 ? r : 0;
+}
+
+/* ETHTOOL_SFEATURES of one feature, found by its name's place in the set. */
+int nic_ioctl_feature(const char *ifname, const char *name, bool on)
+{
+	struct ethtool_gstrings *names;
+	int n = feature_names(ifname, &names), r = n < 0 ? n : -ENOENT;
+	struct ethtool_sfeatures *s = NULL;
+
+	for (uint32_t i = 0; n > 0 && i < (uint32_t)n && r == -ENOENT; i++) {
+		if (strncmp((const char *)names->data + (size_t)i * ETH_GSTRING_LEN, name, ETH_GSTRING_LEN))
+			continue;
+		s = calloc(1, sizeof(*s) + ((uint32_t)n + 31) / 32 * sizeof(s->features[0]));
+		if (!s) {
+			r = -ENOMEM;
+			break;
+		}
+		*s = (struct ethtool_sfeatures){ .cmd = ETHTOOL_SFEATURES, .size = ((uint32_t)n + 31) / 32 };
+		s->features[i / 32].valid = 1u << (i % 32);
+		s->features[i / 32].requested = on ? 1u << (i % 32) : 0;
+		r = ethtool_ioctl(ifname, s);
+	}
+	free(names);
+	free(s);
+	return r < 0 ? r : 0;
 }
