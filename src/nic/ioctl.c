@@ -148,23 +148,26 @@ int nic_ioctl_driver(const char *ifname, char *out, size_t size)
  * count, and the strings in *out (malloc'ed). */
 static int feature_names(const char *ifname, struct ethtool_gstrings **out)
 {
-	struct {
-		struct ethtool_sset_info hdr;
-		uint32_t count;
-	} info = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_FEATURES } };
-	int r = ethtool_ioctl(ifname, &info);
+	/* The info and the one count its mask asks for. */
+	uint64_t buf[(sizeof(struct ethtool_sset_info) + sizeof(uint32_t) + 7) / 8] = { 0 };
+	struct ethtool_sset_info *info = (struct ethtool_sset_info *)buf;
+	int r;
 
+	info->cmd = ETHTOOL_GSSET_INFO;
+	info->sset_mask = 1ull << ETH_SS_FEATURES;
+	r = ethtool_ioctl(ifname, info);
 	*out = NULL;
 	if (r < 0)
 		return r;
-	if (!info.hdr.sset_mask || !info.count || info.count > 1024)
+	if (!info->sset_mask || !info->data[0] || info->data[0] > 1024)
 		return -EOPNOTSUPP;
-	*out = calloc(1, sizeof(**out) + (size_t)info.count * ETH_GSTRING_LEN);
+	*out = calloc(1, sizeof(**out) + (size_t)info->data[0] * ETH_GSTRING_LEN);
 	if (!*out)
 		return -ENOMEM;
-	**out = (struct ethtool_gstrings){ .cmd = ETHTOOL_GSTRINGS, .string_set = ETH_SS_FEATURES, .len = info.count };
+	**out = (struct ethtool_gstrings){ .cmd = ETHTOOL_GSTRINGS, .string_set = ETH_SS_FEATURES,
+					   .len = info->data[0] };
 	r = ethtool_ioctl(ifname, *out);
-	return r < 0 ? r : (int)info.count;
+	return r < 0 ? r : (int)info->data[0];
 }
 
 static struct ethtool_gfeatures *feature_blocks(uint32_t n)
