@@ -94,7 +94,7 @@ check_rc "unknown --only domain: exit 2" 2 -- "$ET" plan --only block,gpu --root
 for only in , '' ',,'; do
 	check_rc "--only '$only': exit 2" 2 -- "$ET" plan --only "$only" --root "$t"
 	eq "--only '$only': one line names the domains" "$OUT" \
-		"earlytune: --only: no domain given ('$only'); domains: modules thp net block initramfs limits sched sysfs"
+		"earlytune: --only: no domain given ('$only'); domains: modules thp nic net block initramfs limits sched sysfs"
 done
 check_rc "unknown --profile: exit 2" 2 -- "$ET" plan --profile turbo --root "$t"
 check_rc "missing --root: exit 2" 2 -- "$ET" plan --root "$WORK/nonexistent"
