@@ -21,54 +21,13 @@
 
 /* snprintf that says when the path did not fit: a truncated path names
  * another file, which is worse than no file. */
-/* A format of literal text and %s alone (nearly every path) is copied,
- * not formatted: vsnprintf is most of a path's cost. As snprintf: buf
- * truncated and terminated when it is too small. */
-static int copy_s(char *buf, size_t size, const char *fmt, va_list ap)
-{
-	size_t n = 0;
-
-	for (const char *f = fmt; *f;) {
-		const char *add = f;
-		size_t len = strcspn(f, "%");
-
-		if (*f == '%') {
-			add = va_arg(ap, const char *);
-			add = add ? add : "(null)";
-			len = strlen(add);
-			f += 2;
-		} else {
-			f += len;
-		}
-		if (n < size)
-			memcpy(buf + n, add, len < size - n ? len : size - n);
-		n += len;
-	}
-	if (size)
-		buf[n < size ? n : size - 1] = '\0';
-	return n < size ? 0 : -ENAMETOOLONG;
-}
-
-static bool only_s(const char *fmt)
-{
-	for (const char *f = strchr(fmt, '%'); f; f = strchr(f + 2, '%'))
-		if (f[1] != 's')
-			return false;
-	return true;
-}
-
 int pathf(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	if (only_s(fmt)) {
-		n = copy_s(buf, size, fmt, ap);
-		va_end(ap);
-		return n;
-	}
-	n = vsnprintf(buf, size, fmt, ap);
+	n = fmt_v(buf, size, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return -EINVAL;

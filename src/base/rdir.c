@@ -27,7 +27,7 @@ int rdir_open(struct rdir *d, const struct root *r, const char *rel)
 {
 	d->root = r;
 	d->held = false;
-	if (snprintf(d->path, sizeof(d->path), "%s", rel) >= (int)sizeof(d->path))
+	if (fmt(d->path, sizeof(d->path), "%s", rel) >= (int)sizeof(d->path))
 		return -ENAMETOOLONG;
 	d->fd = root_openat(r, rel, O_PATH | O_DIRECTORY, 0);
 	if (d->fd < 0)
@@ -43,7 +43,7 @@ void rdir_unheld(struct rdir *d, const struct root *r, const char *rel)
 	d->root = r;
 	d->held = false;
 	d->fd = -1;
-	snprintf(d->path, sizeof(d->path), "%s", rel);
+	fmt(d->path, sizeof(d->path), "%s", rel);
 }
 
 void rdir_close(struct rdir *d)

@@ -115,7 +115,7 @@ static int walk_follow(struct walk *w, const char *target, const char *rest)
 
 	if (++w->links > MAX_SYMLINKS)
 		return -ELOOP;
-	if (snprintf(next, sizeof(next), "%s/%s", target, rest) >= (int)sizeof(next))
+	if (fmt(next, sizeof(next), "%s/%s", target, rest) >= (int)sizeof(next))
 		return -ENAMETOOLONG;
 	if (*target == '/')
 		walk_reset(w);
@@ -217,7 +217,7 @@ static int walk_open(const struct root *r, const char *rel, int flags, int mode)
 		return -ENOMEM;
 	w->depth = 0, w->links = 0;
 	w->fd[0] = r->fd;
-	if (snprintf(w->todo, sizeof(w->todo), "%s", rel) >= (int)sizeof(w->todo)) {
+	if (fmt(w->todo, sizeof(w->todo), "%s", rel) >= (int)sizeof(w->todo)) {
 		free(w);
 		return -ENAMETOOLONG;
 	}
@@ -302,7 +302,7 @@ int root_parent(const struct root *r, const char *rel, char *last, size_t size)
 	char dir[PATH_MAX], *slash, *name;
 	size_t len;
 
-	if (snprintf(dir, sizeof(dir), "%s", rel_path(rel)) >= (int)sizeof(dir))
+	if (fmt(dir, sizeof(dir), "%s", rel_path(rel)) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
 	len = strlen(dir);
 	while (len > 1 && dir[len - 1] == '/')
@@ -374,7 +374,7 @@ int root_list(const struct root *r, const char *dir, const char *pattern,
 		if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, 0))
 			continue;
 		n++;
-		if (snprintf(rel, sizeof(rel), "%s/%s", rel_path(dir), de->d_name) >= (int)sizeof(rel)) {
+		if (fmt(rel, sizeof(rel), "%s/%s", rel_path(dir), de->d_name) >= (int)sizeof(rel)) {
 			errno = ENAMETOOLONG;
 			break;
 		}
@@ -422,7 +422,7 @@ int root_missing(const struct root *r, const char *rel, char *miss, size_t size)
 	for (const char *end = p;; end++) {
 		if (*end != '/' && *end != '\0')
 			continue;
-		snprintf(miss, size, "%.*s", (int)(end - p), p);
+		fmt(miss, size, "%.*s", (int)(end - p), p);
 		a = root_access(r, miss);
 		if (a <= 0)
 			return a;
@@ -438,7 +438,7 @@ int root_mkdir_p(const struct root *r, const char *rel, int mode)
 	char path[PATH_MAX], last[NAME_MAX + 1], *p;
 	int dfd, rr;
 
-	if (snprintf(path, sizeof(path), "%s", rel_path(rel)) >= (int)sizeof(path))
+	if (fmt(path, sizeof(path), "%s", rel_path(rel)) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	for (p = path;; p++) {
 		if (*p != '/' && *p != '\0')

@@ -93,12 +93,11 @@ char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	s = fmt_alloc_v(fmt, ap);
 	va_end(ap);
-	return r < 0 ? NULL : s;
+	return s;
 }
 
 void freep(void *p)
@@ -146,12 +145,12 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = fmt_v(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0 || !sb_grow(sb, (size_t)n))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(sb->s + sb->len, sb->cap - sb->len, fmt, ap);
+	fmt_v(sb->s + sb->len, sb->cap - sb->len, fmt, ap);
 	va_end(ap);
 	sb->len += (size_t)n;
 }

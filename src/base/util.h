@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,6 +21,12 @@ int parse_u64(const char *s, unsigned long long *out);
 int parse_s64(const char *s, long long *out);
 bool valid_name(const char *s);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+/* fmt.c: snprintf, vsnprintf and vasprintf (NULL on ENOMEM) that copy
+ * literal text, %s, %c, %% and decimal %d/%i/%u (l, ll, z) themselves and
+ * leave any other format to stdio: the same text and return. */
+int fmt(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
+int fmt_v(char *buf, size_t size, const char *fmt, va_list ap) _printf_(3, 0);
+char *fmt_alloc_v(const char *fmt, va_list ap) _printf_(1, 0);
 long long now_ns(int clock); /* clock_gettime(clock) in ns */
 void freep(void *p);
 void closep(int *fd);

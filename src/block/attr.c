@@ -16,7 +16,7 @@
 void disk_fail(struct disk *d, int err, const char *what)
 {
 	if (err < 0 && err != -ENOENT && !*d->err)
-		snprintf(d->err, sizeof(d->err), "cannot read %s: %s", what, strerror(-err));
+		fmt(d->err, sizeof(d->err), "cannot read %s: %s", what, strerror(-err));
 }
 
 /* An identity attribute (device/model…), "" when absent; trailing blanks
@@ -41,7 +41,7 @@ const char *path_part(const struct disk *d, const char *p, char *out, size_t siz
 	while ((s = strchr(s, '/'))) {
 		s++;
 		if (prefix(s, p)) {
-			snprintf(out, size, "%.*s", (int)strcspn(s, "/"), s);
+			fmt(out, size, "%.*s", (int)strcspn(s, "/"), s);
 			return out;
 		}
 	}

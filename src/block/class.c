@@ -24,7 +24,7 @@ static void read_driver(struct ctx *c, struct disk *d)
 		if (r == 0)
 			r = rdir_readlink(&d->at, tries[i], link, sizeof(link));
 		if (r > 0) {
-			snprintf(d->driver, sizeof(d->driver), "%s", base_of(link));
+			fmt(d->driver, sizeof(d->driver), "%s", base_of(link));
 			return;
 		}
 		if (r != -EINVAL) /* EINVAL: not a link */
@@ -114,7 +114,7 @@ static void keep_first(const char *rel, void *data)
 	struct first_rel *f = data;
 
 	if (!*f->rel)
-		snprintf(f->rel, sizeof(f->rel), "%s", rel);
+		fmt(f->rel, sizeof(f->rel), "%s", rel);
 }
 
 /* A PCI ID file below dir, "" when absent; captures that copied a link as
@@ -171,7 +171,7 @@ static void nvme_path_node(struct ctx *c, struct disk *d)
 		return;
 	read_attr(c, d, "hidden", hidden, sizeof(hidden));
 	if (strcmp(hidden, "0"))
-		snprintf(d->mpath_head, sizeof(d->mpath_head), "nvme%un%u", s, ns);
+		fmt(d->mpath_head, sizeof(d->mpath_head), "nvme%un%u", s, ns);
 }
 
 /* The hardware-queue count for the reason: none is for more than one. */
@@ -180,11 +180,11 @@ static void say_queues(struct ctx *c, struct disk *d)
 	size_t len = strlen(d->why);
 
 	if (disk_hw_queues(c, d) == 1)
-		snprintf(d->why + len, sizeof(d->why) - len, ", one hardware queue (only mq/0)");
+		fmt(d->why + len, sizeof(d->why) - len, ", one hardware queue (only mq/0)");
 	else if (d->hwq > 1)
-		snprintf(d->why + len, sizeof(d->why) - len, ", %d hardware queues", d->hwq);
+		fmt(d->why + len, sizeof(d->why) - len, ", %d hardware queues", d->hwq);
 	else
-		snprintf(d->why + len, sizeof(d->why) - len, ", hardware queues unknown (no mq/)");
+		fmt(d->why + len, sizeof(d->why) - len, ", hardware queues unknown (no mq/)");
 }
 
 /* Cloud volumes and emulated controllers are served by a hypervisor; the
@@ -202,18 +202,18 @@ static void classify_nvme(struct ctx *c, struct disk *d)
 	read_attr(c, d, "device/transport", transport, sizeof(transport));
 	if (!strcmp(transport, "loop")) {
 		d->cls = BC_OTHER;
-		snprintf(d->why, sizeof(d->why), "a kernel test device: NVMe over the nvmet loop transport (kernel name %s)",
+		fmt(d->why, sizeof(d->why), "a kernel test device: NVMe over the nvmet loop transport (kernel name %s)",
 			 d->name);
 		return;
 	}
 	nvme_pci_ids(c, d, &vendor, &device);
 	served = nvme_served(model, vendor, device);
 	if (served && *model)
-		snprintf(d->why, sizeof(d->why), "%s: NVMe model '%s'", served, model);
+		fmt(d->why, sizeof(d->why), "%s: NVMe model '%s'", served, model);
 	else if (served)
-		snprintf(d->why, sizeof(d->why), "%s: NVMe controller PCI %04x:%04x", served, vendor, device);
+		fmt(d->why, sizeof(d->why), "%s: NVMe controller PCI %04x:%04x", served, vendor, device);
 	else if (*model)
-		snprintf(d->why, sizeof(d->why), "kernel name %s, model '%s'", d->name, model);
+		fmt(d->why, sizeof(d->why), "kernel name %s, model '%s'", d->name, model);
 	if (served) {
 		d->cls = BC_VIRTUAL;
 		return;
@@ -248,16 +248,16 @@ static void classify(struct ctx *c, struct disk *d)
 	read_driver(c, d);
 	d->cls = BC_OTHER;
 	if (*d->driver)
-		snprintf(d->why, sizeof(d->why), "kernel name %s, driver %s", n, d->driver);
+		fmt(d->why, sizeof(d->why), "kernel name %s, driver %s", n, d->driver);
 	else
-		snprintf(d->why, sizeof(d->why), "kernel name %s", n);
+		fmt(d->why, sizeof(d->why), "kernel name %s", n);
 	if (is_stacked(c, d))
 		d->cls = BC_STACKED;
 	else if (prefix(n, "nullb")) {
-		snprintf(d->why, sizeof(d->why), "a kernel test device: null_blk (kernel name %s)", n);
+		fmt(d->why, sizeof(d->why), "a kernel test device: null_blk (kernel name %s)", n);
 	} else if (prefix(n, "cciss!") || prefix(n, "ida!") || prefix(n, "rd!")) {
 		d->cls = BC_RAID;
-		snprintf(d->why, sizeof(d->why), "hardware RAID volume: kernel name %s (a Smart Array or Mylex logical drive)",
+		fmt(d->why, sizeof(d->why), "hardware RAID volume: kernel name %s (a Smart Array or Mylex logical drive)",
 			 n);
 	} else if (prefix(n, "loop"))
 		d->cls = BC_LOOP;
@@ -267,11 +267,11 @@ static void classify(struct ctx *c, struct disk *d)
 		classify_nvme(c, d);
 	else if (prefix(n, "mmcblk")) {
 		d->cls = BC_REMOVABLE;
-		snprintf(d->why, sizeof(d->why), "SD/MMC card (kernel name %s)", n);
+		fmt(d->why, sizeof(d->why), "SD/MMC card (kernel name %s)", n);
 	} else if (prefix(n, "nbd") || prefix(n, "rbd") || !strcmp(d->driver, "virtio_blk") ||
 		   !strcmp(d->driver, "vbd") || ((prefix(n, "vd") || prefix(n, "xvd")) && !*d->driver)) {
 		d->cls = BC_VIRTUAL;
-		snprintf(d->why, sizeof(d->why), "%s%s", *d->driver ? "driver " : "kernel name ",
+		fmt(d->why, sizeof(d->why), "%s%s", *d->driver ? "driver " : "kernel name ",
 			 *d->driver ? d->driver : n);
 	} else if (!strcmp(d->driver, "sd") || (prefix(n, "sd") && !*d->driver)) {
 		block_classify_scsi(c, d); /* captured trees often lack the driver link */
@@ -294,15 +294,15 @@ static void stack_resolve(struct ctx *c, struct disk *d)
 	/* Here even ENOENT is a failure: a slave whose disk cannot be found. */
 	r = block_bottom_disks(&c->root, d->dir, &d->slaves, &d->nslaves);
 	if (r < 0 && !*d->err)
-		snprintf(d->err, sizeof(d->err), "cannot read %s/slaves: %s", d->dir, strerror(-r));
+		fmt(d->err, sizeof(d->err), "cannot read %s/slaves: %s", d->dir, strerror(-r));
 	d->scls = calloc(d->nslaves + 1, sizeof(*d->scls));
 	if (!d->scls && !*d->err)
-		snprintf(d->err, sizeof(d->err), "cannot classify the slaves: %s", strerror(ENOMEM));
+		fmt(d->err, sizeof(d->err), "cannot classify the slaves: %s", strerror(ENOMEM));
 	read_attr(c, d, "dm/name", dm, sizeof(dm));
 	/* multipathd names its maps' uuids "mpath-WWID": its slaves are paths to one LUN */
 	read_attr(c, d, "dm/uuid", uuid, sizeof(uuid));
 	mp = prefix(uuid, "mpath-");
-	len = (size_t)snprintf(d->why, sizeof(d->why), "%s%s%s%s%s %s", d->name, *dm ? " (" : "",
+	len = (size_t)fmt(d->why, sizeof(d->why), "%s%s%s%s%s %s", d->name, *dm ? " (" : "",
 			       mp ? "multipath " : "", dm, *dm ? ")" : "",
 			       !d->nslaves ? "with no slaves" : mp ? "on paths" : "on");
 	for (size_t i = 0; d->scls && i < d->nslaves; i++) {
@@ -317,9 +317,9 @@ static void stack_resolve(struct ctx *c, struct disk *d)
 		rdir_close(&s.at);
 		d->scls[i] = s.cls;
 		if (*s.err && !*d->err)
-			snprintf(d->err, sizeof(d->err), "slave %s: %s", s.name, s.err);
+			fmt(d->err, sizeof(d->err), "slave %s: %s", s.name, s.err);
 		if (len < sizeof(d->why))
-			len += (size_t)snprintf(d->why + len, sizeof(d->why) - len, "%s %s (%s)", i ? "," : "",
+			len += (size_t)fmt(d->why + len, sizeof(d->why) - len, "%s %s (%s)", i ? "," : "",
 						s.name, block_classes[s.cls]);
 	}
 	r = block_stack_ready(&c->root, d->dir, d->name, d->notready, sizeof(d->notready));

@@ -112,7 +112,7 @@ static int disk_identity(const struct rdir *at, struct disk *d, char *out, size_
 	if (rr >= 0 && parse_u64(buf, &seq) < 0)
 		rr = -EINVAL;
 	if (rr >= 0) {
-		snprintf(out, size, "diskseq:%llu", seq);
+		fmt(out, size, "diskseq:%llu", seq);
 		return 0;
 	}
 	if (rr != -ENOENT)
@@ -128,7 +128,7 @@ static int disk_identity(const struct rdir *at, struct disk *d, char *out, size_
 		bits = ~0u;
 	if ((rr = disk_hash(at, link, bits, &h)) < 0)
 		return rr;
-	snprintf(out, size, "dev:%016llx", (unsigned long long)h);
+	fmt(out, size, "dev:%016llx", (unsigned long long)h);
 	return 0;
 }
 
@@ -174,7 +174,7 @@ void block_identity_note(struct disk *d)
 	memo[nmemo].dir = strdup(d->dir);
 	if (!memo[nmemo].dir)
 		return;
-	snprintf(memo[nmemo].id, sizeof(memo[nmemo].id), "%s", id);
+	fmt(memo[nmemo].id, sizeof(memo[nmemo].id), "%s", id);
 	strindex_insert(&memo_x, nmemo++);
 }
 
@@ -190,7 +190,7 @@ int block_identity(const struct root *r, const char *setting, const char *path, 
 		return -EINVAL;
 	i = nmemo ? strindex_find(&memo_x, dir) : STRINDEX_NONE;
 	if (i != STRINDEX_NONE) {
-		snprintf(out, size, "%s", memo[i].id);
+		fmt(out, size, "%s", memo[i].id);
 		return 0;
 	}
 	rdir_unheld(&at, r, dir);

@@ -28,7 +28,7 @@ static const char *read_ident(struct ctx *c, struct disk *d, const char *what, c
 		return d->driver;
 	if (!strcmp(what, "hw_queues")) { /* "" when unknown: no pattern but * matches it */
 		if (disk_hw_queues(c, d) > 0)
-			snprintf(out, size, "%d", d->hwq);
+			fmt(out, size, "%d", d->hwq);
 		return out;
 	}
 	/* SCSI and NVMe keep identity under device/, virtio-blk keeps serial on the disk. */
@@ -85,7 +85,7 @@ static bool match_blkid(struct ctx *c, struct disk *d, const char *what, const c
 		char dev[PATH_MAX];
 
 		d->probed = true;
-		snprintf(dev, sizeof(dev), "dev/%s (libblkid)", d->name);
+		fmt(dev, sizeof(dev), "dev/%s (libblkid)", d->name);
 		disk_fail(d, r, dev);
 	}
 	for (size_t i = 0; i < d->ntags; i++)

@@ -46,7 +46,7 @@ static void plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const 
 		return;
 	sa->switching = block_sched_item(c, it, d, e);
 	held_give(&d->sched_fd, it);
-	snprintf(sa->name, sizeof(sa->name), "%s", dash_or(it->desired));
+	fmt(sa->name, sizeof(sa->name), "%s", dash_or(it->desired));
 	sa->missing = it->action == ACT_ERROR || (it->action == ACT_SKIP && it->unmet);
 }
 
@@ -167,7 +167,7 @@ static void nothing_applies(struct plan *p, const struct disk *d, const struct b
 
 	if (!it)
 		return;
-	snprintf(wait, sizeof(wait), "%s that is not ready (%s), ",
+	fmt(wait, sizeof(wait), "%s that is not ready (%s), ",
 		 prefix(d->name, "md") ? "md software RAID" : "a device-mapper map", d->notready);
 	if (d->cls == BC_STACKED && *d->notready)
 		what = wait;

@@ -67,7 +67,7 @@ static void legacy_why(const char *w, char *why, size_t size)
 
 	for (size_t i = 0; i < ARRAY_SIZE(modern); i++)
 		if (!strcmp(legacy_counterpart(modern[i]), w))
-			snprintf(why + strlen(why), size - strlen(why),
+			fmt(why + strlen(why), size - strlen(why),
 				 "; %s is the legacy block layer's (before 5.0): a blk-mq queue has %s", w, modern[i]);
 }
 
@@ -102,19 +102,19 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 			/* fall through */
 		case 0:
 			if (*one)
-				snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %s", one);
+				fmt(why + strlen(why), sizeof(why) - strlen(why), "; %s", one);
 			break;
 		default: /* in the kernel, yet this queue does not offer it */
-			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			fmt(why + strlen(why), sizeof(why) - strlen(why),
 				 "; %s is loaded but this queue does not offer it", w);
 		}
 	}
 	if (legacy && c->kernel.version && c->kernel.version < KV(5, 0))
-		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		fmt(why + strlen(why), sizeof(why) - strlen(why),
 			 "; Linux %s drives this queue with the legacy single-queue block layer (gone in 5.0): blk-mq schedulers need a blk-mq queue (scsi_mod.use_blk_mq=1 before 5.0)",
 			 c->kernel.release);
 	else if (legacy)
-		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		fmt(why + strlen(why), sizeof(why) - strlen(why),
 			 "; these are the legacy single-queue block layer's schedulers (a kernel before 5.0): no blk-mq scheduler can be selected on this queue, whatever modules exist");
 	/* What the tree does not show is unknown, as in every domain. */
 	if (unknown) {
@@ -221,5 +221,5 @@ void disk_read_scheduler(struct ctx *c, struct disk *d)
 /* No scheduler configured: iosched.KEY tunes whatever is active. */
 void disk_active_scheduler(const struct disk *d, struct sched_after *sa)
 {
-	snprintf(sa->name, sizeof(sa->name), "%s", d->sched_r < 0 || !*d->sched_active ? "-" : d->sched_active);
+	fmt(sa->name, sizeof(sa->name), "%s", d->sched_r < 0 || !*d->sched_active ? "-" : d->sched_active);
 }

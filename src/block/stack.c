@@ -39,7 +39,7 @@ static bool link_disk(char *link, char *disk, size_t size)
 	if (!s)
 		return false;
 	*s = '\0';
-	snprintf(disk, size, "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+	fmt(disk, size, "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 	return true;
 }
 
@@ -64,7 +64,7 @@ int block_partition_disk(const struct root *r, const char *rel, char *disk, size
 		if (pathf(at, sizeof(at), "sys/block/%.*s/%s/partition", (int)len, name, name) < 0)
 			return -ENAMETOOLONG;
 		if (root_access(r, at) > 0) {
-			snprintf(disk, size, "%.*s", (int)len, name);
+			fmt(disk, size, "%.*s", (int)len, name);
 			return 0;
 		}
 	}
@@ -82,7 +82,7 @@ static int slave_disk(const struct root *r, const char *rel, char *disk, size_t 
 	if (p == 0)
 		p = root_access(r, at);
 	if (p <= 0) {
-		snprintf(disk, size, "%s", strrchr(rel, '/') + 1);
+		fmt(disk, size, "%s", strrchr(rel, '/') + 1);
 		return p;
 	}
 	return block_partition_disk(r, rel, disk, size);
@@ -165,7 +165,7 @@ int block_stack_ready(const struct root *r, const char *dir, const char *name, c
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
 	if (ret >= 0 && !strcmp(v, "0")) {
-		snprintf(why, size, "size 0: no table or array behind it yet");
+		fmt(why, size, "size 0: no table or array behind it yet");
 		return 0;
 	}
 	if (strncmp(name, "dm-", 3))
@@ -177,7 +177,7 @@ int block_stack_ready(const struct root *r, const char *dir, const char *name, c
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
 	if (!strcmp(v, "1")) {
-		snprintf(why, size, "dm/suspended=1: its table is not live until it resumes");
+		fmt(why, size, "dm/suspended=1: its table is not live until it resumes");
 		return 0;
 	}
 	return 1;

@@ -52,9 +52,7 @@ void item_set(char **field, const char *value)
 /* vasprintf, NULL when out of memory. */
 _printf_(1, 0) static char *vformat(const char *fmt, va_list ap)
 {
-	char *s = NULL;
-
-	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+	return fmt_alloc_v(fmt, ap);
 }
 
 void item_setf(char **field, const char *fmt, ...)

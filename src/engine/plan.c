@@ -60,7 +60,7 @@ static const char *culprit(const struct item *it, char *buf, size_t size)
 
 	if (!x)
 		return "";
-	snprintf(buf, size, "; likely culprit: %s:%d %s (%s%s)", x->file, x->line, x->what, x->tool,
+	fmt(buf, size, "; likely culprit: %s:%d %s (%s%s)", x->file, x->line, x->what, x->tool,
 		 x->wins ? ", runs after earlytune" : "");
 	return buf;
 }

@@ -54,7 +54,7 @@ bool state_disk_file(const char *name, char *rel)
 {
 	if (!valid_name(name) || name[0] == '.')
 		return false;
-	snprintf(rel, STATE_REL_MAX, DISKS_DIR "/%s", name);
+	fmt(rel, STATE_REL_MAX, DISKS_DIR "/%s", name);
 	return true;
 }
 
@@ -77,9 +77,9 @@ void state_file_of(const char *domain, const char *target, const char *path, con
 	if (d && (d->disks ? state_disk_file(target, rel) : *disk && state_disk_file(disk, rel)))
 		return;
 	if (ifindex > 0)
-		snprintf(rel, STATE_REL_MAX, LINKS_DIR "/%d", ifindex);
+		fmt(rel, STATE_REL_MAX, LINKS_DIR "/%d", ifindex);
 	else
-		snprintf(rel, STATE_REL_MAX, STATE_FILE);
+		fmt(rel, STATE_REL_MAX, STATE_FILE);
 }
 
 size_t state_file_find(const struct records *rs, const char *rel)
@@ -98,7 +98,7 @@ int state_file_add(struct records *rs, const char *rel, size_t *idx)
 		return -ENOMEM;
 	*idx = rs->nfiles++;
 	rs->files[*idx] = (struct state_file){ .dirty = false };
-	snprintf(rs->files[*idx].rel, STATE_REL_MAX, "%s", rel);
+	fmt(rs->files[*idx].rel, STATE_REL_MAX, "%s", rel);
 	strindex_insert(rels(rs), *idx);
 	return 0;
 }

@@ -89,10 +89,10 @@ int state_identity_cached(struct records *rs, const struct root *r, const char *
 		return state_identity(r, domain, setting, path, out, size);
 	if (!ic->valid || strcmp(ic->target, target)) {
 		ic->valid = strlen(target) < sizeof(ic->target);
-		snprintf(ic->target, sizeof(ic->target), "%s", target);
+		fmt(ic->target, sizeof(ic->target), "%s", target);
 		ic->r = state_identity(r, domain, setting, path, ic->id, sizeof(ic->id));
 	}
-	snprintf(out, size, "%s", ic->r < 0 ? "" : ic->id);
+	fmt(out, size, "%s", ic->r < 0 ? "" : ic->id);
 	return ic->r;
 }
 
@@ -112,12 +112,12 @@ int state_stale(struct records *rs, const struct root *r, const struct record *x
 		return d->stale(r, x, why, size);
 	rr = state_identity_cached(rs, r, x->domain, x->target, x->setting, x->path, now, sizeof(now));
 	if (rr == -ENOENT) {
-		snprintf(why, size, "%s is gone", x->target);
+		fmt(why, size, "%s is gone", x->target);
 		return 1;
 	}
 	if (rr < 0)
 		return rr;
-	snprintf(why, size, "%s is another device now (%s; the original is of %s)", x->target, now,
+	fmt(why, size, "%s is another device now (%s; the original is of %s)", x->target, now,
 		 x->identity);
 	return strcmp(now, x->identity) != 0;
 }

@@ -66,7 +66,7 @@ static int load_dir(struct records *rs, const struct root *r, const char *dir)
 
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(rel, sizeof(rel), "%s/%s", dir, de->d_name);
+		fmt(rel, sizeof(rel), "%s/%s", dir, de->d_name);
 		if (!read_already(rs, rel))
 			rr = load_file(rs, r, rel);
 	}
@@ -139,7 +139,7 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 		if (state_disk_file(c->devices[i], rel))
 			rr = load_file(rs, r, rel);
 	if (rr >= 0 && c->ifindex > 0) {
-		snprintf(rel, sizeof(rel), LINKS_DIR "/%d", c->ifindex);
+		fmt(rel, sizeof(rel), LINKS_DIR "/%d", c->ifindex);
 		rr = load_file(rs, r, rel);
 	}
 	if (rr >= 0)
@@ -383,7 +383,7 @@ static bool read_file_of(const struct records *rs, const char *path)
 
 	if (ifindex <= 0)
 		return false;
-	snprintf(rel, sizeof(rel), LINKS_DIR "/%d", ifindex);
+	fmt(rel, sizeof(rel), LINKS_DIR "/%d", ifindex);
 	return state_file_find(rs, rel) != STRINDEX_NONE;
 }
 

@@ -211,11 +211,11 @@ static char *assemble(const struct records *rs, const size_t *grp, size_t ng, ch
 	char head[64], *buf, *p;
 
 	for (size_t g = 0; g < ng; g++) {
-		ilen += (size_t)snprintf(NULL, 0, "%s\t%zu\t%zu\n", KEY_OF(rs->files[grp[g]].rel), off,
+		ilen += (size_t)fmt(NULL, 0, "%s\t%zu\t%zu\n", KEY_OF(rs->files[grp[g]].rel), off,
 					 blen[g]);
 		off += blen[g];
 	}
-	hlen = (size_t)snprintf(head, sizeof(head), MAGIC "%zu\n", ilen);
+	hlen = (size_t)fmt(head, sizeof(head), MAGIC "%zu\n", ilen);
 	p = buf = malloc(hlen + ilen + off + 1);
 	if (!buf)
 		return NULL;
@@ -288,7 +288,7 @@ int state_load_one(struct records *rs, const struct root *r)
 	while (rr >= 0 && (rr = one_next(&m, &pos, &e)) > 0) {
 		char rel[STATE_REL_MAX];
 
-		snprintf(rel, sizeof(rel), STATE_DIR "/%.*s", (int)e.klen, e.key);
+		fmt(rel, sizeof(rel), STATE_DIR "/%.*s", (int)e.klen, e.key);
 		file = state_file_find(rs, rel);
 		if (file != STRINDEX_NONE && (rs->files[file].override || rs->files[file].in_one)) {
 			rs->files[file].in_one = true;

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* util.c: names, selector files, numbers, words, strbuf, plan values. */
+#include <limits.h>
+#include <stdint.h>
+
 #include "unit.h"
 
 static void test_valid_name_rejects(void **state)
@@ -208,6 +211,52 @@ static void test_plan_add_and_free(void **state)
 	assert_null(p.v);
 }
 
+/* fmt converts literal text, %s, %c, %% and decimal integers itself and
+ * leaves the rest to stdio: the same text, truncation and return as
+ * snprintf for every size of buffer; fmt_alloc_v past its stack buffer. */
+#define SAME(...)                                                                           \
+	do {                                                                                \
+		char want[600], got[600];                                                   \
+		int nw = snprintf(want, sizeof(want), __VA_ARGS__);                         \
+		for (size_t sz = 0; sz <= (size_t)nw + 1; sz++) {                           \
+			memset(got, 'x', sizeof(got));                                      \
+			memset(want, 'x', sizeof(want));                                    \
+			assert_int_equal(fmt(sz ? got : NULL, sz, __VA_ARGS__), nw);        \
+			snprintf(sz ? want : NULL, sz, __VA_ARGS__);                        \
+			assert_memory_equal(got, want, sz + 1 < sizeof(got) ? sz + 1 : sz); \
+		}                                                                           \
+		_cleanup_(freep) char *a = xasprintf(__VA_ARGS__);                          \
+		snprintf(want, sizeof(want), __VA_ARGS__);                                  \
+		assert_string_equal(a, want);                                               \
+	} while (0)
+
+static void test_fmt(void **state)
+{
+	const char *volatile nothing = NULL; /* unseen by the format checker */
+	char big[400];
+
+	(void)state;
+	memset(big, 'w', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	SAME("plain");
+	SAME("%s", "");
+	SAME("%s/%s", "sys/block", "vda");
+	SAME("%s disk (%s): %s", "virtual", "driver virtio_blk", big);
+	SAME("%s", nothing);
+	SAME("100%% %s%%", "sure");
+	SAME("%c|%c", 'a', '\t');
+	SAME("%d %d %d %i", 0, -1, INT_MAX, INT_MIN);
+	SAME("%u %u", 0u, UINT_MAX);
+	SAME("%ld %lu %li", LONG_MIN, ULONG_MAX, 42L);
+	SAME("%lld %llu %lli", LLONG_MIN, ULLONG_MAX, LLONG_MAX);
+	SAME("%zu %zd %zd", SIZE_MAX, (ssize_t)-5, (ssize_t)7);
+	SAME("links/%d", 42);
+	SAME("[range %s: raise below %lld, cap above %lld]", "128..1024", 128LL, 1024LL);
+	/* Not ours: stdio's. */
+	SAME("%5s|%-3d|%03u|%x|%.*s|%%|%s", "ab", 7, 9u, 255u, 2, "abcdef", "end");
+	SAME("%.3s %hd %llx", "abcdef", (short)-3, 0x1234ULL);
+}
+
 /* pathf copies formats of %s alone and formats the rest: the same text,
  * truncation and verdict as snprintf either way. */
 static void test_pathf(void **state)
@@ -235,6 +284,7 @@ static void test_pathf(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_pathf),
+	cmocka_unit_test(test_fmt),
 	cmocka_unit_test(test_valid_name_rejects),
 	cmocka_unit_test(test_valid_name_accepts),
 	cmocka_unit_test(test_selector_active),
