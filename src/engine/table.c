@@ -18,6 +18,7 @@
 #define MIN_COLUMNS 40
 #define MAX_COLUMNS 1000
 #define MIN_CELL 8
+#define TABLE_CHUNK 65536
 
 enum { C_DOMAIN, C_TARGET, C_SETTING, C_CURRENT, C_DESIRED, C_ACTION, C_RESULT, NCOLS };
 
@@ -163,9 +164,42 @@ static void writer_lines(struct strbuf *sb, struct strbuf *nb, const struct item
 	}
 }
 
+/* The last notes wrapped and their lines: the items of many disks share
+ * their notes word for word (a disk's items take turns), and a copy costs
+ * less than a wrap. */
+#define WRAPPED 4
+struct wrapped {
+	struct strbuf text, lines;
+	int indent;
+};
+
+static void wrap_note(struct strbuf *sb, struct wrapped *seen, const char *text, int indent, int columns)
+{
+	size_t start = sb->len, n = strlen(text);
+	struct wrapped oldest = seen[WRAPPED - 1], *w = &seen[0];
+
+	for (int k = 0; k < WRAPPED; k++)
+		if (seen[k].text.len == n && seen[k].indent == indent && !memcmp(seen[k].text.s, text, n)) {
+			sb_put(sb, seen[k].lines.s, seen[k].lines.len);
+			return;
+		}
+	sb_wrap(sb, text, indent, columns);
+	if (sb->oom)
+		return;
+	/* The oldest gives way: the others move down a place. */
+	memmove(&seen[1], &seen[0], (WRAPPED - 1) * sizeof(*seen));
+	seen[0] = oldest;
+	w->text.len = w->lines.len = 0;
+	w->indent = indent;
+	sb_put(&w->text, text, n);
+	sb_put(&w->lines, sb->s + start, sb->len - start);
+	if (w->text.oom || w->lines.oom)
+		w->text.len = 0, w->text.oom = w->lines.oom = false;
+}
+
 /* nb: scratch space for the item's notes, reused from item to item. */
-static void item_lines(struct strbuf *sb, struct strbuf *nb, const struct item *it, int ncols, const int *w,
-		       int columns)
+static void item_lines(struct strbuf *sb, struct strbuf *nb, struct wrapped *seen, const struct item *it,
+		       int ncols, const int *w, int columns)
 {
 	const char *text = note(nb, it);
 	const char *v[NCOLS];
@@ -178,7 +212,7 @@ static void item_lines(struct strbuf *sb, struct strbuf *nb, const struct item *
 	}
 	sb_put(sb, "\n", 1);
 	if (columns && text)
-		sb_wrap(sb, text, w[C_DOMAIN] + 1, columns);
+		wrap_note(sb, seen, text, w[C_DOMAIN] + 1, columns);
 	writer_lines(sb, nb, it, w[C_DOMAIN] + 1, columns);
 }
 
@@ -187,6 +221,7 @@ void print_table(const struct plan *plan, bool results, int columns, bool collap
 {
 	int ncols = results ? NCOLS : C_RESULT, w[NCOLS];
 	struct strbuf sb = { 0 }, nb = { 0 };
+	struct wrapped seen[WRAPPED] = { 0 };
 	const char *v[NCOLS + 1];
 	struct rows rows;
 	const struct plan *p = &rows.view;
@@ -203,10 +238,18 @@ void print_table(const struct plan *plan, bool results, int columns, bool collap
 	v[ncols] = "REASON";
 	row(&sb, v, columns ? ncols : ncols + 1, w, false);
 	sb_put(&sb, "\n", 1);
-	for (size_t i = 0; i < p->n; i++)
-		item_lines(&sb, &nb, &p->v[i], ncols, w, columns);
+	for (size_t i = 0; i < p->n && !sb.oom; i++) {
+		item_lines(&sb, &nb, seen, &p->v[i], ncols, w, columns);
+		/* Written as it grows: a table of 1,000 disks is half a MiB. */
+		if (sb.len >= TABLE_CHUNK && !sb.oom) {
+			fwrite(sb.s, 1, sb.len, stdout);
+			sb.len = 0;
+		}
+	}
 	if (!sb.oom)
 		fwrite(sb.s, 1, sb.len, stdout);
+	for (int k = 0; k < WRAPPED; k++)
+		sb_free(&seen[k].text), sb_free(&seen[k].lines);
 	sb_free(&nb);
 	sb_free(&sb);
 	rows_free(&rows);
