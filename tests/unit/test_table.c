@@ -148,9 +148,54 @@ static void test_table_copies(void **state)
 	plan_free(&p);
 }
 
+/* Notes repeat from disk to disk (the table copies the lines of one it
+ * wrapped lately): each item's lines are those of a table of that item
+ * alone, whatever came before: notes of one length that differ, notes that
+ * come back after others pushed them out. */
+static void test_table_repeated_notes(void **state)
+{
+	static const char *const notes[] = {
+		"virtual disk: cap at 1024 because random reads fell by seven times",
+		"virtual disk: cap at 1024 because random reads fell by seven timez",
+		"virtual disk: none costs the least CPU",
+		"rotational disk: bfq keeps the desktop responsive under load",
+		"a bio-based queue has no scheduler",
+		"virtual disk: none costs the least CPU and nothing else here",
+		"ssd",
+	};
+	struct plan p = { 0 };
+	struct strbuf want = { 0 };
+	char *text;
+
+	for (int i = 0; i < 300; i++) {
+		char name[16];
+		int k = i < 140 ? i % 7 : i < 200 ? i % 2 : i < 260 ? (i / 3) % 7 : (i * 5) % 7;
+		struct plan one = { 0 };
+		struct item *it;
+		char *alone, *body;
+
+		snprintf(name, sizeof(name), "vd%03d", i);
+		it = add(&p, name, "queue/read_ahead_kb", "8192", "1024");
+		item_set(&it->reason, notes[k]);
+		it = add(&one, name, "queue/read_ahead_kb", "8192", "1024");
+		item_set(&it->reason, notes[k]);
+		alone = table_text(&one, false, 50);
+		body = i ? strchr(alone, '\n') + 1 : alone; /* the header once */
+		sb_put(&want, body, strlen(body));
+		free(alone);
+		plan_free(&one);
+	}
+	text = table_text(&p, false, 50);
+	assert_string_equal(text, want.s);
+	free(text);
+	sb_free(&want);
+	plan_free(&p);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_table_bytes),
 	cmocka_unit_test(test_table_copies),
+	cmocka_unit_test(test_table_repeated_notes),
 };
 
 UNIT_MAIN("table", tests)
