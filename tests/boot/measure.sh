@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# make check-measure: `earlytune measure tcp` on the worked case of issue 31,
+# scaled to what software emulation sustains, in QEMU guests booting the
+# boot tests' Debian cloud kernels (bookworm's 6.1, bookworm-backports'
+# 6.12: both have sch_netem and tcp_bbr; this machine's kernel has no
+# netem). Not a step of make check: a guest takes minutes under TCG.
+#
+# Each guest runs tests/boot/measure-guest.sh in its dracut initramfs: two
+# network namespaces joined by a veth pair, a rate limit on the sender's
+# egress (tbf, ET_MEASURE_RATE Mbit/s) and a round trip of ET_MEASURE_DELAY
+# ms (netem on the receiver's egress: netem on the sender's own lets what
+# is in flight outgrow the send buffer, see the guest script;
+# ET_MEASURE_QDISC=netem puts it there); iperf3 sends from A to B, earlytune
+# measures from A while it runs. First what the emulation sustains on the path
+# without the rate limit (the rate must be well below it, else the guest,
+# not the path, would be the limit). Then three cases:
+#
+#   send buffer  tcp_wmem's max ET_MEASURE_WMEM in A: measure names the send
+#                buffer, predicts, --apply sets tcp_wmem 4x and writes its
+#                sysctl.d file; the same measurement again: the prediction
+#                holds (within measure's tolerance, 75 % of the predicted
+#                throughput) and iperf3's own rate rose; --verify says so
+#   receive window  tcp_rmem's max ET_MEASURE_RMEM in B: named, the change
+#                said to be the receiving host's, --apply changes nothing;
+#                set on B as its administrator would, measured again: held
+#   nothing      an application sending ET_MEASURE_APP Mbit/s (iperf3 -b),
+#                then the rate limit itself under bbr: neither a setting of
+#                this host; --apply changes nothing
+#
+# Every number is printed. The root is tests/boot/mkroot.sh's cached one
+# (it carries iperf3), seen through an overlay of this test's own at
+# BUILD_DIR/boot-measure/rootfs; the image carries this build's binary.
+#
+# Usage: tests/boot/measure.sh BUILD_DIR  (logs in BUILD_DIR/boot-measure)
+# Environment: KERNELS (every kernel of the root), ET_MEASURE_RATE (100),
+# ET_MEASURE_DELAY (100), ET_MEASURE_WMEM (262144), ET_MEASURE_RMEM (262144),
+# ET_MEASURE_APP (4), ET_MEASURE_SECS (24: each iperf3 transfer),
+# ET_MEASURE_FOR (4: each measurement's window), ET_MEASURE_WARM (5: from the
+# transfer's start to the first measurement), ET_MEASURE_ONLY (wmem, rmem,
+# nothing: only those parts, a quicker look). LOGS=DIR: assert again on the
+# guests' logs of an earlier run (DIR/KVER.log), no boot.
+set -u
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=$(realpath "$1")
+B=$build/boot-measure
+ROOT=$B/rootfs
+RATE=${ET_MEASURE_RATE:-100} DELAY=${ET_MEASURE_DELAY:-100}
+WMEM=${ET_MEASURE_WMEM:-262144} RMEM=${ET_MEASURE_RMEM:-262144} APP=${ET_MEASURE_APP:-4}
+SECS=${ET_MEASURE_SECS:-24} FOR=${ET_MEASURE_FOR:-4} WARM=${ET_MEASURE_WARM:-5}
+PASS=0 FAIL=0 start=$(date +%s)
+# shellcheck source=tests/boot/root.sh
+. "$here/root.sh"
+# shellcheck source=tests/boot/measure-check.sh
+. "$here/measure-check.sh"
+
+pass() { echo "ok - measure: $1"; PASS=$((PASS + 1)); }
+fail() { echo "not ok - measure: $1"; shift; for l in "$@"; do echo "    $l"; done; FAIL=$((FAIL + 1)); }
+finish() {
+	[ -n "${LOGS:-}" ] || et_root_umount "$ROOT" || fail "unmount the root's overlay and binds ($ROOT)"
+	echo "# total: $(($(date +%s) - start)) s"
+	echo "measure: $PASS passed, $FAIL failed"
+	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
+	exit $?
+}
+
+if [ -n "${LOGS:-}" ]; then
+	trap finish EXIT
+	for log in "$LOGS"/[0-9]*.log; do
+		k=${log##*/}
+		check_kernel "${k%.log}" "$log"
+	done
+	exit
+fi
+[ "$(id -u)" = 0 ] || { echo "measure: needs root (chroot, dracut in the boot tests' root)" >&2; exit 1; }
+[ -x "$build/earlytune" ] || { echo "measure: $build/earlytune: run make first" >&2; exit 1; }
+mkdir -p "$B"
+trap finish EXIT
+trap 'fail "interrupted by a signal"; exit 1' INT TERM HUP
+
+lower=$("$here/mkroot.sh") || { fail "build the Debian root (debootstrap)"; exit; }
+echo "# root: $lower"
+et_root_mount "$lower" "$B" "$ROOT" || { fail "mount the root (overlay on $lower, binds) at $ROOT"; exit; }
+[ -x "$ROOT/usr/bin/iperf3" ] || { fail "the root has iperf3 (tests/boot/mkroot.sh's package list)"; exit; }
+
+# The guests' dracut module: this build's binary and the guest script.
+MOD=$ROOT/usr/lib/dracut/modules.d/97etmeasure
+mkdir -p "$MOD"
+cp "$build/earlytune" "$MOD/earlytune"
+install -m 0644 "$here/measure-guest.sh" "$MOD/etmeasure.sh"
+cat >"$MOD/module-setup.sh" <<'EOF'
+#!/bin/bash
+check() { return 255; }
+depends() { return 0; }
+# inet_diag/tcp_diag: earlytune reads the connections through them.
+installkernel() { hostonly='' instmods veth sch_netem sch_tbf tcp_bbr inet_diag tcp_diag; }
+install() {
+	inst_multiple awk sed grep cat sleep nproc tr head tail ls ip tc ss sysctl iperf3
+	inst_simple "$moddir/earlytune" /usr/sbin/earlytune
+	inst_hook pre-mount 99 "$moddir/etmeasure.sh"
+}
+EOF
+chmod 0755 "$MOD/module-setup.sh"
+rm -f "$B/root.img" && truncate -s 16M "$B/root.img" && mkfs.ext4 -q -F "$B/root.img"
+
+# A guest: 7 transfers of SECS, the boot, the images' modules; generously.
+secs=$((240 + 9 * (SECS + 10)))
+kernels=${KERNELS:-$(cd "$ROOT/lib/modules" && ls | sort -V)}
+for k in $kernels; do
+	t=$(date +%s)
+	chroot "$ROOT" dracut -q --no-hostonly --force --compress "zstd -q -3 -T0" --omit earlytune --add etmeasure \
+		--add-drivers "virtio_pci virtio_blk" "/boot/et-measure-$k.img" "$k" >"$B/dracut-$k.log" 2>&1 ||
+		{ fail "$k: dracut builds the guest's image" "$(tail -5 "$B/dracut-$k.log")"; continue; }
+	echo "# $k: image in $(($(date +%s) - t)) s"
+	t=$(date +%s)
+	timeout "$secs" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -display none -no-reboot \
+		-serial "file:$B/$k.log" -kernel "$ROOT/boot/vmlinuz-$k" -initrd "$ROOT/boot/et-measure-$k.img" \
+		-append "console=ttyS0 panic=-1 root=/dev/vda rw quiet etm.rate=$RATE etm.delay=$DELAY etm.wmem=$WMEM etm.rmem=$RMEM etm.app=$APP etm.secs=$SECS etm.for=$FOR etm.warm=$WARM${ET_MEASURE_ONLY:+ etm.only=$ET_MEASURE_ONLY}${ET_MEASURE_QDISC:+ etm.qdisc=$ET_MEASURE_QDISC}" \
+		-drive file="$B/root.img",if=none,id=d0,format=raw -device virtio-blk-pci,drive=d0 \
+		-nic none >/dev/null 2>&1
+	echo "# $k: guest ran $(($(date +%s) - t)) s (at most $secs); host load $(cut -d' ' -f1-3 /proc/loadavg)"
+	rm -f "$ROOT/boot/et-measure-$k.img"
+	check_kernel "$k" "$B/$k.log"
+done
