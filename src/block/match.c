@@ -156,9 +156,15 @@ struct bconf *bconf_new(const struct config *cfg)
 		bconf_free(bc);
 		return NULL;
 	}
-	for (size_t i = 0; i < bc->ns; i++)
-		for (size_t k = 0; k < bc->nk; k++)
-			bc->eff[i * bc->nk + k] = config_get(cfg, "block", bc->sections[i], bc->keys[k]);
+	/* config_get of each section and key, in one pass: the last
+	 * assignment wins, an empty value unsets. */
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct cfg_entry *e = &cfg->v[i];
+
+		if (!strcmp(e->section, "block"))
+			bc->eff[index_of(bc->sections, bc->ns, e->name) * bc->nk + index_of(bc->keys, bc->nk, e->key)] =
+				*e->value ? e : NULL;
+	}
 	return bc;
 }
 
