@@ -423,6 +423,8 @@ int config_parse_text(struct config *c, const char *text, const char *source)
 
 static void entry_free(struct cfg_entry *e)
 {
+	if (e->borrowed)
+		return;
 	free(e->section);
 	free(e->name);
 	free(e->key);

@@ -24,6 +24,7 @@ struct cfg_entry {
 	char *reason; /* the comment lines right above the key, or NULL */
 	const char *file;
 	int line;
+	bool borrowed; /* the strings are a built-in profile's table: never freed */
 };
 
 struct config {
