@@ -33,11 +33,14 @@ char *strip(char *s)
 	return s;
 }
 
+/* The first characters first: most compares of names and keys differ there. */
 bool streq_ptr(const char *a, const char *b)
 {
+	if (a == b)
+		return true;
 	if (!a || !b)
-		return a == b;
-	return strcmp(a, b) == 0;
+		return false;
+	return *a == *b && strcmp(a, b) == 0;
 }
 
 int parse_u64(const char *s, unsigned long long *out)

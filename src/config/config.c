@@ -473,7 +473,7 @@ const struct cfg_entry *config_get(const struct config *c, const char *section,
 	for (size_t i = c->n; i-- > 0;) {
 		const struct cfg_entry *e = &c->v[i];
 
-		if (!strcmp(e->section, section) && streq_ptr(e->name, name) && !strcmp(e->key, key))
+		if (streq_ptr(e->section, section) && streq_ptr(e->name, name) && streq_ptr(e->key, key))
 			return *e->value ? e : NULL;
 	}
 	return NULL;
