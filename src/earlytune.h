@@ -110,7 +110,8 @@ struct ctx {
 	const char *iface;   /* --iface, or NULL */
 	unsigned long long diskseq; /* forget --diskseq: only records of that disk, or 0 */
 	bool boot, json, verbose;
-	int columns;         /* the table's width; 0: --wide, full lines */
+	int columns;         /* the table's width; 0: --wide, full lines; -1: table_columns(),
+	                      * asked by what prints one (a udev run asks no terminal) */
 	const char *prometheus; /* verify --prometheus FILE: absolute, inside the root */
 	long long t0_ns; /* start, for the --boot summary */
 	const char *platform_opt; /* --platform, or NULL */

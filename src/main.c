@@ -445,7 +445,7 @@ int main(int argc, char **argv)
 		free(c.devices);
 		return r > 0 ? EXIT_OK : (c.boot ? EXIT_OK : EXIT_USAGE);
 	}
-	c.columns = a.wide ? 0 : table_columns();
+	c.columns = a.wide ? 0 : -1;
 	c.only = a.only_set ? a.only : domains_implied(&c);
 	log_set_verbose(c.verbose);
 	r = setup(&c, &a);

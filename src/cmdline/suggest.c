@@ -403,14 +403,15 @@ static void print_sugg(const struct ctx *c, const struct sugg *x)
 	_cleanup_(freep) char *note = xasprintf("%s%s%s%s", x->why ? x->why : "", x->source ? " [" : "",
 						x->source ? x->source : "", x->source ? "]" : "");
 	struct strbuf sb = { 0 };
+	int columns = c->columns < 0 ? table_columns() : c->columns;
 
-	if (!c->columns) {
+	if (!columns) {
 		sb_printf(&sb, "%-6s %-40s %-14s %s\n", x->remove ? "remove" : "add", x->param, x->risk,
 			  note ? note : "");
 	} else {
 		sb_printf(&sb, "%-6s %s  %s\n", x->remove ? "remove" : "add", x->param, x->risk);
 		if (note)
-			sb_wrap(&sb, note, 7, c->columns);
+			sb_wrap(&sb, note, 7, columns);
 	}
 	if (x->security)
 		sb_printf(&sb, "warning: %s weakens the kernel's protection against CPU and memory attacks; "

@@ -26,8 +26,8 @@ static const char *const headers[NCOLS] = { "DOMAIN", "TARGET", "SETTING", "CURR
 					    "RESULT" };
 
 /* COLUMNS when set, else the terminal's width, else 80: a pipe or a file
- * (and so every test) gets 80 unless COLUMNS says otherwise. */
-int table_columns(void)
+ * (and so every test) gets 80 unless COLUMNS says otherwise. Asked once. */
+static int ask_columns(void)
 {
 	const char *s = getenv("COLUMNS");
 	unsigned long long v;
@@ -35,9 +35,19 @@ int table_columns(void)
 
 	if (s && parse_u64(s, &v) == 0 && v > 0)
 		return v < MIN_COLUMNS ? MIN_COLUMNS : v > MAX_COLUMNS ? MAX_COLUMNS : (int)v;
-	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+	/* TIOCGWINSZ fails on anything but a terminal: no isatty() before it. */
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		return ws.ws_col < MIN_COLUMNS ? MIN_COLUMNS : ws.ws_col;
 	return 80;
+}
+
+int table_columns(void)
+{
+	static int columns;
+
+	if (!columns)
+		columns = ask_columns();
+	return columns;
 }
 
 static void cells(const struct item *it, const char **v)
@@ -216,7 +226,7 @@ static void item_lines(struct strbuf *sb, struct strbuf *nb, struct wrapped *see
 	writer_lines(sb, nb, it, w[C_DOMAIN] + 1, columns);
 }
 
-/* columns: the width to fit, or 0 (--wide) for full lines. */
+/* columns: the width to fit, 0 (--wide) for full lines, -1 the terminal's. */
 void print_table(const struct plan *plan, bool results, int columns, bool collapse)
 {
 	int ncols = results ? NCOLS : C_RESULT, w[NCOLS];
@@ -226,6 +236,8 @@ void print_table(const struct plan *plan, bool results, int columns, bool collap
 	struct rows rows;
 	const struct plan *p = &rows.view;
 
+	if (columns < 0)
+		columns = table_columns();
 	if (rows_build(&rows, plan, collapse) < 0) {
 		rows_free(&rows);
 		if (!collapse)
