@@ -4,7 +4,9 @@
 # the open says it is missing (no mkdir of directories that exist); the disk
 # is looked up as sys/block/NAME without a look at sys/block first; the run
 # log is appended with one fstat (from the check that it is a regular file);
-# the built-in profile comes parsed at build time, not from its text.
+# the built-in profile comes parsed at build time, not from its text, and
+# its strings are not copied; no terminal is asked for a width and no
+# geteuid() made for lines that need neither.
 . "$(dirname "$0")/../lib/common.sh"
 
 need "strace is installed (.ci/bootstrap)" command -v strace
@@ -35,6 +37,10 @@ eq "a later run reaches run/earlytune first through its lock" \
 	"$(grep -o '"run/earlytune/[^"]*"' "$WORK/later" | head -1)" '"run/earlytune/lock"'
 eq "a --device run does not look at sys/block before sys/block/vda" \
 	"$(grep -c '"sys/block", {flags=[^}]*O_PATH' "$WORK/later")" 0
+# It prints no table: no terminal is asked for its width. Its lines are
+# not refusals: no geteuid() for the not-root hint.
+eq "a --boot run asks no terminal its width" "$(grep -c 'ioctl(' "$WORK/later")" 0
+eq "a --boot run's lines ask no geteuid()" "$(grep -c 'geteuid(' "$WORK/later")" 0
 log=$(sed -n '/"run\/earlytune\/runs"/,/^[0-9]* *close(/p' "$WORK/later")
 eq "the run log: open, fstat, write, close (nothing of it read)" \
 	"$(printf '%s\n' "$log" | sed 's/^[0-9]* *\([a-z0-9]*\)(.*/\1/' | tr '\n' ' ')" \
@@ -65,5 +71,16 @@ printf '[thp]\nenabled = madvise\n' >"$WORK/x.conf"
 eq "callgrind sees a configuration file parsed from text" \
 	"$(parsed --boot apply --root "$t" --device vda --profile none --config "$WORK/x.conf")" 1
 eq "the built-in profile is not parsed from text" "$(parsed --boot apply --root "$t" --device vda)" 0
+# calls FROM TO: how often the last run under callgrind called TO from FROM
+# (function names as callgrind writes them uncompressed)
+cg_calls() {
+	awk -v from="$1" -v to="$2" '/^fn=/ { f = substr($0, 4) } /^cfn=/ { t = substr($0, 5) }
+		/^calls=/ && f == from && t == to { split($1, a, "="); n += a[2] } END { print n + 0 }' "$WORK/cg"
+}
+valgrind --tool=callgrind --compress-strings=no --callgrind-out-file="$WORK/cg" "$ET_BIN" --boot apply \
+	--root "$t" --device vda >/dev/null 2>&1
+eq "the built-in profile's strings are used in place, not copied" "$(cg_calls config_use_profile strdup)" 1
+eq "the [block] sections are compiled in one pass, no config_get per section and key" \
+	"$(cg_calls bconf_new config_get)" 0
 check_rc "config --profile still prints the profile's text" 0 -- "$ET" config --profile vps --root "$t"
 contains "…with its reasons" "# profile vps: BBR and fq must be loaded"
