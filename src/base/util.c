@@ -33,16 +33,6 @@ char *strip(char *s)
 	return s;
 }
 
-/* The first characters first: most compares of names and keys differ there. */
-bool streq_ptr(const char *a, const char *b)
-{
-	if (a == b)
-		return true;
-	if (!a || !b)
-		return false;
-	return *a == *b && strcmp(a, b) == 0;
-}
-
 int parse_u64(const char *s, unsigned long long *out)
 {
 	char *end;
@@ -145,11 +135,19 @@ static bool sb_grow(struct strbuf *sb, size_t need)
 void sb_printf(struct strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
+	size_t room = sb->oom ? 0 : sb->cap - sb->len;
 	int n;
 
+	/* Into the room there is: a second pass only when it did not fit. */
 	va_start(ap, fmt);
-	n = fmt_v(NULL, 0, fmt, ap);
+	n = fmt_v(room ? sb->s + sb->len : NULL, room, fmt, ap);
 	va_end(ap);
+	if (n >= 0 && (size_t)n < room) {
+		sb->len += (size_t)n;
+		return;
+	}
+	if (room)
+		sb->s[sb->len] = '\0'; /* what did not fit is not the text */
 	if (n < 0 || !sb_grow(sb, (size_t)n))
 		return;
 	va_start(ap, fmt);

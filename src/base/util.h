@@ -10,13 +10,23 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 
 char *strip(char *s);
-bool streq_ptr(const char *a, const char *b);
+/* Equal strings, or both NULL. The first characters first: most compares
+ * of names and keys differ there. */
+static inline bool streq_ptr(const char *a, const char *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b)
+		return false;
+	return *a == *b && strcmp(a, b) == 0;
+}
 int parse_u64(const char *s, unsigned long long *out);
 int parse_s64(const char *s, long long *out);
 bool valid_name(const char *s);
