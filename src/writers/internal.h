@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The writers' own: the entries the readers (tuned.c, udev.c, files.c,
- * networkd.c) make of their sources, and writers.c's helpers for them. Only
+ * networkd.c, link.c, nm.c) make of their sources, and writers.c's helpers for them. Only
  * writers/ and its tests include it.
  */
 #pragma once
@@ -15,8 +15,10 @@ enum wstage {
 	WS_SYSCTL,    /* systemd-sysctl: ordered against earlytune's guard by file name */
 	WS_TMPFILES,  /* systemd-tmpfiles-setup, after earlytune's unit */
 	WS_UDEV_RUN,  /* udev RUN programs, in rule order against 70-earlytune.rules */
+	WS_LINK,      /* udev's .link files, again at an interface's rename (its move event) */
 	WS_SYSFS,     /* sysfsutils' service */
 	WS_NETWORKD,  /* networkd, when it configures the link (after udev's run) */
+	WS_NM,        /* NetworkManager, when it activates a connection */
 	WS_TUNED,     /* tuned.service, after the network */
 };
 
@@ -33,7 +35,8 @@ struct wjudge {
 };
 
 struct wentry {
-	const char *tool; /* "TuneD", "udev", "sysctl.d", "tmpfiles.d", "sysfsutils", "networkd" */
+	const char *tool; /* "TuneD", "udev", "sysctl.d", "tmpfiles.d", "sysfsutils", "networkd", "udev .link",
+			   * "NetworkManager" */
 	char *file;       /* "/etc/..." as shown */
 	int line;
 	char *what;       /* the assignment as written, for the table */
@@ -60,7 +63,8 @@ struct wctx {
 	unsigned loaded; /* the sources read (WSRC_*) */
 };
 
-enum { WSRC_TUNED = 1, WSRC_UDEV = 2, WSRC_SYSCTL = 4, WSRC_TMPFILES = 8, WSRC_SYSFS = 16, WSRC_NETWORKD = 32 };
+enum { WSRC_TUNED = 1, WSRC_UDEV = 2, WSRC_SYSCTL = 4, WSRC_TMPFILES = 8, WSRC_SYSFS = 16, WSRC_NETWORKD = 32,
+       WSRC_LINK = 64, WSRC_NM = 128 };
 
 #define WRITERS_MAX_FILE (1 << 20) /* larger files are reported, not read */
 
@@ -84,6 +88,21 @@ int writers_sysctl(struct wctx *w);
 int writers_tmpfiles(struct wctx *w);
 int writers_sysfs(struct wctx *w);
 int writers_networkd(struct wctx *w);
+int writers_link(struct wctx *w);
+int writers_nm(struct wctx *w);
+
+/* nic.c: the NIC settings as the other writers spell them. */
+typedef void (*nic_param_fn)(void *ctx, const char *key, const char *value);
+bool nic_item(const struct item *it, const char **iface, const char **key);
+bool nic_key_match(const char *item, const char *entry);
+const char *nic_feature(const char *name);
+const char *nic_bool(const char *v);
+int nic_params(const char *groupword, const char *args, bool dev, nic_param_fn fn, void *ctx);
+bool nic_ethtool_call(const char *prog, char *word, size_t size, const char **args);
+/* link.c: whether the interface's name was given by userspace (udev's
+ * rename): 1, 0, or -errno (cannot tell). */
+int nic_renamed(const struct wctx *w, const char *iface);
+bool nic_virtual(const struct wctx *w, const char *iface);
 
 /* The item's sysfs or procfs path for path-matched writers, root-relative
  * ("sys/block/sda/queue/scheduler", "proc/sys/net/core/default_qdisc"),
@@ -91,6 +110,10 @@ int writers_networkd(struct wctx *w);
 void writers_item_path(const struct item *it, char *buf, size_t size);
 
 void writers_ctx_free(struct wctx *w);
+
+/* TuneD's entries (tuned.c) and their verdict (tuned_judge.c). */
+enum { T_RAISE = 1, T_OFF = 2, T_REAPPLY = 4, T_COMPUTED = 8, T_CMDLINE = 16, T_MAYBE = 32, T_NET = 64 };
+void judge_tuned(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j);
 
 /* tuned_cond.c: what TuneD evaluates before it tunes. */
 struct tcond {

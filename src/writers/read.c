@@ -213,7 +213,7 @@ void writers_item_path(const struct item *it, char *buf, size_t size)
 		pathf(buf, size, "sys/block/%s/%s", it->target, it->setting);
 	else if (!strcmp(it->domain, "thp") && !strncmp(it->path, "sys/", 4))
 		pathf(buf, size, "%s", it->path);
-	else if (!strcmp(it->domain, "sysfs"))
+	else if (!strcmp(it->domain, "sysfs") || (!strcmp(it->domain, "nic") && it->path && !strncmp(it->path, "sys/", 4)))
 		pathf(buf, size, "%s", it->path);
 	else if (!strcmp(it->domain, "sched") && strcmp(it->target, "sched"))
 		pathf(buf, size, "%s", it->path); /* proc/sys/kernel/sched_*, debugfs sched/ */

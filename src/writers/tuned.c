@@ -5,10 +5,11 @@
  * substitution. TuneD merges an included profile first and lets the
  * including one override it, key by key (replace=1: section by section).
  * Read: [disk] elevator and readahead (">N" raises only) with devices=,
- * [vm] transparent_hugepages, [sysctl], [sysfs]. tuned.service starts after
- * the network, long after earlytune: what it sets wins, unless the service
- * is not enabled, or (for sysctls) it re-applies the sysctl.d files of /etc
- * and /run after its own (reapply_sysctl, on by default), earlytune's guard
+ * [vm] transparent_hugepages, [sysctl], [sysfs], [net] (features=,
+ * coalesce=, ring=, channels=, txqueuelen=; tuned_judge.c judges them).
+ * tuned.service starts after the network, long after earlytune: what it
+ * sets wins, unless the service is not enabled, or (for sysctls) it
+ * re-applies the sysctl.d files of /etc and /run after its own (reapply_sysctl, on by default), earlytune's guard
  * among them. A value TuneD computes (${f:...}) is said as such; the
  * conditions TuneD evaluates (a section's uname_regex and cpuinfo_regex,
  * the functions virt_check and cpuinfo_check) are evaluated here too
@@ -22,7 +23,6 @@
 #include "writers/internal.h"
 
 #define TUNED_DEPTH 16
-enum { T_RAISE = 1, T_OFF = 2, T_REAPPLY = 4, T_COMPUTED = 8, T_CMDLINE = 16, T_MAYBE = 32 };
 
 struct topt {
 	char *sect, *key, *value, *file;
@@ -303,42 +303,6 @@ static const char *section_opt(const struct tuned *t, const char *sect, const ch
 	return NULL;
 }
 
-static void judge_tuned(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j)
-{
-	char path[PATH_MAX];
-	long long want, v;
-
-	if (e->names) { /* [disk]: devices= (all: "*") */
-		if (strcmp(it->domain, "block") || strcmp(it->setting, e->key) ||
-		    !writers_names_match(e->names, it->target, ","))
-			return;
-	} else {
-		writers_item_path(it, path, sizeof(path));
-		if (!*path || !writers_path_match(e->key, path))
-			return;
-	}
-	j->applies = e->flags & T_MAYBE ? 2 : 1;
-	j->beats = !(e->flags & (T_OFF | T_REAPPLY | T_CMDLINE));
-	if (e->flags & T_OFF)
-		snprintf(j->why, sizeof(j->why), "tuned.service is not enabled: it would win once started");
-	else if (e->flags & T_CMDLINE)
-		snprintf(j->why, sizeof(j->why), "transparent_hugepage= is on the kernel command line: TuneD "
-			 "leaves THP alone");
-	else if (e->flags & T_REAPPLY)
-		snprintf(j->why, sizeof(j->why), "TuneD then re-applies /etc and /run sysctl.d (reapply_sysctl), "
-			 "earlytune's guard among them: earlytune's value stays");
-	else if (e->flags & T_RAISE && e->value && it->desired && parse_s64(e->value, &v) == 0 &&
-		 parse_s64(it->desired, &want) == 0 && want >= v) {
-		j->beats = false;
-		snprintf(j->why, sizeof(j->why), "it only raises read-ahead (>), and earlytune's %lld is not below it", want);
-	} else
-		snprintf(j->why, sizeof(j->why), "tuned.service runs after earlytune%s%s",
-			 e->flags & T_RAISE ? ", raising read-ahead to it" : "",
-			 e->flags & T_COMPUTED ? ", the value computed by TuneD" : "");
-	if (e->flags & T_MAYBE && e->extra)
-		snprintf(j->why + strlen(j->why), sizeof(j->why) - strlen(j->why), " (%s)", e->extra);
-}
-
 /* value: what TuneD writes; shown: o's value once expanded. */
 static void add(struct tuned *t, const struct topt *o, const char *key, const char *value, const char *shown,
 		const char *names, int flags)
@@ -392,6 +356,32 @@ static void scheduler_knob(struct tuned *t, const struct topt *o, const char *va
 		add(t, o, sysctl, value, value, NULL, flags);
 	if (debugfs)
 		add(t, o, debugfs, value, value, NULL, flags);
+}
+
+/* [net]: features=, coalesce=, ring=, channels= are ethtool's parameters,
+ * an entry each; txqueuelen= the interface's transmit queue length. */
+struct tnet {
+	struct tuned *t;
+	const struct topt *o;
+	const char *shown, *devs;
+	int flags;
+};
+
+static void net_param(void *ctx, const char *key, const char *value)
+{
+	struct tnet *n = ctx;
+
+	add(n->t, n->o, key, value, n->shown, n->devs, n->flags | T_NET);
+}
+
+static void net_option(struct tuned *t, const struct topt *o, const char *value, const char *devs, int flags)
+{
+	struct tnet n = { t, o, value, devs, flags };
+
+	if (!strcmp(o->key, "txqueuelen"))
+		add(t, o, "tx_queue_len", value, value, devs, flags | T_NET);
+	else
+		nic_params(o->key, value, false, net_param, &n);
 }
 
 /* The options TuneD takes for the unit itself, not for its plugin. */
@@ -470,6 +460,8 @@ static void entries(struct tuned *t, int flags, bool reapply)
 			add(t, o, o->key + 1, value, value, NULL, flags);
 		else if (!strcmp(type, "scheduler") && !strncmp(o->key, "sched_", 6))
 			scheduler_knob(t, o, value, flags);
+		else if (!strcmp(type, "net"))
+			net_option(t, o, value, devs, flags);
 	}
 }
 

@@ -3,7 +3,9 @@
  * udev rules that write a disk's attribute earlytune sets: ATTR{queue/X}
  * and ATTR{bdi/read_ahead_kb} assignments ([block]'s), any ATTR{X} a
  * [sysfs] path below a disk's directory names, and RUN programs that name a
- * queue attribute.
+ * queue attribute; for interfaces, ATTR{} below their directory
+ * (tx_queue_len, queues/rx-N/rps_cpus) and RUN programs that call ethtool
+ * -K/-C/-G/-L or set a txqueuelen.
  * udev writes an ATTR{} while it processes the rules and runs RUN programs
  * only after all rules, in rule order: so on "add" earlytune's RUN (from
  * 70-earlytune.rules) comes after every ATTR{} whatever the file order, and
@@ -158,8 +160,14 @@ static bool reruns_on_change(const char *disk)
 static bool device_attr(const struct item *it, char *dev, size_t size, const char **attr, bool *net)
 {
 	static const char *const dirs[] = { "sys/block/", "sys/class/block/", "sys/class/net/" };
+	const char *iface;
 
 	*net = false;
+	if (nic_item(it, &iface, attr)) {
+		snprintf(dev, size, "%s", iface);
+		*net = true;
+		return true;
+	}
 	if (!strcmp(it->domain, "block")) {
 		snprintf(dev, size, "%s", it->target);
 		*attr = it->setting;
@@ -187,7 +195,8 @@ static void judge_udev(const struct wentry *e, const struct wctx *w, const struc
 	const char *attr;
 	bool net;
 
-	if (!device_attr(it, disk, sizeof(disk), &attr, &net) || strcmp(attr, e->key))
+	if (!device_attr(it, disk, sizeof(disk), &attr, &net) ||
+	    !(strcmp(it->domain, "nic") ? !strcmp(attr, e->key) : nic_key_match(attr, e->key)))
 		return;
 	j->applies = rule_matches(w, e->extra, disk, net, &when);
 	if (!j->applies)
@@ -221,13 +230,13 @@ static const char *written_attr(const struct udev_pair *u)
 	return NULL;
 }
 
-static void add_entry(struct wctx *w, const char *rel, int line, const char *rule, const struct udev_pair *u,
-		      const char *attr, bool run)
+static struct wentry *add_entry(struct wctx *w, const char *rel, int line, const char *rule,
+				const struct udev_pair *u, const char *attr, bool run)
 {
 	struct wentry *e = wentry_add(w, "udev", rel, line, run ? WS_UDEV_RUN : WS_UDEV_ATTR);
 
 	if (!e)
-		return;
+		return NULL;
 	wset(&e->key, attr);
 	wset(&e->value, run ? NULL : u->value);
 	wsetf(&e->what, "%s%s%s%s%s\"%s\"", u->key, *u->attr ? "{" : "", u->attr, *u->attr ? "}" : "", u->op,
@@ -235,6 +244,37 @@ static void add_entry(struct wctx *w, const char *rel, int line, const char *rul
 	wset(&e->extra, rule);
 	e->flags = run ? U_RUN : 0;
 	e->judge = judge_udev;
+	return e;
+}
+
+struct urun {
+	struct wctx *w;
+	const char *rel, *rule;
+	int line;
+	const struct udev_pair *u;
+};
+
+static void run_param(void *ctx, const char *key, const char *value)
+{
+	struct urun *r = ctx;
+	struct wentry *e = add_entry(r->w, r->rel, r->line, r->rule, r->u, key, true);
+
+	if (e)
+		wset(&e->value, value);
+}
+
+/* A NIC's settings in a RUN program: ethtool -K/-C/-G/-L (the interface
+ * first, then its parameters), and any program given txqueuelen N (ip
+ * link, ifconfig). */
+static void run_nic(struct urun *r)
+{
+	const char *args, *q = strstr(r->u->value, "txqueuelen");
+	char word[32], n[32];
+
+	if (nic_ethtool_call(r->u->value, word, sizeof(word), &args))
+		nic_params(word, args, true, run_param, r);
+	if (q && sscanf(q + 10, " %31[0-9]", n) == 1)
+		run_param(r, "tx_queue_len", n);
 }
 
 /* The attributes a RUN program names. */
@@ -242,10 +282,12 @@ static void run_entries(struct wctx *w, const char *rel, int line, const char *r
 {
 	static const char *const attrs[] = { "queue/scheduler", "queue/read_ahead_kb", "queue/nr_requests",
 					     "queue/rq_affinity", "queue/add_random", "queue/wbt_lat_usec" };
+	struct urun r = { w, rel, rule, line, u };
 
 	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++)
 		if (strstr(u->value, attrs[i] + 6))
 			add_entry(w, rel, line, rule, u, attrs[i], true);
+	run_nic(&r);
 }
 
 static void rule_line(struct wctx *w, const char *rel, int line, const char *rule)

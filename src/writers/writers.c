@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Other writers of an item's value, and which one wins. The readers
- * (tuned.c, udev.c, files.c, networkd.c) turn each source into entries
+ * (tuned.c, udev.c, files.c, networkd.c, link.c, nm.c) turn each source into entries
  * once per run, and only the sources the plan's items need; here every
  * entry judges each item: whether it applies, and whether it runs after
  * earlytune's write. Of those that run after, the latest stage (then the
@@ -34,6 +34,8 @@ static unsigned sources_of(const struct item *it)
 		return files | WSRC_TUNED | WSRC_UDEV;
 	if (!strcmp(it->domain, "net") && !strcmp(it->setting, "qdisc"))
 		return WSRC_NETWORKD;
+	if (!strcmp(it->domain, "nic"))
+		return files | WSRC_TUNED | WSRC_UDEV | WSRC_LINK | WSRC_NM;
 	return 0;
 }
 
@@ -45,6 +47,7 @@ static void load(struct wctx *w, unsigned want)
 	} readers[] = {
 		{ WSRC_SYSCTL, writers_sysctl }, { WSRC_TMPFILES, writers_tmpfiles }, { WSRC_UDEV, writers_udev },
 		{ WSRC_SYSFS, writers_sysfs },   { WSRC_NETWORKD, writers_networkd }, { WSRC_TUNED, writers_tuned },
+		{ WSRC_LINK, writers_link },     { WSRC_NM, writers_nm },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(readers); i++)

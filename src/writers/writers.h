@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Other writers: configurations under the root that write a value earlytune
- * sets (TuneD, udev rules, sysctl.d, tmpfiles.d, sysfsutils, networkd). Each
- * source has its reader (tuned.c, udev.c, files.c, networkd.c) that turns
+ * sets (TuneD, udev rules, sysctl.d, tmpfiles.d, sysfsutils, networkd, .link
+ * files, NetworkManager). Each source has its reader (tuned.c, udev.c,
+ * files.c, networkd.c, link.c, nm.c) that turns
  * its files into entries, read once per plan or verify; writers.c matches
  * them to the items and says which writer wins and why. apply never reads
  * them: they do not change what earlytune writes, only what the plan says
