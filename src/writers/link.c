@@ -262,8 +262,10 @@ static void finish(struct lfile *f)
 		e->flags = L_FILE;
 		e->judge = judge_link;
 	}
-	for (size_t i = f->first; i < f->w->n; i++)
-		wset(&f->w->v[i].extra, f->match);
+	for (size_t i = f->first; i < f->w->n; i++) { /* lines: not shown, so not through wset */
+		free(f->w->v[i].extra);
+		f->w->v[i].extra = strdup(f->match);
+	}
 	free(f->match);
 }
 

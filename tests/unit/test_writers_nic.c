@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The other writers of the NIC settings ([net "NAME"], domain nic): udev's
+ * .link files, NetworkManager, TuneD [net], udev RUN ethtool, on fake trees. */
+#include "unit.h"
+#include "writers/internal.h"
+
+struct wfx {
+	char dir[PATH_MAX];
+	struct root r;
+	struct wctx w;
+	struct item it;
+};
+
+static int wfx_setup(void **state)
+{
+	struct wfx *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -1;
+	tree_new(x->dir, sizeof(x->dir));
+	x->r.fd = -1;
+	*state = x;
+	return 0;
+}
+
+static int wfx_teardown(void **state)
+{
+	struct wfx *x = *state;
+
+	writers_ctx_free(&x->w);
+	root_close(&x->r);
+	tree_remove(x->dir);
+	free(x);
+	return 0;
+}
+
+static void wload(struct wfx *x, int (*reader)(struct wctx *w))
+{
+	if (x->r.fd < 0) {
+		assert_int_equal(root_open(&x->r, x->dir), 0);
+		x->w.r = &x->r;
+	}
+	assert_int_equal(reader(&x->w), 0);
+}
+
+/* The entry of the reader that writes setting, and its verdict for iface. */
+static struct wjudge judge(struct wfx *x, const char *iface, const char *setting, const char *path, size_t *which)
+{
+	struct wjudge j = { 0 };
+
+	x->it = (struct item){ .domain = "nic", .target = (char *)iface, .setting = (char *)setting,
+			       .path = (char *)path, .desired = "on" };
+	*which = x->w.n;
+	for (size_t i = 0; i < x->w.n; i++) {
+		struct wjudge k = { 0 };
+
+		x->w.v[i].judge(&x->w.v[i], &x->w, &x->it, &k);
+		if (k.applies) {
+			*which = i;
+			return k;
+		}
+	}
+	return j;
+}
+
+/* An interface: its class link (virtual or a PCI device), name_assign_type,
+ * address, driver. */
+static void iface(struct wfx *x, const char *name, bool virt, const char *assign, const char *driver)
+{
+	char rel[256], target[256];
+
+	snprintf(target, sizeof(target), "/sys/devices/%s/net/%s", virt ? "virtual" : "pci0000:00/0000:00:03.0", name);
+	snprintf(rel, sizeof(rel), "%s/name_assign_type", target + 1);
+	tree_write(x->dir, rel, assign);
+	snprintf(rel, sizeof(rel), "%s/address", target + 1);
+	tree_write(x->dir, rel, "52:54:00:12:34:56\n");
+	snprintf(rel, sizeof(rel), "sys/class/net/%s", name);
+	tree_symlink(x->dir, rel, target);
+	if (driver) {
+		snprintf(rel, sizeof(rel), "%s/device/driver", target + 1);
+		snprintf(target, sizeof(target), "/sys/bus/virtio/drivers/%s", driver);
+		tree_symlink(x->dir, rel, target);
+	}
+}
+
+static void test_names(void **state)
+{
+	assert_string_equal(nic_feature("gro"), "rx-gro");
+	assert_string_equal(nic_feature("generic-receive-offload"), "rx-gro");
+	assert_string_equal(nic_feature("rx-gro-hw"), "rx-gro-hw");
+	assert_true(nic_key_match("offload.tcp-segmentation-offload", "offload.tx-tcp6-segmentation"));
+	assert_true(nic_key_match("offload.tx-checksum-ipv4", "offload.tx-checksum-*"));
+	assert_true(nic_key_match("offload.gro", "offload.rx-gro"));
+	assert_false(nic_key_match("offload.rx-gro-hw", "offload.rx-gro"));
+	assert_true(nic_key_match("queues/rx-3/rps_cpus", "queues/rx-*/rps_cpus"));
+	assert_false(nic_key_match("queues/tx-3/xps_cpus", "queues/rx-*/rps_cpus"));
+	assert_string_equal(nic_bool("True"), "on");
+	assert_string_equal(nic_bool("no"), "off");
+	assert_null(nic_bool("maybe"));
+}
+
+static void test_link(void **state)
+{
+	struct wfx *x = *state;
+	struct wjudge j;
+	size_t i;
+
+	iface(x, "ens3", false, "4\n", "virtio_net");
+	iface(x, "eth1", false, "1\n", "e1000");
+	tree_write(x->dir, "etc/systemd/network/10-virtio.link",
+		   "[Match]\nDriver=virtio_net\n[Link]\nNamePolicy=path\nCombinedChannels=4\n"
+		   "GenericReceiveOffload=no\nRxBufferSize=1024\nRxCoalesceSec=50us\nTransmitQueueLength=5000\n"
+		   "ReceivePacketSteeringCPUMask=all\n");
+	tree_write(x->dir, "usr/lib/systemd/network/99-default.link", "[Match]\nOriginalName=*\n[Link]\nNamePolicy=kernel\n");
+	tree_write(x->dir, "etc/systemd/network/99-zz.link", "[Match]\nOriginalName=*\n[Link]\nTxChannels=2\n");
+	tree_write(x->dir, "etc/systemd/network/50-nomatch.link", "[Link]\nTxChannels=3\n");
+	wload(x, writers_link);
+	/* renamed (NET_NAME_RENAMED): applied again at the move event, after earlytune */
+	j = judge(x, "ens3", "channels.combined", "", &i);
+	assert_int_equal(j.applies, 1);
+	assert_true(j.beats);
+	assert_contains(j.why, "renamed");
+	assert_string_equal(x->w.v[i].value, "4");
+	assert_string_equal(x->w.v[i].tool, "udev .link");
+	j = judge(x, "ens3", "offload.generic-receive-offload", "", &i);
+	assert_string_equal(x->w.v[i].value, "off");
+	j = judge(x, "ens3", "coalesce.rx_usecs", "", &i);
+	assert_string_equal(x->w.v[i].value, "50");
+	j = judge(x, "ens3", "tx_queue_len", "sys/class/net/ens3/tx_queue_len", &i);
+	assert_int_equal(j.applies, 1);
+	j = judge(x, "ens3", "queues/rx-1/rps_cpus", "sys/class/net/ens3/queues/rx-1/rps_cpus", &i);
+	assert_int_equal(j.applies, 1);
+	/* not its driver */
+	j = judge(x, "eth1", "channels.combined", "", &i);
+	assert_int_equal(j.applies, 0);
+	/* 99-zz sorts after 99-default, which matches every interface first */
+	j = judge(x, "eth1", "channels.tx", "", &i);
+	assert_int_equal(j.applies, 1);
+	assert_false(j.beats);
+	assert_contains(j.why, "only the first .link file");
+	/* a file without [Match] is ignored, as udev ignores it */
+	for (i = 0; i < x->w.n; i++)
+		assert_true(strcmp(x->w.v[i].file, "/etc/systemd/network/50-nomatch.link"));
+}
+
+static void test_link_order(void **state)
+{
+	struct wfx *x = *state;
+	struct wjudge j;
+	size_t i;
+
+	iface(x, "eth0", false, "1\n", "virtio_net");
+	tree_write(x->dir, "etc/systemd/network/10-a.link", "[Match]\nOriginalName=eth*\n[Link]\nTxChannels=2\n");
+	wload(x, writers_link);
+	j = judge(x, "eth0", "channels.tx", "", &i);
+	assert_int_equal(j.applies, 1);
+	assert_false(j.beats);
+	assert_contains(j.why, "before earlytune's RUN");
+	j = judge(x, "veth0", "channels.tx", "", &i); /* no such interface: cannot tell */
+	assert_int_equal(j.applies, 2);
+}
+
+static void test_nm(void **state)
+{
+	struct wfx *x = *state;
+	struct wjudge j;
+	size_t i;
+
+	iface(x, "ens3", false, "4\n", "virtio_net");
+	tree_write(x->dir, "etc/NetworkManager/system-connections/a.nmconnection",
+		   "[connection]\nid=a\ninterface-name=ens3\n[ethtool]\nfeature-gro=false\nfeature-tso=true\n"
+		   "ring-rx=4096\ncoalesce-rx-usecs=64\ncoalesce-adaptive-rx=1\nchannels-combined=2\n");
+	tree_write(x->dir, "etc/NetworkManager/system-connections/b.nmconnection",
+		   "[connection]\nautoconnect=false\n[ethernet]\nmac-address=52:54:00:12:34:56\n[ethtool]\nring-tx=512\n");
+	wload(x, writers_nm);
+	j = judge(x, "ens3", "offload.rx-gro", "", &i);
+	assert_int_equal(j.applies, 1);
+	assert_true(j.beats);
+	assert_string_equal(x->w.v[i].value, "off");
+	assert_string_equal(x->w.v[i].what, "[ethtool] feature-gro=false");
+	assert_int_equal(x->w.v[i].line, 5);
+	j = judge(x, "ens3", "offload.tx-tcp6-segmentation", "", &i);
+	assert_int_equal(j.applies, 1);
+	j = judge(x, "ens3", "rings.rx", "", &i);
+	assert_string_equal(x->w.v[i].value, "4096");
+	j = judge(x, "ens3", "coalesce.adaptive_rx", "", &i);
+	assert_string_equal(x->w.v[i].value, "on");
+	j = judge(x, "ens3", "channels.combined", "", &i);
+	assert_int_equal(j.applies, 1);
+	j = judge(x, "eth9", "channels.combined", "", &i);
+	assert_int_equal(j.applies, 0);
+	/* by MAC address, not connected automatically: may apply */
+	j = judge(x, "ens3", "rings.tx", "", &i);
+	assert_int_equal(j.applies, 2);
+	assert_contains(j.why, "autoconnect=false");
+}
+
+static void test_tuned_net(void **state)
+{
+	struct wfx *x = *state;
+	struct wjudge j;
+	size_t i;
+
+	iface(x, "ens3", false, "4\n", "virtio_net");
+	iface(x, "veth0", true, "3\n", NULL);
+	tree_write(x->dir, "etc/tuned/profiles/n/tuned.conf",
+		   "[net]\nfeatures=gro off, tso on\ncoalesce=rx-usecs 3 tx-usecs 16\nring=rx 1024\n"
+		   "channels=combined 16\ntxqueuelen=5000\n[other]\ntype=net\ndevices=eth*\nring=tx 256\n");
+	tree_write(x->dir, "etc/tuned/active_profile", "n\n");
+	tree_symlink(x->dir, "etc/systemd/system/multi-user.target.wants/tuned.service",
+		     "/usr/lib/systemd/system/tuned.service");
+	wload(x, writers_tuned);
+	j = judge(x, "ens3", "offload.generic-receive-offload", "", &i);
+	assert_int_equal(j.applies, 1);
+	assert_true(j.beats);
+	assert_string_equal(x->w.v[i].value, "off");
+	assert_string_equal(x->w.v[i].what, "[net] features=gro off, tso on");
+	j = judge(x, "ens3", "coalesce.tx_usecs", "", &i);
+	assert_string_equal(x->w.v[i].value, "16");
+	j = judge(x, "ens3", "rings.rx", "", &i);
+	assert_string_equal(x->w.v[i].value, "1024");
+	j = judge(x, "ens3", "channels.combined", "", &i);
+	assert_string_equal(x->w.v[i].value, "16");
+	j = judge(x, "ens3", "tx_queue_len", "sys/class/net/ens3/tx_queue_len", &i);
+	assert_string_equal(x->w.v[i].value, "5000");
+	/* TuneD's [net] leaves virtual interfaces alone */
+	j = judge(x, "veth0", "rings.rx", "", &i);
+	assert_int_equal(j.applies, 1);
+	assert_false(j.beats);
+	assert_contains(j.why, "/sys/devices/virtual");
+	/* devices=eth* */
+	j = judge(x, "ens3", "rings.tx", "", &i);
+	assert_int_equal(j.applies, 0);
+}
+
+static void test_udev_ethtool(void **state)
+{
+	struct wfx *x = *state;
+	struct wjudge j;
+	size_t i;
+
+	iface(x, "ens3", false, "4\n", "virtio_net");
+	tree_write(x->dir, "etc/udev/rules.d/80-nic.rules",
+		   "ACTION==\"add\", SUBSYSTEM==\"net\", KERNEL==\"ens*\", RUN+=\"/usr/sbin/ethtool -K $name gro off\", "
+		   "RUN+=\"/sbin/ethtool -L %k combined 4\"\n"
+		   "SUBSYSTEM==\"net\", ACTION==\"add\", RUN+=\"/sbin/ip link set dev $name txqueuelen 10000\"\n"
+		   "ACTION==\"add\", SUBSYSTEM==\"net\", ATTR{queues/rx-0/rps_cpus}=\"f\"\n");
+	tree_write(x->dir, "etc/udev/rules.d/60-early.rules",
+		   "ACTION==\"add\", SUBSYSTEM==\"net\", RUN+=\"/usr/sbin/ethtool --set-ring $name rx 512\"\n");
+	wload(x, writers_udev);
+	j = judge(x, "ens3", "offload.rx-gro", "", &i);
+	assert_int_equal(j.applies, 1);
+	assert_true(j.beats); /* 80- sorts after 70-earlytune.rules */
+	assert_string_equal(x->w.v[i].value, "off");
+	j = judge(x, "ens3", "channels.combined", "", &i);
+	assert_string_equal(x->w.v[i].value, "4");
+	j = judge(x, "ens3", "tx_queue_len", "sys/class/net/ens3/tx_queue_len", &i);
+	assert_string_equal(x->w.v[i].value, "10000");
+	j = judge(x, "ens3", "queues/rx-0/rps_cpus", "sys/class/net/ens3/queues/rx-0/rps_cpus", &i);
+	assert_int_equal(j.applies, 1);
+	assert_false(j.beats); /* ATTR{} before earlytune's RUN */
+	j = judge(x, "ens3", "rings.rx", "", &i);
+	assert_int_equal(j.applies, 1);
+	assert_false(j.beats); /* 60- runs before earlytune's RUN */
+	j = judge(x, "eth0", "offload.rx-gro", "", &i);
+	assert_int_equal(j.applies, 0); /* KERNEL=="ens*" */
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_names),
+	cmocka_unit_test_setup_teardown(test_link, wfx_setup, wfx_teardown),
+	cmocka_unit_test_setup_teardown(test_link_order, wfx_setup, wfx_teardown),
+	cmocka_unit_test_setup_teardown(test_nm, wfx_setup, wfx_teardown),
+	cmocka_unit_test_setup_teardown(test_tuned_net, wfx_setup, wfx_teardown),
+	cmocka_unit_test_setup_teardown(test_udev_ethtool, wfx_setup, wfx_teardown),
+};
+
+UNIT_MAIN("writers_nic", tests)
