@@ -260,6 +260,7 @@ static void finish(struct lfile *f)
 	}
 	if ((e = wentry_add(f->w, "udev .link", f->rel, 1, WS_LINK))) {
 		e->flags = L_FILE;
+		wset(&e->what, "[Match]");
 		e->judge = judge_link;
 	}
 	for (size_t i = f->first; i < f->w->n; i++) { /* lines: not shown, so not through wset */

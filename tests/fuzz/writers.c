@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The other writers' line readers (src/writers/udev.c, src/writers/tuned.c).
- * The input is written as one udev rules file and as the active TuneD
- * profile of a scratch tree; both readers run and every entry is judged
- * against a block, a THP and a sysctl item. Properties: udev_next_pair()
+ * The other writers' line readers (src/writers/udev.c, tuned.c, link.c,
+ * nm.c). The input is written as one udev rules file, the active TuneD
+ * profile, a .link file and a NetworkManager profile of a scratch tree; the
+ * readers run and every entry is judged against a block, a THP, a sysctl
+ * and NIC items. Properties: udev_next_pair()
  * always advances and stops; every entry has a file, a line >= 1 and a
  * shown assignment without control bytes or invalid UTF-8; a verdict's
  * applies is 0, 1 or 2 with a reason whenever it applies.
@@ -44,7 +45,8 @@ static void cleanup(void)
 static void setup(void)
 {
 	static const char *const dirs[] = { "usr", "usr/lib", "usr/lib/udev", "usr/lib/udev/rules.d", "usr/lib/tuned",
-					    "usr/lib/tuned/p", "etc", "etc/tuned" };
+					    "usr/lib/tuned/p", "etc", "etc/tuned", "etc/systemd", "etc/systemd/network",
+					    "etc/NetworkManager", "etc/NetworkManager/system-connections" };
 	char path[PATH_MAX];
 
 	if (root.fd >= 0)
@@ -93,6 +95,9 @@ static void check_entries(struct wctx *w)
 		{ "net", "sysctl", "net.core.default_qdisc", "proc/sys/net/core/default_qdisc" },
 		{ "sysfs", "t", "block/vda/device/timeout", "sys/block/vda/device/timeout" },
 		{ "sysfs", "t", "block/vda", "sys/block/vda" },
+		{ "nic", "eth0", "offload.generic-receive-offload", "" },
+		{ "nic", "eth0", "channels.combined", "" },
+		{ "nic", "eth0", "queues/rx-0/rps_cpus", "sys/class/net/eth0/queues/rx-0/rps_cpus" },
 	};
 
 	for (size_t i = 0; i < w->n; i++) {
@@ -125,6 +130,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put("usr/lib/tuned/p/tuned.conf", data, size);
 	fuzz_assert(writers_udev(&w) == 0 || w.n == 0, "writers_udev failed");
 	writers_tuned(&w);
+	put("etc/systemd/network/10-x.link", data, size);
+	put("etc/NetworkManager/system-connections/x.nmconnection", data, size);
+	writers_link(&w);
+	writers_nm(&w);
 	check_entries(&w);
 	writers_ctx_free(&w);
 	free(s);
