@@ -51,20 +51,25 @@ bool nic_section_matches(struct ctx *c, const struct nic_iface *ifc, const char 
 	return true;
 }
 
-void nic_iface_driver(const struct root *r, struct nic_iface *ifc)
+void nic_driver(const struct root *r, const char *name, char *out, size_t size)
 {
 	char rel[PATH_MAX], link[PATH_MAX];
 	const char *slash;
 
-	ifc->driver[0] = '\0';
-	snprintf(rel, sizeof(rel), "sys/class/net/%s/device/driver", ifc->name);
+	*out = '\0';
+	snprintf(rel, sizeof(rel), "sys/class/net/%s/device/driver", name);
 	if (root_readlink(r, rel, link, sizeof(link)) < 0) {
 		if (r->is_host)
-			nic_ioctl_driver(ifc->name, ifc->driver, sizeof(ifc->driver));
+			nic_ioctl_driver(name, out, size);
 		return;
 	}
 	slash = strrchr(link, '/');
-	snprintf(ifc->driver, sizeof(ifc->driver), "%s", slash ? slash + 1 : link);
+	snprintf(out, size, "%s", slash ? slash + 1 : link);
+}
+
+void nic_iface_driver(const struct root *r, struct nic_iface *ifc)
+{
+	nic_driver(r, ifc->name, ifc->driver, sizeof(ifc->driver));
 }
 
 /* The online CPUs: sys/devices/system/cpu/online, "0-3,5" (0: unknown). */

@@ -17,6 +17,11 @@ struct record;
 /* conf.c */
 int nic_check_key(const char *key, const char *value, char *why, size_t size);
 
+/* match.c: an interface's driver as match.driver and udev's .link Driver=
+ * see it: its device/driver link, else (the running system's virtual
+ * interfaces) the name ethtool -i gives; "" when it has none. */
+void nic_driver(const struct root *r, const char *name, char *out, size_t size);
+
 /* plan.c */
 int nic_plan(struct ctx *c, struct plan *p);
 

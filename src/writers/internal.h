@@ -93,7 +93,7 @@ int writers_nm(struct wctx *w);
 
 /* nic.c: the NIC settings as the other writers spell them. */
 typedef void (*nic_param_fn)(void *ctx, const char *key, const char *value);
-bool nic_item(const struct item *it, const char **iface, const char **key);
+bool nic_item(const struct item *it, char *iface, size_t size, const char **key);
 bool nic_key_match(const char *item, const char *entry);
 const char *nic_feature(const char *name);
 const char *nic_bool(const char *v);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nic/nic.h"
 #include "writers/internal.h"
 
 enum { L_FILE = 1, L_BOOL = 2, L_SEC = 4, L_TOSEC = 8 };
@@ -114,18 +115,17 @@ static int mac_match(const struct wctx *w, const char *iface, const char *list)
 	return 0;
 }
 
-/* Driver= against the name of the link device/driver. */
+/* Driver= against the driver udev asks ethtool for (veth's too), as
+ * match.driver sees it; a tree shows no ethtool: without a device/driver
+ * link there, cannot tell. */
 static int driver_match(const struct wctx *w, const char *iface, const char *globs)
 {
-	char path[PATH_MAX], target[PATH_MAX];
-	const char *name;
+	char driver[64];
 
-	if (pathf(path, sizeof(path), "sys/class/net/%s/device/driver", iface) < 0)
-		return 2;
-	if (root_readlink(w->r, path, target, sizeof(target)) < 0)
-		return 0; /* no driver: a virtual interface */
-	name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-	return writers_names_match(globs, name, " ");
+	nic_driver(w->r, iface, driver, sizeof(driver));
+	if (!*driver)
+		return w->r->is_host ? 0 : 2;
+	return writers_names_match(globs, driver, " ");
 }
 
 /* One "Key=value" line of a file's [Match], kept in its entries' extra. */
@@ -183,10 +183,11 @@ static const struct wentry *first_file(const struct wctx *w, const struct wentry
 static void judge_link(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j)
 {
 	const struct wentry *first;
-	const char *iface, *key;
+	char iface[NAME_MAX + 1];
+	const char *key;
 	int renamed;
 
-	if (e->flags & L_FILE || !nic_item(it, &iface, &key) || !nic_key_match(key, e->key) ||
+	if (e->flags & L_FILE || !nic_item(it, iface, sizeof(iface), &key) || !nic_key_match(key, e->key) ||
 	    !(j->applies = link_matches(w, e->extra, iface)))
 		return;
 	if ((first = first_file(w, e, iface))) {

@@ -42,11 +42,29 @@ const char *nic_feature(const char *name)
 	return name;
 }
 
-bool nic_item(const struct item *it, const char **iface, const char **key)
+/* A file of the interface's directory is known by its path, whatever the
+ * item calls its setting: the key the writers name it by is the path below
+ * sys/class/net/IFACE ("tx_queue_len", "queues/rx-0/rps_cpus"), for a
+ * [net "NAME"] item as for a [sysfs] one. The ethtool settings have no
+ * file: their key is the item's setting ("channels.combined",
+ * "offload.rx-gro"). */
+bool nic_item(const struct item *it, char *iface, size_t size, const char **key)
 {
-	if (strcmp(it->domain, "nic") || !it->target || !it->setting)
+	static const char dir[] = "sys/class/net/";
+	bool nic = !strcmp(it->domain, "nic");
+	const char *name, *slash;
+
+	if (!nic && strcmp(it->domain, "sysfs"))
 		return false;
-	*iface = it->target;
+	if (it->path && !strncmp(it->path, dir, strlen(dir)) && (slash = strchr(name = it->path + strlen(dir), '/')) &&
+	    slash[1] && slash > name && (size_t)(slash - name) < size) {
+		snprintf(iface, size, "%.*s", (int)(slash - name), name);
+		*key = slash + 1;
+		return true;
+	}
+	if (!nic || !it->target || !it->setting || strlen(it->target) >= size)
+		return false;
+	snprintf(iface, size, "%s", it->target);
 	*key = it->setting;
 	return true;
 }

@@ -29,9 +29,10 @@ static int mac_of(const struct wctx *w, const char *iface, const char *mac)
 
 static void judge_nm(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j)
 {
-	const char *iface, *key;
+	char iface[NAME_MAX + 1];
+	const char *key;
 
-	if (!nic_item(it, &iface, &key) || !nic_key_match(key, e->key))
+	if (!nic_item(it, iface, sizeof(iface), &key) || !nic_key_match(key, e->key))
 		return;
 	if (e->names)
 		j->applies = writers_names_match(e->names, iface, " ");

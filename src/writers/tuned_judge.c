@@ -12,13 +12,13 @@
 #include "writers/internal.h"
 
 /* The entry's device or path against the item's. */
-static bool writes(const struct wentry *e, const struct item *it)
+static bool writes(const struct wentry *e, const struct item *it, char *iface, size_t size)
 {
-	const char *iface, *key;
+	const char *key;
 	char path[PATH_MAX];
 
 	if (e->flags & T_NET) /* [net]: devices= (all: none given) */
-		return nic_item(it, &iface, &key) && nic_key_match(key, e->key) &&
+		return nic_item(it, iface, size, &key) && nic_key_match(key, e->key) &&
 		       writers_names_match(e->names, iface, ",");
 	if (e->names) /* [disk]: devices= (all: "*") */
 		return !strcmp(it->domain, "block") && !strcmp(it->setting, e->key) &&
@@ -37,9 +37,10 @@ static bool raise_met(const struct wentry *e, const struct item *it, long long *
 
 void judge_tuned(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j)
 {
+	char iface[NAME_MAX + 1] = "";
 	long long want;
 
-	if (!writes(e, it))
+	if (!writes(e, it, iface, sizeof(iface)))
 		return;
 	j->applies = e->flags & T_MAYBE ? 2 : 1;
 	j->beats = !(e->flags & (T_OFF | T_REAPPLY | T_CMDLINE));
@@ -54,7 +55,7 @@ void judge_tuned(const struct wentry *e, const struct wctx *w, const struct item
 	else if (raise_met(e, it, &want)) {
 		j->beats = false;
 		snprintf(j->why, sizeof(j->why), "it only raises read-ahead (>), and earlytune's %lld is not below it", want);
-	} else if (e->flags & T_NET && nic_virtual(w, it->target)) {
+	} else if (e->flags & T_NET && nic_virtual(w, iface)) {
 		j->beats = false;
 		snprintf(j->why, sizeof(j->why), "TuneD's [net] plugin leaves interfaces below /sys/devices/virtual "
 			 "alone: earlytune's value stays");

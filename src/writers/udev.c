@@ -155,19 +155,16 @@ static bool reruns_on_change(const char *disk)
 }
 
 /* The device an item writes an attribute of, and that attribute: a [block]
- * item's target and setting, a [sysfs] item's path below sys/block/DISK,
- * sys/class/block/DISK or (*net) sys/class/net/IFACE. false: no device's. */
+ * item's target and setting, a [sysfs] item's path below sys/block/DISK or
+ * sys/class/block/DISK, or (*net) an interface's setting as nic_item()
+ * names it. false: no device's. */
 static bool device_attr(const struct item *it, char *dev, size_t size, const char **attr, bool *net)
 {
-	static const char *const dirs[] = { "sys/block/", "sys/class/block/", "sys/class/net/" };
-	const char *iface;
+	static const char *const dirs[] = { "sys/block/", "sys/class/block/" };
 
-	*net = false;
-	if (nic_item(it, &iface, attr)) {
-		snprintf(dev, size, "%s", iface);
-		*net = true;
+	*net = nic_item(it, dev, size, attr);
+	if (*net)
 		return true;
-	}
 	if (!strcmp(it->domain, "block")) {
 		snprintf(dev, size, "%s", it->target);
 		*attr = it->setting;
@@ -180,7 +177,6 @@ static bool device_attr(const struct item *it, char *dev, size_t size, const cha
 			continue;
 		snprintf(dev, size, "%.*s", (int)(slash - p), p);
 		*attr = slash + 1;
-		*net = i == 2;
 		return true;
 	}
 	return false;
@@ -196,7 +192,7 @@ static void judge_udev(const struct wentry *e, const struct wctx *w, const struc
 	bool net;
 
 	if (!device_attr(it, disk, sizeof(disk), &attr, &net) ||
-	    !(strcmp(it->domain, "nic") ? !strcmp(attr, e->key) : nic_key_match(attr, e->key)))
+	    !(net ? nic_key_match(attr, e->key) : !strcmp(attr, e->key)))
 		return;
 	j->applies = rule_matches(w, e->extra, disk, net, &when);
 	if (!j->applies)

@@ -30,8 +30,8 @@ static unsigned sources_of(const struct item *it)
 		return files | WSRC_TUNED | WSRC_SYSCTL;
 	if (!strcmp(it->domain, "sched") && !strcmp(it->target, "debugfs"))
 		return files | WSRC_TUNED;
-	if (!strcmp(it->domain, "sysfs"))
-		return files | WSRC_TUNED | WSRC_UDEV;
+	if (!strcmp(it->domain, "sysfs")) /* an interface's file: .link files set some */
+		return files | WSRC_TUNED | WSRC_UDEV | (strncmp(it->path, "sys/class/net/", 14) ? 0 : WSRC_LINK);
 	if (!strcmp(it->domain, "net") && !strcmp(it->setting, "qdisc"))
 		return WSRC_NETWORKD;
 	if (!strcmp(it->domain, "nic"))

@@ -95,9 +95,10 @@ static void check_entries(struct wctx *w)
 		{ "net", "sysctl", "net.core.default_qdisc", "proc/sys/net/core/default_qdisc" },
 		{ "sysfs", "t", "block/vda/device/timeout", "sys/block/vda/device/timeout" },
 		{ "sysfs", "t", "block/vda", "sys/block/vda" },
-		{ "nic", "eth0", "offload.generic-receive-offload", "" },
-		{ "nic", "eth0", "channels.combined", "" },
-		{ "nic", "eth0", "queues/rx-0/rps_cpus", "sys/class/net/eth0/queues/rx-0/rps_cpus" },
+		{ "nic", "eth0", "offload.rx-gro", "ethtool/netns/1/ifindex/2/offload.rx-gro" },
+		{ "nic", "eth0", "channels.combined", "ethtool/ifindex/2/channels.combined" },
+		{ "nic", "eth0", "rps_cpus", "sys/class/net/eth0/queues/rx-0/rps_cpus" },
+		{ "sysfs", "t", "class/net/eth0/tx_queue_len", "sys/class/net/eth0/tx_queue_len" },
 	};
 
 	for (size_t i = 0; i < w->n; i++) {

@@ -138,3 +138,57 @@ if command -v strace >/dev/null; then
 else
 	skip "--ifindex netlink calls" "no strace"
 fi
+
+# ---- The other writers of [net "NAME"] items (issue 30), on a real plan
+# and verify: a .link file, a NetworkManager profile, a TuneD [net] section
+# and a udev rule's RUN ethtool, put in an /etc of the test's own (bound
+# over /etc, and an empty directory over the distribution's udev rules and
+# .link files, in the private mount namespace of `ip netns exec`).
+e=$WORK/etc
+mkdir -p "$e/systemd/network" "$e/NetworkManager/system-connections" "$e/udev/rules.d" "$e/tuned/profiles/nicp" \
+	"$e/systemd/system/multi-user.target.wants" "$WORK/empty"
+printf '[Match]\nDriver=veth\n[Link]\nTxChannels=1\n' >"$e/systemd/network/10-veth.link"
+printf '[connection]\nid=wa\ninterface-name=wa\n[ethtool]\nchannels-rx=1\n' \
+	>"$e/NetworkManager/system-connections/wa.nmconnection"
+chmod 600 "$e/NetworkManager/system-connections/wa.nmconnection"
+printf 'ACTION=="add", SUBSYSTEM=="net", KERNEL=="w*", RUN+="/usr/sbin/ethtool -L $name tx 3"\n' \
+	>"$e/udev/rules.d/80-nic.rules"
+printf '[main]\nsummary=nic\n[net]\ndevices=wa\nfeatures=gro off\n' >"$e/tuned/profiles/nicp/tuned.conf"
+echo nicp >"$e/tuned/active_profile"
+ln -s /usr/lib/systemd/system/tuned.service "$e/systemd/system/multi-user.target.wants/tuned.service"
+etw() {
+	ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && mount --bind "$1" /etc &&
+		mount --bind "$2" /usr/lib/udev/rules.d && mount --bind "$2" /usr/lib/systemd/network && shift 2 &&
+		exec "$@"' "$state" "$e" "$WORK/empty" "$ET" "$@" --profile none --wide
+}
+nsx ip link add wa numtxqueues 4 numrxqueues 4 type veth peer name wb numtxqueues 4 numrxqueues 4
+nsx ip link set wb name wr # renamed (name_assign_type 4): udev applies its .link again at the move event
+printf '[net "w"]\nmatch.name = w*\nchannels.tx = 2\nchannels.rx = 2\noffload.generic-receive-offload = on\n' \
+	>"$WORK/w.conf"
+check_rc "writers: plan exits 0" 0 -- etw plan --only nic --json --config "$WORK/w.conf"
+eq "writers: wa's channels.tx: the .link file (before earlytune's RUN), the udev RUN ethtool after 70-earlytune.rules wins" \
+	"$(writers channels.tx wa)" "udev /etc/udev/rules.d/80-nic.rules:1 3 True
+udev .link /etc/systemd/network/10-veth.link:4 1 False"
+eq "writers: wr's channels.tx: renamed, its .link file wins over the RUN program" "$(writers channels.tx wr)" \
+	"udev /etc/udev/rules.d/80-nic.rules:1 3 False
+udev .link /etc/systemd/network/10-veth.link:4 1 True"
+eq "writers: wa's channels.rx: the NetworkManager profile of wa wins" "$(writers channels.rx wa)" \
+	"NetworkManager /etc/NetworkManager/system-connections/wa.nmconnection:5 1 True"
+eq "writers: wa's offload.rx-gro: TuneD [net] named, leaving a virtual interface alone" "$(writers offload.rx-gro wa)" \
+	"TuneD /etc/tuned/profiles/nicp/tuned.conf:5 off False"
+eq "writers: wr's channels.rx: none applies (the profile is wa's)" "$(writers channels.rx wr)" ""
+check_rc "writers: plan's table" 0 -- etw plan --only nic --config "$WORK/w.conf"
+contains "writers: the table says why TuneD does not win" \
+	"TuneD's [net] plugin leaves interfaces below /sys/devices/virtual alone: earlytune's value stays"
+contains "writers: the table says why the renamed interface's .link wins" \
+	"udev applies it again when wr is renamed (its move event), after earlytune's run at add: wins"
+# The RUN program's value in force: verify names it as the likely culprit.
+check_rc "writers: apply" 0 -- etw apply --only nic --config "$WORK/w.conf"
+printf '[net "run"]\nmatch.name = wa\nchannels.tx = 3\n' >"$WORK/run.conf"
+check_rc "writers: what the RUN program would do" 0 -- et apply --only nic --config "$WORK/run.conf"
+check_rc "writers: verify finds the drift (exit 1)" 1 -- etw verify --only nic --config "$WORK/w.conf"
+contains "writers: verify names the RUN ethtool rule as the likely culprit" \
+	"drift: nic wa channels.tx is '3', want '2' [/tmp/"
+contains "writers: ... by its file and line" \
+	"likely culprit: /etc/udev/rules.d/80-nic.rules:1 RUN+=\"/usr/sbin/ethtool -L \$name tx 3\" (udev, runs after earlytune)"
+check_rc "writers: revert" 0 -- et revert --only nic

@@ -5,15 +5,6 @@
 # ignored; apply never reads them.
 . "$(dirname "$0")/../lib/common.sh"
 
-# writers ITEM_SETTING TARGET: "tool file:line value wins" per writer of the item.
-writers() {
-	printf '%s' "$OUT" | python3 -c 'import json, sys
-for it in json.load(sys.stdin)["items"]:
-    if it["setting"] == sys.argv[1] and it["target"] == sys.argv[2]:
-        for w in it["writers"]:
-            print(w["tool"], "%s:%d" % (w["file"], w["line"]), w["value"], w["wins"])' "$1" "$2"
-}
-
 # ---- TuneD: throughput-performance, then a custom profile including it
 t=$WORK/tuned
 mk_tuned "$t"
@@ -161,6 +152,39 @@ networkd /usr/lib/systemd/network/99-default.network:4 cake False"
 OUT=$("$ET" plan --json --only block --root "$t" 2>&1)
 eq "networkd: --only block has no qdisc item and reads no .network" "$(writers qdisc eth0)" ""
 
+# ---- an interface's file, by its path: the [sysfs] item of eth0's
+# tx_queue_len and its writers among the .link files and udev rules (the
+# [net "NAME"] items' writers: nic.sh, on real veths)
+t=$WORK/netfile
+mk_kvm "$t"
+_attr "$t/sys/devices/virtual/net/eth0/tx_queue_len" 1000
+_attr "$t/sys/devices/virtual/net/eth0/name_assign_type" 4
+mkdir -p "$t/etc/systemd/network" "$t/etc/udev/rules.d" "$t/etc/earlytune"
+printf '[Match]\nDriver=virtio_net\n[Link]\nTransmitQueueLength=5000\n' >"$t/etc/systemd/network/10-virtio.link"
+printf '[Match]\nOriginalName=*\n[Link]\nTransmitQueueLength=100\n' >"$t/etc/systemd/network/20-all.link"
+printf 'ACTION=="add", SUBSYSTEM=="net", KERNEL=="eth*", ATTR{tx_queue_len}="2000"\n' >"$t/etc/udev/rules.d/60-txq.rules"
+printf '[sysfs "txq"]\npath = /sys/class/net/eth0/tx_queue_len\nvalue = 10000\n' >"$t/etc/earlytune.conf"
+OUT=$("$ET" plan --json --only sysfs --root "$t" 2>&1)
+eq "netfile: a [sysfs] interface file: udev's ATTR{} (before earlytune), the first matching .link (renamed: wins), not the later one" \
+	"$(writers class/net/eth0/tx_queue_len txq)" "udev /etc/udev/rules.d/60-txq.rules:1 2000 False
+udev .link /etc/systemd/network/10-virtio.link:4 5000 True
+udev .link /etc/systemd/network/20-all.link:4 100 False"
+_attr "$t/sys/devices/virtual/net/eth0/name_assign_type" 1
+OUT=$("$ET" plan --wide --only sysfs --root "$t" 2>&1)
+contains "netfile: not renamed: the .link file is applied before earlytune's RUN" \
+	"udev applies .link files while it processes the add event, before earlytune's RUN: earlytune's value stays"
+contains "netfile: the later .link file is said to be ignored" \
+	"ignored: udev applies only the first .link file matching eth0, /etc/systemd/network/10-virtio.link"
+printf '[sysfs "txq"]\npath = /sys/class/net/lo/tx_queue_len\nvalue = 10000\n' >"$t/etc/earlytune.conf"
+_attr "$t/sys/devices/virtual/net/lo/tx_queue_len" 1000
+OUT=$("$ET" plan --json --only sysfs --root "$t" 2>&1)
+eq "netfile: lo's file: not KERNEL==\"eth*\"; a tree shows no ethtool driver: the later .link may be the first" \
+	"$(writers class/net/lo/tx_queue_len txq)" "udev .link /etc/systemd/network/10-virtio.link:4 5000 False
+udev .link /etc/systemd/network/20-all.link:4 100 True"
+OUT=$("$ET" plan --wide --only sysfs --root "$t" 2>&1)
+contains "netfile: Driver= of an interface without a device/driver link in a tree: may apply" \
+	"TransmitQueueLength=5000 (udev .link, may apply: if lo was renamed"
+
 # ---- verify names the likely culprit of a drift
 t=$WORK/culprit
 mk_tmpfthp "$t"
@@ -172,7 +196,7 @@ OUT=$("$ET" verify --json --only thp --root "$t" 2>&1)
 json_ok "verify --json with writers is valid"
 
 # every line of the writers' tables fits 80 columns
-for m in tuned tunedcustom udev sysctld tmpf sysfs networkd; do
+for m in tuned tunedcustom udev sysctld tmpf sysfs networkd netfile; do
 	OUT=$("$ET" plan --root "$WORK/$m" 2>/dev/null)
 	eq "$m: every line of the table fits 80 columns" "$(printf '%s\n' "$OUT" | awk 'length($0) > 80')" ""
 done

@@ -185,3 +185,13 @@ host_lock() {
 	exec 9>/run/lock/earlytune-tests-blockdev.lock
 	flock 9
 }
+
+# writers ITEM_SETTING TARGET: "tool file:line value wins" per writer of the
+# item in $OUT, a plan's or verify's --json.
+writers() {
+	printf '%s' "$OUT" | python3 -c 'import json, sys
+for it in json.load(sys.stdin)["items"]:
+    if it["setting"] == sys.argv[1] and it["target"] == sys.argv[2]:
+        for w in it["writers"]:
+            print(w["tool"], "%s:%d" % (w["file"], w["line"]), w["value"], w["wins"])' "$1" "$2"
+}

@@ -126,9 +126,25 @@ static void test_link(void **state)
 	assert_string_equal(x->w.v[i].value, "off");
 	j = judge(x, "ens3", "coalesce.rx_usecs", "", &i);
 	assert_string_equal(x->w.v[i].value, "50");
-	j = judge(x, "ens3", "tx_queue_len", "sys/class/net/ens3/tx_queue_len", &i);
+	/* the interface's files by their path, whatever the item calls them */
+	j = judge(x, "ens3", "txqueuelen", "sys/class/net/ens3/tx_queue_len", &i);
 	assert_int_equal(j.applies, 1);
-	j = judge(x, "ens3", "queues/rx-1/rps_cpus", "sys/class/net/ens3/queues/rx-1/rps_cpus", &i);
+	assert_string_equal(x->w.v[i].value, "5000");
+	j = judge(x, "ens3", "rps_cpus", "sys/class/net/ens3/queues/rx-1/rps_cpus", &i);
+	assert_int_equal(j.applies, 1);
+	j = judge(x, "ens3", "xps_cpus", "sys/class/net/ens3/queues/tx-1/xps_cpus", &i);
+	assert_int_equal(j.applies, 0);
+	j = judge(x, "ens3", "tx_queue_len", "sys/class/net/eth1/tx_queue_len", &i); /* eth1's file */
+	assert_int_equal(j.applies, 0);
+	/* a [sysfs] item of the same file */
+	x->it = (struct item){ .domain = "sysfs", .target = "class/net/ens3/tx_queue_len", .setting = "-",
+			       .path = "sys/class/net/ens3/tx_queue_len", .desired = "1000" };
+	for (i = 0, j.applies = 0; i < x->w.n && !j.applies; i++)
+		x->w.v[i].judge(&x->w.v[i], &x->w, &x->it, &j);
+	assert_int_equal(j.applies, 1);
+	assert_string_equal(x->w.v[i - 1].what, "TransmitQueueLength=5000");
+	/* an ethtool item, its path a record's */
+	j = judge(x, "ens3", "channels.combined", "ethtool/netns/4026531840/ifindex/2/channels.combined", &i);
 	assert_int_equal(j.applies, 1);
 	/* not its driver */
 	j = judge(x, "eth1", "channels.combined", "", &i);
@@ -158,6 +174,18 @@ static void test_link_order(void **state)
 	assert_contains(j.why, "before earlytune's RUN");
 	j = judge(x, "veth0", "channels.tx", "", &i); /* no such interface: cannot tell */
 	assert_int_equal(j.applies, 2);
+	/* Driver= of a virtual interface: udev asks ethtool, which a tree does
+	 * not show; a device/driver link is read. */
+	iface(x, "veth1", true, "3\n", NULL);
+	iface(x, "eth1", false, "1\n", "e1000");
+	iface(x, "eth2", false, "1\n", "virtio_net");
+	tree_write(x->dir, "etc/systemd/network/05-drv.link", "[Match]\nDriver=veth virtio_*\n[Link]\nRxChannels=2\n");
+	writers_ctx_free(&x->w);
+	x->w = (struct wctx){ .r = &x->r };
+	wload(x, writers_link);
+	assert_int_equal(judge(x, "veth1", "channels.rx", "", &i).applies, 2);
+	assert_int_equal(judge(x, "eth2", "channels.rx", "", &i).applies, 1);
+	assert_int_equal(judge(x, "eth1", "channels.rx", "", &i).applies, 0);
 }
 
 static void test_nm(void **state)
@@ -221,7 +249,7 @@ static void test_tuned_net(void **state)
 	assert_string_equal(x->w.v[i].value, "1024");
 	j = judge(x, "ens3", "channels.combined", "", &i);
 	assert_string_equal(x->w.v[i].value, "16");
-	j = judge(x, "ens3", "tx_queue_len", "sys/class/net/ens3/tx_queue_len", &i);
+	j = judge(x, "ens3", "txqueuelen", "sys/class/net/ens3/tx_queue_len", &i);
 	assert_string_equal(x->w.v[i].value, "5000");
 	/* TuneD's [net] leaves virtual interfaces alone */
 	j = judge(x, "veth0", "rings.rx", "", &i);
@@ -254,9 +282,9 @@ static void test_udev_ethtool(void **state)
 	assert_string_equal(x->w.v[i].value, "off");
 	j = judge(x, "ens3", "channels.combined", "", &i);
 	assert_string_equal(x->w.v[i].value, "4");
-	j = judge(x, "ens3", "tx_queue_len", "sys/class/net/ens3/tx_queue_len", &i);
+	j = judge(x, "ens3", "txqueuelen", "sys/class/net/ens3/tx_queue_len", &i);
 	assert_string_equal(x->w.v[i].value, "10000");
-	j = judge(x, "ens3", "queues/rx-0/rps_cpus", "sys/class/net/ens3/queues/rx-0/rps_cpus", &i);
+	j = judge(x, "ens3", "rps_cpus", "sys/class/net/ens3/queues/rx-0/rps_cpus", &i);
 	assert_int_equal(j.applies, 1);
 	assert_false(j.beats); /* ATTR{} before earlytune's RUN */
 	j = judge(x, "ens3", "rings.rx", "", &i);
