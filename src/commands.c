@@ -118,8 +118,8 @@ static int run_measure_readahead(struct ctx *c, const struct args *a)
 	struct measure_opts o = { .seconds = a->measure_for, .apply = a->apply, .dev = a->operand, .candidate = -1 };
 	unsigned long long v;
 
-	if (a->peer || a->port || a->verify) {
-		log_msg(LOG_ERR, "--peer, --port and --verify: only with measure tcp");
+	if (a->peer || a->port || (a->verify && a->candidate)) {
+		log_msg(LOG_ERR, "--peer and --port: only with measure tcp; --candidate: not with --verify");
 		return EXIT_USAGE;
 	}
 	if (a->max_bytes && parse_bytes(a->max_bytes, &o.max_bytes) < 0)
@@ -130,13 +130,14 @@ static int run_measure_readahead(struct ctx *c, const struct args *a)
 	}
 	if (a->candidate)
 		o.candidate = (long long)v;
-	return cmd_measure_readahead(c, &o);
+	return a->verify ? cmd_measure_readahead_verify(c, &o) : cmd_measure_readahead(c, &o);
 }
 
 /* The commands that change a setting only after measuring it, and list
  * what they changed: status and the Prometheus export show these. */
 static const struct measured_source measured_sources[] = {
 	{ "measure tcp", mt_measured },
+	{ "measure readahead", mr_measured },
 };
 
 const struct measured_source *commands_measured(size_t *n)
@@ -193,7 +194,7 @@ static const struct command commands[] = {
 	  "judged against the prediction the file keeps (held: at least 75%\n"
 	  "of it; moved: the limit left the setting and throughput rose),\n"
 	  "the verdict kept in the file; exit 1 when it failed" },
-	{ "measure readahead", "DEV [--max-bytes N] [--for SECONDS] [--candidate KB] [--apply]", true,
+	{ "measure readahead", "DEV [--max-bytes N] [--for SECONDS] [--candidate KB] [--apply|--verify]", true,
 	  run_measure_readahead,
 	  "random 4 KiB touches through mmap (a scratch file on DEV's\n"
 	  "filesystem, else DEV read-only) and a sequential read, at DEV's\n"
@@ -201,7 +202,11 @@ static const struct command commands[] = {
 	  "amplification, the model's prediction, sequential throughput lost;\n"
 	  "bounded by --for (20 s) and --max-bytes (1G), the read-ahead\n"
 	  "restored on every exit. --apply: the candidate, set and written to\n"
-	  "etc/earlytune.d with the measurement as its reason" },
+	  "etc/earlytune.d with the measurement as its reason. --verify: the\n"
+	  "same rounds at the value in force, judged against the file's\n"
+	  "prediction (held: amplification within 20%, sequential reads at\n"
+	  "least 75%; moved: missed, but the change still pays), the verdict\n"
+	  "kept in the file; exit 1 when it failed" },
 };
 
 /* The argument x needs: its usage's first word in capitals ("DEV"); false: none. */

@@ -58,7 +58,7 @@ static void help_options(void)
 	       "      --peer ADDR      measure tcp: only connections whose remote address is ADDR\n"
 	       "      --port N         measure tcp: only connections with local or remote port N\n"
 	       "      --apply          measure: make the change it names (now, and a file of its own)\n"
-	       "      --verify         measure tcp: the same measurement; exit 1 unless it held\n"
+	       "      --verify         measure: the same measurement; exit 1 unless it held\n"
 	       "      --max-bytes N    measure readahead: read at most N bytes (K, M, G; 1G)\n"
 	       "      --candidate KB   measure readahead: compare KB, not the configuration's\n"
 	       "  -b, --boot           boot mode: log to the kernel log, skip bad config lines\n"

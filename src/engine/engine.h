@@ -37,10 +37,11 @@ void runlog_measurement(const struct ctx *c, const char *command, const struct m
 
 /* A setting a measurement changed and its newest check. */
 struct measured {
+	const char *kind;     /* the measurement: "tcp", "readahead" */
 	const char *setting, *value, *file; /* file: root-relative */
 	const char *verdict;  /* held, moved, failed; unverified: no check yet */
 	const char *checked;  /* the check's date, NULL: none */
-	const char *quantity; /* what the numbers are: "throughput_bps" */
+	const char *quantity; /* what the numbers are: "throughput_bps", "amplification" */
 	double before, predicted, after; /* after < 0: no check */
 };
 struct measured_source {

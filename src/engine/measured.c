@@ -32,6 +32,7 @@ static void add(const struct measured *m, void *data)
 	}
 	d = &set->v[set->n++];
 	*d = *m;
+	d->kind = dup_or_null(m->kind, &set->err);
 	d->setting = dup_or_null(m->setting, &set->err);
 	d->value = dup_or_null(m->value, &set->err);
 	d->file = dup_or_null(m->file, &set->err);
@@ -56,7 +57,7 @@ void measured_free(struct measured_set *set)
 	for (size_t i = 0; i < set->n; i++) {
 		struct measured *m = &set->v[i];
 
-		free((char *)m->setting), free((char *)m->value), free((char *)m->file);
+		free((char *)m->kind), free((char *)m->setting), free((char *)m->value), free((char *)m->file);
 		free((char *)m->verdict), free((char *)m->checked), free((char *)m->quantity);
 	}
 	free(set->v);
@@ -68,14 +69,24 @@ bool measured_failed(const struct measured *m)
 	return m->verdict && !strcmp(m->verdict, "failed");
 }
 
-/* A rate in bit/s (a quantity named *_bps) as Mbit/s, anything else as
- * the number. */
+static bool ends(const char *s, const char *end)
+{
+	size_t n = s ? strlen(s) : 0, e = strlen(end);
+
+	return n >= e && !strcmp(s + n - e, end);
+}
+
+/* A rate in bit/s (a quantity named *_bps) as Mbit/s, one in MiB/s
+ * (*_mibps) as such, an amplification as a factor, anything else as the
+ * number. */
 void measured_value(char *out, size_t size, const struct measured *m, double v)
 {
-	size_t n = m->quantity ? strlen(m->quantity) : 0;
-
-	if (n >= 4 && !strcmp(m->quantity + n - 4, "_bps"))
+	if (ends(m->quantity, "_bps"))
 		snprintf(out, size, "%.1f Mbit/s", v / 1e6);
+	else if (ends(m->quantity, "_mibps"))
+		snprintf(out, size, "%.1f MiB/s", v);
+	else if (ends(m->quantity, "amplification"))
+		snprintf(out, size, "%.1fx", v);
 	else
 		snprintf(out, size, "%.6g", v);
 }

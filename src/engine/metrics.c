@@ -167,7 +167,7 @@ static void put_runs(struct strbuf *sb, const struct runlog *log)
 	sb_printf(sb, "earlytune_failed_items %u\n", failed_now(log));
 }
 
-/* name{setting,quantity} value for each measured setting fn picks. */
+/* name{kind,setting,quantity} value for each measured setting fn picks. */
 static void put_gauge(struct strbuf *sb, const struct measured_set *ms, const char *name, const char *help,
 		      int (*fn)(const struct measured *m, double *v))
 {
@@ -178,7 +178,8 @@ static void put_gauge(struct strbuf *sb, const struct measured_set *ms, const ch
 		if (!fn(&ms->v[i], &v))
 			continue;
 		sb_printf(sb, "%s{", name);
-		put_label(sb, "setting", ms->v[i].setting);
+		put_label(sb, "kind", ms->v[i].kind ? ms->v[i].kind : "");
+		put_label(sb, ",setting", ms->v[i].setting);
 		put_label(sb, ",quantity", ms->v[i].quantity);
 		sb_printf(sb, "} %.17g\n", v);
 	}
@@ -218,7 +219,8 @@ static void put_measured(struct strbuf *sb, const struct ctx *c)
 	measured_load(c, &ms);
 	if (ms.n) {
 		put_gauge(sb, &ms, "earlytune_measured_predicted",
-			  "What changing a measured setting was predicted to give (quantity throughput_bps: bit/s).",
+			  "What changing a measured setting was predicted to give (quantity throughput_bps: bit/s; "
+			  "amplification: bytes read a byte touched; sequential_mibps: MiB/s).",
 			  predicted);
 		put_gauge(sb, &ms, "earlytune_measured_before", "The same measurement before the change.", before);
 		put_gauge(sb, &ms, "earlytune_measured_after",

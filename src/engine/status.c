@@ -256,8 +256,9 @@ static void json_measured(struct strbuf *sb, const struct measured_set *ms)
 	for (size_t i = 0; i < ms->n; i++) {
 		const struct measured *m = &ms->v[i];
 
-		sb_printf(sb, "%s{\"setting\":", i ? "," : "");
-		sb_json_str(sb, m->setting);
+		sb_printf(sb, "%s{\"kind\":", i ? "," : "");
+		sb_json_str(sb, m->kind ? m->kind : "");
+		json_field(sb, "setting", m->setting);
 		json_field(sb, "value", m->value);
 		json_field(sb, "file", m->file);
 		json_field(sb, "verdict", m->verdict);

@@ -106,8 +106,8 @@ static void json_one(struct strbuf *sb, const struct one *x, size_t *shown)
 	sb_printf(sb, "}");
 }
 
-/* The verdict on the file's comment lines, in place of the one before. */
-static void keep(const struct root *r, const struct one *x, const char *text)
+void mt_keep_check(const struct root *r, const char *rel, const char *text, enum mt_outcome o,
+		   void (*fill)(struct strbuf *sb, const void *data), const void *data, const char *command)
 {
 	struct strbuf sb = { 0 };
 	char host[256];
@@ -115,11 +115,19 @@ static void keep(const struct root *r, const struct one *x, const char *text)
 
 	if (root_read(r, "proc/sys/kernel/hostname", host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "?");
-	mt_record_check(&sb, text, &x->k, &x->after, host, (long long)time(NULL));
-	e = sb.oom ? -ENOMEM : root_write_atomic(r, x->rel, sb.s, sb.len, 0644);
+	mt_record_with(&sb, text, o, host, (long long)time(NULL), fill, data);
+	e = sb.oom ? -ENOMEM : root_write_atomic(r, rel, sb.s, sb.len, 0644);
 	if (e < 0)
-		log_msg(LOG_WARN, "measure tcp --verify: cannot keep the verdict in /%s: %s", x->rel, strerror(-e));
+		log_msg(LOG_WARN, "%s: cannot keep the verdict in /%s: %s", command, rel, strerror(-e));
 	sb_free(&sb);
+}
+
+/* The words of tcp's check after "HOST: ". */
+static void fill_tcp(struct strbuf *sb, const void *data)
+{
+	const struct one *x = data;
+
+	mt_check_words(sb, &x->k, &x->after);
 }
 
 /* The measurement again, judged; 0, or -errno when it could not be made. */
@@ -148,7 +156,7 @@ static int check(const struct ctx *c, const struct measure_opts *o, const char *
 	}
 	mt_judge(&x->a, x->flow ? &x->after : NULL, x->in_force, x->now, &x->k);
 	if (x->k.outcome != MO_UNVERIFIED)
-		keep(&c->root, x, text);
+		mt_keep_check(&c->root, x->rel, text, x->k.outcome, fill_tcp, x, "measure tcp --verify");
 	return 0;
 }
 
@@ -229,7 +237,7 @@ int cmd_measure_tcp_verify(struct ctx *c, const struct measure_opts *o)
 		log_msg(LOG_ERR, "--peer: '%s' is not an IPv4 or IPv6 address", o->peer);
 		return 2;
 	}
-	e = mt_conf_files(&c->root, &names, &n);
+	e = mt_conf_files(&c->root, MT_CONF_DIR, MT_CONF_GLOB, &names, &n);
 	if (e < 0)
 		log_msg(LOG_ERR, "measure tcp --verify: cannot list /%s: %s", MT_CONF_DIR, strerror(-e));
 	else if (!n)

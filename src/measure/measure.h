@@ -32,8 +32,14 @@ int cmd_measure_tcp_verify(struct ctx *c, const struct measure_opts *o); /* --ve
  * was interrupted (the read-ahead restored) or --apply failed, 2 for a
  * name that is no disk. */
 int cmd_measure_readahead(struct ctx *c, const struct measure_opts *o);
+/* --verify: 0 when the prediction held (or the change still pays: moved),
+ * 1 when it failed, could not be checked or measured, 2 for a name that is
+ * no disk. */
+int cmd_measure_readahead_verify(struct ctx *c, const struct measure_opts *o);
 
-/* The settings measure tcp --apply changed, with their newest check: the
- * list of commands.c's measured_sources row (engine/engine.h). */
+/* The settings measure tcp --apply and measure readahead --apply changed,
+ * with their newest check: the lists of commands.c's measured_sources rows
+ * (engine/engine.h). */
 struct measured;
 int mt_measured(const struct root *r, void (*emit)(const struct measured *m, void *data), void *data);
+int mr_measured(const struct root *r, void (*emit)(const struct measured *m, void *data), void *data);

@@ -101,27 +101,52 @@ static int run_rounds(const struct root *r, const struct mr_target *t, int fd, s
 	return e;
 }
 
-static int measure(struct ctx *c, const struct measure_opts *o, struct mr_target *t)
+/* The rounds write into a shared mapping: they run in a child. */
+int mr_run(struct ctx *c, struct mr_target *t, struct mr_rounds *out)
 {
 	struct mr_rounds *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	struct mr_verdict v;
 	int fd = mr_open(&c->root, t), e;
 
 	if (fd < 0 || m == MAP_FAILED) {
 		if (fd >= 0)
 			close(fd);
+		if (m != MAP_FAILED)
+			munmap(m, sizeof(*m));
 		return -EIO;
 	}
 	memset(m, 0, sizeof(*m));
 	e = run_rounds(&c->root, t, fd, m);
 	close(fd);
-	if (!e) {
-		mr_interpret(t, m, &v);
-		mr_report(c, t, m, &v);
-		e = o->apply ? mr_apply(c, t, &v) : 0;
-	}
+	*out = *m;
 	munmap(m, sizeof(*m));
 	return e;
+}
+
+static int measure(struct ctx *c, const struct measure_opts *o, struct mr_target *t)
+{
+	struct mr_rounds m;
+	struct mr_verdict v;
+	int e = mr_run(c, t, &m);
+
+	if (!e) {
+		mr_interpret(t, &m, &v);
+		mr_report(c, t, &m, &v);
+		e = o->apply ? mr_apply(c, t, &v) : 0;
+		mr_log_report(c, t, &v, o->apply ? "measure readahead --apply" : "measure readahead",
+			      e < 0 ? "failed" : o->apply && v.suggest ? "changed" : "measured");
+	}
+	return e;
+}
+
+int mr_exit(int e)
+{
+	if (e == -EINTR) {
+		int sig = got_signal;
+
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	return e < 0 ? 1 : 0;
 }
 
 int cmd_measure_readahead(struct ctx *c, const struct measure_opts *o)
@@ -133,12 +158,5 @@ int cmd_measure_readahead(struct ctx *c, const struct measure_opts *o)
 		return 2;
 	if (e < 0)
 		return 1;
-	e = measure(c, o, &t);
-	if (e == -EINTR) {
-		int sig = got_signal;
-
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	return e < 0 ? 1 : 0;
+	return mr_exit(measure(c, o, &t));
 }

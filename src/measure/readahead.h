@@ -47,6 +47,8 @@ struct mr_target {
 	unsigned seconds;      /* --for: all rounds together */
 	uint64_t page;
 	bool is_host;          /* the host's root: the rounds may run */
+	bool one;              /* --verify: only the rounds at ra_kb (a random one and a sequential one) */
+	uint64_t touches;      /* the random rounds' touches at most; 0: the default */
 };
 
 #define MR_TOLERANCE 20 /* percent: how far the candidate's amplification may be from the prediction */
@@ -58,6 +60,7 @@ struct mr_verdict {
 	double k;              /* the share of the window the kernel read, at the current read-ahead */
 	double share[2];       /* s: the share of a window the round had not read yet */
 	double pred_amp;       /* the model's amplification at the candidate */
+	uint64_t touches;      /* the touches of the round it comes from */
 	double pred_err;       /* percent, measured against predicted at the candidate */
 	bool held;             /* within MR_TOLERANCE */
 	double seq_mibps[2];   /* sequential MiB/s */
@@ -77,6 +80,9 @@ int mr_open(const struct root *r, struct mr_target *t);
 double mr_union_share(double window, uint64_t touches, uint64_t region);
 double mr_amplification(const struct mr_round *r, uint64_t page);
 double mr_predict(const struct mr_round *cur, unsigned cand_kb, uint64_t region, uint64_t page);
+/* The model's amplification at kb for k and a round of touches over region */
+double mr_predict_k(double k, unsigned kb, uint64_t touches, uint64_t region, uint64_t page);
+double mr_seq_mibps(const struct mr_round *r);
 void mr_interpret(const struct mr_target *t, const struct mr_rounds *m, struct mr_verdict *v);
 
 /* readahead_probe.c: the rounds on fd (the scratch file, written first, or
@@ -89,3 +95,20 @@ void mr_report(const struct ctx *c, const struct mr_target *t, const struct mr_r
 void mr_conf_file(struct strbuf *sb, const struct mr_target *t, const struct mr_verdict *v, const char *host,
 		  long long when);
 int mr_apply(const struct ctx *c, const struct mr_target *t, const struct mr_verdict *v);
+/* where the touches fell, in words */
+const char *mr_where(const struct mr_target *t, char *buf, size_t size);
+/* "etc/earlytune.d/60-earlytune-measure-readahead-DEV.conf"; 0 or -ENAMETOOLONG */
+int mr_conf_path(char *out, size_t size, const char *dev);
+/* the run log's row of a measurement (outcome: measured, changed, failed) */
+void mr_log_report(const struct ctx *c, const struct mr_target *t, const struct mr_verdict *v, const char *command,
+		   const char *outcome);
+
+/* readahead_target.c: the disk, its read-ahead and the bounds, without a
+ * candidate (--verify's, whose candidate is the value in force) */
+int mr_target_disk(struct ctx *c, const struct measure_opts *o, struct mr_target *t);
+int mr_disk_name(const char *dev); /* 0, -EINVAL (said): no name of sys/block */
+
+/* readahead.c: the rounds run and the read-ahead restored; 0, -EINTR
+ * (a signal: mr_exit re-raises it), -errno (said) */
+int mr_run(struct ctx *c, struct mr_target *t, struct mr_rounds *m);
+int mr_exit(int e); /* the exit status for e; a signal that stopped the rounds ends the process by it */

@@ -66,21 +66,27 @@ static double window(unsigned ra_kb, uint64_t page)
 	return w < (double)page ? (double)page : w;
 }
 
+double mr_predict_k(double k, unsigned kb, uint64_t touches, uint64_t region, uint64_t page)
+{
+	double w = window(kb, page), amp = k * w * mr_union_share(w, touches, region) / (double)page;
+	double floor = mr_union_share((double)page, touches, region); /* a fault reads its own page */
+
+	return amp < floor ? floor : amp;
+}
+
 /* The amplification the model gives the candidate, from the current round;
  * 0 when that round measured nothing. */
 double mr_predict(const struct mr_round *cur, unsigned cand_kb, uint64_t region, uint64_t page)
 {
-	double w0 = window(cur->ra_kb, page), w1 = window(cand_kb, page), k, amp, floor;
+	double w0 = window(cur->ra_kb, page), k;
 
 	if (!cur->done || !cur->touches || !cur->dev_bytes)
 		return 0;
 	k = (double)cur->dev_bytes / (double)cur->touches / (w0 * mr_union_share(w0, cur->touches, region));
-	amp = k * w1 * mr_union_share(w1, cur->touches, region) / (double)page;
-	floor = mr_union_share((double)page, cur->touches, region); /* a fault reads its own page */
-	return amp < floor ? floor : amp;
+	return mr_predict_k(k, cand_kb, cur->touches, region, page);
 }
 
-static double seq_mibps(const struct mr_round *r)
+double mr_seq_mibps(const struct mr_round *r)
 {
 	return r->done && r->ns > 0 ? (double)r->bytes / 1048576.0 / ((double)r->ns / 1e9) : 0;
 }
@@ -92,7 +98,7 @@ static void rates(const struct mr_rounds *m, struct mr_verdict *v, uint64_t page
 
 		v->amp[i] = mr_amplification(r, page);
 		v->touch_rate[i] = r->done && r->ns > 0 ? (double)r->touches / ((double)r->ns / 1e9) : 0;
-		v->seq_mibps[i] = seq_mibps(s);
+		v->seq_mibps[i] = mr_seq_mibps(s);
 		v->seq_req_kib[i] = s->done && s->dev_reqs ? (double)s->dev_bytes / 1024.0 / (double)s->dev_reqs : 0;
 	}
 }
@@ -136,6 +142,7 @@ void mr_interpret(const struct mr_target *t, const struct mr_rounds *m, struct m
 	if (v->amp[0] > 0)
 		v->k = v->amp[0] * (double)t->page / (window(t->ra_kb, t->page) * v->share[0]);
 	v->pred_amp = mr_predict(&m->rnd[0], t->cand_kb, t->region, t->page);
+	v->touches = m->rnd[0].touches;
 	if (v->pred_amp > 0 && v->amp[1] > 0) {
 		v->pred_err = (v->amp[1] - v->pred_amp) / v->pred_amp * 100.0;
 		v->held = v->pred_err <= MR_TOLERANCE && v->pred_err >= -MR_TOLERANCE;

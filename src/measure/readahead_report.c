@@ -12,8 +12,9 @@
 #include "base/log.h"
 #include "engine/engine.h"
 #include "measure/readahead.h"
+#include "measure/report.h"
 
-static const char *where(const struct mr_target *t, char *buf, size_t size)
+const char *mr_where(const struct mr_target *t, char *buf, size_t size)
 {
 	if (*t->mount)
 		snprintf(buf, size, "a scratch file of %llu MiB on /%s (%s)", (unsigned long long)(t->region >> 20),
@@ -54,7 +55,7 @@ static void text_report(const struct mr_target *t, const struct mr_rounds *m, co
 	char buf[384];
 
 	printf("measure readahead %s: %u s, at most %llu MiB read; the touches on %s\n", t->dev, t->seconds,
-	       (unsigned long long)(t->max_bytes >> 20), where(t, buf, sizeof(buf)));
+	       (unsigned long long)(t->max_bytes >> 20), mr_where(t, buf, sizeof(buf)));
 	printf("read-ahead: %u KiB now (restored); candidate %u KiB, from %s\n", t->ra_kb, t->cand_kb, t->cand_from);
 	text_rounds(m, v);
 	printf("model:      bytes a touch = k x read-ahead x s; k = %.2f (the share of the window read, measured at "
@@ -126,29 +127,37 @@ void mr_report(const struct ctx *c, const struct mr_target *t, const struct mr_r
 		text_report(t, m, v);
 }
 
+int mr_conf_path(char *out, size_t size, const char *dev)
+{
+	return pathf(out, size, "etc/earlytune.d/60-earlytune-measure-readahead-%s.conf", dev);
+}
+
+/* The comment lines --verify reads back (readahead_verify.c) carry the
+ * numbers whole: before, the prediction with k and the touches it was
+ * made for, and the bounds of the same measurement. */
 void mr_conf_file(struct strbuf *sb, const struct mr_target *t, const struct mr_verdict *v, const char *host,
 		  long long when)
 {
-	time_t tt = (time_t)when;
-	struct tm tm;
-	char date[32] = "?", buf[384];
+	char date[32], buf[384];
 
-	if (gmtime_r(&tt, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	mt_date(date, sizeof(date), when);
 	sb_printf(sb, "# Written by earlytune measure readahead --apply on %s at %s.\n", host, date);
 	sb_printf(sb, "# Measured: random 4 KiB touches through mmap of %s: amplification %.1fx at %u KiB, %.1fx at "
-		  "%u KiB; sequential %.1f and %.1f MiB/s.\n", where(t, buf, sizeof(buf)), v->amp[0], t->ra_kb,
+		  "%u KiB; sequential %.1f and %.1f MiB/s.\n", mr_where(t, buf, sizeof(buf)), v->amp[0], t->ra_kb,
 		  v->amp[1], t->cand_kb, v->seq_mibps[0], v->seq_mibps[1]);
-	sb_printf(sb, "# Before: read_ahead_kb = %u.\n", t->ra_kb);
-	sb_printf(sb, "# Prediction: amplification %.1fx at %u KiB (bytes a touch = k x read-ahead x s, k = %.2f); "
-		  "measured %.1fx (%+.1f%%).\n", v->pred_amp, t->cand_kb, v->k, v->amp[1], v->pred_err);
+	sb_printf(sb, "# Before: read_ahead_kb = %u: amplification %.1fx, sequential %.1f MiB/s.\n", t->ra_kb, v->amp[0],
+		  v->seq_mibps[0]);
+	sb_printf(sb, "# Prediction: amplification %.1fx at %u KiB for %llu touches (bytes a touch = k x read-ahead x s, "
+		  "k = %.4f), sequential %.1f MiB/s (its round); the round at %u KiB measured %.1fx (%+.1f%%).\n",
+		  v->pred_amp, t->cand_kb, (unsigned long long)v->touches, v->k, v->seq_mibps[1], t->cand_kb, v->amp[1],
+		  v->pred_err);
 	sb_printf(sb, "# Cost: sequential throughput %.1f -> %.1f MiB/s (%.1f%% %s).\n", v->seq_mibps[0], v->seq_mibps[1],
 		  v->cost >= 0 ? v->cost : -v->cost, v->cost >= 0 ? "lost" : "gained");
 	sb_printf(sb, "# Why: %s.\n", v->why);
 	sb_printf(sb, "# To revert: remove this file and write %u to /sys/block/%s/queue/read_ahead_kb.\n", t->ra_kb,
 		  t->dev);
-	sb_printf(sb, "# Check it with the same measurement: earlytune measure readahead %s --candidate %u.\n", t->dev,
-		  t->ra_kb);
+	sb_printf(sb, "# Check it with the same measurement: earlytune measure readahead %s --for %u --max-bytes %llu "
+		  "--verify\n", t->dev, t->seconds, (unsigned long long)t->max_bytes);
 	sb_printf(sb, "[block \"measure-%s\"]\nmatch.name = %s\nread_ahead_kb = %u\n", t->dev, t->dev, t->cand_kb);
 }
 
@@ -157,7 +166,7 @@ void mr_conf_file(struct strbuf *sb, const struct mr_target *t, const struct mr_
 static int write_change(const struct root *r, const struct mr_target *t, const struct strbuf *sb)
 {
 	char path[128], ra[128], v[16], was[16];
-	int e = pathf(path, sizeof(path), "etc/earlytune.d/60-earlytune-measure-readahead-%s.conf", t->dev);
+	int e = mr_conf_path(path, sizeof(path), t->dev);
 
 	if (!e)
 		e = pathf(ra, sizeof(ra), "sys/block/%s/queue/read_ahead_kb", t->dev);
@@ -198,4 +207,18 @@ int mr_apply(const struct ctx *c, const struct mr_target *t, const struct mr_ver
 	e = sb.oom ? -ENOMEM : write_change(&c->root, t, &sb);
 	sb_free(&sb);
 	return e;
+}
+
+void mr_log_report(const struct ctx *c, const struct mr_target *t, const struct mr_verdict *v, const char *command,
+		   const char *outcome)
+{
+	char current[48], desired[16], detail[480];
+	struct measure_row row = { outcome, "measure", t->dev, "queue/read_ahead_kb", current,
+				   v->suggest ? desired : NULL, detail };
+
+	snprintf(current, sizeof(current), "%u KiB: %.1fx", t->ra_kb, v->amp[0]);
+	snprintf(desired, sizeof(desired), "%u", t->cand_kb);
+	snprintf(detail, sizeof(detail), "%s; prediction %.1fx at %u KiB, its round %.1fx", v->why, v->pred_amp,
+		 t->cand_kb, v->amp[1]);
+	runlog_measurement(c, command, &row, 1);
 }

@@ -155,17 +155,25 @@ static void bounds(const struct root *r, const struct measure_opts *o, struct mr
 	free(text);
 }
 
-int mr_target_init(struct ctx *c, const struct measure_opts *o, struct mr_target *t)
+int mr_disk_name(const char *dev)
+{
+	if (!valid_name(dev) || strlen(dev) >= sizeof(((struct mr_target *)0)->dev) || !strcmp(dev, ".") ||
+	    !strcmp(dev, "..")) {
+		log_msg(LOG_ERR, "measure readahead: '%s' is not a disk name (sys/block/NAME)", dev);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int mr_target_disk(struct ctx *c, const struct measure_opts *o, struct mr_target *t)
 {
 	unsigned long long sectors, ra;
 	char rel[64];
 	int e;
 
 	memset(t, 0, sizeof(*t));
-	if (!valid_name(o->dev) || strlen(o->dev) >= sizeof(t->dev) || !strcmp(o->dev, ".") || !strcmp(o->dev, "..")) {
-		log_msg(LOG_ERR, "measure readahead: '%s' is not a disk name (sys/block/NAME)", o->dev);
+	if (mr_disk_name(o->dev) < 0)
 		return -EINVAL;
-	}
 	snprintf(t->dev, sizeof(t->dev), "%s", o->dev);
 	if (pathf(rel, sizeof(rel), "sys/block/%s/dev", t->dev) < 0 || root_read(&c->root, rel, t->devno,
 										      sizeof(t->devno)) < 0) {
@@ -182,7 +190,14 @@ int mr_target_init(struct ctx *c, const struct measure_opts *o, struct mr_target
 	t->dev_bytes = sectors * 512, t->ra_kb = (unsigned)ra, t->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	bounds(&c->root, o, t);
 	find_mount(&c->root, t);
-	return candidate(c, o, t);
+	return 0;
+}
+
+int mr_target_init(struct ctx *c, const struct measure_opts *o, struct mr_target *t)
+{
+	int e = mr_target_disk(c, o, t);
+
+	return e < 0 ? e : candidate(c, o, t);
 }
 
 /* The disk's node, read-only, checked to be that disk. */

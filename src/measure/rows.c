@@ -4,7 +4,8 @@
  * per measurement (each busy connection, its limit, the change and its
  * prediction; the one --apply made), and the settings it changed, read
  * back from their sysctl.d files with their newest check, for status and
- * the Prometheus export (a row of commands.c's measured_sources).
+ * the Prometheus export (a row of commands.c's measured_sources); and
+ * those measure readahead --apply changed, from their earlytune.d files.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "engine/engine.h"
 #include "measure/measure.h"
 #include "measure/report.h"
+#include "measure/readahead_verify.h"
 #include "measure/verify.h"
 
 #define DOMAIN "measure"
@@ -40,10 +42,10 @@ static int by_name(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-int mt_conf_files(const struct root *r, char (**out)[256], size_t *n)
+int mt_conf_files(const struct root *r, const char *dir, const char *glob, char (**out)[256], size_t *n)
 {
 	struct names ns = { 0 };
-	int e = root_match(r, MT_CONF_DIR, MT_CONF_GLOB, add_name, &ns);
+	int e = root_match(r, dir, glob, add_name, &ns);
 
 	e = e < 0 ? e : ns.err;
 	if (e < 0) {
@@ -103,34 +105,76 @@ void mt_log_report(const struct ctx *c, const struct mt_report *rep, const char 
 
 /* ---- the settings changed, for status and the Prometheus export ---- */
 
-static void emit_file(const char *rel, const struct mt_applied *a,
-		      void (*emit)(const struct measured *m, void *data), void *data)
-{
-	bool checked = a->outcome != MO_UNVERIFIED;
-	struct measured m = {
-		.setting = a->setting, .value = a->value, .file = rel, .verdict = mt_outcome_name(a->outcome),
-		.checked = checked ? a->checked : NULL, .quantity = "throughput_bps", .before = (double)a->before_bps,
-		.predicted = (double)a->pred_bps, .after = checked ? (double)a->after_bps : -1,
-	};
+struct sink {
+	void (*emit)(const struct measured *m, void *data);
+	void *data;
+};
 
-	emit(&m, data);
+static void tcp_file(const char *rel, const char *text, const struct sink *s)
+{
+	struct mt_applied a;
+	bool checked;
+
+	if (mt_applied_parse(text, &a) < 0)
+		return;
+	checked = a.outcome != MO_UNVERIFIED;
+	s->emit(&(struct measured){ .kind = "tcp", .setting = a.setting, .value = a.value, .file = rel,
+				    .verdict = mt_outcome_name(a.outcome), .checked = checked ? a.checked : NULL,
+				    .quantity = "throughput_bps", .before = (double)a.before_bps,
+				    .predicted = (double)a.pred_bps, .after = checked ? (double)a.after_bps : -1 },
+		s->data);
+}
+
+/* Two quantities a setting: the amplification predicted, and the
+ * sequential throughput the candidate's round read. */
+static void readahead_file(const char *rel, const char *text, const struct sink *s)
+{
+	struct mr_applied a;
+	char setting[64], value[16];
+	bool checked;
+	struct measured m;
+
+	if (mr_applied_parse(text, &a) < 0 || !*a.dev)
+		return;
+	checked = a.outcome != MO_UNVERIFIED;
+	snprintf(setting, sizeof(setting), "block/%s/queue/read_ahead_kb", a.dev);
+	snprintf(value, sizeof(value), "%u", a.value_kb);
+	m = (struct measured){ .kind = "readahead", .setting = setting, .value = value, .file = rel,
+			       .verdict = mt_outcome_name(a.outcome), .checked = checked ? a.checked : NULL,
+			       .quantity = "amplification", .before = a.before_amp, .predicted = a.pred_amp,
+			       .after = checked ? a.after_amp : -1 };
+	s->emit(&m, s->data);
+	m.quantity = "sequential_mibps", m.before = a.before_seq, m.predicted = a.pred_seq;
+	m.after = checked ? a.after_seq : -1;
+	s->emit(&m, s->data);
+}
+
+/* each(rel, text) for the files of dir matching glob, by name. A file
+ * that cannot be read or has no setting is no measured setting: --verify
+ * says why. */
+static int each_file(const struct root *r, const char *dir, const char *glob,
+		     void (*each)(const char *rel, const char *text, const struct sink *s), const struct sink *s)
+{
+	char (*names)[256] = NULL;
+	size_t n = 0;
+	int e = mt_conf_files(r, dir, glob, &names, &n);
+
+	for (size_t i = 0; e >= 0 && i < n; i++) {
+		_cleanup_(freep) char *text = NULL;
+
+		if (root_read_file(r, names[i], &text, 64 * 1024) >= 0)
+			each(names[i], text, s);
+	}
+	free(names);
+	return e;
 }
 
 int mt_measured(const struct root *r, void (*emit)(const struct measured *m, void *data), void *data)
 {
-	char (*names)[256] = NULL;
-	size_t n = 0;
-	int e = mt_conf_files(r, &names, &n);
+	return each_file(r, MT_CONF_DIR, MT_CONF_GLOB, tcp_file, &(struct sink){ emit, data });
+}
 
-	for (size_t i = 0; e >= 0 && i < n; i++) {
-		_cleanup_(freep) char *text = NULL;
-		struct mt_applied a;
-
-		/* A file that cannot be read or has no setting is no measured
-		 * setting: --verify says why. */
-		if (root_read_file(r, names[i], &text, 64 * 1024) >= 0 && mt_applied_parse(text, &a) >= 0)
-			emit_file(names[i], &a, emit, data);
-	}
-	free(names);
-	return e;
+int mr_measured(const struct root *r, void (*emit)(const struct measured *m, void *data), void *data)
+{
+	return each_file(r, MR_CONF_DIR, MR_CONF_GLOB, readahead_file, &(struct sink){ emit, data });
 }

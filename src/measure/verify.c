@@ -92,16 +92,33 @@ static void parse_selection(const char *s, struct mt_applied *a)
 	}
 }
 
+const char *mt_check_head(const char *line, enum mt_outcome *o, char *checked, size_t size)
+{
+	char outcome[16], date[32];
+	int n = 0, i;
+
+	/* the prefix exact, as the check's writer drops it (a space in
+	 * sscanf's format matches none too) */
+	if (strncmp(line, "# Verified: ", 12) ||
+	    sscanf(line, "# Verified: %15s at %31s on %*s %n", outcome, date, &n) != 2 || !n ||
+	    (i = mt_outcome_parse(outcome)) < 0)
+		return NULL;
+	*o = (enum mt_outcome)i;
+	snprintf(checked, size, "%s", date);
+	return line + n;
+}
+
 static void parse_checked(const char *line, struct mt_applied *a)
 {
-	char outcome[16];
 	unsigned long long after, inflight;
-	int o;
+	enum mt_outcome o;
+	char date[32];
 
-	if (sscanf(line, "# Verified: %15s at %31s on %*s %llu bit/s acked, %llu bytes in flight", outcome, a->checked,
-		   &after, &inflight) != 4 || (o = mt_outcome_parse(outcome)) < 0)
+	line = mt_check_head(line, &o, date, sizeof(date));
+	if (!line || sscanf(line, "%llu bit/s acked, %llu bytes in flight", &after, &inflight) != 2)
 		return;
-	a->outcome = (enum mt_outcome)o;
+	a->outcome = o;
+	snprintf(a->checked, sizeof(a->checked), "%s", date);
 	a->after_bps = after;
 	a->after_inflight = inflight;
 }
@@ -216,25 +233,68 @@ void mt_judge(const struct mt_applied *a, const struct mt_verdict *after, bool i
 		judge_measured(a, after, k);
 }
 
+static void put_check(struct strbuf *out, const char *text, const char *line)
+{
+	bool put = false;
+
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		if (!put && p[0] != '#' && p[strspn(p, " \t")] != '\n') {
+			sb_printf(out, "%s", line);
+			put = true;
+		}
+		if (strncmp(p, "# Verified: ", 12))
+			sb_printf(out, "%.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+static void check_line(struct strbuf *sb, enum mt_outcome o, const char *host, long long when)
+{
+	char date[32];
+
+	mt_date(date, sizeof(date), when);
+	sb_printf(sb, "# Verified: %s at %s on %s: ", mt_outcome_name(o), date, host);
+}
+
+void mt_check_words(struct strbuf *line, const struct mt_check *k, const struct mt_verdict *after)
+{
+	sb_printf(line, "%llu bit/s acked, %llu bytes in flight, the limit %s; %u%% of the prediction: %s.\n",
+		  (unsigned long long)after->rate_bps, (unsigned long long)after->inflight, mt_limit_name(after->limit),
+		  k->pct, k->why);
+}
+
+void mt_record_with(struct strbuf *out, const char *text, enum mt_outcome o, const char *host, long long when,
+		    void (*fill)(struct strbuf *sb, const void *data), const void *data)
+{
+	struct strbuf line = { 0 };
+
+	check_line(&line, o, host, when);
+	fill(&line, data);
+	if (line.oom)
+		out->oom = true;
+	else
+		put_check(out, text, line.s);
+	sb_free(&line);
+}
+
+struct tcp_check {
+	const struct mt_check *k;
+	const struct mt_verdict *after;
+};
+
+static void tcp_words(struct strbuf *sb, const void *data)
+{
+	const struct tcp_check *x = data;
+
+	mt_check_words(sb, x->k, x->after);
+}
+
 void mt_record_check(struct strbuf *out, const char *text, const struct mt_check *k, const struct mt_verdict *after,
 		     const char *host, long long when)
 {
-	char date[32];
-	bool put = false;
+	struct tcp_check x = { k, after };
 
-	mt_date(date, sizeof(date), when);
-	for (const char *line = text; *line;) {
-		size_t n = strcspn(line, "\n");
-
-		if (!put && line[0] != '#' && line[strspn(line, " \t")] != '\n') {
-			sb_printf(out, "# Verified: %s at %s on %s: %llu bit/s acked, %llu bytes in flight, the limit %s; "
-				  "%u%% of the prediction: %s.\n", mt_outcome_name(k->outcome), date, host,
-				  (unsigned long long)after->rate_bps, (unsigned long long)after->inflight,
-				  mt_limit_name(after->limit), k->pct, k->why);
-			put = true;
-		}
-		if (strncmp(line, "# Verified: ", 12))
-			sb_printf(out, "%.*s\n", (int)n, line);
-		line += n + (line[n] == '\n');
-	}
+	mt_record_with(out, text, k->outcome, host, when, tcp_words, &x);
 }

@@ -60,9 +60,21 @@ const char *mt_outcome_name(enum mt_outcome o);
 int mt_outcome_parse(const char *s); /* enum mt_outcome or -1 */
 bool mt_same_value(const char *a, const char *b); /* equal but for white space */
 /* rows.c: the files --apply wrote, by name (root-relative) */
-int mt_conf_files(const struct root *r, char (**out)[256], size_t *n);
+int mt_conf_files(const struct root *r, const char *dir, const char *glob, char (**out)[256], size_t *n);
 
-/* The file with its newest check line replaced by this one. */
+/* tcp's words of a check, after "HOST: " */
+void mt_check_words(struct strbuf *line, const struct mt_check *k, const struct mt_verdict *after);
+/* The file with its newest check line replaced by the one fill(data)
+ * words (after "HOST: ", through "\n"). */
+void mt_record_with(struct strbuf *out, const char *text, enum mt_outcome o, const char *host, long long when,
+		    void (*fill)(struct strbuf *sb, const void *data), const void *data);
+/* ... by tcp's */
 void mt_record_check(struct strbuf *out, const char *text, const struct mt_check *k, const struct mt_verdict *after,
 		     const char *host, long long when);
-
+/* A check line read back: its outcome and date; what follows "HOST: ", NULL: no check line */
+const char *mt_check_head(const char *line, enum mt_outcome *o, char *checked, size_t size);
+/* check.c: mt_record_with's file written back in place (rel, whose text
+ * is text); a failure is said (command names it), not returned */
+struct root;
+void mt_keep_check(const struct root *r, const char *rel, const char *text, enum mt_outcome o,
+		   void (*fill)(struct strbuf *sb, const void *data), const void *data, const char *command);

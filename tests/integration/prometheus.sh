@@ -96,20 +96,31 @@ mk_measured "$t" held
 "$ET" verify --prometheus "$PROM" --root "$t" >/dev/null 2>&1
 promfile "measured" "$t"
 contains "measured: still reverted" "earlytune_reverted 1"
-contains "measured: predicted" 'earlytune_measured_predicted{setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 38100000'
-contains "measured: before" 'earlytune_measured_before{setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 10500000'
-contains "measured: after" 'earlytune_measured_after{setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 36700000'
-contains "measured: held" 'earlytune_measured_held{setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 1'
+contains "measured: predicted" 'earlytune_measured_predicted{kind="tcp",setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 38100000'
+contains "measured: before" 'earlytune_measured_before{kind="tcp",setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 10500000'
+contains "measured: after" 'earlytune_measured_after{kind="tcp",setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 36700000'
+contains "measured: held" 'earlytune_measured_held{kind="tcp",setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 1'
 mk_measured "$t" failed
 "$ET" verify --prometheus "$PROM" --root "$t" >/dev/null 2>&1
 promfile "measured, failed" "$t"
-contains "measured, failed: held 0" 'earlytune_measured_held{setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 0'
+contains "measured, failed: held 0" 'earlytune_measured_held{kind="tcp",setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 0'
 mk_measured "$t" none
 "$ET" verify --prometheus "$PROM" --root "$t" >/dev/null 2>&1
 promfile "measured, no check" "$t"
 lacks "measured, no check: no after" 'earlytune_measured_after{'
 lacks "measured, no check: no verdict" 'earlytune_measured_held{'
-rm -r "$t/etc/sysctl.d" "$t/proc/sys/net/ipv4/tcp_wmem"
+# measure readahead's beside it: the same gauges, its kind, a quantity each
+mk_measured_readahead "$t" failed
+"$ET" verify --prometheus "$PROM" --root "$t" >/dev/null 2>&1
+promfile "measured readahead" "$t"
+contains "readahead: tcp's still there" 'earlytune_measured_predicted{kind="tcp",setting="net.ipv4.tcp_wmem",quantity="throughput_bps"} 38100000'
+contains "readahead: the amplification predicted" 'earlytune_measured_predicted{kind="readahead",setting="block/vdb/queue/read_ahead_kb",quantity="amplification"} 248.5'
+contains "readahead: the amplification before" 'earlytune_measured_before{kind="readahead",setting="block/vdb/queue/read_ahead_kb",quantity="amplification"} 1934.9'
+contains "readahead: the amplification after" 'earlytune_measured_after{kind="readahead",setting="block/vdb/queue/read_ahead_kb",quantity="amplification"} 600'
+contains "readahead: sequential, predicted" 'earlytune_measured_predicted{kind="readahead",setting="block/vdb/queue/read_ahead_kb",quantity="sequential_mibps"} 1239.7'
+contains "readahead: failed: held 0" 'earlytune_measured_held{kind="readahead",setting="block/vdb/queue/read_ahead_kb",quantity="amplification"} 0'
+eq "readahead: two quantities, one gauge line each" "$(grep -c '^earlytune_measured_held{kind="readahead"' "$t$PROM")" 2
+rm -r "$t/etc/sysctl.d" "$t/proc/sys/net/ipv4/tcp_wmem" "$t/etc/earlytune.d"
 "$ET" --boot apply --root "$t" 2>/dev/null
 
 # A configuration error: verify exits 2 and judges nothing, but the file is

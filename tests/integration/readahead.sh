@@ -13,7 +13,9 @@
 # reads stay within --max-bytes, the read-ahead is the original after every
 # run, after a SIGINT to the command and after a SIGKILL of the rounds'
 # child, each caught with the candidate in force; --apply writes its file
-# under --root (mount namespace of its own) and sets the candidate.
+# under --root (mount namespace of its own) and sets the candidate;
+# --verify measures again at it (held), with the file's k tampered (moved),
+# its before tampered too (failed), the read-ahead changed (unverified).
 . "$(dirname "$0")/../lib/common.sh"
 
 t=$WORK/tree
@@ -153,18 +155,79 @@ contains "the child killed: said" "stopped by signal 9; $loop's read-ahead resto
 r=$WORK/root
 mkdir -p "$r/sys" "$r/proc" "$r/dev" "$r/etc"
 inroot() { unshare -m sh -c 'mount --bind /sys "$0/sys" && mount --bind /proc "$0/proc" && mount --bind /dev "$0/dev" && exec "$@"' "$r" "$ET" "$@" --root "$r"; }
-check_rc "--apply: exit 0" 0 -- inroot measure readahead $loop --for 4 --max-bytes 128M --candidate 1024 --apply
+check_rc "--apply: exit 0" 0 -- inroot measure readahead $loop --for 4 --max-bytes 512M --candidate 1024 --apply
 f=$r/etc/earlytune.d/60-earlytune-measure-readahead-$loop.conf
 eq "--apply: the candidate in force" "$(cat $RA)" 1024
 contains "--apply: said" "measure readahead --apply: $loop read_ahead_kb = 1024, in force and in /etc/earlytune.d/60-earlytune-measure-readahead-$loop.conf"
 eq "--apply: its file's section" "$(grep -v '^#' "$f" 2>&1)" "[block \"measure-$loop\"]
 match.name = $loop
 read_ahead_kb = 1024"
-eq "--apply: the reason on comment lines" "$(grep -c -e '^# Measured: random 4 KiB touches' -e '^# Before: read_ahead_kb = 8192.$' \
+eq "--apply: the reason on comment lines" "$(grep -c -e '^# Measured: random 4 KiB touches' -e '^# Before: read_ahead_kb = 8192: amplification [0-9.]*x, sequential [0-9.]* MiB/s.$' \
 	-e '^# Prediction: amplification' -e '^# Cost: sequential throughput' -e '^# Written by earlytune measure readahead --apply on ' "$f")" 5
 check_rc "--apply: plan reads the file" 0 -- inroot plan --profile none --only block --device $loop --wide
 contains "--apply: plan keeps the candidate, from the file" "60-earlytune-measure-readahead-$loop.conf"
+OUT=$(cat "$f")
+contains "--apply: the same measurement named" "# Check it with the same measurement: earlytune measure readahead $loop --for 4 --max-bytes 536870912 --verify"
+# --verify: the same rounds at the value in force, against the file's
+# prediction; the verdict kept in the file, the run log, status, JSON
+# Sequential reads of a loop device over tmpfs are the CPU's, shared with
+# the rest of the machine: the same 128 MiB read at 98 to 1363 MiB/s in one
+# session. The amplification is the read-ahead's alone and must hold; the
+# verdict is held exactly when the sequential reads kept 75 % too.
+inroot measure readahead $loop --verify --json >"$WORK/v.json" 2>&1
+RC=$?
+OUT=$(cat "$WORK/v.json")
+seqok=$(js "d['after']['percent_of_sequential'] >= 75")
+if [ "$seqok" = True ]; then want="held 0"; else want="failed 1"; fi
+eq "--verify: held where sequential reads kept 75 % ($(js "d['after']['percent_of_sequential']") %), else failed" \
+	"$(js "d['verdict']") $RC" "$want"
+eq "--verify: in force, the way back only when failed" \
+	"$(js "d['in_force'], d['now_kb'], (d['revert'] is None) == (d['verdict'] == 'held')")" "True 1024 True"
+eq "--verify: the file's bounds, as many touches" \
+	"$(js "d['selection'], d['after']['touches'] == d['prediction']['touches'] > 10")" "--for 4 --max-bytes 536870912 True"
+eq "--verify: the amplification within 20% (error $(js "d['after']['error_percent']") %)" \
+	"$(js "abs(d['after']['error_percent']) <= 20 and d['after']['amplification'] < d['before']['amplification'] / 4")" True
+eq "--verify: the candidate still in force" "$(cat $RA)" 1024
+verdict=$(js "d['verdict']")
+eq "--verify: one check line" "$(grep -c '^# Verified: ' "$f")" 1
+eq "--verify: it comes before the section" "$(grep -B1 '^\[block' "$f" | head -1 | cut -d' ' -f1-4)" "# Verified: $verdict at"
+inroot status >/dev/null 2>&1
+check_rc "--verify: status --json after it" "$([ "$verdict" = held ] && echo 0 || echo 1)" -- inroot status --json
+eq "--verify: status, the run and the setting's two quantities" \
+	"$(js "[r['command'] for r in d['runs']][-1], [(m['kind'], m['setting'], m['quantity'], m['verdict']) for m in d['measured']]")" \
+	"measure readahead --verify [('readahead', 'block/$loop/queue/read_ahead_kb', 'amplification', '$verdict'), ('readahead', 'block/$loop/queue/read_ahead_kb', 'sequential_mibps', '$verdict')]"
+# The file's numbers tampered, each so that the sequential reads cannot
+# decide: its sequential prediction 1 MiB/s. k a third: the amplification
+# three times the prediction, still a fifth under before's: moved (exit 0).
+sed -i -e 's/, k = [0-9.]*), sequential [0-9.]* MiB/, k = 0.3000), sequential 1.0 MiB/' "$f"
+check_rc "--verify, k tampered: exit 0" 0 -- inroot measure readahead $loop --verify
+contains "--verify, k tampered: moved" "verdict:    moved: amplification "
+contains "--verify, k tampered: why" "the prediction missed, but the cap still pays"
+# and before's amplification tampered down to the candidate's: failed, the way back said
+sed -i 's/^\(# Before: read_ahead_kb = 8192: amplification \)[0-9.]*x/\1300.0x/' "$f"
+check_rc "--verify, before tampered: failed (exit 1)" 1 -- inroot measure readahead $loop --verify
+contains "--verify, failed: said" "verdict:    failed: amplification "
+contains "--verify, failed: the amplification said" "the amplification is not the one predicted, and the change does not pay for itself"
+contains "--verify, failed: the way back" "revert:     remove /etc/earlytune.d/60-earlytune-measure-readahead-$loop.conf and write 8192 to /sys/block/$loop/queue/read_ahead_kb"
+eq "--verify, failed: kept in the file" "$(grep -c '^# Verified: failed at ' "$f")" 1
+check_rc "--verify, failed: status --failed exits 1" 1 -- inroot status --failed
+contains "--verify, failed: status shows it" "  failed     block/$loop/queue/read_ahead_kb = 1024: before 300.0x"
+# k as measured again, the sequential prediction out of reach: failed by the cost
+sed -i -e 's/, k = 0.3000), sequential 1.0 MiB/, k = 1.0000), sequential 999999.0 MiB/' "$f"
+check_rc "--verify, sequential tampered: failed (exit 1)" 1 -- inroot measure readahead $loop --verify
+contains "--verify, sequential tampered: why" "(within 20% holds); sequential "
+contains "--verify, sequential tampered: the cost said" "; sequential reads lost more than the measurement said"
+# the read-ahead changed under the file: not measured, unverified (exit 1)
 echo 8192 >$RA
+check_rc "--verify, not in force: exit 1" 1 -- inroot measure readahead $loop --verify
+contains "--verify, not in force: said" "verdict:    unverified: not in force: the read-ahead reads 8192 KiB, the file sets 1024"
+eq "--verify, not in force: the last verdict kept" "$(grep -c '^# Verified: failed at ' "$f")" 1
+check_rc "--verify with --candidate: exit 2" 2 -- inroot measure readahead $loop --verify --candidate 512
+check_rc "--verify with --apply: exit 2" 2 -- inroot measure readahead $loop --verify --apply
+rm "$f"
+check_rc "--verify, no file: exit 1" 1 -- inroot measure readahead $loop --verify
+contains "--verify, no file: said" "nothing to verify: no /etc/earlytune.d/60-earlytune-measure-readahead-$loop.conf (measure readahead $loop --apply writes one)"
+eq "--verify: the read-ahead as it was after each" "$(cat $RA)" 8192
 
 # ---- a scratch file on ext4 ---------------------------------------------------------
 need "mkfs.ext4 on $loop" mkfs.ext4 -q -F /dev/$loop

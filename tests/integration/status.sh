@@ -390,7 +390,7 @@ eq "an unverified check leaves the file's verdict" \
 	"$(grep -c '^# Verified: held' "$m/etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf")" 1
 check_rc "status --json, measured: exit 0" 0 -- "$ET" status --json --root "$m"
 contains "status --json: the measured setting" \
-	'"measured":[{"setting":"net.ipv4.tcp_wmem","value":"4096 16384 262144","file":"etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf","verdict":"held","checked":"2026-12-03T21:05:00Z","quantity":"throughput_bps","before":10500000,"predicted":38100000,"after":36700000}]'
+	'"measured":[{"kind":"tcp","setting":"net.ipv4.tcp_wmem","value":"4096 16384 262144","file":"etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf","verdict":"held","checked":"2026-12-03T21:05:00Z","quantity":"throughput_bps","before":10500000,"predicted":38100000,"after":36700000}]'
 contains "status --json: the measurement's scope" '"command":"measure tcp --verify","boot":false,"scope":"measurement"'
 mk_measured "$m" failed
 check_rc "a failed prediction: status exits 1" 1 -- "$ET" status --failed --root "$m"
@@ -398,6 +398,27 @@ contains "status --failed: the failed prediction" "  failed     net.ipv4.tcp_wme
 mk_measured "$m" none
 check_rc "not checked yet: status exits 0" 0 -- "$ET" status --root "$m"
 contains "not checked yet: said" "  unverified net.ipv4.tcp_wmem = 4096 16384 262144: before 10.5 Mbit/s, predicted 38.1 Mbit/s, not checked yet"
+# measure readahead's settings beside tcp's: two quantities, each a line
+mk_measured_readahead "$m" held
+check_rc "readahead's measured setting: status exits 0" 0 -- "$ET" status --root "$m"
+contains "readahead: its amplification" \
+	"  held       block/vdb/queue/read_ahead_kb = 1024: before 1934.9x, predicted 248.5x, after 600.0x (checked 2026-12-07T01:30:00Z) [/etc/earlytune.d/60-earlytune-measure-readahead-vdb.conf]"
+contains "readahead: its sequential throughput" \
+	"  held       block/vdb/queue/read_ahead_kb = 1024: before 276.0 MiB/s, predicted 1239.7 MiB/s, after 1100.0 MiB/s (checked"
+contains "readahead: tcp's still shown" "  unverified net.ipv4.tcp_wmem = 4096 16384 262144: "
+echo 8192 >"$m/sys/block/vdb/queue/read_ahead_kb"
+check_rc "measure readahead --verify, the read-ahead not in force: exit 1" 1 -- "$ET" measure readahead vdb --verify --root "$m"
+contains "readahead --verify: not in force, said" "verdict:    unverified: not in force: the read-ahead reads 8192 KiB, the file sets 1024"
+check_rc "readahead --verify: status after it exits 0" 0 -- "$ET" status --root "$m"
+contains "readahead --verify: its run" "measure readahead --verify: 1 measured, 0 changed, 0 failed"
+contains "readahead --verify: its row" "  unverified measure vdb queue/read_ahead_kb: not in force: the read-ahead reads 8192 KiB"
+check_rc "status --json, readahead: exit 0" 0 -- "$ET" status --json --root "$m"
+contains "status --json: readahead's kind and quantity" \
+	'{"kind":"readahead","setting":"block/vdb/queue/read_ahead_kb","value":"1024","file":"etc/earlytune.d/60-earlytune-measure-readahead-vdb.conf","verdict":"held","checked":"2026-12-07T01:30:00Z","quantity":"amplification","before":1934.9000000000001,"predicted":248.5,"after":600}'
+mk_measured_readahead "$m" failed
+check_rc "readahead, a failed prediction: status --failed exits 1" 1 -- "$ET" status --failed --root "$m"
+contains "status --failed: readahead's failed prediction" "  failed     block/vdb/queue/read_ahead_kb = 1024: before 1934.9x"
+rm -r "$m/etc/earlytune.d"
 "$ET" revert --root "$v" >/dev/null 2>&1
 mk_measured "$v" held
 "$ET" measure tcp --verify --root "$v" >/dev/null 2>&1

@@ -9,38 +9,7 @@
  * configuration file --apply writes.
  */
 #include "unit.h"
-#include "measure/readahead.h"
-
-#define KiB 1024ULL
-#define MiB (1024ULL * 1024)
-#define GiB (1024ULL * MiB)
-
-static double absd(double x)
-{
-	return x < 0 ? -x : x;
-}
-
-static struct mr_round rnd(unsigned ra_kb, uint64_t touches, uint64_t per_touch)
-{
-	return (struct mr_round){ .ra_kb = ra_kb, .touches = touches, .dev_bytes = touches * per_touch,
-				  .ns = 1000000000LL, .done = true };
-}
-
-static struct mr_round seq(unsigned ra_kb, uint64_t bytes, long long ns, uint64_t reqs)
-{
-	return (struct mr_round){ .ra_kb = ra_kb, .bytes = bytes, .dev_bytes = bytes, .dev_reqs = reqs, .ns = ns,
-				  .done = true };
-}
-
-static struct mr_target target(unsigned ra, unsigned cand, uint64_t region)
-{
-	struct mr_target t = { .ra_kb = ra, .cand_kb = cand, .region = region, .page = 4096, .seconds = 20,
-			       .max_bytes = GiB };
-
-	snprintf(t.dev, sizeof(t.dev), "vdb");
-	snprintf(t.cand_from, sizeof(t.cand_from), "--candidate");
-	return t;
-}
+#include "readahead_fx.h"
 
 static void test_union_share(void **state)
 {
@@ -86,8 +55,7 @@ static void test_predict_overlap_and_floor(void **state)
 static void test_cap_suggested(void **state)
 {
 	struct mr_target t = target(8192, 1024, 16 * GiB);
-	struct mr_rounds m = { .rnd = { rnd(8192, 31, 8 * MiB), rnd(1024, 31, MiB + 64 * KiB) },
-			       .seq = { seq(8192, 256 * MiB, 1000000000LL, 64), seq(1024, 256 * MiB, 1250000000LL, 256) } };
+	struct mr_rounds m = cap_rounds();
 	struct mr_verdict v;
 
 	mr_interpret(&t, &m, &v);
@@ -137,8 +105,7 @@ static void test_raise(void **state)
 static void test_conf_file(void **state)
 {
 	struct mr_target t = target(8192, 1024, 16 * GiB);
-	struct mr_rounds m = { .rnd = { rnd(8192, 31, 8 * MiB), rnd(1024, 31, MiB + 64 * KiB) },
-			       .seq = { seq(8192, 256 * MiB, 1000000000LL, 64), seq(1024, 256 * MiB, 1250000000LL, 256) } };
+	struct mr_rounds m = cap_rounds();
 	struct strbuf sb = { 0 };
 	struct mr_verdict v;
 
@@ -148,7 +115,11 @@ static void test_conf_file(void **state)
 	assert_non_null(strstr(sb.s, "# Written by earlytune measure readahead --apply on db1 at 2025-12-04T00:00:00Z.\n"
 				     "# Measured: random 4 KiB touches through mmap of /dev/vdb read-only, its first "
 				     "16384 MiB: amplification 2048.0x at 8192 KiB, 272.0x at 1024 KiB; sequential 256.0 "
-				     "and 204.8 MiB/s.\n# Before: read_ahead_kb = 8192.\n# Prediction: amplification "));
+				     "and 204.8 MiB/s.\n# Before: read_ahead_kb = 8192: amplification 2048.0x, sequential "
+				     "256.0 MiB/s.\n# Prediction: amplification "));
+	assert_non_null(strstr(sb.s, "x at 1024 KiB for 31 touches (bytes a touch = k x read-ahead x s, k = 1.0"));
+	assert_non_null(strstr(sb.s, "\n# Check it with the same measurement: earlytune measure readahead vdb --for 20 "
+				     "--max-bytes 1073741824 --verify\n"));
 	assert_non_null(strstr(sb.s, "\n# Cost: sequential throughput 256.0 -> 204.8 MiB/s (20.0% lost).\n"));
 	assert_non_null(strstr(sb.s, "\n# To revert: remove this file and write 8192 to "
 				     "/sys/block/vdb/queue/read_ahead_kb.\n"));
