@@ -36,6 +36,19 @@ int rdir_open(struct rdir *d, const struct root *r, const char *rel)
 	return 0;
 }
 
+/* fd, a directory rel opened by root_openat (O_PATH is enough), held as
+ * rdir_open would hold it; d owns it. */
+void rdir_adopt(struct rdir *d, const struct root *r, const char *rel, int fd)
+{
+	d->root = r;
+	d->fd = fd;
+	d->held = fmt(d->path, sizeof(d->path), "%s", rel) < (int)sizeof(d->path);
+	if (!d->held) {
+		close(fd);
+		d->fd = -1;
+	}
+}
+
 /* Not held: every path below it goes through the root (a directory that
  * could not be opened fails or is absent each time as it did once). */
 void rdir_unheld(struct rdir *d, const struct root *r, const char *rel)
@@ -121,7 +134,6 @@ int rdir_readlink(const struct rdir *d, const char *rel, char *buf, size_t size)
 	const char *slash = strrchr(rel, '/');
 	char dir[PATH_MAX];
 	_cleanup_(closep) int dfd = -1;
-	ssize_t n;
 
 	if (!d->held || root_no_openat2 || *rel == '/' || (slash && !slash[1])) {
 		int r = pathf(dir, sizeof(dir), "%s/%s", d->path, rel);
@@ -138,13 +150,7 @@ int rdir_readlink(const struct rdir *d, const char *rel, char *buf, size_t size)
 			return dfd;
 		rel = slash + 1;
 	}
-	n = readlinkat(slash ? dfd : d->fd, rel, buf, size);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n >= size)
-		return -ENAMETOOLONG;
-	buf[n] = '\0';
-	return (int)n;
+	return readlink_whole(slash ? dfd : d->fd, rel, buf, size);
 }
 
 /* root_access below d: 1, 0 (absent) or -errno. */

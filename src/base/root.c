@@ -54,7 +54,7 @@ void root_close(struct root *r)
 	r->dir = NULL;
 }
 
-static const char *rel_path(const char *rel)
+const char *root_rel_path(const char *rel)
 {
 	while (*rel == '/')
 		rel++;
@@ -277,7 +277,7 @@ int root_openat(const struct root *r, const char *rel, int flags, int mode)
 {
 	int fd;
 
-	rel = rel_path(rel);
+	rel = root_rel_path(rel);
 	if (r->boot && boot_path(rel))
 		return root_openat(r->boot, rel, flags, mode);
 	if (r->is_host) {
@@ -291,52 +291,6 @@ int root_openat(const struct root *r, const char *rel, int flags, int mode)
 		root_no_openat2 = true;
 	}
 	return walk_open(r, rel, flags, mode);
-}
-
-/* The directory that holds rel's last component, opened as confined as any
- * open; the component goes to last. mkdirat, unlinkat, renameat and
- * readlinkat on (dirfd, last) never follow last, so nothing they do can
- * leave the root. */
-int root_parent(const struct root *r, const char *rel, char *last, size_t size)
-{
-	char dir[PATH_MAX], *slash, *name;
-	size_t len;
-
-	if (fmt(dir, sizeof(dir), "%s", rel_path(rel)) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	len = strlen(dir);
-	while (len > 1 && dir[len - 1] == '/')
-		dir[--len] = '\0';
-	slash = strrchr(dir, '/');
-	name = slash ? slash + 1 : dir;
-	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
-		return -EINVAL;
-	if (strlen(name) >= size)
-		return -ENAMETOOLONG;
-	strcpy(last, name);
-	if (slash)
-		*slash = '\0';
-	return root_openat(r, slash ? dir : ".", O_RDONLY | O_DIRECTORY, 0);
-}
-
-/* The link's target, whole: one that does not fit is -ENAMETOOLONG, never
- * a cut one (a cut device path would still name a device, and hash as one). */
-int root_readlink(const struct root *r, const char *rel, char *buf, size_t size)
-{
-	char last[NAME_MAX + 1];
-	_cleanup_(closep) int dfd = root_parent(r, rel, last, sizeof(last));
-	ssize_t n;
-
-	if (dfd < 0)
-		return dfd;
-	/* readlink(2) cuts silently: a target that fills the buffer may be cut. */
-	n = readlinkat(dfd, last, buf, size);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n >= size)
-		return -ENAMETOOLONG;
-	buf[n] = '\0';
-	return (int)n;
 }
 
 /* The entries of directory dir (below the root) whose names match pattern;
@@ -374,7 +328,7 @@ int root_list(const struct root *r, const char *dir, const char *pattern,
 		if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, 0))
 			continue;
 		n++;
-		if (fmt(rel, sizeof(rel), "%s/%s", rel_path(dir), de->d_name) >= (int)sizeof(rel)) {
+		if (fmt(rel, sizeof(rel), "%s/%s", root_rel_path(dir), de->d_name) >= (int)sizeof(rel)) {
 			errno = ENAMETOOLONG;
 			break;
 		}
@@ -416,7 +370,7 @@ int access_verdict(int fd)
  * parent does: the nearest evidence); -errno when a lookup fails otherwise. */
 int root_missing(const struct root *r, const char *rel, char *miss, size_t size)
 {
-	const char *p = rel_path(rel);
+	const char *p = root_rel_path(rel);
 	int a;
 
 	for (const char *end = p;; end++) {
@@ -429,65 +383,4 @@ int root_missing(const struct root *r, const char *rel, char *miss, size_t size)
 		if (!*end)
 			return 1;
 	}
-}
-
-/* Each component created in the directory the previous one resolved to, so
- * an absolute symlink in the image (run -> /run) stays inside the root. */
-int root_mkdir_p(const struct root *r, const char *rel, int mode)
-{
-	char path[PATH_MAX], last[NAME_MAX + 1], *p;
-	int dfd, rr;
-
-	if (fmt(path, sizeof(path), "%s", rel_path(rel)) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	for (p = path;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-
-		*p = '\0';
-		dfd = root_parent(r, path, last, sizeof(last));
-		rr = dfd == -EINVAL ? 0 : dfd; /* "." or an empty component */
-		if (dfd >= 0) {
-			rr = mkdirat(dfd, last, (mode_t)mode) < 0 && errno != EEXIST ? -errno : 0;
-			close(dfd);
-		}
-		*p = saved;
-		if (rr < 0)
-			return rr;
-		if (!saved)
-			break;
-	}
-	rr = root_openat(r, path, O_PATH | O_DIRECTORY, 0);
-	if (rr < 0)
-		return rr;
-	close(rr);
-	return 0;
-}
-
-int root_unlink(const struct root *r, const char *rel, int flags)
-{
-	char last[NAME_MAX + 1];
-	_cleanup_(closep) int dfd = root_parent(r, rel, last, sizeof(last));
-
-	if (dfd < 0)
-		return dfd;
-	if (unlinkat(dfd, last, flags) < 0)
-		return -errno;
-	return fsync(dfd) < 0 && errno != EINVAL ? -errno : 0;
-}
-
-int root_rename(const struct root *r, const char *from, const char *to)
-{
-	char a[NAME_MAX + 1], b[NAME_MAX + 1];
-	_cleanup_(closep) int da = root_parent(r, from, a, sizeof(a));
-	_cleanup_(closep) int db = da < 0 ? -1 : root_parent(r, to, b, sizeof(b));
-
-	if (da < 0)
-		return da;
-	if (db < 0)
-		return db;
-	if (renameat(da, a, db, b) < 0)
-		return -errno;
-	return fsync(db) < 0 && errno != EINVAL ? -errno : 0;
 }

@@ -38,10 +38,13 @@ int root_match(const struct root *r, const char *dir, const char *pattern,
 	       void (*fn)(const char *rel, void *data), void *data); /* count, or -errno */
 int root_list(const struct root *r, const char *dir, const char *pattern,
 	      void (*fn)(const char *rel, void *data), void *data); /* root_match; absent: -ENOENT */
+const char *root_rel_path(const char *rel); /* rel without leading slashes, "." for none */
+/* rootdir.c */
 int root_mkdir_p(const struct root *r, const char *rel, int mode);
 int root_parent(const struct root *r, const char *rel, char *last, size_t size);
 int root_unlink(const struct root *r, const char *rel, int flags);
 int root_rename(const struct root *r, const char *from, const char *to);
+int readlink_whole(int dfd, const char *name, char *buf, size_t size); /* length, or -ENAMETOOLONG */
 extern bool root_no_openat2; /* tests: use the resolver of kernels without openat2 */
 
 /* ---- rdir.c: a directory held open below the root ---- */
@@ -53,6 +56,7 @@ struct rdir {
 };
 int rdir_open(struct rdir *d, const struct root *r, const char *rel);
 void rdir_unheld(struct rdir *d, const struct root *r, const char *rel);
+void rdir_adopt(struct rdir *d, const struct root *r, const char *rel, int fd);
 void rdir_close(struct rdir *d);
 int rdir_openat(const struct rdir *d, const char *rel, int flags, int mode); /* fd or -errno */
 int rdir_read(const struct rdir *d, const char *rel, char *buf, size_t size); /* length, trimmed */

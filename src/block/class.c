@@ -243,7 +243,7 @@ static void classify(struct ctx *c, struct disk *d)
 {
 	const char *n = d->name;
 
-	if (rdir_open(&d->at, &c->root, d->dir) < 0)
+	if (!d->at.held && rdir_open(&d->at, &c->root, d->dir) < 0)
 		rdir_unheld(&d->at, &c->root, d->dir); /* its reads fail, or find nothing, by path */
 	read_driver(c, d);
 	d->cls = BC_OTHER;

@@ -156,7 +156,7 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
  * this per device; a lookup that fails leaves its error in errs[i]), or
  * every whole disk. sys/block itself is looked at only when a device is not
  * there: a tree without it holds its disks under sys/devices. */
-static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs)
+static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs, int *at)
 {
 	char **v = NULL;
 	size_t cnt = 0;
@@ -168,8 +168,13 @@ static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs)
 		char rel[PATH_MAX];
 		int rr = pathf(rel, sizeof(rel), "sys/block/%s", c->devices[i]);
 
-		if (rr == 0)
+		/* Held open for the disk's reads: one lookup, not two. */
+		if (rr == 0 && (rr = at[i] = root_openat(&c->root, rel, O_PATH | O_DIRECTORY, 0)) >= 0)
+			rr = 1;
+		else if (rr == -ENOTDIR)
 			rr = root_access(&c->root, rel);
+		else if (rr == -ENOENT)
+			rr = 0;
 		if (rr > 0)
 			r = add_dir(&v, &cnt, strdup(rel));
 		else if (rr < 0)
@@ -206,17 +211,21 @@ int block_plan(struct ctx *c, struct plan *p)
 {
 	struct bconf *bc = bconf_new(&c->cfg);
 	int *errs = calloc(c->ndevices + 1, sizeof(*errs));
+	int *at = malloc((c->ndevices + 1) * sizeof(*at));
 	char **dirs = NULL;
 	struct rdir blk;
 	size_t n = 0;
 	int r;
 
-	if (!bc || !errs) {
+	if (!bc || !errs || !at) {
 		bconf_free(bc);
 		free(errs);
+		free(at);
 		return -ENOMEM;
 	}
-	r = disk_dirs(c, &dirs, &n, errs);
+	for (size_t i = 0; i < c->ndevices; i++)
+		at[i] = -1;
+	r = disk_dirs(c, &dirs, &n, errs, at);
 	block_identity_reset();
 	/* Each disk's link is read in sys/block held open: a udev run, about one
 	 * disk, reads it by path (one lookup, no look at sys/block first). */
@@ -226,6 +235,11 @@ int block_plan(struct ctx *c, struct plan *p)
 		const char *dir = c->ndevices ? device_dir(c, p, c->devices[i], dirs, n, errs[i]) : dirs[i];
 		struct disk d = { .dir = dir, .name = dir ? base_of(dir) : NULL, .block = &blk };
 
+		if (c->ndevices && dir && at[i] >= 0 && !strncmp(dir, "sys/block/", 10) &&
+		    !strcmp(dir + 10, c->devices[i])) /* the directory it opened */
+			rdir_adopt(&d.at, &c->root, dir, at[i]);
+		else if (c->ndevices && at[i] >= 0)
+			close(at[i]);
 		if (!dir)
 			continue;
 		size_t first = p->n;
@@ -245,6 +259,7 @@ int block_plan(struct ctx *c, struct plan *p)
 		free(dirs[i]);
 	free(dirs);
 	free(errs);
+	free(at);
 	bconf_free(bc);
 	return r;
 }

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/state.h"
@@ -106,6 +107,14 @@ static bool files_split(const struct root *r)
 	return root_access(r, DISKS_DIR) == 1 || root_access(r, STATE_FILE) == 0;
 }
 
+static bool any_override(const struct records *rs)
+{
+	for (size_t f = 0; f < rs->nfiles; f++)
+		if (rs->files[f].override)
+			return true;
+	return false;
+}
+
 /* Drops what a load read, the lock and the root kept. */
 static void records_clear(struct records *rs)
 {
@@ -126,7 +135,7 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 	char rel[STATE_REL_MAX];
 	int rr = 0;
 
-	if (c->iface || (!c->ndevices && !c->ifindex) || !files_split(r))
+	if (c->iface || (!c->ndevices && !c->ifindex))
 		return state_load(rs, r);
 	/* A name without a file of its own (a dot first) has its records in
 	 * originals, beside the global ones: a full load, then, as for a run
@@ -141,6 +150,12 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 	if (rr >= 0 && c->ifindex > 0) {
 		fmt(rel, sizeof(rel), LINKS_DIR "/%d", c->ifindex);
 		rr = load_file(rs, r, rel);
+	}
+	/* A device's own file is this version's: only without one is the
+	 * format asked. */
+	if (rr >= 0 && !any_override(rs) && !files_split(r)) {
+		records_clear(rs);
+		return state_load(rs, r);
 	}
 	if (rr >= 0)
 		rr = state_load_one_scoped(rs, r);
@@ -168,20 +183,21 @@ static void dirs_close(struct dirs *ds)
 			close(ds->fd[i]);
 }
 
-/* The fd of directory i; made if missing and make (the lock made
- * run/earlytune: a save makes no more). */
+/* The fd of directory i; made if missing and make, in run/earlytune as
+ * opened (the lock made it: a save makes no more), never through a link. */
 static int dir_fd(struct dirs *ds, const struct root *r, int i, bool make)
 {
-	int rr;
+	const char *name = strrchr(dir_rel[i], '/') + 1;
+	int rr, sfd;
 
 	if (ds->fd[i] >= 0)
 		return ds->fd[i];
 	rr = root_openat(r, dir_rel[i], O_RDONLY | O_DIRECTORY, 0);
 	if (rr == -ENOENT && make && i != DIR_STATE) {
-		rr = root_access(r, STATE_DIR);
-		rr = rr == 1 ? root_mkdir_p(r, dir_rel[i], 0755) : rr < 0 ? rr : -ENOENT;
-		if (rr >= 0)
-			rr = root_openat(r, dir_rel[i], O_RDONLY | O_DIRECTORY, 0);
+		sfd = dir_fd(ds, r, DIR_STATE, false);
+		rr = sfd < 0 ? sfd : mkdirat(sfd, name, 0755) < 0 && errno != EEXIST ? -errno : 0;
+		if (rr >= 0 && (rr = openat(sfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			rr = -errno;
 	}
 	return rr < 0 ? rr : (ds->fd[i] = rr);
 }
@@ -322,6 +338,14 @@ static bool whole_due(const struct records *rs)
 	return any;
 }
 
+static bool writes_in(const struct records *rs, int dir)
+{
+	for (size_t f = 0; f < rs->nfiles; f++)
+		if (rs->files[f].dirty && dir_of(rs->files[f].rel) == dir)
+			return true;
+	return false;
+}
+
 int state_commit(struct records *rs, const struct root *r)
 {
 	_cleanup_(freep) size_t *order = NULL;
@@ -333,7 +357,9 @@ int state_commit(struct records *rs, const struct root *r)
 		rs->dirty = false;
 		return 0;
 	}
-	if (rs->lock_fd >= 0)
+	/* A udev run writes its device's file in disks/ or links/ only: the
+	 * listing of run/earlytune (seven calls) is for runs that write there. */
+	if (rs->lock_fd >= 0 && (rs->whole || writes_in(rs, DIR_STATE)))
 		root_sweep_temps(r, STATE_DIR, NULL, NULL);
 	if (rs->lock_fd >= 0 && rs->whole) {
 		root_sweep_temps(r, DISKS_DIR, NULL, NULL);
