@@ -29,11 +29,13 @@ const struct domain domains[] = {
 		.plan = thp_plan, .claims = thp_claims,
 	},
 	{
-		/* Before net: a change of channels recreates the TX queues, and
-		 * the qdisc items of the same interface run after it. */
+		/* Before net: a change of channels recreates the queues; apply
+		 * writes it first and plans again, so that RPS, XPS and the
+		 * qdisc items of the interface are about the queues there are. */
 		.name = "nic", .bit = DOM_NIC,
 		.section = { "net", true, nic_check_key, NULL },
 		.plan = nic_plan, .apply = nic_apply, .batched = nic_batched, .revert_batch = nic_revert_batch,
+		.reshapes = nic_reshapes,
 		.ifindex = nic_record_ifindex, .iface_index = nic_iface_index, .identity = nic_identity,
 		.stale = nic_stale, .owns_path = nic_owns_path, .elsewhere = nic_elsewhere,
 	},

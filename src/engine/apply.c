@@ -123,6 +123,55 @@ static void write_item(struct ctx *c, struct plan *p, struct item *it, struct se
 	}
 }
 
+static bool reshaping(const struct item *it)
+{
+	const struct domain *d = domain_find(it->domain);
+
+	return wants_write(it) && d && d->reshapes && d->reshapes(it->setting);
+}
+
+/* An item of first written before the plan was made again, in place of
+ * the same item of p (or after its items, if p has none). */
+static int transplant(struct plan *p, struct item *done)
+{
+	struct item *it = NULL, tmp;
+
+	for (size_t j = 0; j < p->n && !it; j++)
+		if (!strcmp(p->v[j].domain, done->domain) && !strcmp(p->v[j].path, done->path))
+			it = &p->v[j];
+	if (!it && !(it = plan_add(p, done->domain, done->target, done->setting, done->path)))
+		return -ENOMEM;
+	tmp = *it, *it = *done, *done = tmp;
+	return 0;
+}
+
+/* Items that recreate a device's queues (a change of channels) are written
+ * first, their originals recorded before, and the plan is made again: the
+ * items about queues (RPS, XPS, a qdisc per TX queue) are then about the
+ * queues there are, at the same event. */
+static int reshape(struct ctx *c, struct plan *p, struct session *s, unsigned *batched)
+{
+	struct plan first = *p;
+	size_t n = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < first.n && r >= 0; i++)
+		if (reshaping(&first.v[i]) && ++n && recorded(&first.v[i]))
+			r = session_record(s, &first.v[i], first.v[i].current);
+	if (!n || r < 0 || (r = session_commit(s)) < 0)
+		return r;
+	for (size_t i = 0; i < first.n; i++)
+		if (reshaping(&first.v[i]))
+			write_item(c, &first, &first.v[i], s, batched);
+	*p = (struct plan){ 0 };
+	r = build_plan(c, p, true);
+	for (size_t i = 0; i < first.n && r >= 0; i++)
+		if (reshaping(&first.v[i]))
+			r = transplant(p, &first.v[i]);
+	plan_free(&first);
+	return r;
+}
+
 /* The guard is not an item: a boot goes on without it, and systemd-sysctl
  * then leaves the distribution's defaults, which verify reports. */
 static void guard_failed(const struct ctx *c, int err)
@@ -154,9 +203,11 @@ static int apply_plan(struct ctx *c, struct plan *p, int *guard)
 	if (r >= 0)
 		r = build_plan(c, p, true);
 	if (r >= 0)
+		r = reshape(c, p, &s, &batched);
+	if (r >= 0)
 		r = record_originals(&s, p);
 	for (size_t i = 0; i < p->n; i++) {
-		if (!wants_write(&p->v[i]))
+		if (!wants_write(&p->v[i]) || (p->v[i].result && reshaping(&p->v[i])))
 			continue;
 		if (r < 0)
 			item_fail(&p->v[i], r, "not written: cannot record originals in %s/run/earlytune",

@@ -25,6 +25,9 @@ struct domain {
 	void (*apply)(struct ctx *c, struct item *it);
 	int (*apply_batch)(struct ctx *c, struct plan *p);
 	bool irreversible; /* revert undoes none of it: no originals are recorded */
+	/* A setting whose change recreates a device's queues: apply writes
+	 * those first, then plans again (later items are about queues). */
+	bool (*reshapes)(const char *setting);
 	bool report_only;  /* plan and verify report on it; apply has nothing to write */
 
 	/* revert */

@@ -41,7 +41,7 @@ static int read_back(struct nic_iface *ifc, const struct nic_key *k, const char 
  * and reads it back: 0, or the item failed. */
 static int write_one(struct item *it, int ifindex, const char *value)
 {
-	const struct nic_key *k = nic_key_find(it->setting);
+	const struct nic_key *k = nic_setting_key(it->setting);
 	struct nic_iface ifc = { .ifindex = ifindex };
 	const char *feature = k && k->group == NG_FEATURES ? it->setting + strlen(k->name) : NULL;
 	unsigned long long n = 0;
@@ -75,14 +75,18 @@ static int write_one(struct item *it, int ifindex, const char *value)
 
 void nic_apply(struct ctx *c, struct item *it)
 {
-	(void)c;
-	write_one(it, it->ifindex, it->desired);
+	const struct nic_key *k = nic_setting_key(it->setting);
+
+	if (k && k->file)
+		nic_file_apply(c, it, k);
+	else
+		write_one(it, it->ifindex, it->desired);
 }
 
 /* A record's value back, when the interface has another now. */
 static void restore(struct item *it, int ifindex, const char *value)
 {
-	const struct nic_key *k = nic_key_find(it->setting);
+	const struct nic_key *k = nic_setting_key(it->setting);
 	struct nic_iface ifc = { .ifindex = ifindex };
 	const char *feature = k && k->group == NG_FEATURES ? it->setting + strlen(k->name) : NULL;
 	char now[32];
@@ -97,13 +101,11 @@ static void restore(struct item *it, int ifindex, const char *value)
 		write_one(it, ifindex, value);
 }
 
-/* The ethtool settings go back through the row's batch; a key with a plan
- * of its own writes a file, which the engine restores. */
+/* Every setting goes back through the row's batch: a record's interface
+ * is its index's now, whatever its name (a file's too). */
 bool nic_batched(const char *setting)
 {
-	const struct nic_key *k = nic_key_find(setting);
-
-	return k && !k->plan;
+	return nic_setting_key(setting) != NULL;
 }
 
 /* Each record back to its interface, found by index (renamed since or
@@ -114,6 +116,7 @@ int nic_revert_batch(struct ctx *c, struct item **items, const char **values, si
 		struct item *it = items[i];
 		int ifindex = nic_record_ifindex(it->path);
 		char name[IF_NAMESIZE + 1];
+		const struct nic_key *k;
 
 		if (!ifindex || netif_name(&c->root, ifindex, name, sizeof(name)) < 0) {
 			it->action = ACT_SKIP;
@@ -122,7 +125,11 @@ int nic_revert_batch(struct ctx *c, struct item **items, const char **values, si
 		}
 		item_set(&it->target, name);
 		it->kind = ITEM_ETHTOOL;
-		restore(it, ifindex, values[i]);
+		k = nic_setting_key(it->setting);
+		if (k && k->file)
+			nic_file_restore(c, it, k, values[i]);
+		else
+			restore(it, ifindex, values[i]);
 	}
 	return 0;
 }

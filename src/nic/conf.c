@@ -9,10 +9,10 @@
 
 #include "nic/internal.h"
 
-#define CH(n, a, m) { "channels." n, NK_COUNT_CPUS, NG_CHANNELS, ETHTOOL_A_CHANNELS_##a, ETHTOOL_A_CHANNELS_##m, NULL }
-#define RG(n, a, m) { "rings." n, NK_COUNT, NG_RINGS, ETHTOOL_A_RINGS_##a, ETHTOOL_A_RINGS_##m, NULL }
-#define CO(n, a) { "coalesce." n, NK_U32, NG_COALESCE, ETHTOOL_A_COALESCE_##a, 0, NULL }
-#define CB(n, a) { "coalesce." n, NK_BOOL, NG_COALESCE, ETHTOOL_A_COALESCE_##a, 0, NULL }
+#define CH(n, a, m) { "channels." n, NK_COUNT_CPUS, NG_CHANNELS, ETHTOOL_A_CHANNELS_##a, ETHTOOL_A_CHANNELS_##m, NULL, NULL, 0 }
+#define RG(n, a, m) { "rings." n, NK_COUNT, NG_RINGS, ETHTOOL_A_RINGS_##a, ETHTOOL_A_RINGS_##m, NULL, NULL, 0 }
+#define CO(n, a) { "coalesce." n, NK_U32, NG_COALESCE, ETHTOOL_A_COALESCE_##a, 0, NULL, NULL, 0 }
+#define CB(n, a) { "coalesce." n, NK_BOOL, NG_COALESCE, ETHTOOL_A_COALESCE_##a, 0, NULL, NULL, 0 }
 
 /* In plan order: channels first (a change recreates the queues every
  * later setting of the interface, and the qdisc, is about). */
@@ -22,7 +22,7 @@ const struct nic_key nic_keys[] = {
 	CH("tx", TX_COUNT, TX_MAX),
 	RG("rx", RX, RX_MAX),
 	RG("tx", TX, TX_MAX),
-	{ "offload.", NK_ONOFF, NG_FEATURES, 0, 0, NULL },
+	{ "offload.", NK_ONOFF, NG_FEATURES, 0, 0, NULL, NULL, 0 },
 	CO("rx_usecs", RX_USECS),
 	CO("rx_frames", RX_MAX_FRAMES),
 	CO("rx_usecs_irq", RX_USECS_IRQ),
@@ -45,7 +45,12 @@ const struct nic_key nic_keys[] = {
 	CO("tx_usecs_high", TX_USECS_HIGH),
 	CO("tx_frames_high", TX_MAX_FRAMES_HIGH),
 	CO("sample_interval", RATE_SAMPLE_INTERVAL),
-	{ NULL, 0, 0, 0, 0, NULL },
+	/* Files of sysfs, after the channels that make the queues they are in. */
+	{ "txqueuelen", NK_U32, NG_FILE, 0, 0, nic_plan_file, "tx_queue_len", 0 },
+	{ "rps_cpus", NK_MASK, NG_FILE, 0, 0, nic_plan_file, "rps_cpus", 'r' },
+	{ "rps_flow_cnt", NK_FLOWS, NG_FILE, 0, 0, nic_plan_file, "rps_flow_cnt", 'r' },
+	{ "xps_cpus", NK_MASK, NG_FILE, 0, 0, nic_plan_file, "xps_cpus", 't' },
+	{ NULL, 0, 0, 0, 0, NULL, NULL, 0 },
 };
 
 static const char *const match_keys[] = { "name", "driver", "class", NULL };
@@ -125,6 +130,25 @@ const struct nic_key *nic_key_find(const char *key)
 	return NULL;
 }
 
+/* An item's setting is its key's name, or for a key of a file that file's
+ * path below the interface (tx_queue_len, queues/rx-0/rps_cpus), which
+ * the other writers name too. */
+const struct nic_key *nic_setting_key(const char *setting)
+{
+	const char *last = strrchr(setting, '/');
+	const struct nic_key *k;
+
+	if (!strncmp(setting, "queues/", 7) && last) {
+		k = nic_key_find(last + 1);
+		return k && k->queues ? k : NULL;
+	}
+	for (k = nic_keys; k->name; k++)
+		if (k->file && !k->queues && !strcmp(k->file, setting))
+			return k;
+	k = nic_key_find(setting);
+	return k && !k->file ? k : NULL;
+}
+
 static int check_match(const char *what, const char *value, char *why, size_t size)
 {
 	char w[WORD_MAX], buf[96], names[128], allowed[160];
@@ -166,11 +190,27 @@ static int check_feature(const char *name, const char *value, char *why, size_t 
 	return 0;
 }
 
+/* The kernel refuses a flow table of more than 2^30 entries per queue. */
+#define FLOWS_MAX (1u << 30)
+
 static int check_value(const struct nic_key *k, const char *value, char *why, size_t size)
 {
 	unsigned long long v;
+	struct nic_mask m;
+	char err[192];
 
 	if (!*value)
+		return 0;
+	if (k->kind == NK_MASK && (!strcmp(value, "all") || !strcmp(value, "none")))
+		return 0;
+	if (k->kind == NK_MASK && nic_mask_parse(value, &m, err, sizeof(err)) < 0) {
+		snprintf(why, size, "[net \"NAME\"] %s: %s; allowed: a hex mask of CPUs as the kernel prints it "
+			 "(f, 00000000,000000ff), all (the online CPUs) or none", k->name, err);
+		return -EINVAL;
+	}
+	if (k->kind == NK_MASK)
+		return 0;
+	if (k->kind == NK_FLOWS && parse_u64(value, &v) == 0 && v <= FLOWS_MAX)
 		return 0;
 	if (k->kind == NK_ONOFF)
 		return 0;
@@ -180,11 +220,13 @@ static int check_value(const struct nic_key *k, const char *value, char *why, si
 		return 0;
 	if (k->kind == NK_COUNT_CPUS && !strcmp(value, "cpus"))
 		return 0;
-	if (k->kind != NK_BOOL && parse_u64(value, &v) == 0 && v <= UINT32_MAX &&
+	if (k->kind != NK_BOOL && k->kind != NK_FLOWS && parse_u64(value, &v) == 0 && v <= UINT32_MAX &&
 	    (v > 0 || k->kind == NK_U32))
 		return 0;
 	snprintf(why, size, "[net \"NAME\"] %s = '%s'; allowed: %s", k->name, value,
 		 k->kind == NK_BOOL ? "on off" : k->kind == NK_U32 ? "a whole number (0 to 4294967295)"
+		 : k->kind == NK_FLOWS ? "a whole number of flows per queue (0 to 1073741824; the kernel keeps the "
+					 "power of two at or above it)"
 		 : k->kind == NK_COUNT_CPUS ? "a count from 1, max (the device's maximum), or cpus (the online CPUs, "
 					      "capped at the maximum)"
 					    : "a count from 1, or max (the device's maximum)");
@@ -193,7 +235,8 @@ static int check_value(const struct nic_key *k, const char *value, char *why, si
 
 /* Each kind of key once: the names of the table's rows are for did you mean. */
 static const char key_kinds[] = "channels.combined channels.rx channels.tx rings.rx rings.tx offload.FEATURE "
-				"coalesce.PARAM match.name match.driver match.class";
+				"coalesce.PARAM txqueuelen rps_cpus rps_flow_cnt xps_cpus match.name match.driver "
+				"match.class";
 
 static int unknown_key(const char *key, char *why, size_t size)
 {

@@ -16,13 +16,17 @@
 
 /* What a key sets, which says how its value is read and written. */
 enum nic_group { NG_CHANNELS, NG_RINGS, NG_FEATURES, NG_COALESCE, NG_COUNT };
-/* Its values: a count (N, max, and for channels cpus), on/off, a number. */
-enum nic_kind { NK_COUNT, NK_COUNT_CPUS, NK_ONOFF, NK_U32, NK_BOOL };
+/* A key of a sysfs file: no ethtool group (never an index of nic_iface.g). */
+#define NG_FILE NG_COUNT
+/* Its values: a count (N, max, and for channels cpus), on/off, a number,
+ * a CPU mask (hex, all, none), a flow count (the kernel keeps a power of 2). */
+enum nic_kind { NK_COUNT, NK_COUNT_CPUS, NK_ONOFF, NK_U32, NK_BOOL, NK_MASK, NK_FLOWS };
 
 /* A key of [net "NAME"]: name (a prefix ending in '.' takes any word after
  * it, offload.NAME), its kind and group, the ethtool attribute of its
- * value and of the device's maximum (0: none). A key of another kind
- * (a sysfs file) has its own plan. */
+ * value and of the device's maximum (0: none). A key of a sysfs file has
+ * its own plan, the file's name and where it is: the interface's
+ * directory, or every queue's (queues 'r': queues/rx-N, 't': queues/tx-N). */
 struct nic_iface;
 struct nic_key {
 	const char *name;
@@ -31,9 +35,13 @@ struct nic_key {
 	uint16_t attr, max_attr;
 	int (*plan)(struct ctx *c, struct nic_iface *ifc, const struct nic_key *k, const struct cfg_entry *e,
 		    struct plan *p);
+	const char *file;
+	char queues;
 };
 extern const struct nic_key nic_keys[];
 const struct nic_key *nic_key_find(const char *key);
+/* The key of an item's setting: a queue's (queues/rx-0/rps_cpus) is its file's. */
+const struct nic_key *nic_setting_key(const char *setting);
 
 #define NIC_ATTRS 40     /* attributes of a group's reply kept, by type */
 #define NIC_FEATURES 160 /* features kept (the kernel has 64 at most today) */
@@ -110,8 +118,33 @@ int nic_ioctl_driver(const char *ifname, char *out, size_t size);
 int nic_ioctl_features(const char *ifname, struct nic_features *out);
 int nic_ioctl_feature(const char *ifname, const char *name, bool on);
 
+/* mask.c: CPU masks as rps_cpus and xps_cpus print them, and the rounding of
+ * flow counts (pure, fuzzed) */
+#define NIC_MASK_WORDS 256  /* 8192 CPUs, CONFIG_NR_CPUS's most */
+#define NIC_MASK_CHARS 2560 /* its hex digits and commas */
+struct nic_mask {
+	uint32_t w[NIC_MASK_WORDS];
+};
+int nic_mask_parse(const char *s, struct nic_mask *m, char *why, size_t size);
+bool nic_mask_equal(const struct nic_mask *a, const struct nic_mask *b);
+int nic_mask_last(const struct nic_mask *m);
+int nic_mask_outside(const struct nic_mask *a, const struct nic_mask *b);
+int nic_mask_format(const struct nic_mask *m, const char *like, char *out, size_t size);
+int nic_mask_from_list(const char *s, struct nic_mask *m);
+uint32_t nic_pow2_above(uint32_t n); /* the least power of two at or above n (0: 0) */
+
+/* queues.c: the keys of sysfs files (txqueuelen, RPS, XPS) */
+int nic_plan_file(struct ctx *c, struct nic_iface *ifc, const struct nic_key *k, const struct cfg_entry *e,
+		  struct plan *p);
+void nic_file_apply(struct ctx *c, struct item *it, const struct nic_key *k);
+void nic_file_restore(struct ctx *c, struct item *it, const struct nic_key *k, const char *value);
+
 /* records.c */
 void nic_record_path(unsigned long long netns, int ifindex, const char *setting, char *out, size_t size);
+
+/* item.c */
+struct item *nic_add_item(struct ctx *c, struct plan *p, const struct nic_iface *ifc, const char *setting,
+			  const struct cfg_entry *e);
 
 /* plan.c */
 int nic_plan_ethtool(struct ctx *c, struct nic_iface *ifc, const struct nic_key *k, const struct cfg_entry *e,

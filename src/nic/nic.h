@@ -28,6 +28,9 @@ int nic_plan(struct ctx *c, struct plan *p);
 /* apply.c */
 void nic_apply(struct ctx *c, struct item *it);
 bool nic_batched(const char *setting);
+
+/* item.c */
+bool nic_reshapes(const char *setting);
 int nic_revert_batch(struct ctx *c, struct item **items, const char **values, size_t n);
 
 /* records.c */

@@ -63,33 +63,6 @@ static int gather(struct ctx *c, const struct nic_iface *ifc, struct wants *w)
 	return 0;
 }
 
-/* The interface's item of setting: an alias and a kernel name may both
- * set a feature, the later line winning (entries come in the
- * configuration's order), as for one key. */
-static struct item *add_item(struct ctx *c, struct plan *p, const struct nic_iface *ifc, const char *setting,
-			     const struct cfg_entry *e)
-{
-	char path[PATH_MAX];
-	struct item *it = NULL;
-
-	nic_record_path(ifc->netns, ifc->ifindex, setting, path, sizeof(path));
-	for (size_t i = p->n; !it && i-- > 0;)
-		if (!strcmp(p->v[i].domain, "nic") && !strcmp(p->v[i].path, path))
-			it = &p->v[i];
-	if (it) {
-		it->action = ACT_CHANGE, it->unmet = it->unknown = false;
-		item_set(&it->current, NULL), item_set(&it->error, NULL), item_set(&it->reason, NULL);
-	} else {
-		it = plan_add(p, "nic", ifc->name, setting, path);
-	}
-	if (!it)
-		return NULL;
-	item_from_entry(it, e);
-	it->kind = ITEM_ETHTOOL;
-	it->ifindex = ifc->ifindex;
-	return it;
-}
-
 /* A group the kernel could not give: a driver without it is a neutral
  * skip (a glob over several interfaces names some that lack it). */
 static bool group_failed(struct nic_iface *ifc, enum nic_group g, struct item *it)
@@ -146,16 +119,6 @@ static bool count_wanted(struct ctx *c, const struct nic_iface *ifc, const struc
 	return true;
 }
 
-/* The least power of two at or above n (n itself if it is one). */
-static uint32_t pow2_above(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n && p < 0x80000000u)
-		p <<= 1;
-	return p;
-}
-
 static void plan_value(struct ctx *c, struct nic_iface *ifc, const struct nic_key *k, struct item *it,
 		       const char *value)
 {
@@ -182,7 +145,7 @@ static void plan_value(struct ctx *c, struct nic_iface *ifc, const struct nic_ke
 	else
 		return;
 	it->action = strcmp(it->current, it->desired) ? ACT_CHANGE : ACT_KEEP;
-	if (it->action == ACT_CHANGE && k->group == NG_RINGS && v->v[k->attr] == pow2_above(n)) {
+	if (it->action == ACT_CHANGE && k->group == NG_RINGS && v->v[k->attr] == nic_pow2_above(n)) {
 		/* What apply got from a driver that rounds: asking again changes nothing. */
 		it->action = ACT_KEEP;
 		item_add_reason(it, "%s holds %u: its driver rounds %u up to a power of two", ifc->name,
@@ -224,7 +187,7 @@ int nic_plan_ethtool(struct ctx *c, struct nic_iface *ifc, const struct nic_key 
 		struct item *it;
 
 		snprintf(setting, sizeof(setting), "%s%s", names ? k->name : e->key, names ? names[i] : "");
-		it = add_item(c, p, ifc, setting, e);
+		it = nic_add_item(c, p, ifc, setting, e);
 		if (!it)
 			return -ENOMEM;
 		if (!c->root.is_host)

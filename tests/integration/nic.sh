@@ -192,3 +192,72 @@ contains "writers: verify names the RUN ethtool rule as the likely culprit" \
 contains "writers: ... by its file and line" \
 	"likely culprit: /etc/udev/rules.d/80-nic.rules:1 RUN+=\"/usr/sbin/ethtool -L \$name tx 3\" (udev, runs after earlytune)"
 check_rc "writers: revert" 0 -- et revert --only nic
+
+# RPS, XPS, flow counts and txqueuelen: files of every queue the interface
+# has once its channels are applied (a change of channels recreates them).
+nsx ip link add e1 numtxqueues 4 numrxqueues 4 type veth peer name f1 numtxqueues 4 numrxqueues 4
+nsx ip link set e1 up && nsx ip link set f1 up
+q() { nsx cat "/sys/class/net/e1/queues/$1"; }
+online=$(cat /sys/devices/system/cpu/online)
+all=$(python3 -c "
+import sys
+m = 0
+for part in sys.argv[1].split(','):
+    a, _, b = part.partition('-')
+    for c in range(int(a), int(b or a) + 1): m |= 1 << c
+print(format(m, 'x'))" "$online")
+width=$(q rx-0/rps_cpus | tr -d ,)
+cat >"$WORK/queues.conf" <<CONF
+[net "queues"]
+# spread e1's packets over every CPU
+match.name = e1
+channels.rx = 2
+rps_cpus = all
+rps_flow_cnt = 100
+xps_cpus = 1
+txqueuelen = 500
+CONF
+Q="--config $WORK/queues.conf"
+check_rc "queues: plan exits 0" 0 -- et plan --only nic $Q
+row "queues: plan: rx-3's rps_cpus, noted as planned again" nic e1 queues/rx-3/rps_cpus
+contains "queues: plan says apply reads the queues again" "apply reads the queues again once the channels change"
+check_rc "queues: apply exits 0" 0 -- et apply --only nic,net $Q
+eq "queues: e1 has 2 RX queues" "$(rxq e1)" 2
+lacks "queues: no item of a queue the channels removed" "queues/rx-2/rps_cpus"
+row "queues: rx-1's rps_cpus set to the online CPUs ($online)" nic e1 queues/rx-1/rps_cpus 0 "$all" change applied
+eq "queues: the kernel holds rx-0's RPS mask" "$(printf %x "0x$(q rx-0/rps_cpus | tr -d ,)")" "$all"
+eq "queues: rps_flow_cnt 100 is 128, the power of two the kernel keeps" "$(q rx-1/rps_flow_cnt)" 128
+contains "queues: the rounding said" "(asks 100: the kernel keeps the power of two at or above)"
+eq "queues: every TX queue's XPS mask is CPU 0" "$(for t in 0 1 2 3; do printf %x "0x$(q tx-$t/xps_cpus | tr -d ,)"; done)" 1111
+eq "queues: txqueuelen" "$(nsx cat /sys/class/net/e1/tx_queue_len)" 500
+idx=$(nsx cat /sys/class/net/e1/ifindex)
+eq "queues: records by namespace and index" \
+	"$(grep -h "queues/rx-1/rps_cpus" "$state"/records "$state"/links/* 2>/dev/null | head -1 | cut -f4,5)" \
+	"$(printf 'ethtool/netns/%s/ifindex/%s/queues/rx-1/rps_cpus\t%s' "$ino" "$idx" "$(printf '%s' "$width" | tr 0-9a-f 0)")"
+check_rc "queues: verify holds" 0 -- et verify --only nic $Q --prometheus /run/earlytune/et.prom
+eq "queues: Prometheus: rx-0's rps_cpus holds" \
+	"$(grep -c 'earlytune_setting_holds{domain="nic",target="e1",setting="queues/rx-0/rps_cpus"} 1' "$state/et.prom")" 1
+# Masks compare as CPUs: leading zeros and commas are the same mask.
+printf '[net "zeros"]\nmatch.name = e1\nxps_cpus = 00000000,00000001\n' >"$WORK/zeros.conf"
+check_rc "queues: a wider mask of the same CPUs" 0 -- et plan --only nic --config "$WORK/zeros.conf"
+row "queues: ... is kept" nic e1 queues/tx-0/xps_cpus
+lacks "queues: ... and changes nothing" " change"
+printf '[net "far"]\nmatch.name = e1\nrps_cpus = 80000000,00000000\n' >"$WORK/far.conf"
+check_rc "queues: a CPU the machine lacks: plan exits 0" 0 -- et plan --only nic --config "$WORK/far.conf"
+contains "queues: ... refused, naming it" "names CPU 63, which this machine does not have online (online: $online)"
+nsx sh -c 'echo 0 > /sys/class/net/e1/queues/rx-1/rps_cpus'
+check_rc "queues: verify finds another writer's mask (exit 1)" 1 -- et verify --only nic $Q
+contains "queues: ... naming the queue" "drift: nic e1 queues/rx-1/rps_cpus is '$(q rx-1/rps_cpus)', want '"
+check_rc "queues: revert exits 0" 0 -- et revert --only nic
+eq "queues: revert: 4 RX queues, no RPS, no XPS, txqueuelen 1000" \
+	"$(rxq e1) $(q rx-0/rps_cpus | tr -d 0,)$(q tx-3/xps_cpus | tr -d 0,) $(q rx-0/rps_flow_cnt) $(nsx cat /sys/class/net/e1/tx_queue_len)" \
+	"4  0 1000"
+# udev's event of a new interface: its queues after its channels, by index.
+nsx ip link add e5 numtxqueues 4 numrxqueues 4 type veth peer name f5 numtxqueues 4 numrxqueues 4
+sed 's/match.name = e1/match.name = e1 e5/' "$WORK/queues.conf" >"$WORK/queues5.conf"
+idx5=$(nsx cat /sys/class/net/e5/ifindex)
+check_rc "queues: --ifindex of a new interface" 0 -- et --boot apply --ifindex "$idx5" --config "$WORK/queues5.conf"
+eq "queues: --ifindex: e5's RX queues 2, rx-1's RPS set, e1 untouched" \
+	"$(rxq e5) $(printf %x "0x$(nsx cat /sys/class/net/e5/queues/rx-1/rps_cpus | tr -d ,)") $(q rx-0/rps_cpus | tr -d 0,)" "2 $all "
+check_rc "queues: revert --ifindex" 0 -- et revert --ifindex "$idx5"
+eq "queues: revert --ifindex: e5's RPS gone" "$(nsx cat /sys/class/net/e5/queues/rx-1/rps_cpus | tr -d 0,)" ""
