@@ -13,6 +13,7 @@
 #include "unit.h"
 #include "nic/internal.h"
 #include "nic_recorded.h"
+#include "nic_fx.h"
 
 #define FAMILY 21
 #define IFINDEX 3
@@ -465,23 +466,6 @@ static const char conf_all[] = "[net \"virtio\"]\n"
 			       "[net \"later\"]\n"
 			       "match.name = eth0\n"
 			       "offload.rx-gro = off\n";
-
-static const struct item *want(const struct plan *p, const char *setting, enum action a, const char *cur,
-			       const char *desired)
-{
-	const struct item *it = find_item(p, "eth0", setting);
-
-	assert_non_null(it);
-	assert_string_equal(it->domain, "nic");
-	if (it->action != a)
-		fail_msg("%s: action %d, want %d (%s%s)", setting, it->action, a, it->reason ? it->reason : "",
-			 it->error ? it->error : "");
-	if (cur)
-		assert_string_equal(it->current, cur);
-	if (desired)
-		assert_string_equal(it->desired, desired);
-	return it;
-}
 
 static void apply_all(struct ctx *c, struct plan *p)
 {
