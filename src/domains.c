@@ -35,7 +35,7 @@ const struct domain domains[] = {
 		.name = "nic", .bit = DOM_NIC,
 		.section = { "net", true, nic_check_key, NULL },
 		.plan = nic_plan, .apply = nic_apply, .batched = nic_batched, .revert_batch = nic_revert_batch,
-		.reshapes = nic_reshapes,
+		.reshapes = nic_reshapes, .claims = nic_claims,
 		.ifindex = nic_record_ifindex, .iface_index = nic_iface_index, .identity = nic_identity,
 		.stale = nic_stale, .owns_path = nic_owns_path, .elsewhere = nic_elsewhere,
 	},

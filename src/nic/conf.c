@@ -3,6 +3,7 @@
  * and their check: what the kernel accepts, said before anything is
  * written, with the allowed values in the message. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <linux/ethtool_netlink.h>
 #include <stdio.h>
 #include <string.h>
@@ -269,4 +270,23 @@ int nic_check_key(const char *key, const char *value, char *why, size_t size)
 	if (k->group == NG_FEATURES && k->kind == NK_ONOFF)
 		return check_feature(key + strlen(k->name), value, why, size);
 	return check_value(k, value, why, size);
+}
+
+/* The [net "NAME"] key of an interface's sysfs file (path may be a glob of
+ * one): below sys/class/net or a device's net/ directory, a queue's file
+ * under any queue. */
+bool nic_claims(const char *path, char *key, size_t size)
+{
+	char pat[96];
+
+	for (const struct nic_key *k = nic_keys; k->name; k++) {
+		if (!k->file)
+			continue;
+		snprintf(pat, sizeof(pat), "sys/*net/*/%s%s", k->queues ? "queues/*/" : "", k->file);
+		if (!fnmatch(pat, path, 0)) {
+			snprintf(key, size, "[net \"NAME\"] %s", k->name);
+			return true;
+		}
+	}
+	return false;
 }

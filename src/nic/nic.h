@@ -16,6 +16,7 @@ struct record;
 
 /* conf.c */
 int nic_check_key(const char *key, const char *value, char *why, size_t size);
+bool nic_claims(const char *path, char *key, size_t size);
 
 /* match.c: an interface's driver as match.driver and udev's .link Driver=
  * see it: its device/driver link, else (the running system's virtual

@@ -158,6 +158,8 @@ refused "[thp]'s file" '[sysfs "s"]\npath = /sys/kernel/mm/transparent_hugepage/
 	"earlytune sets it with [thp] defrag"
 refused "[sched]'s debugfs knob" '[sysfs "s"]\npath = /sys/kernel/debug/sched/migration_cost_ns\nvalue = 1\n' \
 	"earlytune sets it with [sched] migration_cost_ns"
+refused "[net \"NAME\"]'s queue file" '[sysfs "s"]\npath = /sys/class/net/eth0/queues/rx-0/rps_cpus\nvalue = f\n' \
+	'earlytune sets it with [net "NAME"] rps_cpus; set it there (one writer per file)'
 refused "no name" '[sysfs]\npath = /sys/kernel/mm/ksm/run\nvalue = 1\n' '[sysfs] needs a name'
 # Two sections for one file: the second is an error, never written.
 t=$WORK/twice
@@ -197,14 +199,14 @@ contains "writers: udev's ATTR{} named under the disk's [sysfs] item" \
 	"also written by /etc/udev/rules.d/60-maxsect.rules:1 ATTR{queue/max_sectors_kb}=\"256\" (udev, udev writes ATTR{} before earlytune's RUN from 70-earlytune.rules: earlytune's value stays)"
 lacks "writers: a rule for other disks is not named" "61-sd.rules"
 # An interface's: SUBSYSTEM=="net" rules, matched against that interface.
-_attr "$t/sys/devices/virtual/net/eth0/tx_queue_len" 1000
-printf '[sysfs "txq"]\npath = /sys/class/net/eth0/tx_queue_len\nvalue = 5000\n' >"$t/etc/earlytune.d/61-net.conf"
-printf 'SUBSYSTEM=="net", ACTION=="add|change", KERNEL=="eth*", ATTR{tx_queue_len}="2000"\n' >"$t/etc/udev/rules.d/62-txq.rules"
-printf 'SUBSYSTEM=="net", KERNEL=="wl*", ATTR{tx_queue_len}="10"\n' >"$t/etc/udev/rules.d/63-wl.rules"
-printf 'SUBSYSTEM=="block", KERNEL=="eth0", ATTR{tx_queue_len}="10"\n' >"$t/etc/udev/rules.d/64-blk.rules"
+_attr "$t/sys/devices/virtual/net/eth0/gro_flush_timeout" 1000
+printf '[sysfs "txq"]\npath = /sys/class/net/eth0/gro_flush_timeout\nvalue = 5000\n' >"$t/etc/earlytune.d/61-net.conf"
+printf 'SUBSYSTEM=="net", ACTION=="add|change", KERNEL=="eth*", ATTR{gro_flush_timeout}="2000"\n' >"$t/etc/udev/rules.d/62-txq.rules"
+printf 'SUBSYSTEM=="net", KERNEL=="wl*", ATTR{gro_flush_timeout}="10"\n' >"$t/etc/udev/rules.d/63-wl.rules"
+printf 'SUBSYSTEM=="block", KERNEL=="eth0", ATTR{gro_flush_timeout}="10"\n' >"$t/etc/udev/rules.d/64-blk.rules"
 check_rc "writers: plan with a net rule exits 0" 0 -- "$ET" plan --wide --only sysfs --root "$t"
 contains "writers: a net rule's ATTR{} named under the interface's item, and it wins on change events" \
-	"also written by /etc/udev/rules.d/62-txq.rules:1 ATTR{tx_queue_len}=\"2000\" (udev, it writes again on each change event of eth0, where earlytune does not run: wins)"
+	"also written by /etc/udev/rules.d/62-txq.rules:1 ATTR{gro_flush_timeout}=\"2000\" (udev, it writes again on each change event of eth0, where earlytune does not run: wins)"
 lacks "writers: a rule for other interfaces is not named" "63-wl.rules"
 lacks "writers: a block rule is not an interface's" "64-blk.rules"
 
@@ -213,14 +215,14 @@ t=$WORK/hotplug
 mk_sysfs_tree "$t"
 mk_disk "$t" vdb virtio_blk "[none] mq-deadline" 128 0
 for d in vda vdb; do _attr "$t/sys/devices/virtual/block/$d/queue/max_sectors_kb" 1280; done
-_attr "$t/sys/devices/virtual/net/eth0/tx_queue_len" 1000
+_attr "$t/sys/devices/virtual/net/eth0/gro_flush_timeout" 1000
 cat >"$t/etc/earlytune.d/50-sysfs.conf" <<'CONF'
 [sysfs "maxsect"]
 path = /sys/block/vd*/queue/max_sectors_kb
 value = 512
 
 [sysfs "txq"]
-path = /sys/class/net/eth*/tx_queue_len
+path = /sys/class/net/eth*/gro_flush_timeout
 value = 5000
 
 [sysfs "ksm"]
@@ -238,7 +240,7 @@ eq "hotplug: the record in vdb's own file, with the disk's identity" \
 dev:"
 [ ! -e "$t/run/earlytune/originals" ]; eq "hotplug: nothing in originals" $? 0
 check_rc "hotplug: udev's apply for ifindex 2 exits 0" 0 -- "$ET" --boot apply --root "$t" --ifindex 2
-eq "hotplug: eth0's file written" "$(cat "$t/sys/devices/virtual/net/eth0/tx_queue_len")" 5000
+eq "hotplug: eth0's file written" "$(cat "$t/sys/devices/virtual/net/eth0/gro_flush_timeout")" 5000
 eq "hotplug: the interface's record in links/2, with its index" "$(cut -f2,5,6 "$t/run/earlytune/links/2")" \
 	"txq	1000	ifindex:2"
 check_rc "hotplug: a run about everything exits 0" 0 -- "$ET" --boot apply --root "$t"

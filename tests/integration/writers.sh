@@ -163,25 +163,25 @@ mkdir -p "$t/etc/systemd/network" "$t/etc/udev/rules.d" "$t/etc/earlytune"
 printf '[Match]\nDriver=virtio_net\n[Link]\nTransmitQueueLength=5000\n' >"$t/etc/systemd/network/10-virtio.link"
 printf '[Match]\nOriginalName=*\n[Link]\nTransmitQueueLength=100\n' >"$t/etc/systemd/network/20-all.link"
 printf 'ACTION=="add", SUBSYSTEM=="net", KERNEL=="eth*", ATTR{tx_queue_len}="2000"\n' >"$t/etc/udev/rules.d/60-txq.rules"
-printf '[sysfs "txq"]\npath = /sys/class/net/eth0/tx_queue_len\nvalue = 10000\n' >"$t/etc/earlytune.conf"
-OUT=$("$ET" plan --json --only sysfs --root "$t" 2>&1)
-eq "netfile: a [sysfs] interface file: udev's ATTR{} (before earlytune), the first matching .link (renamed: wins), not the later one" \
-	"$(writers class/net/eth0/tx_queue_len txq)" "udev /etc/udev/rules.d/60-txq.rules:1 2000 False
+printf '[net "txq"]\nmatch.name = eth0\ntxqueuelen = 10000\n' >"$t/etc/earlytune.conf"
+OUT=$("$ET" plan --json --only nic --root "$t" 2>&1)
+eq "netfile: an interface's txqueuelen: udev's ATTR{} (before earlytune), the first matching .link (renamed: wins), not the later one" \
+	"$(writers tx_queue_len eth0)" "udev /etc/udev/rules.d/60-txq.rules:1 2000 False
 udev .link /etc/systemd/network/10-virtio.link:4 5000 True
 udev .link /etc/systemd/network/20-all.link:4 100 False"
 _attr "$t/sys/devices/virtual/net/eth0/name_assign_type" 1
-OUT=$("$ET" plan --wide --only sysfs --root "$t" 2>&1)
+OUT=$("$ET" plan --wide --only nic --root "$t" 2>&1)
 contains "netfile: not renamed: the .link file is applied before earlytune's RUN" \
 	"udev applies .link files while it processes the add event, before earlytune's RUN: earlytune's value stays"
 contains "netfile: the later .link file is said to be ignored" \
 	"ignored: udev applies only the first .link file matching eth0, /etc/systemd/network/10-virtio.link"
-printf '[sysfs "txq"]\npath = /sys/class/net/lo/tx_queue_len\nvalue = 10000\n' >"$t/etc/earlytune.conf"
+printf '[net "txq"]\nmatch.name = lo\ntxqueuelen = 10000\n' >"$t/etc/earlytune.conf"
 _attr "$t/sys/devices/virtual/net/lo/tx_queue_len" 1000
-OUT=$("$ET" plan --json --only sysfs --root "$t" 2>&1)
+OUT=$("$ET" plan --json --only nic --root "$t" 2>&1)
 eq "netfile: lo's file: not KERNEL==\"eth*\"; a tree shows no ethtool driver: the later .link may be the first" \
-	"$(writers class/net/lo/tx_queue_len txq)" "udev .link /etc/systemd/network/10-virtio.link:4 5000 False
+	"$(writers tx_queue_len lo)" "udev .link /etc/systemd/network/10-virtio.link:4 5000 False
 udev .link /etc/systemd/network/20-all.link:4 100 True"
-OUT=$("$ET" plan --wide --only sysfs --root "$t" 2>&1)
+OUT=$("$ET" plan --wide --only nic --root "$t" 2>&1)
 contains "netfile: Driver= of an interface without a device/driver link in a tree: may apply" \
 	"TransmitQueueLength=5000 (udev .link, may apply: if lo was renamed"
 

@@ -52,11 +52,17 @@ static void test_check_claimed(void **state)
 		   "[thp] khugepaged.pages_to_scan");
 	expect_key("path", "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled", false, "[thp] size.64kB.enabled");
 	expect_key("path", "/sys/kernel/debug/sched/base_slice_ns", false, "[sched] base_slice_ns");
+	expect_key("path", "/sys/class/net/eth0/queues/rx-0/rps_cpus", false, "[net \"NAME\"] rps_cpus");
+	expect_key("path", "/sys/class/net/*/queues/*/xps_cpus", false, "[net \"NAME\"] xps_cpus");
+	expect_key("path", "/sys/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0/queues/rx-3/rps_flow_cnt", false,
+		   "[net \"NAME\"] rps_flow_cnt");
+	expect_key("path", "/sys/class/net/eth0/tx_queue_len", false, "[net \"NAME\"] txqueuelen; set it there");
 	/* What no domain writes stays open: a queue attribute without a key,
 	 * THP's read-only size, a debugfs file of no knob. */
 	expect_key("path", "/sys/block/sda/queue/max_sectors_kb", true, NULL);
 	expect_key("path", "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", true, NULL);
 	expect_key("path", "/sys/kernel/debug/sched/verbose", true, NULL);
+	expect_key("path", "/sys/class/net/eth0/queues/tx-0/byte_queue_limits/limit_max", true, NULL);
 }
 
 static void test_check_values(void **state)
