@@ -9,7 +9,7 @@
 
 #include "net/internal.h"
 
-static const char net_keys[] = "congestion_control qdisc interfaces force";
+static const char net_keys[] = "congestion_control qdisc interfaces force rps_sock_flow_entries";
 
 /* 0 for a key of [net] (unset by an empty value), else why not. */
 static int net_known_key(const char *key, char *why, size_t size)
@@ -18,7 +18,7 @@ static int net_known_key(const char *key, char *why, size_t size)
 
 	if (word_listed(net_keys, key) || !strncmp(key, "qdisc.", 6))
 		return 0;
-	snprintf(why, size, "unknown key '%s' in [net]%sallowed: congestion_control qdisc qdisc.PARAM interfaces force",
+	snprintf(why, size, "unknown key '%s' in [net]%sallowed: congestion_control qdisc qdisc.PARAM interfaces force rps_sock_flow_entries",
 		 key, did_you_mean(key, net_keys, buf, sizeof(buf)));
 	return -EINVAL;
 }
@@ -106,6 +106,16 @@ int net_check_key(const char *key, const char *value, char *why, size_t size)
 	}
 	if (!strcmp(key, "interfaces"))
 		return check_globs(value, why, size);
+	if (!strcmp(key, "rps_sock_flow_entries")) {
+		unsigned long long v;
+
+		/* The kernel refuses more than 2^29 (an overflow of its table). */
+		if (parse_u64(value, &v) == 0 && v <= 1u << 29)
+			return 0;
+		snprintf(why, size, "[net] rps_sock_flow_entries = '%s'; allowed: a whole number of flows (0 to "
+			 "536870912; the kernel keeps the power of two at or above it)", value);
+		return -EINVAL;
+	}
 	if (!strncmp(key, "qdisc.", 6))
 		return check_param(key + 6, value, why, size);
 	return net_known_key(key, why, size);
@@ -178,9 +188,12 @@ void net_sysctls(const struct config *cfg,
 {
 	const struct cfg_entry *q = config_get(cfg, "net", NULL, "qdisc");
 	const struct cfg_entry *cc = config_get(cfg, "net", NULL, "congestion_control");
+	const struct cfg_entry *flows = config_get(cfg, "net", NULL, "rps_sock_flow_entries");
 
 	if (q)
 		emit("net.core.default_qdisc", q, false, data);
 	if (cc)
 		emit("net.ipv4.tcp_congestion_control", cc, false, data);
+	if (flows && *flows->value)
+		emit("net.core.rps_sock_flow_entries", flows, false, data);
 }

@@ -32,6 +32,7 @@ static inline bool one_iface(const struct ctx *c)
 }
 #define MAX_PARAMS 16
 #define CC_AVAILABLE "proc/sys/net/ipv4/tcp_available_congestion_control"
+#define RPS_FLOWS "proc/sys/net/core/rps_sock_flow_entries"
 
 struct qdiscs {
 	struct nl_qdisc *v;

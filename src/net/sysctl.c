@@ -148,9 +148,58 @@ bool net_cc_available(struct ctx *c, const char *name)
 	return cc_offered(c, name) > 0;
 }
 
+/* Why rps_sock_flow_entries is absent: only the first network namespace
+ * has it, and only a kernel with RPS; a tree without proc/sys/net/core
+ * does not say. */
+static void flows_absent(struct ctx *c, struct item *it)
+{
+	if (root_access(&c->root, "proc/sys/net/core") <= 0) {
+		item_unknown(it, "no /proc/sys/net/core in this tree: whether the kernel has RFS is unknown");
+		return;
+	}
+	it->action = ACT_SKIP;
+	item_setf(&it->reason, "no /%s here: a network namespace other than the first (it is global), or a "
+		  "kernel without RPS", RPS_FLOWS);
+}
+
+/* The global table RFS needs: the kernel keeps the power of two at or
+ * above the value asked, which the item wants (what it will read back). */
+static void plan_flows(struct ctx *c, struct plan *p, const struct cfg_entry *e)
+{
+	struct item *it = plan_add(p, "net", "sysctl", "net.core.rps_sock_flow_entries", RPS_FLOWS);
+	unsigned long long asked = 0, want = 1;
+	char cur[32];
+	int r;
+
+	if (!it)
+		return;
+	item_from_entry(it, e);
+	parse_u64(e->value, &asked);
+	while (want < asked)
+		want <<= 1;
+	want = asked ? want : 0;
+	item_setf(&it->desired, "%llu", want);
+	if (want != asked)
+		item_add_reason(it, "(asks %s: the kernel keeps the power of two at or above)", e->value);
+	r = root_read(&c->root, RPS_FLOWS, cur, sizeof(cur));
+	if (r == -ENOENT) {
+		flows_absent(c, it);
+		return;
+	}
+	if (r < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "cannot read /%s: %s", RPS_FLOWS, strerror(-r));
+		return;
+	}
+	item_set(&it->current, cur);
+	sysctl_warn_override(&c->root, it, "net.core.rps_sock_flow_entries", e->value);
+	it->action = strcmp(cur, it->desired) ? ACT_CHANGE : ACT_KEEP;
+}
+
 void net_plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc)
 {
 	const struct cfg_entry *cc = config_get(&c->cfg, "net", NULL, "congestion_control");
+	const struct cfg_entry *flows = config_get(&c->cfg, "net", NULL, "rps_sock_flow_entries");
 	char module[64];
 
 	if (cc) {
@@ -163,4 +212,6 @@ void net_plan_sysctls(struct ctx *c, struct plan *p, const struct netconf *nc)
 		plan_sysctl(c, p, "net.core.default_qdisc", "proc/sys/net/core/default_qdisc", nc->qdisc_entry,
 			    module, qdisc_is_core(nc->kind));
 	}
+	if (flows && *flows->value)
+		plan_flows(c, p, flows);
 }

@@ -94,6 +94,16 @@ static void absent(struct ctx *c, struct item *it, const struct nic_key *k, cons
 	}
 }
 
+/* A queue's flow table steers nothing without the global one. */
+static void rfs_table(struct ctx *c, struct item *it)
+{
+	char cur[32];
+
+	if (!config_get(&c->cfg, "net", NULL, "rps_sock_flow_entries") &&
+	    root_read(&c->root, "proc/sys/net/core/rps_sock_flow_entries", cur, sizeof(cur)) > 0 && !strcmp(cur, "0"))
+		item_add_reason(it, "(RFS needs [net] rps_sock_flow_entries too: 0 now)");
+}
+
 static void plan_value(struct ctx *c, struct item *it, const struct nic_key *k, const char *value, const char *cur)
 {
 	char want[NIC_MASK_CHARS];
@@ -108,6 +118,8 @@ static void plan_value(struct ctx *c, struct item *it, const struct nic_key *k, 
 		snprintf(want, sizeof(want), "%llu", n);
 		if (strcmp(want, value))
 			item_add_reason(it, "(asks %s: the kernel keeps the power of two at or above)", value);
+		if (k->kind == NK_FLOWS && n)
+			rfs_table(c, it);
 	}
 	item_set(&it->desired, want);
 	it->action = same(k, cur, want) ? ACT_KEEP : ACT_CHANGE;

@@ -89,7 +89,7 @@ mistake sched-latency-nice 2 "[sched] latency_nice never existed in mainline Lin
 latency_nice = -5'
 mistake sched-range 2 "[sched] min_granularity_ns = '50' is out of range: a whole number from 100000 to 1000000000" '[sched]
 min_granularity_ns = 50'
-mistake far-off 2 "unknown key 'colour' in [net]; allowed: congestion_control qdisc qdisc.PARAM interfaces force" '[net]
+mistake far-off 2 "unknown key 'colour' in [net]; allowed: congestion_control qdisc qdisc.PARAM interfaces force rps_sock_flow_entries" '[net]
 colour = blue'
 
 # ---- [net]: names, globs, parameters against the kind -----------------------------

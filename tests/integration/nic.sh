@@ -261,3 +261,29 @@ eq "queues: --ifindex: e5's RX queues 2, rx-1's RPS set, e1 untouched" \
 	"$(rxq e5) $(printf %x "0x$(nsx cat /sys/class/net/e5/queues/rx-1/rps_cpus | tr -d ,)") $(q rx-0/rps_cpus | tr -d 0,)" "2 $all "
 check_rc "queues: revert --ifindex" 0 -- et revert --ifindex "$idx5"
 eq "queues: revert --ifindex: e5's RPS gone" "$(nsx cat /sys/class/net/e5/queues/rx-1/rps_cpus | tr -d 0,)" ""
+
+# RFS on a tree: the queues' flow tables and the global one ([net], the
+# net row's sysctl), each rounded up to a power of two, set and reverted.
+t=$WORK/rfs
+for f in ifindex:2 tx_queue_len:1000 queues/rx-0/rps_flow_cnt:0 queues/rx-0/rps_cpus:00000000,00000000; do
+	mkdir -p "$(dirname "$t/sys/class/net/eth0/${f%%:*}")"
+	echo "${f#*:}" >"$t/sys/class/net/eth0/${f%%:*}"
+done
+mkdir -p "$t/proc/sys/net/core" "$t/sys/devices/system/cpu" "$t/run"
+echo 0 >"$t/proc/sys/net/core/rps_sock_flow_entries"
+echo 0-39 >"$t/sys/devices/system/cpu/online"
+printf '[net "q"]\nmatch.name = eth0\nrps_flow_cnt = 2000\n' >"$WORK/rfs.conf"
+check_rc "rfs: plan of a queue's table alone" 0 -- "$ET" --root "$t" plan --only nic,net --profile none --wide --config "$WORK/rfs.conf"
+contains "rfs: ... says the global table is missing" "(RFS needs [net] rps_sock_flow_entries too: 0 now)"
+printf '[net]\nrps_sock_flow_entries = 30000\n' >>"$WORK/rfs.conf"
+check_rc "rfs: apply" 0 -- "$ET" --root "$t" apply --only nic,net --profile none --wide --config "$WORK/rfs.conf"
+lacks "rfs: the global table named, no hint" "RFS needs"
+eq "rfs: 2048 per queue, 32768 in all" \
+	"$(cat "$t/sys/class/net/eth0/queues/rx-0/rps_flow_cnt") $(cat "$t/proc/sys/net/core/rps_sock_flow_entries")" "2048 32768"
+row "rfs: the rounding said" net sysctl net.core.rps_sock_flow_entries 0 32768 change applied "(asks 30000: the kernel keeps the power of two at or above)"
+check_rc "rfs: verify holds" 0 -- "$ET" --root "$t" verify --only nic,net --profile none --config "$WORK/rfs.conf"
+check_rc "rfs: revert" 0 -- "$ET" --root "$t" revert
+eq "rfs: both back to 0" \
+	"$(cat "$t/sys/class/net/eth0/queues/rx-0/rps_flow_cnt") $(cat "$t/proc/sys/net/core/rps_sock_flow_entries")" "0 0"
+check_rc "rfs: the global table in a network namespace" 0 -- et plan --only net --config "$WORK/rfs.conf"
+contains "rfs: ... is the first namespace's" "a network namespace other than the first (it is global)"
