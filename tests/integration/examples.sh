@@ -52,3 +52,12 @@ mkdir -p "$tree_nic/sys/class/net/eth0/device"
 ln -s ../../../../../bus/virtio/drivers/virtio_net "$tree_nic/sys/class/net/eth0/device/driver"
 check_rc "nic-queues.conf: plan on a tree exits 0" 0 -- "$ET" plan --only nic --root "$tree_nic" --config "$EX/nic-queues.conf"
 contains "nic-queues.conf: virtio's channels are the running kernel's" "channels.combined"
+# RPS is files of the tree: its one RX queue to every online CPU.
+mkdir -p "$tree_nic/sys/class/net/eth0/queues/rx-0" "$tree_nic/sys/devices/system/cpu"
+echo 0 >"$tree_nic/sys/class/net/eth0/queues/rx-0/rps_cpus"
+echo 0 >"$tree_nic/sys/class/net/eth0/queues/rx-0/rps_flow_cnt"
+echo 0-3 >"$tree_nic/sys/devices/system/cpu/online"
+check_rc "nic-queues.conf: plan of RPS on the tree exits 0" 0 -- "$ET" plan --only nic --wide --root "$tree_nic" --config "$EX/nic-queues.conf"
+eq "nic-queues.conf: rx-0's RPS on the 4 CPUs, 4096 flows" \
+	"$(printf '%s\n' "$OUT" | awk '$1 == "nic" && $3 ~ /^queues\/rx-0\// { printf "%s=%s ", $3, $5 }')" \
+	"queues/rx-0/rps_cpus=f queues/rx-0/rps_flow_cnt=4096 "
