@@ -4,7 +4,7 @@
 # plans under qemu-user are two more, run by tests/run-unit and
 # tests/run-integration):
 #   tests/arm64.sh build BUILD_DIR  make ARCH=arm64 into BUILD_DIR-arm64: the
-#     static binary (aarch64, static, at most 1.5 MiB stripped: size.sh),
+#     static binary (aarch64, static, at most 1.7 MiB stripped: size.sh),
 #     its profile table byte for byte the native build's, and the ASan/UBSan
 #     unit tests; both run here under qemu-user (binfmt, .ci/bootstrap).
 #   tests/arm64.sh pkg BUILD_DIR    make deb ARCH=arm64 (a cross
@@ -52,7 +52,7 @@ build() {
 	SUMMARY_NAME=size SCRIPTS=size "$top/tests/run-integration" "$arm/earlytune" >"$W/size.out" 2>&1
 	rc=$?
 	grep '^ok\|^not ok' "$W/size.out" | sed 's/^/    /'
-	ok "size.sh on the arm64 binary (stripped ≤ 1.5 MiB)" $rc "$(tail -5 "$W/size.out")"
+	ok "size.sh on the arm64 binary (stripped ≤ 1.7 MiB)" $rc "$(tail -5 "$W/size.out")"
 }
 
 deb_pkg() {
@@ -74,8 +74,8 @@ deb_pkg() {
 	case $out in *"ARM aarch64"*"statically linked"*stripped*) true ;; *) false ;; esac
 	ok "its binary is static, aarch64 and stripped" $? "$out"
 	size=$(stat -c %s "$W/root/usr/sbin/earlytune")
-	[ "$size" -le 1572864 ]
-	ok "its binary (Debian's hardening flags, -Os) is $size bytes ≤ 1.5 MiB" $?
+	[ "$size" -le 1782579 ]
+	ok "its binary (Debian's hardening flags, -Os) is $size bytes ≤ 1.7 MiB" $?
 	"$W/root/usr/sbin/earlytune" --version >/dev/null 2>&1
 	ok "its binary runs under qemu-user" $?
 	# The files of the package: what make install puts there, as for amd64.
