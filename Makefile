@@ -122,7 +122,7 @@ ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc)
 endif
 
-.PHONY: all check check-faults check-unit check-integration check-valgrind check-package check-boot check-cloudinit check-measure check-fuzz-regress fuzz bench bench-sched bench-workload clean install uninstall print-installed deb rpm
+.PHONY: all check check-faults check-unit check-integration check-valgrind check-package check-boot check-cloudinit check-measure check-nic-guest check-fuzz-regress fuzz bench bench-sched bench-workload clean install uninstall print-installed deb rpm
 
 all: $(BUILD)/earlytune
 
@@ -285,6 +285,12 @@ check-cloudinit: $(BUILD)/earlytune
 # see tests/boot/measure.sh. Minutes under software emulation: not in check.
 check-measure: $(BUILD)/earlytune
 	tests/boot/measure.sh $(BUILD)
+
+# [net "NAME"] and [sysfs] on real virtio-net and real sysfs in QEMU guests:
+# a NIC hot-added at udev's time, verified, reverted (tests/boot/nic.sh).
+# Minutes of 4-vCPU software emulation per kernel: not in check.
+check-nic-guest: $(BUILD)/earlytune
+	tests/boot/nic.sh $(BUILD)
 
 # Every flavour is built once, here; the steps (tests/steps) only run them.
 check: $(BUILD)/earlytune $(BUILD)/san/earlytune $(BUILD)/dyn/earlytune $(BUILD)/zstdcat $(UNIT_BINS) $(FUZZ_BINS)

@@ -126,14 +126,7 @@ check_nothing() { # K
 
 # check_kernel K LOG: every assertion on that guest's log
 check_kernel() {
-	L=${2%.log}.clean
-	[ -e "$2" ] || { fail "$1: the guest's log ($2)"; return; }
-	tr -d '\r' <"$2" >"$L"
-	if ! grep -q '^ETM-DONE' "$L"; then
-		fail "$1: the guest finished (ETM-DONE)" "$(tail -30 "$L")"
-		return
-	fi
-	pass "$1: the guest finished"
+	guest_log "$1" "$2" ETM-DONE || return
 	is "$1: no step of the guest failed" "$(grep -E '^ETM ([a-z-]+ )?error' "$L")" ""
 	sed -n 's/^ETM \(kernel=.*\)/# \1/p; s/^ETM \(path .*\)/# \1/p' "$L"
 	sed -n 's/^ETM \(wmem\|wmem-again\|rmem\|app\|link\) text: /# \1: /p' "$L"

@@ -51,40 +51,14 @@ ROOT=$B/rootfs
 RATE=${ET_MEASURE_RATE:-100} DELAY=${ET_MEASURE_DELAY:-100}
 WMEM=${ET_MEASURE_WMEM:-262144} RMEM=${ET_MEASURE_RMEM:-262144} APP=${ET_MEASURE_APP:-4}
 SECS=${ET_MEASURE_SECS:-24} FOR=${ET_MEASURE_FOR:-4} WARM=${ET_MEASURE_WARM:-5}
-PASS=0 FAIL=0 start=$(date +%s)
+T=measure
 # shellcheck source=tests/boot/root.sh
 . "$here/root.sh"
+# shellcheck source=tests/boot/guest.sh
+. "$here/guest.sh"
 # shellcheck source=tests/boot/measure-check.sh
 . "$here/measure-check.sh"
-
-pass() { echo "ok - measure: $1"; PASS=$((PASS + 1)); }
-fail() { echo "not ok - measure: $1"; shift; for l in "$@"; do echo "    $l"; done; FAIL=$((FAIL + 1)); }
-finish() {
-	[ -n "${LOGS:-}" ] || et_root_umount "$ROOT" || fail "unmount the root's overlay and binds ($ROOT)"
-	echo "# total: $(($(date +%s) - start)) s"
-	echo "measure: $PASS passed, $FAIL failed"
-	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
-	exit $?
-}
-
-if [ -n "${LOGS:-}" ]; then
-	trap finish EXIT
-	for log in "$LOGS"/[0-9]*.log; do
-		k=${log##*/}
-		check_kernel "${k%.log}" "$log"
-	done
-	exit
-fi
-[ "$(id -u)" = 0 ] || { echo "measure: needs root (chroot, dracut in the boot tests' root)" >&2; exit 1; }
-[ -x "$build/earlytune" ] || { echo "measure: $build/earlytune: run make first" >&2; exit 1; }
-mkdir -p "$B"
-trap finish EXIT
-trap 'fail "interrupted by a signal"; exit 1' INT TERM HUP
-
-lower=$("$here/mkroot.sh") || { fail "build the Debian root (debootstrap)"; exit; }
-echo "# root: $lower"
-et_root_mount "$lower" "$B" "$ROOT" || { fail "mount the root (overlay on $lower, binds) at $ROOT"; exit; }
-[ -x "$ROOT/usr/bin/iperf3" ] || { fail "the root has iperf3 (tests/boot/mkroot.sh's package list)"; exit; }
+guest_setup "$build" usr/bin/iperf3
 
 # The guests' dracut module: this build's binary and the guest script.
 MOD=$ROOT/usr/lib/dracut/modules.d/97etmeasure

@@ -4,8 +4,10 @@
 # and both cloud kernels, bookworm's (6.1) and bookworm-backports' (6.12);
 # LVM and cryptsetup for the stacked-device boot, rt-tests (cyclictest) for
 # bench/sched.sh, iperf3 for make check-measure (tests/boot/measure.sh) and
-# bench/workload.sh, cloud-init for the cloud-init boot (dosfstools and mtools
-# make its NoCloud seed disk). The archive is the one this machine's apt uses.
+# bench/workload.sh, ethtool for make check-nic-guest (tests/boot/nic.sh:
+# it reads the NIC's settings back), cloud-init for the cloud-init boot
+# (dosfstools and mtools make its NoCloud seed disk). The archive is the one
+# this machine's apt uses.
 #
 # Built once per set of inputs, into ${ET_ROOT_CACHE:-/var/cache/earlytune-tests}/root-KEY
 # (KEY: a hash of every input below), outside any checkout, so that a fresh
@@ -33,7 +35,7 @@ ARCH=${ET_ARCH:-amd64}
 SUITE=bookworm
 VARIANT=minbase
 INCLUDE=systemd,systemd-sysv,udev,kmod,iproute2,procps,e2fsprogs,dracut-core,initramfs-tools,busybox,zstd
-EXTRA="lvm2 cryptsetup-bin rt-tests dosfstools mtools iperf3"
+EXTRA="lvm2 cryptsetup-bin rt-tests dosfstools mtools iperf3 ethtool"
 # Installed with apt in the root: debootstrap cannot configure cloud-init's
 # Python dependencies (python3-cryptography fails in its second stage).
 APT=cloud-init

@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
+#
+# Sourced by tests/boot/nic.sh: the guests' configuration, and the
+# assertions over one guest's console log (tests/boot/nic-guest.sh's "ETN …"
+# lines). Calls pass and fail.
+
+# What virtio_net and QEMU give the hot-added NIC (4 vCPUs, queues=4) and
+# what the section asks instead.
+CH_KERNEL=4 CH_WANT=2 RING_KERNEL=256 RING_WANT=128
+
+# nic_conf: /etc/earlytune.d/50-etnic.conf, but for zswap
+nic_conf() {
+	cat <<EOF
+[net "etnic"]
+match.driver = virtio_net
+# nic guest test: 2 of the $CH_KERNEL queue pairs virtio_net gives a 4-vCPU guest
+channels.combined = $CH_WANT
+# nic guest test: half of QEMU's $RING_KERNEL (a split ring's size is a power of two)
+rings.rx = $RING_WANT
+# nic guest test: half of QEMU's $RING_KERNEL
+rings.tx = $RING_WANT
+# nic guest test: virtio_net's default is on
+offload.generic-receive-offload = off
+
+[sysfs "ksm"]
+path = /sys/kernel/mm/ksm/run
+# nic guest test: the kernel starts with KSM stopped
+value = 1
+
+[sysfs "ksm-scan"]
+path = /sys/kernel/mm/ksm/pages_to_scan
+# nic guest test: the kernel's default is 100
+value = 1000
+EOF
+}
+
+# zswap_conf VALUE: [sysfs "zswap"], zswap's enabled VALUE
+zswap_conf() {
+	cat <<EOF
+
+[sysfs "zswap"]
+path = /sys/module/zswap/parameters/enabled
+# nic guest test: the other value than this kernel's default
+value = $1
+EOF
+}
+
+# val TAG KEY: KEY=VALUE of the last "ETN TAG …" line
+val() { grep "^ETN $1 " "$L" | sed -n "s/.* $2=\\([^ ]*\\).*/\\1/p" | tail -1; }
+is() { if [ "$2" = "$3" ]; then pass "$1 ($2)"; else fail "$1" "got:  $2" "want: $3"; fi; }
+has() { if grep -Eq "$2" "$L"; then pass "$1"; else fail "$1" "no line matches: $2"; fi; }
+lacks() { if grep -Eq "$2" "$L"; then fail "$1" "$(grep -E "$2" "$L" | head -5)"; else pass "$1"; fi; }
+# line RE: the number of the first log line matching RE (empty: none)
+line() { grep -nE "$1" "$L" | head -1 | cut -d: -f1; }
+
+check_sysfs() { # K
+	local k=$1
+	is "$k: sysfs: KSM stopped before earlytune" "$(val sysfs-before ksm_run)" 0
+	is "$k: sysfs: pages_to_scan the kernel's 100 before earlytune" "$(val sysfs-before ksm_pages_to_scan)" 100
+	is "$k: sysfs: the pre-udev run started KSM" "$(val sysfs-applied ksm_run)" 1
+	is "$k: sysfs: the pre-udev run set pages_to_scan" "$(val sysfs-applied ksm_pages_to_scan)" 1000
+	has "$k: sysfs: KSM's change in the kernel log" '^ETN kmsg: .*earlytune: sysfs ksm kernel/mm/ksm/run: 0 -> 1'
+	has "$k: sysfs: pages_to_scan's change in the kernel log" \
+		'^ETN kmsg: .*earlytune: sysfs ksm-scan kernel/mm/ksm/pages_to_scan: 100 -> 1000'
+	is "$k: sysfs: verify --only sysfs holds" "$(val sysfs-verify rc)" 0
+	is "$k: sysfs: revert gave KSM's run back" "$(val sysfs-reverted ksm_run)" 0
+	is "$k: sysfs: revert gave pages_to_scan back" "$(val sysfs-reverted ksm_pages_to_scan)" 100
+	check_zswap "$k"
+}
+
+# zswap: turned over and back where the kernel has it; where it does not
+# (CONFIG_ZSWAP unset: both cloud kernels), its section alone is unmet.
+check_zswap() { # K
+	local k=$1 z
+	z=$(val sysfs-before zswap)
+	case $z in
+	absent)
+		sed -n "s/^ETN zswap-\\(plan\\|verify\\)-out: /# $k: zswap (not in this kernel): \\1: /p" "$L"
+		has "$k: sysfs: zswap absent: plan skips it" \
+			'^ETN zswap-plan-out: sysfs +zswap +module/zswap/parameters/enabled +- +[YN] +skip'
+		has "$k: sysfs: zswap absent: plan names the missing file" \
+			'^ETN zswap-plan-out: +no such file: this kernel \(or its modules and devices\) does not have it'
+		is "$k: sysfs: zswap absent: its verify fails (unmet)" "$(val zswap-verify rc)" 1
+		has "$k: sysfs: zswap absent: verify says unmet" '^ETN zswap-verify-out: .*unmet'
+		return ;;
+	Y) z=N ;;
+	N) z=Y ;;
+	*) fail "$k: sysfs: zswap's enabled read before earlytune" "got: '$z'"; return ;;
+	esac
+	is "$k: sysfs: the pre-udev run turned zswap's enabled over" "$(val sysfs-applied zswap)" "$z"
+	is "$k: sysfs: revert gave zswap's enabled back" "$(val sysfs-reverted zswap)" "$(val sysfs-before zswap)"
+}
+
+# The udev event's lines in the kernel log, in the order they must come.
+check_order() { # K IF
+	local k=$1 i=$2 n prev=0 what
+	local -a steps=(
+		"channels|nic $i channels.combined: $CH_KERNEL -> $CH_WANT"
+		"rx ring|nic $i rings.rx: $RING_KERNEL -> $RING_WANT"
+		"tx ring|nic $i rings.tx: $RING_KERNEL -> $RING_WANT"
+		"GRO|nic $i offload.rx-gro: on -> off"
+		"qdisc|net $i qdisc: noop -> mq fq"
+	)
+	sed -n "s/^ETN kmsg: /# $k: kmsg: /p" "$L"
+	for s in "${steps[@]}"; do
+		what=${s%%|*}
+		n=$(line "^ETN kmsg: .*earlytune: ${s#*|}")
+		if [ -z "$n" ]; then
+			fail "$k: the udev event: $what in the kernel log" "no line matches: earlytune: ${s#*|}"
+			prev=999999
+		elif [ "$n" -gt "$prev" ]; then
+			pass "$k: the udev event: $what in the kernel log, after what comes before it"
+			prev=$n
+		else
+			fail "$k: the udev event: $what in the kernel log, after what comes before it" \
+				"$(sed -n "${n}p" "$L")"
+			prev=$n
+		fi
+	done
+	has "$k: the udev event's run: its summary, nothing failed" \
+		"^ETN kmsg: .*earlytune: apply ifindex $(val nic ifindex): [1-9][0-9]* changed, [0-9]+ kept, [0-9]+ skipped, 0 failed"
+}
+
+# The interface's records: each setting's original, in the order written.
+check_records() { # K IF
+	local k=$1 i=$2 got want
+	sed -n "s/^ETN record \(links\/.*\)/# $k: record \1/p" "$L"
+	got=$(sed -n "s/^ETN record links\/$(val nic ifindex): [a-z]*\t$i\t\([^\t]*\)\t[^\t]*\t\([^\t]*\)\t.*/\1=\2/p" "$L" | tr '\n' ' ')
+	want="channels.combined=$CH_KERNEL rings.rx=$RING_KERNEL rings.tx=$RING_KERNEL offload.rx-gro=on qdisc=noop "
+	is "$k: the records of the interface: each original, in the order written" "$got" "$want"
+}
+
+# check_nic K TAG CHANNELS RING GRO: what ethtool and sysfs read
+check_nic() {
+	local k=$1 t=$2
+	is "$k: $t: ethtool -l: combined channels" "$(val "$t" channels)" "$3"
+	is "$k: $t: ethtool -l: the device's maximum" "$(val "$t" channels_max)" "$CH_KERNEL"
+	is "$k: $t: sysfs: RX queues" "$(val "$t" rxq)" "$3"
+	is "$k: $t: sysfs: TX queues" "$(val "$t" txq)" "$3"
+	is "$k: $t: ethtool -g: RX ring" "$(val "$t" rx_ring)" "$4"
+	is "$k: $t: ethtool -g: TX ring" "$(val "$t" tx_ring)" "$4"
+	is "$k: $t: ethtool -g: RX ring's maximum" "$(val "$t" rx_ring_max)" "$RING_KERNEL"
+	is "$k: $t: ethtool -k: generic-receive-offload" "$(val "$t" gro)" "$5"
+}
+
+check_qdisc() { # K
+	local k=$1 n
+	grep "^ETN applied qdisc: " "$L" | sed "s/^ETN applied qdisc: /# $k: applied: tc: /"
+	has "$k: applied: tc: earlytune's mq root" '^ETN applied qdisc: qdisc mq e7e7: root'
+	# mq has a class per TX queue the device allocated (numtxqueues), the
+	# ones past the channels in use included, as the kernel's own mq does.
+	n=$(grep -cE '^ETN applied qdisc: qdisc fq [0-9a-f]+: parent e7e7:[0-9a-f]+ ' "$L")
+	is "$k: applied: tc: an fq child per allocated TX queue" "$n" "$(val applied numtxqueues)"
+	is "$k: applied: ip: the device allocated $CH_KERNEL TX queues" "$(val applied numtxqueues)" "$CH_KERNEL"
+	# Down, the interface had the noop root, which tc does not list.
+	is "$k: reverted: tc: no root listed, the noop of a down interface, as before" \
+		"$(grep "^ETN reverted qdisc: " "$L")" ""
+	lacks "$k: reverted: tc: nothing of earlytune's handles" '^ETN (reverted|up) qdisc: .*e7e[789]:'
+	grep "^ETN up qdisc: " "$L" | sed "s/^ETN up qdisc: /# $k: reverted, then up: tc: /"
+	has "$k: reverted, then up: tc: the kernel's own mq root" '^ETN up qdisc: qdisc mq 0: root'
+	n=$(grep -cE '^ETN up qdisc: qdisc [a-z_]+ 0: parent :[0-9a-f]+ ' "$L")
+	is "$k: reverted, then up: tc: a child per TX queue of the restored channels" "$n" "$CH_KERNEL"
+}
+
+# check_kernel K LOG: every assertion on that guest's log
+check_kernel() {
+	local i
+	guest_log "$1" "$2" ETN-DONE || return
+	is "$1: no step of the guest failed" "$(grep -E '^ETN error' "$L")" ""
+	is "$1: 4 vCPUs" "$(val kernel cpus)" 4
+	check_sysfs "$1"
+	i=$(val nic name)
+	is "$1: the hot-added NIC is virtio_net's" "$(val nic driver)" virtio_net
+	[ -n "$i" ] || return
+	check_order "$1" "$i"
+	check_records "$1" "$i"
+	check_nic "$1" applied "$CH_WANT" "$RING_WANT" off
+	sed -n "s/^ETN \(verify\|revert\)-out: /# $1: \1: /p" "$L"
+	is "$1: verify holds (exit 0)" "$(val verify rc)" 0
+	is "$1: revert exits 0" "$(val revert rc)" 0
+	check_nic "$1" reverted "$CH_KERNEL" "$RING_KERNEL" on
+	check_qdisc "$1"
+	sed -n "s/^ETN verify-after-out: /# $1: verify after revert: /p" "$L"
+}
