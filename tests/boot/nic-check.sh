@@ -131,6 +131,15 @@ check_records() { # K IF
 	is "$k: the records of the interface: each original, in the order written" "$got" "$want"
 }
 
+# ethtool -L IF combined 3 after apply: verify fails, naming the channels.
+# Whether the qdisc survived it is printed (the kernel's business).
+check_drift() { # K IF
+	sed -n "s/^ETN drift-out: /# $1: verify after ethtool -L $2 combined 3: /p; s/^ETN drift qdisc: /# $1: tc after ethtool -L: /p" "$L"
+	is "$1: another writer's ethtool -L: verify exits 1" "$(val drift rc)" 1
+	has "$1: another writer's ethtool -L: verify names the channels' drift" \
+		"^ETN drift-out: drift: nic $2 channels.combined is '3', want '$CH_WANT'"
+}
+
 # check_nic K TAG CHANNELS RING GRO: what ethtool and sysfs read
 check_nic() {
 	local k=$1 t=$2
@@ -178,6 +187,7 @@ check_kernel() {
 	check_nic "$1" applied "$CH_WANT" "$RING_WANT" off
 	sed -n "s/^ETN \(verify\|revert\)-out: /# $1: \1: /p" "$L"
 	is "$1: verify holds (exit 0)" "$(val verify rc)" 0
+	check_drift "$1" "$i"
 	is "$1: revert exits 0" "$(val revert rc)" 0
 	check_nic "$1" reverted "$CH_KERNEL" "$RING_KERNEL" on
 	check_qdisc "$1"

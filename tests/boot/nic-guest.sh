@@ -81,6 +81,12 @@ for f in $(find /run/earlytune/links -type f | sort); do
 done
 
 etn_run verify $ET verify
+# Another writer changes the channels: verify names the drift; the qdisc
+# as the change left it. Then back to the section's value.
+ethtool -L "$IF" combined 3
+etn_run drift $ET verify
+tc qdisc show dev "$IF" | sed "s/^/ETN drift qdisc: /"
+ethtool -L "$IF" combined 2
 etn_run revert $ET revert
 etn_nic reverted
 # Down, the interface had no root but noop; up, the kernel's own.
