@@ -7,7 +7,7 @@
 
 # What virtio_net and QEMU give the hot-added NIC (4 vCPUs, queues=4) and
 # what the section asks instead.
-CH_KERNEL=4 CH_WANT=2 RING_KERNEL=256 RING_WANT=128
+CH_KERNEL=4 CH_WANT=2 RING_KERNEL=256 RING_WANT=128 RPS_WANT=f
 
 # nic_conf: /etc/earlytune.d/50-etnic.conf, but for zswap
 nic_conf() {
@@ -22,6 +22,8 @@ rings.rx = $RING_WANT
 rings.tx = $RING_WANT
 # nic guest test: virtio_net's default is on
 offload.generic-receive-offload = off
+# nic guest test: every CPU steers each RX queue's packets (the kernel: none)
+rps_cpus = $RPS_WANT
 
 [sysfs "ksm"]
 path = /sys/kernel/mm/ksm/run
@@ -100,6 +102,8 @@ check_order() { # K IF
 		"rx ring|nic $i rings.rx: $RING_KERNEL -> $RING_WANT"
 		"tx ring|nic $i rings.tx: $RING_KERNEL -> $RING_WANT"
 		"GRO|nic $i offload.rx-gro: on -> off"
+		"rx-0's RPS|nic $i queues/rx-0/rps_cpus: 0 -> $RPS_WANT"
+		"rx-1's RPS|nic $i queues/rx-1/rps_cpus: 0 -> $RPS_WANT"
 		"qdisc|net $i qdisc: noop -> mq fq"
 	)
 	sed -n "s/^ETN kmsg: /# $k: kmsg: /p" "$L"
@@ -118,6 +122,9 @@ check_order() { # K IF
 			prev=$n
 		fi
 	done
+	# Planned again after the channels: only the queues there are.
+	lacks "$k: the udev event: no RPS for the queues the channels removed" \
+		"^ETN kmsg: .*earlytune: nic $i queues/rx-[23]/"
 	has "$k: the udev event's run: its summary, nothing failed" \
 		"^ETN kmsg: .*earlytune: apply ifindex $(val nic ifindex): [1-9][0-9]* changed, [0-9]+ kept, [0-9]+ skipped, 0 failed"
 }
@@ -127,7 +134,8 @@ check_records() { # K IF
 	local k=$1 i=$2 got want
 	sed -n "s/^ETN record \(links\/.*\)/# $k: record \1/p" "$L"
 	got=$(sed -n "s/^ETN record links\/$(val nic ifindex): [a-z]*\t$i\t\([^\t]*\)\t[^\t]*\t\([^\t]*\)\t.*/\1=\2/p" "$L" | tr '\n' ' ')
-	want="channels.combined=$CH_KERNEL rings.rx=$RING_KERNEL rings.tx=$RING_KERNEL offload.rx-gro=on qdisc=noop "
+	want="channels.combined=$CH_KERNEL rings.rx=$RING_KERNEL rings.tx=$RING_KERNEL offload.rx-gro=on"
+	want="$want queues/rx-0/rps_cpus=0 queues/rx-1/rps_cpus=0 qdisc=noop "
 	is "$k: the records of the interface: each original, in the order written" "$got" "$want"
 }
 
@@ -138,9 +146,13 @@ check_drift() { # K IF
 	is "$1: another writer's ethtool -L: verify exits 1" "$(val drift rc)" 1
 	has "$1: another writer's ethtool -L: verify names the channels' drift" \
 		"^ETN drift-out: drift: nic $2 channels.combined is '3', want '$CH_WANT'"
+	# The queue that change added starts without RPS: why RPS comes after
+	# the channels at the udev event.
+	has "$1: another writer's ethtool -L: verify names the new rx-2's RPS" \
+		"^ETN drift-out: drift: nic $2 queues/rx-2/rps_cpus is '0', want '$RPS_WANT'"
 }
 
-# check_nic K TAG CHANNELS RING GRO: what ethtool and sysfs read
+# check_nic K TAG CHANNELS RING GRO RPS: what ethtool and sysfs read
 check_nic() {
 	local k=$1 t=$2
 	is "$k: $t: ethtool -l: combined channels" "$(val "$t" channels)" "$3"
@@ -151,6 +163,7 @@ check_nic() {
 	is "$k: $t: ethtool -g: TX ring" "$(val "$t" tx_ring)" "$4"
 	is "$k: $t: ethtool -g: RX ring's maximum" "$(val "$t" rx_ring_max)" "$RING_KERNEL"
 	is "$k: $t: ethtool -k: generic-receive-offload" "$(val "$t" gro)" "$5"
+	is "$k: $t: sysfs: each RX queue's rps_cpus" "$(sed -n "s/^ETN $t rps //p" "$L" | tr '\n' ' ')" "$6"
 }
 
 check_qdisc() { # K
@@ -184,12 +197,14 @@ check_kernel() {
 	[ -n "$i" ] || return
 	check_order "$1" "$i"
 	check_records "$1" "$i"
-	check_nic "$1" applied "$CH_WANT" "$RING_WANT" off
+	check_nic "$1" applied "$CH_WANT" "$RING_WANT" off \
+		"rx-0/rps_cpus $RPS_WANT rx-1/rps_cpus $RPS_WANT "
 	sed -n "s/^ETN \(verify\|revert\)-out: /# $1: \1: /p" "$L"
 	is "$1: verify holds (exit 0)" "$(val verify rc)" 0
 	check_drift "$1" "$i"
 	is "$1: revert exits 0" "$(val revert rc)" 0
-	check_nic "$1" reverted "$CH_KERNEL" "$RING_KERNEL" on
+	check_nic "$1" reverted "$CH_KERNEL" "$RING_KERNEL" on \
+		"rx-0/rps_cpus 0 rx-1/rps_cpus 0 rx-2/rps_cpus 0 rx-3/rps_cpus 0 "
 	check_qdisc "$1"
 	sed -n "s/^ETN verify-after-out: /# $1: verify after revert: /p" "$L"
 }
