@@ -204,23 +204,29 @@ void fd_release(int fd)
 }
 
 /* root_write_readback through an attribute held open since its value was
- * read (oldlen bytes, as read): written at offset 0, the file emptied first
- * when the value is shorter (a fake tree's regular file; sysfs ignores it,
- * as it ignores O_TRUNC), read back at 0; then closed. */
+ * read (oldlen bytes, as read): cut to the value's length when the old one
+ * was longer (a fake tree's regular file; sysfs ignores it, as it ignores
+ * O_TRUNC), written at offset 0, read back at 0; then closed. Cut, not
+ * emptied: on tmpfs an emptied file gives its page back and the write takes
+ * a new one (zeroed), twice the kernel's work. A write that fails after the
+ * cut empties the file, as an O_TRUNC open leaves a fake attribute whose
+ * write failed: never a part of the old value. */
 int fd_write_readback(int fd, size_t oldlen, const char *value, char *buf, size_t size, int *got)
 {
 	_cleanup_(freep) char *line = xasprintf("%s\n", value);
+	size_t len = line ? strlen(line) : 0;
 	ssize_t n;
 	int rr = 0;
 
 	if (!line)
 		rr = -ENOMEM;
-	else if (strlen(line) < oldlen && ftruncate(fd, 0) < 0)
+	else if (len < oldlen && ftruncate(fd, (off_t)len) < 0)
 		rr = -errno;
-	else if ((n = pwrite(fd, line, strlen(line), 0)) < 0)
-		rr = -errno;
-	else if ((size_t)n != strlen(line))
-		rr = -EIO;
+	else if ((n = pwrite(fd, line, len, 0)) != (ssize_t)len) {
+		rr = n < 0 ? -errno : -EIO;
+		if (len < oldlen)
+			rr = ftruncate(fd, 0) < 0 ? -errno : rr;
+	}
 	*got = rr < 0 ? rr : root_trimmed(buf, pread(fd, buf, size - 1, 0));
 	fd_release(fd);
 	return rr;

@@ -112,6 +112,38 @@ static void test_write_readback(void **state)
 	assert_int_equal(root_write_readback(r, "sys/dir", "1", buf, sizeof(buf), &got), -EISDIR);
 }
 
+/* Through a file held open since its value was read: a shorter value
+ * leaves nothing of the longer one behind (cut after the write), a longer
+ * one is whole, and an old length not known (the read filled its buffer)
+ * cuts too. */
+static void test_fd_write_readback(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+	struct { const char *old, *value; size_t oldlen; } cases[] = {
+		{ "[mq-deadline] kyber none\n", "none", 25 },
+		{ "8\n", "1024", 2 },
+		{ "4096\n", "1024", 5 },
+		{ "[mq-deadline] kyber none\n", "kyber", (size_t)-1 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char buf[64], want[64];
+		int got = 99, fd;
+
+		tree_write(f->dir, "sys/attr", cases[i].old);
+		fd = root_openat(r, "sys/attr", O_RDWR, 0);
+		assert_true(fd >= 0 && fd_hold());
+		assert_int_equal(fd_write_readback(fd, cases[i].oldlen, cases[i].value, buf, sizeof(buf), &got), 0);
+		assert_int_equal(got, (int)strlen(cases[i].value));
+		assert_string_equal(buf, cases[i].value);
+		free(f->text);
+		f->text = tree_read(f->dir, "sys/attr");
+		snprintf(want, sizeof(want), "%s\n", cases[i].value);
+		assert_string_equal(f->text, want);
+	}
+}
+
 static void test_read_file(void **state)
 {
 	struct fx *f = *state;
@@ -481,6 +513,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_read),
 	FX_TEST(test_write),
 	FX_TEST(test_write_readback),
+	FX_TEST(test_fd_write_readback),
 	FX_TEST(test_read_file),
 	FX_TEST(test_links_and_dirs),
 	FX_TEST(test_symlinks_stay_inside),
