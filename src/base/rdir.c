@@ -140,17 +140,20 @@ int rdir_readlink(const struct rdir *d, const char *rel, char *buf, size_t size)
 
 		return r < 0 ? r : root_readlink(d->root, dir, buf, size);
 	}
-	if (slash) {
+	/* On the host there is no root to leave: the kernel walks to the link
+	 * (one call, not an open, a readlinkat and a close); below another root
+	 * the directory holding it is opened confined, as a path only. */
+	if (slash && !d->root->is_host) {
 		if ((size_t)(slash - rel) >= sizeof(dir))
 			return -ENAMETOOLONG;
 		memcpy(dir, rel, (size_t)(slash - rel));
 		dir[slash - rel] = '\0';
-		dfd = rdir_openat(d, dir, O_RDONLY | O_DIRECTORY, 0);
+		dfd = rdir_openat(d, dir, O_PATH | O_DIRECTORY, 0);
 		if (dfd < 0)
 			return dfd;
 		rel = slash + 1;
 	}
-	return readlink_whole(slash ? dfd : d->fd, rel, buf, size);
+	return readlink_whole(dfd >= 0 ? dfd : d->fd, rel, buf, size);
 }
 
 /* root_access below d: 1, 0 (absent) or -errno. */

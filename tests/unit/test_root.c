@@ -202,6 +202,38 @@ static void test_links_and_dirs(void **state)
 	assert_int_equal(root_mkdir_p(r, "run/file/sub", 0755), -ENOTDIR);
 }
 
+/* A link below a held directory reads the same through a directory that
+ * is a link leaving it (sysfs: device -> ../../../virtio2) as through a
+ * real one, on the host's path (one readlinkat) as below another root. */
+static void test_rdir_readlink(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+	bool host = r->is_host;
+
+	tree_symlink(f->dir, "sys/devices/virtio2/driver", "../../bus/virtio/drivers/virtio_blk");
+	tree_symlink(f->dir, "sys/devices/virtio2/block/vda/device", "../../../virtio2");
+	tree_symlink(f->dir, "sys/devices/virtio3/block/vdb/device/driver", "../../x/virtio_blk");
+	tree_symlink(f->dir, "sys/block/vda", "../devices/virtio2/block/vda");
+	for (int pass = 0; pass < 2; pass++) {
+		struct rdir a, b;
+		char buf[64];
+
+		r->is_host = pass;
+		assert_int_equal(rdir_open(&a, r, "sys/block/vda"), 0);
+		assert_int_equal(rdir_readlink(&a, "device/driver", buf, sizeof(buf)), 35);
+		assert_string_equal(buf, "../../bus/virtio/drivers/virtio_blk");
+		assert_int_equal(rdir_readlink(&a, "device/none", buf, sizeof(buf)), -ENOENT);
+		assert_int_equal(rdir_readlink(&a, "device/block", buf, sizeof(buf)), -EINVAL);
+		assert_int_equal(rdir_open(&b, r, "sys/devices/virtio3/block/vdb"), 0);
+		assert_int_equal(rdir_readlink(&b, "device/driver", buf, sizeof(buf)), 18);
+		assert_string_equal(buf, "../../x/virtio_blk");
+		rdir_close(&a);
+		rdir_close(&b);
+	}
+	r->is_host = host;
+}
+
 static void test_symlinks_stay_inside(void **state)
 {
 	struct fx *f = *state;
@@ -516,6 +548,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_fd_write_readback),
 	FX_TEST(test_read_file),
 	FX_TEST(test_links_and_dirs),
+	FX_TEST(test_rdir_readlink),
 	FX_TEST(test_symlinks_stay_inside),
 	FX_TEST(test_no_escape),
 	FX_TEST(test_no_escape_without_openat2),
