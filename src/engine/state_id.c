@@ -21,11 +21,22 @@ void state_register(const struct domain *rows, size_t n)
 	table = rows, ntable = n;
 }
 
+/* Asked a few times for every record, nearly always of the domain asked
+ * last: that one is compared first. */
 const struct domain *state_domain(const char *name)
 {
-	for (size_t i = 0; name && i < ntable; i++)
-		if (!strcmp(table[i].name, name))
+	static const struct domain *last_table;
+	static size_t last;
+
+	if (!name)
+		return NULL;
+	if (last_table == table && last < ntable && (table[last].name == name || !strcmp(table[last].name, name)))
+		return &table[last];
+	for (size_t i = 0; i < ntable; i++)
+		if (!strcmp(table[i].name, name)) {
+			last_table = table, last = i;
 			return &table[i];
+		}
 	return NULL;
 }
 
