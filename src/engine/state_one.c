@@ -220,9 +220,12 @@ static char *assemble(const struct records *rs, const size_t *grp, size_t ng, ch
 	if (!buf)
 		return NULL;
 	p = mempcpy(p, head, hlen);
+	ilen++; /* the index's room, and its last line's NUL, which the body then covers */
 	off = 0;
 	for (size_t g = 0; g < ng; g++) {
-		p += sprintf(p, "%s\t%zu\t%zu\n", KEY_OF(rs->files[grp[g]].rel), off, blen[g]);
+		size_t n = (size_t)fmt(p, ilen, "%s\t%zu\t%zu\n", KEY_OF(rs->files[grp[g]].rel), off, blen[g]);
+
+		p += n, ilen -= n;
 		off += blen[g];
 	}
 	for (size_t g = 0; g < ng; g++)
