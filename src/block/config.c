@@ -17,6 +17,8 @@ const char *const block_schedulers[] = { "none", "mq-deadline", "kyber", "bfq", 
 static const char *const match_keys[] = { "class", "name", "driver", "vendor", "model",
 					  "serial", "fstype", "uuid", "label", "partuuid", "slave_class", "hw_queues", NULL };
 
+/* The scheduler and nr_requests first: the plan asks for them by place
+ * (BS_SCHEDULER, BS_NR_REQUESTS; test_block checks). */
 const struct block_setting block_settings[] = {
 	{ "scheduler", "queue/scheduler", 0, 0, 0 },
 	{ "nr_requests", "queue/nr_requests", 1, 4, 2048 },

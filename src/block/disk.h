@@ -38,6 +38,8 @@ enum block_class {
 extern const char *const block_classes[];
 extern const char *const block_schedulers[];
 extern const struct block_setting block_settings[];
+/* Their places the plan asks for by name. */
+enum { BS_SCHEDULER = 0, BS_NR_REQUESTS = 1 };
 
 const struct block_setting *block_setting_find(const char *key);
 int block_parse_range(const char *value, long long *lo, long long *hi);
@@ -110,6 +112,12 @@ struct bconf {
 	size_t nk;
 	const struct cfg_entry **eff; /* eff[i * nk + k] */
 	bool *matched;                /* matched[i]: a disk of this run matched section i */
+	size_t *mk, nmk;              /* the keys that are match.KEY, in order */
+	size_t class_k;               /* match.class's, nk when none */
+	signed char *by_class;        /* by_class[i * classes + c]: section i's match.class and
+				       * class c: 1 matches, -1 not, 0 not asked yet (the
+				       * answer is the class's alone) */
+	size_t *setk;                 /* setk[j]: the key of block_settings[j] */
 };
 
 static inline const char *cls_name(const struct disk *d)
@@ -168,7 +176,7 @@ void block_identity_note(struct disk *d);
 /* ---- match.c ---- */
 struct bconf *bconf_new(const struct config *cfg);
 void bconf_free(struct bconf *bc);
-size_t bconf_key(const struct bconf *bc, const char *key);
+size_t bconf_setting_key(const struct bconf *bc, const struct block_setting *s);
 const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i);
 const struct cfg_entry *bconf_lookup(const struct bconf *bc, const struct cfg_entry *const *miss, size_t k);
 void bconf_why_none(const struct bconf *bc, const struct cfg_entry *const *miss, struct strbuf *sb);

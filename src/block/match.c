@@ -4,11 +4,14 @@
  * classes of the disks beneath, libblkid tags) and the sections compiled
  * once per run into the effective assignment of every key.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "block/disk.h"
+
+#define NCLASSES (BC_OTHER + 1)
 
 /* ---- matching ------------------------------------------------------------ */
 
@@ -127,7 +130,34 @@ void bconf_free(struct bconf *bc)
 	free(bc->matched);
 	free(bc->keys);
 	free(bc->eff);
+	free(bc->mk);
+	free(bc->by_class);
+	free(bc->setk);
 	free(bc);
+}
+
+/* What a disk asks of every section and every setting, found once a run. */
+static int bconf_index(struct bconf *bc)
+{
+	size_t nset = 0;
+
+	while (block_settings[nset].key)
+		nset++;
+	bc->mk = calloc(bc->nk + 1, sizeof(*bc->mk));
+	bc->by_class = calloc(bc->ns * NCLASSES, sizeof(*bc->by_class));
+	bc->setk = calloc(nset + 1, sizeof(*bc->setk));
+	if (!bc->mk || !bc->by_class || !bc->setk)
+		return -ENOMEM;
+	bc->class_k = bc->nk;
+	for (size_t k = 0; k < bc->nk; k++) {
+		if (!strncmp(bc->keys[k], "match.", 6))
+			bc->mk[bc->nmk++] = k;
+		if (!strcmp(bc->keys[k], "match.class"))
+			bc->class_k = k;
+	}
+	for (size_t j = 0; j < nset; j++)
+		bc->setk[j] = index_of(bc->keys, bc->nk, block_settings[j].key);
+	return 0;
 }
 
 struct bconf *bconf_new(const struct config *cfg)
@@ -165,22 +195,33 @@ struct bconf *bconf_new(const struct config *cfg)
 			bc->eff[index_of(bc->sections, bc->ns, e->name) * bc->nk + index_of(bc->keys, bc->nk, e->key)] =
 				*e->value ? e : NULL;
 	}
+	if (bconf_index(bc) < 0) {
+		bconf_free(bc);
+		return NULL;
+	}
 	return bc;
 }
 
-/* The index of key in bc->keys, bc->nk when no section sets it. */
-size_t bconf_key(const struct bconf *bc, const char *key)
+/* The index in bc->keys of a setting of block_settings (found by
+ * bconf_new), bc->nk when no section sets it. */
+size_t bconf_setting_key(const struct bconf *bc, const struct block_setting *s)
 {
-	return index_of(bc->keys, bc->nk, key);
+	return bc->setk[s - block_settings];
 }
 
 /* The first match.KEY of section i that d fails, NULL when d matches it. */
 const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
 {
-	for (size_t k = 0; k < bc->nk; k++) {
+	for (size_t m = 0; m < bc->nmk; m++) {
+		size_t k = bc->mk[m];
 		const struct cfg_entry *e = bc->eff[i * bc->nk + k];
+		signed char *known = k == bc->class_k ? &bc->by_class[i * NCLASSES + d->cls] : NULL;
 
-		if (e && !strncmp(e->key, "match.", 6) && !match_one(c, d, e->key + 6, e->value))
+		if (!e)
+			continue;
+		if (known && !*known)
+			*known = match_one(c, d, e->key + 6, e->value) ? 1 : -1;
+		if (known ? *known < 0 : !match_one(c, d, e->key + 6, e->value))
 			return e;
 	}
 	return NULL;

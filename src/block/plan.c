@@ -223,12 +223,12 @@ void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct
 		return;
 	}
 	disk_read_scheduler(c, d);
-	e = bconf_lookup(bc, miss, bconf_key(bc, "scheduler"));
+	e = bconf_lookup(bc, miss, bconf_setting_key(bc, &block_settings[BS_SCHEDULER]));
 	if (e)
 		plan_scheduler(c, p, d, e, &sa);
 	else
 		disk_active_scheduler(d, &sa);
-	e = bconf_lookup(bc, miss, bconf_key(bc, "nr_requests"));
+	e = bconf_lookup(bc, miss, bconf_setting_key(bc, &block_settings[BS_NR_REQUESTS]));
 	if (e)
 		plan_value(c, p, d, "queue/nr_requests", e, &sa);
 	for (size_t k = 0; k < bc->nk; k++) {
@@ -244,7 +244,7 @@ void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct
 	for (const struct block_setting *s = block_settings; s->key; s++) {
 		if (s->rank != 3 && s->rank != 4)
 			continue;
-		e = bconf_lookup(bc, miss, bconf_key(bc, s->key));
+		e = bconf_lookup(bc, miss, bconf_setting_key(bc, s));
 		if (e)
 			plan_value(c, p, d, s->attr, e, &sa);
 	}

@@ -3,6 +3,7 @@
  * choice, through block_plan() on fake sysfs trees. */
 #include "unit.h"
 #include "block_fx.h"
+#include "block/disk.h"
 
 /* ---- block_check_key ------------------------------------------------------------ */
 
@@ -22,6 +23,13 @@ static void test_check_scheduler(void **state)
 	expect_key("scheduler", "dedline", false, "did you mean 'deadline'");
 	expect_key("scheduler", "[none]", false, "unknown scheduler");
 	expect_key("scheduler", "None", false, NULL);
+}
+
+/* The plan asks for these two by their place in the table. */
+static void test_settings_by_place(void **state)
+{
+	assert_string_equal(block_settings[BS_SCHEDULER].key, "scheduler");
+	assert_string_equal(block_settings[BS_NR_REQUESTS].key, "nr_requests");
 }
 
 static void test_check_numbers(void **state)
@@ -1322,6 +1330,7 @@ static void test_empty_sys_block(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_check_scheduler),
+	cmocka_unit_test(test_settings_by_place),
 	cmocka_unit_test(test_check_numbers),
 	cmocka_unit_test(test_check_read_ahead),
 	cmocka_unit_test(test_check_iosched_match),
