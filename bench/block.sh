@@ -8,7 +8,9 @@
 #   b. a POSIX shell loop writing the same values (write only, and with reads
 #      before and after each write the way earlytune reads them), and a shell
 #      script doing the same job (classify, clamp, record, verify) with the
-#      commands such scripts use (readlink, cat)
+#      commands such scripts use (readlink, cat); and the job's floor: a C
+#      program making apply's system calls and nothing else (what is left
+#      between apply and it is apply's own, between it and the loop the job's)
 #   c. one-device apply (--device vd$((NDISKS / 2)), vd500 by default) against exec'ing a static no-op binary
 #   f. a udev storm: STORM (256) concurrent `--boot apply --device vdI`, as
 #      udev starts them for a burst of new disks, against as many concurrent
@@ -241,6 +243,93 @@ int main(int argc, char **argv)
 EOF
 gcc -O2 -o "$TMP/storm" "$TMP/storm.c" || die "cannot build the storm runner"
 
+# floor ROOT: the job's floor, what no implementation of apply's job on this
+# tree goes below with apply's system calls: for each disk of sys/block the
+# calls apply makes (below the disk's directory held open, confined as
+# under --root: the driver link, the two attributes read through the files
+# that then write them, diskseq), then every value written, cut and read
+# back, and one records file; no configuration, plan, table or checks.
+# apply's time less the floor's is apply's own; the floor's less the
+# write-only loop's is the job's reads, classification, identity and record.
+cat >"$TMP/floor.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAXDISKS 65536
+static int held[MAXDISKS][2], oldlen[MAXDISKS][2];
+static char rec[MAXDISKS * 160];
+
+static int in(int dirfd, const char *path, int flags, unsigned long long resolve)
+{
+	struct open_how how = { .flags = flags | O_CLOEXEC, .resolve = resolve };
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+static int put(int fd, const char *value, int old)
+{
+	char back[256];
+	int n = (int)strlen(value);
+
+	if ((n < old && ftruncate(fd, n) < 0) || pwrite(fd, value, n, 0) != n || pread(fd, back, sizeof(back), 0) != n)
+		return -1;
+	return close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	int root = open(argc > 1 ? argv[1] : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0, bad = 0, run, f;
+	DIR *blk = fdopendir(in(root, "sys/block", O_RDONLY | O_DIRECTORY, RESOLVE_IN_ROOT));
+	size_t rl = 0;
+	struct dirent *e;
+
+	while (blk && (e = readdir(blk)) && n < MAXDISKS) {
+		char path[300], link[256], buf[256], seq[32] = "";
+		int d, dev, q;
+		ssize_t k;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "sys/block/%s", e->d_name);
+		d = in(root, path, O_PATH | O_DIRECTORY, RESOLVE_IN_ROOT);
+		dev = in(d, "device", O_PATH | O_DIRECTORY, RESOLVE_BENEATH);
+		bad |= readlinkat(dev, "driver", link, sizeof(link)) < 0;
+		close(dev);
+		held[n][0] = in(d, "queue/scheduler", O_RDWR, RESOLVE_BENEATH);
+		oldlen[n][0] = (int)read(held[n][0], buf, sizeof(buf));
+		held[n][1] = in(d, "queue/read_ahead_kb", O_RDWR, RESOLVE_BENEATH);
+		oldlen[n][1] = (int)read(held[n][1], buf, sizeof(buf));
+		q = in(d, "diskseq", O_RDONLY, RESOLVE_BENEATH);
+		if ((k = read(q, seq, sizeof(seq) - 1)) > 0)
+			seq[k - 1] = '\0';
+		close(q);
+		close(d);
+		rl += (size_t)snprintf(rec + rl, sizeof(rec) - rl,
+				       "block\t%s\tqueue/scheduler\t%s/queue/scheduler\t-\tseq:%s\n"
+				       "block\t%s\tqueue/read_ahead_kb\t%s/queue/read_ahead_kb\t-\tseq:%s\n",
+				       e->d_name, path, seq, e->d_name, path, seq);
+		bad |= held[n][0] < 0 || held[n][1] < 0 || oldlen[n][0] < 0 || oldlen[n][1] < 0;
+		n++;
+	}
+	for (int i = 0; i < n; i++)
+		bad |= put(held[i][0], "none\n", oldlen[i][0]) < 0 || put(held[i][1], "1024\n", oldlen[i][1]) < 0;
+	mkdirat(root, "run/earlytune", 0755);
+	run = in(root, "run/earlytune", O_PATH | O_DIRECTORY, RESOLVE_IN_ROOT);
+	f = openat(run, ".records.new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	bad |= f < 0 || write(f, rec, rl) != (ssize_t)rl || close(f) < 0 ||
+	       renameat(run, ".records.new", run, "records") < 0;
+	return bad || !blk;
+}
+EOF
+gcc -O2 -static -o "$TMP/floor" "$TMP/floor.c" || die "cannot build the job's floor"
+
 # ---- the tree ------------------------------------------------------------------
 
 gen_tree() { # DIR N [nodiskseq]
@@ -392,13 +481,17 @@ grep -Eq ' applied( |$)' "$TMP/apply2.out" && die "FAIL: second apply changed so
 $RESET
 $SH "$TMP/loop-write.sh" "$TREE" || die "FAIL: shell loop exited $?"
 check_tuned "the shell loop" vd0 $MID vd$((NDISKS - 1))
+$RESET
+"$TMP/floor" "$TREE" || die "FAIL: the job's floor exited $?"
+check_tuned "the job's floor" vd0 $MID vd$((NDISKS - 1))
+[[ $(wc -l <"$TREE/run/earlytune/records") == $((2 * NDISKS)) ]] || die "FAIL: the job's floor did not record every disk"
 
 if bench_dry; then
 	"$TMP/runner" 1 -s "$RESET" "$ET" apply --only block --root "$TREE" >/dev/null ||
 		die "FAIL: the runner cannot time earlytune apply"
 	"$TMP/storm" 2 "$TMP/noop" >/dev/null || die "FAIL: the storm runner cannot start the static no-op"
 	bench_say "a $NDISKS-disk tree in $TMP ($(stat -f -c %T "$TMP")): earlytune apply tuned and recorded every disk," \
-		"a second apply changed nothing, the shell loop tuned them; the runner, the storm runner and the static no-op work"
+		"a second apply changed nothing, the shell loop and the job's floor tuned them; the runner, the storm runner and the static no-op work"
 	bench_say "a real run measures a. to h. on $plan$(command -v valgrind >/dev/null ||
 		echo '; no valgrind: no instruction counts')$(command -v strace >/dev/null || echo '; no strace: no syscall counts')"
 	exit 0
@@ -423,6 +516,7 @@ $RESET
 m_steady=$(measure "$REPS" "" "$ET" apply --only block --root "$TREE")
 m_write=$(measure "$REPS" "$RESET" "$SH" "$TMP/loop-write.sh" "$TREE")
 m_read=$(measure "$REPS" "$RESET" "$SH" "$TMP/loop-read.sh" "$TREE")
+m_floor=$(measure "$REPS" "$RESET" "$TMP/floor" "$TREE")
 m_same=$(measure 3 "$RESET" "$SH" "$TMP/loop-same.sh" "$TREE")
 check_tuned "the same-job shell script" vd0 $MID vd$((NDISKS - 1))
 
@@ -536,6 +630,8 @@ noop2=$(med "$m_noop2")
 noop_best=$((noop < noop2 ? noop : noop2))
 r_write=$(div "$(med "$m_apply")" "$(med "$m_write")")
 r_read=$(div "$(med "$m_apply")" "$(med "$m_read")")
+r_floor=$(div "$(med "$m_apply")" "$(med "$m_floor")")
+r_floor_write=$(div "$(med "$m_floor")" "$(med "$m_write")")
 r_same=$(div "$(med "$m_same")" "$(med "$m_apply")")
 r_one=$(div "$(med "$m_one")" "$noop_best")
 r_one_steady=$(div "$(med "$m_one_steady")" "$noop_best")
@@ -558,6 +654,7 @@ row "a. earlytune apply, $NDISKS disks, first ($((2 * NDISKS)) writes)" "$m_appl
 row "   earlytune apply, $NDISKS disks, steady state (all kept)" "$m_steady" ms
 row "b. shell loop ($(basename "$SH")), write only" "$m_write" ms
 row "   shell loop ($(basename "$SH")), read, write, read back" "$m_read" ms
+row "   the job's floor: apply's system calls, nothing else (C)" "$m_floor" ms
 row "   shell script, same job (readlink, cat; median of 3)" "$m_same" ms
 row "c. earlytune apply --device $MID, first apply" "$m_one" us
 row "   earlytune apply --device $MID, steady state" "$m_one_steady" us
@@ -597,6 +694,8 @@ echo
 printf '%-50s %12s %12s %6s\n' TARGET MEASURED GOAL RESULT
 printf '%-50s %12s %12s %6s\n' "apply / shell loop, write only (its time)" "${r_write}x" "<= 1.2x" "$(verdict "$r_write" "<=" 1.2)"
 printf '%-50s %12s %12s %6s\n' "apply / shell loop with the same reads" "${r_read}x" "(none)" "-"
+printf '%-50s %12s %12s %6s\n' "apply / the job's floor (apply's own cost)" "${r_floor}x" "(none)" "-"
+printf '%-50s %12s %12s %6s\n' "the job's floor / shell loop, write only" "${r_floor_write}x" "(none)" "-"
 printf '%-50s %12s %12s %6s\n' "same-job shell script / apply (speed-up)" "${r_same}x" ">= 50x" "$(verdict "$r_same" ">=" 50)"
 printf '%-50s %12s %12s %6s\n' "one-device apply / no-op exec, first apply" "${r_one}x" "<= 1.5x" "$(verdict "$r_one" "<=" 1.5)"
 printf '%-50s %12s %12s %6s\n' "one-device apply / no-op exec, steady state" "${r_one_steady}x" "<= 1.5x" "$(verdict "$r_one_steady" "<=" 1.5)"
