@@ -92,6 +92,7 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	struct held h;
 	char cur[128];
 	long long lo, hi, v;
+	bool range;
 	int r;
 
 	if (!it)
@@ -120,14 +121,14 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	item_set(&it->current, cur);
 	if (!strcmp(attr, "queue/wbt_lat_usec") && !strcmp(e->value, "-1") && wbt_default(c, it, d) < 0)
 		return;
-	if (!strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0 &&
-	    parse_s64(cur, &v) < 0) {
+	range = !strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0;
+	if (range && parse_s64(cur, &v) < 0) {
 		/* A range needs a number to clamp: never write the range itself. */
 		it->action = ACT_ERROR;
 		item_setf(&it->error, "queue/read_ahead_kb reads '%s', not a number", cur);
 		return;
 	}
-	if (!strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0) {
+	if (range) {
 		item_setf(&it->desired, "%lld", v < lo ? lo : v > hi ? hi : v);
 		item_add_reason(it, "[range %s: raise below %lld, cap above %lld]", e->value, lo, hi);
 	}

@@ -122,6 +122,23 @@ static void test_parse_numbers(void **state)
 	assert_int_equal(parse_s64("1.5", &s), -EINVAL);
 	assert_int_equal(parse_s64("", &s), -EINVAL);
 	assert_int_equal(parse_s64(NULL, &s), -EINVAL);
+	/* Around the 18 digits converted without strtoll, the same answers. */
+	assert_int_equal(parse_s64("-0", &s), 0);
+	assert_true(s == 0);
+	assert_int_equal(parse_s64("999999999999999999", &s), 0);
+	assert_true(s == 999999999999999999LL);
+	assert_int_equal(parse_s64("-999999999999999999", &s), 0);
+	assert_true(s == -999999999999999999LL);
+	assert_int_equal(parse_s64("9223372036854775807", &s), 0);
+	assert_true(s == 9223372036854775807LL);
+	assert_int_equal(parse_s64("-9223372036854775808", &s), 0);
+	assert_true(s == -9223372036854775807LL - 1);
+	assert_int_equal(parse_s64("-9223372036854775809", &s), -ERANGE);
+	assert_int_equal(parse_s64("0001024", &s), 0);
+	assert_true(s == 1024);
+	assert_int_equal(parse_s64("12kB", &s), -EINVAL);
+	assert_int_equal(parse_s64("1 ", &s), -EINVAL);
+	assert_int_equal(parse_s64("--1", &s), -EINVAL);
 }
 
 static void test_strip_and_words(void **state)
