@@ -71,18 +71,36 @@ int root_read_selector(const struct root *r, const char *rel, char *raw, size_t 
 	return n;
 }
 
-/* The value and a newline in a single write(), as sysfs wants. */
+/* The value and a newline, for a single write() as sysfs wants: in small
+ * (VALUE_LINE_SMALL bytes) when it fits, else in *big, which the caller
+ * frees (a write of every attribute allocated one before); its length in
+ * *len. NULL when out of memory. */
+const char *value_line(const char *value, char *small, char **big, size_t *len)
+{
+	char *line = small;
+
+	*len = strlen(value) + 1;
+	if (*len >= VALUE_LINE_SMALL && !(line = *big = malloc(*len)))
+		return NULL;
+	memcpy(line, value, *len - 1);
+	line[*len - 1] = '\n';
+	return line;
+}
+
 static int write_value(int fd, const char *value)
 {
-	_cleanup_(freep) char *line = xasprintf("%s\n", value);
+	char small[VALUE_LINE_SMALL];
+	_cleanup_(freep) char *big = NULL;
+	size_t len;
+	const char *line = value_line(value, small, &big, &len);
 	ssize_t n;
 
 	if (!line)
 		return -ENOMEM;
-	n = write(fd, line, strlen(line));
+	n = write(fd, line, len);
 	if (n < 0)
 		return -errno;
-	return (size_t)n == strlen(line) ? 0 : -EIO;
+	return (size_t)n == len ? 0 : -EIO;
 }
 
 /* Writes one attribute. O_TRUNC makes the same call work on the regular

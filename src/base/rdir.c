@@ -216,8 +216,10 @@ void fd_release(int fd)
  * write failed: never a part of the old value. */
 int fd_write_readback(int fd, size_t oldlen, const char *value, char *buf, size_t size, int *got)
 {
-	_cleanup_(freep) char *line = xasprintf("%s\n", value);
-	size_t len = line ? strlen(line) : 0;
+	char small[VALUE_LINE_SMALL];
+	_cleanup_(freep) char *big = NULL;
+	size_t len;
+	const char *line = value_line(value, small, &big, &len);
 	ssize_t n;
 	int rr = 0;
 

@@ -81,6 +81,8 @@ int root_write(const struct root *r, const char *rel, const char *value); /* one
 int root_write_readback(const struct root *r, const char *rel, const char *value, char *buf, size_t size,
 			int *got);
 int fd_write_readback(int fd, size_t oldlen, const char *value, char *buf, size_t size, int *got);
+#define VALUE_LINE_SMALL 128
+const char *value_line(const char *value, char *small, char **big, size_t *len);
 int root_write_atomic(const struct root *r, const char *rel, const char *data, size_t len, int mode);
 int file_replace_at(int dfd, const char *last, const char *data, size_t len, int mode, bool durable);
 int root_write_new(const struct root *r, const char *rel, const char *data, size_t len, int mode);

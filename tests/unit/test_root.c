@@ -142,6 +142,24 @@ static void test_fd_write_readback(void **state)
 		snprintf(want, sizeof(want), "%s\n", cases[i].value);
 		assert_string_equal(f->text, want);
 	}
+	/* A value longer than the line kept on the stack is written whole too. */
+	{
+		char value[300], buf[512];
+		int got = 99, fd;
+
+		memset(value, 'v', sizeof(value) - 1);
+		value[sizeof(value) - 1] = '\0';
+		tree_write(f->dir, "sys/attr", "short\n");
+		fd = root_openat(r, "sys/attr", O_RDWR, 0);
+		assert_true(fd >= 0 && fd_hold());
+		assert_int_equal(fd_write_readback(fd, 6, value, buf, sizeof(buf), &got), 0);
+		assert_string_equal(buf, value);
+		assert_int_equal(root_write_readback(r, "sys/attr", value, buf, sizeof(buf), &got), 0);
+		assert_int_equal(got, (int)strlen(value));
+		free(f->text);
+		f->text = tree_read(f->dir, "sys/attr");
+		assert_int_equal(strlen(f->text), sizeof(value));
+	}
 }
 
 static void test_read_file(void **state)
