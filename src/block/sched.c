@@ -72,12 +72,15 @@ static void legacy_why(const char *w, char *why, size_t size)
 }
 
 /* The first preference the queue offers, or whose module can be loaded
- * (on a legacy queue: the first whose counterpart it offers). */
+ * (on a legacy queue: the first whose counterpart it offers). Whether the
+ * queue is a legacy one is asked only past a preference it does not offer
+ * (four scans of its list, for the few disks that get that far). */
 static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, const char *pref)
 {
 	char w[WORD_MAX], why[512] = "";
 	const char *p = pref;
-	bool legacy = legacy_list(raw), unknown = false;
+	int legacy = -1;
+	bool unknown = false;
 
 	while (next_word(&p, w, sizeof(w))) {
 		const char *mod = block_sched_module(w);
@@ -87,6 +90,7 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 			item_set(&it->desired, w);
 			return;
 		}
+		legacy = legacy < 0 ? legacy_list(raw) : legacy;
 		if (legacy && legacy_pick(it, raw, w))
 			return;
 		if (legacy)
@@ -109,6 +113,7 @@ static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, co
 				 "; %s is loaded but this queue does not offer it", w);
 		}
 	}
+	legacy = legacy < 0 ? legacy_list(raw) : legacy;
 	if (legacy && c->kernel.version && c->kernel.version < KV(5, 0))
 		fmt(why + strlen(why), sizeof(why) - strlen(why),
 			 "; Linux %s drives this queue with the legacy single-queue block layer (gone in 5.0): blk-mq schedulers need a blk-mq queue (scsi_mod.use_blk_mq=1 before 5.0)",
