@@ -93,8 +93,13 @@ static const struct {
 	{ "tx-vlan-offload", { "tx-vlan-hw-insert" } },
 	{ "ntuple-filters", { "rx-ntuple-filter" } },
 	{ "receive-hashing", { "rx-hashing" } },
-	{ "udp-fragmentation-offload", { "tx-udp-segmentation" } },
 };
+
+/* ethtool's udp-fragmentation-offload (ufo) is tx-udp-fragmentation,
+ * NETIF_F_UFO, which Linux 4.14 removed; tx-udp-segmentation (USO, 4.18)
+ * segments UDP GSO packets, another feature: setting it for the old name
+ * would change what the user did not ask for. */
+static const char *const ufo_names[] = { "udp-fragmentation-offload", "ufo", "tx-udp-fragmentation", NULL };
 
 static bool in_list(const char *const *list, const char *w)
 {
@@ -177,6 +182,12 @@ static int check_feature(const char *name, const char *value, char *why, size_t 
 {
 	char buf[96], names[1536];
 
+	if (in_list(ufo_names, name)) {
+		snprintf(why, size, "[net \"NAME\"] offload.%s: UDP fragmentation offload (UFO) is gone from the "
+			 "kernel since Linux 4.14; offload.tx-udp-segmentation is UDP segmentation offload (USO), a "
+			 "different thing", name);
+		return -EINVAL;
+	}
 	if (!nic_feature_known(name)) {
 		snprintf(why, size, "[net \"NAME\"] offload.%s: not a feature of Linux%sthe kernel's names as "
 			 "`ethtool -k` prints them (rx-gro, rx-gro-hw, tx-tcp-segmentation…) or ethtool's long "

@@ -7,7 +7,9 @@
  * the interface's directory ("tx_queue_len", "queues/rx-N/rps_cpus").
  * Offloads are compared by the kernel's feature names (ETH_SS_FEATURES);
  * ethtool's old short and long names stand for the group of kernel
- * features ethtool sets under them (its off_flag_def table).
+ * features ethtool sets under them (its off_flag_def table). ufo stays
+ * tx-udp-fragmentation, as ethtool has it: a feature gone since Linux 4.14
+ * that no item sets (nic/conf.c refuses it), never USO's tx-udp-segmentation.
  */
 #include <fnmatch.h>
 #include <stdlib.h>

@@ -92,6 +92,10 @@ static void test_names(void **state)
 	assert_true(nic_key_match("offload.tx-checksum-ipv4", "offload.tx-checksum-*"));
 	assert_true(nic_key_match("offload.gro", "offload.rx-gro"));
 	assert_false(nic_key_match("offload.rx-gro-hw", "offload.rx-gro"));
+	/* ethtool's ufo is UFO, gone since 4.14: not USO */
+	assert_string_equal(nic_feature("udp-fragmentation-offload"), "tx-udp-fragmentation");
+	assert_false(nic_key_match("offload.tx-udp-segmentation", "offload.ufo"));
+	assert_false(nic_key_match("offload.tx-udp-segmentation", "offload.tx-udp-fragmentation"));
 	assert_true(nic_key_match("queues/rx-3/rps_cpus", "queues/rx-*/rps_cpus"));
 	assert_false(nic_key_match("queues/tx-3/xps_cpus", "queues/rx-*/rps_cpus"));
 	assert_string_equal(nic_bool("True"), "on");
