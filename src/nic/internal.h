@@ -118,19 +118,7 @@ int nic_ioctl_driver(const char *ifname, char *out, size_t size);
 int nic_ioctl_features(const char *ifname, struct nic_features *out);
 int nic_ioctl_feature(const char *ifname, const char *name, bool on);
 
-/* mask.c: CPU masks as rps_cpus and xps_cpus print them, and the rounding of
- * flow counts (pure, fuzzed) */
-#define NIC_MASK_WORDS 256  /* 8192 CPUs, CONFIG_NR_CPUS's most */
-#define NIC_MASK_CHARS 2560 /* its hex digits and commas */
-struct nic_mask {
-	uint32_t w[NIC_MASK_WORDS];
-};
-int nic_mask_parse(const char *s, struct nic_mask *m, char *why, size_t size);
-bool nic_mask_equal(const struct nic_mask *a, const struct nic_mask *b);
-int nic_mask_last(const struct nic_mask *m);
-int nic_mask_outside(const struct nic_mask *a, const struct nic_mask *b);
-int nic_mask_format(const struct nic_mask *m, const char *like, char *out, size_t size);
-int nic_mask_from_list(const char *s, struct nic_mask *m);
+/* mask.c: the rounding of flow counts (its CPU masks are in nic.h) */
 uint32_t nic_pow2_above(uint32_t n); /* the least power of two at or above n (0: 0) */
 
 /* queues.c: the keys of sysfs files (txqueuelen, RPS, XPS) */

@@ -123,10 +123,33 @@ int nic_mask_format(const struct nic_mask *m, const char *like, char *out, size_
 	return 0;
 }
 
+/* The shortest form of m the kernel takes: groups of 32 CPUs between
+ * commas, the first without its leading zeros ("f", "1,00000000"; "0"
+ * for none). -ERANGE when out is too small. */
+int nic_mask_hex(const struct nic_mask *m, char *out, size_t size)
+{
+	int last = nic_mask_last(m), groups = last < 0 ? 1 : last / 32 + 1;
+	size_t n = 0;
+
+	for (int g = groups; g-- > 0;) {
+		int k = snprintf(out + n, size - n, g + 1 == groups ? "%s%x" : "%s%08x", n ? "," : "", m->w[g]);
+
+		if (k < 0 || (size_t)k >= size - n)
+			return -ERANGE;
+		n += (size_t)k;
+	}
+	return 0;
+}
+
 /* A CPU list as sys/devices/system/cpu/online prints it ("0-3,8,10-11"). */
 int nic_mask_from_list(const char *s, struct nic_mask *m)
 {
 	memset(m, 0, sizeof(*m));
+	return nic_mask_add_list(s, m);
+}
+
+int nic_mask_add_list(const char *s, struct nic_mask *m)
+{
 	while (*s) {
 		unsigned a = 0, b;
 		int n = 0;

@@ -97,6 +97,7 @@ bool nic_item(const struct item *it, char *iface, size_t size, const char **key)
 bool nic_key_match(const char *item, const char *entry);
 const char *nic_feature(const char *name);
 const char *nic_bool(const char *v);
+bool nic_same_cpus(const struct item *it, const char *a, const char *b);
 int nic_params(const char *groupword, const char *args, bool dev, nic_param_fn fn, void *ctx);
 bool nic_ethtool_call(const char *prog, char *word, size_t size, const char **args);
 /* link.c: whether the interface's name was given by userspace (udev's

@@ -19,7 +19,10 @@
 #include "nic/nic.h"
 #include "writers/internal.h"
 
-enum { L_FILE = 1, L_BOOL = 2, L_SEC = 4, L_TOSEC = 8 };
+enum { L_FILE = 1, L_BOOL = 2, L_SEC = 4, L_TOSEC = 8, L_RESET = 16 };
+
+#define RPS_KEY "ReceivePacketSteeringCPUMask"
+#define RPS_SETTING "queues/rx-*/rps_cpus"
 
 static const struct {
 	const char *key, *setting;
@@ -34,7 +37,6 @@ static const struct {
 	{ "RxJumboBufferSize", "rings.rx_jumbo", 0 },
 	{ "TxBufferSize", "rings.tx", 0 },
 	{ "TransmitQueueLength", "tx_queue_len", 0 },
-	{ "ReceivePacketSteeringCPUMask", "queues/rx-*/rps_cpus", 0 },
 	{ "ReceiveChecksumOffload", "offload.rx-checksum", L_BOOL },
 	{ "TransmitChecksumOffload", "offload.tx-checksum-*", L_BOOL },
 	{ "TCPSegmentationOffload", "offload.tx-tcp-segmentation", L_BOOL },
@@ -187,7 +189,7 @@ static void judge_link(const struct wentry *e, const struct wctx *w, const struc
 	const char *key;
 	int renamed;
 
-	if (e->flags & L_FILE || !nic_item(it, iface, sizeof(iface), &key) || !nic_key_match(key, e->key) ||
+	if (e->flags & (L_FILE | L_RESET) || !nic_item(it, iface, sizeof(iface), &key) || !nic_key_match(key, e->key) ||
 	    !(j->applies = link_matches(w, e->extra, iface)))
 		return;
 	if ((first = first_file(w, e, iface))) {
@@ -235,6 +237,68 @@ static void link_key(struct lfile *f, const char *key, const char *value, int li
 			wset(&e->value, value);
 		e->judge = judge_link;
 	}
+}
+
+/* The CPUs of one ReceivePacketSteeringCPUMask= value put in m: indices and
+ * ranges between white space or commas, "all" (the online CPUs, as
+ * earlytune's all), "disable" (none). 0, -EINVAL (udev ignores the
+ * assignment: m untouched), or -ENOENT (the online CPUs are not known). */
+static int rps_cpus(const struct wctx *w, const char *value, struct nic_mask *m)
+{
+	char buf[1024];
+	struct nic_mask add = *m;
+
+	if (!strcmp(value, "disable")) {
+		memset(m, 0, sizeof(*m));
+		return 0;
+	}
+	if (!strcmp(value, "all"))
+		return root_read(w->r, "sys/devices/system/cpu/online", buf, sizeof(buf)) > 0 &&
+		       nic_mask_from_list(strip(buf), m) == 0 ? 0 : -ENOENT;
+	if (snprintf(buf, sizeof(buf), "%s", value) >= (int)sizeof(buf))
+		return -EINVAL;
+	for (char *save = NULL, *s = strtok_r(buf, " \t,", &save); s; s = strtok_r(NULL, " \t,", &save))
+		if (nic_mask_add_list(s, &add) < 0)
+			return -EINVAL;
+	*m = add;
+	return 0;
+}
+
+/* systemd merges a file's ReceivePacketSteeringCPUMask= assignments (an
+ * empty one resets them) and writes the result to every RX queue: one
+ * entry per file, its value the CPUs as the hex mask rps_cpus takes, which
+ * compares as CPUs with earlytune's ("0-3" is f); NULL when they are not
+ * known. */
+static void rps_key(struct lfile *f, const char *value, int line)
+{
+	struct wentry *e = NULL;
+	struct nic_mask m = { { 0 } };
+	char hex[NIC_MASK_CHARS];
+	bool fresh, known;
+	int r;
+
+	for (size_t i = f->first; i < f->w->n && !e; i++)
+		e = f->w->v[i].key && !strcmp(f->w->v[i].key, RPS_SETTING) ? &f->w->v[i] : NULL;
+	if (!*value) {
+		if (e)
+			e->flags |= L_RESET;
+		return;
+	}
+	fresh = !e || e->flags & L_RESET;
+	known = fresh || !strcmp(value, "all") || !strcmp(value, "disable") ||
+		(e->value && nic_mask_parse(e->value, &m, hex, sizeof(hex)) == 0);
+	r = rps_cpus(f->w, value, &m);
+	if (r == -EINVAL || (!e && !(e = wentry_add(f->w, "udev .link", f->rel, line, WS_LINK))))
+		return;
+	if (fresh)
+		wsetf(&e->what, RPS_KEY "=%s", value);
+	else
+		wsetf(&e->what, RPS_KEY "=%s (with line %d's)", value, e->line);
+	e->line = line;
+	e->flags = 0;
+	wset(&e->key, RPS_SETTING);
+	wset(&e->value, known && r == 0 && nic_mask_hex(&m, hex, sizeof(hex)) == 0 ? hex : NULL);
+	e->judge = judge_link;
 }
 
 static void match_key(struct lfile *f, const char *key, const char *value)
@@ -287,6 +351,8 @@ static void link_file(struct wctx *w, const char *rel, char *text)
 			*eq = '\0';
 			if (!strcmp(sect, "Match") && *strip(eq + 1))
 				match_key(&f, strip(s), strip(eq + 1));
+			else if (!strcmp(sect, "Link") && !strcmp(strip(s), RPS_KEY))
+				rps_key(&f, strip(eq + 1), n);
 			else if (!strcmp(sect, "Link"))
 				link_key(&f, strip(s), strip(eq + 1), n);
 		}

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nic/nic.h"
 #include "writers/internal.h"
 
 static const struct {
@@ -81,6 +82,25 @@ bool nic_key_match(const char *item, const char *entry)
 		return !strcmp(a, b) || fnmatch(a, b, 0) == 0 || fnmatch(b, a, 0) == 0;
 	}
 	return !strcmp(item, entry) || fnmatch(entry, item, FNM_PATHNAME) == 0;
+}
+
+/* Two values of an item's CPU mask file (rps_cpus, xps_cpus) the same
+ * CPUs, whatever their width and commas ("f", "00000000,0000000f"), as the
+ * kernel reads them; false when the item has no such file or either is
+ * not a mask. */
+bool nic_same_cpus(const struct item *it, const char *a, const char *b)
+{
+	struct nic_mask ma, mb;
+	char iface[NAME_MAX + 1], why[192];
+	const char *key, *file;
+
+	if (!a || !b || !nic_item(it, iface, sizeof(iface), &key))
+		return false;
+	file = strrchr(key, '/') ? strrchr(key, '/') + 1 : key;
+	if (strcmp(file, "rps_cpus") && strcmp(file, "xps_cpus"))
+		return false;
+	return nic_mask_parse(a, &ma, why, sizeof(why)) == 0 && nic_mask_parse(b, &mb, why, sizeof(why)) == 0 &&
+	       nic_mask_equal(&ma, &mb);
 }
 
 /* on/off for the booleans every tool spells its own way; NULL: not one. */

@@ -69,6 +69,8 @@ static bool same_value(const struct item *it, const char *value)
 
 	if (!value || !it->desired)
 		return false;
+	if (nic_same_cpus(it, value, it->desired))
+		return true;
 	if (parse_s64(value, &a) == 0 && parse_s64(it->desired, &b) == 0)
 		return a == b;
 	return !strcmp(value, it->desired);
@@ -166,7 +168,8 @@ const struct writer *writers_culprit(const struct item *it)
 		cur = selector_current(cur, active, sizeof(active));
 	for (size_t i = 0; i < it->nwriters; i++) {
 		const struct writer *x = &it->writers[i];
-		bool same = cur && x->value && (!strcmp(x->value, cur) || (x->value[0] == '>' && !strcmp(x->value + 1, cur)));
+		bool same = cur && x->value && (!strcmp(x->value, cur) || (x->value[0] == '>' && !strcmp(x->value + 1, cur)) ||
+						nic_same_cpus(it, x->value, cur));
 
 		if (x->wins && (same || !x->value))
 			return x;

@@ -5,7 +5,9 @@
  * Properties: a parser returns 0, -EINVAL or -ERANGE; a mask parsed is
  * the same CPUs once formatted in the kernel's widest layout and parsed
  * again, and in the narrowest layout that holds its last CPU (one past it
- * is refused); a CPU list's mask is within the list's own bounds.
+ * is refused), and in its shortest form (nic_mask_hex: no leading zero);
+ * a CPU list's mask is within the list's own bounds, the same CPUs once
+ * added to an empty mask, and added to itself it stays the same.
  */
 #include "fuzz.h"
 #include "nic/internal.h"
@@ -36,6 +38,17 @@ static void round_trip(const struct nic_mask *m, size_t groups)
 	fuzz_assert(nic_mask_equal(m, &back), "'%s' is other CPUs", out);
 }
 
+static void shortest(const struct nic_mask *m)
+{
+	static char out[NIC_MASK_CHARS], why[192];
+	static struct nic_mask back;
+
+	fuzz_assert(nic_mask_hex(m, out, sizeof(out)) == 0, "no room for the shortest form");
+	fuzz_assert(out[0] != '0' || !out[1], "'%s' has a leading zero", out);
+	fuzz_assert(nic_mask_parse(out, &back, why, sizeof(why)) == 0, "'%s' does not parse: %s", out, why);
+	fuzz_assert(nic_mask_equal(m, &back), "'%s' is other CPUs", out);
+}
+
 static void check_mask(const char *s)
 {
 	static struct nic_mask m;
@@ -54,16 +67,22 @@ static void check_mask(const char *s)
 			round_trip(&m, (size_t)last / 32);
 	}
 	fuzz_assert(nic_mask_outside(&m, &m) == -1, "a mask has a CPU of its own outside it");
+	shortest(&m);
 }
 
 static void check_list(const char *s)
 {
-	static struct nic_mask m;
+	static struct nic_mask m, again;
 	int r = nic_mask_from_list(s, &m);
 
 	fuzz_assert(r == 0 || r == -EINVAL || r == -ERANGE, "nic_mask_from_list returned %d", r);
-	if (r == 0)
-		fuzz_assert(nic_mask_last(&m) < NIC_MASK_WORDS * 32, "CPU %d kept", nic_mask_last(&m));
+	if (r)
+		return;
+	fuzz_assert(nic_mask_last(&m) < NIC_MASK_WORDS * 32, "CPU %d kept", nic_mask_last(&m));
+	memset(&again, 0, sizeof(again));
+	fuzz_assert(nic_mask_add_list(s, &again) == 0 && nic_mask_equal(&m, &again), "added: other CPUs");
+	fuzz_assert(nic_mask_add_list(s, &again) == 0 && nic_mask_equal(&m, &again), "added twice: other CPUs");
+	shortest(&m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

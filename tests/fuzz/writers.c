@@ -7,13 +7,15 @@
  * and NIC items. Properties: udev_next_pair()
  * always advances and stops; every entry has a file, a line >= 1 and a
  * shown assignment without control bytes or invalid UTF-8; a verdict's
- * applies is 0, 1 or 2 with a reason whenever it applies.
+ * applies is 0, 1 or 2 with a reason whenever it applies; a .link's RPS
+ * CPUs, when known, are a mask rps_cpus takes.
  */
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 
 #include "fuzz.h"
+#include "nic/nic.h"
 #include "writers/udev.h"
 
 static char dir[] = "/tmp/et-fuzz-writers.XXXXXX";
@@ -88,6 +90,8 @@ static bool clean(const char *s)
 
 static void check_entries(struct wctx *w)
 {
+	static struct nic_mask m;
+	static char why[192];
 	static const char *const items[][4] = {
 		{ "block", "sda", "queue/scheduler", "" },
 		{ "block", "vda", "queue/read_ahead_kb", "" },
@@ -106,6 +110,9 @@ static void check_entries(struct wctx *w)
 
 		fuzz_assert(e->file && e->line >= 1 && e->what && e->judge, "entry %zu incomplete", i);
 		fuzz_assert(clean(e->what) && clean(e->value), "entry %zu shows control bytes", i);
+		fuzz_assert(strcmp(e->tool, "udev .link") || !e->key || strcmp(e->key, "queues/rx-*/rps_cpus") ||
+				    !e->value || nic_mask_parse(e->value, &m, why, sizeof(why)) == 0,
+			    "a .link's CPUs '%s' are not a mask: %s", e->value, why);
 		for (size_t k = 0; k < ARRAY_SIZE(items); k++) {
 			struct item it = { .domain = items[k][0], .target = (char *)items[k][1],
 					   .setting = (char *)items[k][2], .path = (char *)items[k][3], .desired = "1" };

@@ -3,6 +3,7 @@
  * .link files, NetworkManager, TuneD [net], udev RUN ethtool, on fake trees. */
 #include "unit.h"
 #include "writers/internal.h"
+#include "writers/writers.h"
 
 struct wfx {
 	char dir[PATH_MAX];
@@ -298,6 +299,113 @@ static void test_udev_ethtool(void **state)
 	assert_int_equal(j.applies, 0); /* KERNEL=="ens*" */
 }
 
+/* The entry of the file named, of the setting's key. */
+static const struct wentry *entry_of(const struct wfx *x, const char *file, const char *key)
+{
+	for (size_t i = 0; i < x->w.n; i++)
+		if (!strcmp(x->w.v[i].file, file) && x->w.v[i].key && !strcmp(x->w.v[i].key, key))
+			return &x->w.v[i];
+	return NULL;
+}
+
+/* ReceivePacketSteeringCPUMask= is a CPU list that systemd merges per file:
+ * its value as the hex mask rps_cpus takes. */
+static void test_link_rps(void **state)
+{
+	static const char *const files[][3] = {
+		{ "10-a.link", "0-1\nReceivePacketSteeringCPUMask=2 3", "f" },
+		{ "11-b.link", "all", "ff" },
+		{ "12-c.link", "0,2\nReceivePacketSteeringCPUMask=disable", "0" },
+		{ "13-d.link", "0-3\nReceivePacketSteeringCPUMask=\nReceivePacketSteeringCPUMask=4", "10" },
+		{ "14-e.link", "32 1\nReceivePacketSteeringCPUMask=0-x", "1,00000002" },
+		{ "15-f.link", "0-1\nReceivePacketSteeringCPUMask=", NULL },
+	};
+	struct wfx *x = *state;
+	const struct wentry *e;
+	char rel[128], text[256];
+	struct wjudge j;
+
+	x->it = (struct item){ .domain = "nic", .target = "eth0", .setting = "queues/rx-0/rps_cpus",
+			       .path = "sys/class/net/eth0/queues/rx-0/rps_cpus" };
+	tree_write(x->dir, "sys/devices/system/cpu/online", "0-7\n");
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(rel, sizeof(rel), "etc/systemd/network/%s", files[i][0]);
+		snprintf(text, sizeof(text), "[Match]\nOriginalName=*\n[Link]\nReceivePacketSteeringCPUMask=%s\n",
+			 files[i][1]);
+		tree_write(x->dir, rel, text);
+	}
+	wload(x, writers_link);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(rel, sizeof(rel), "/etc/systemd/network/%s", files[i][0]);
+		e = entry_of(x, rel, "queues/rx-*/rps_cpus");
+		assert_non_null(e);
+		j = (struct wjudge){ 0 };
+		e->judge(e, &x->w, &x->it, &j);
+		assert_int_equal(j.applies != 0, files[i][2] != NULL); /* reset last: writes nothing */
+		if (files[i][2])
+			assert_string_equal(e->value, files[i][2]);
+	}
+	e = entry_of(x, "/etc/systemd/network/10-a.link", "queues/rx-*/rps_cpus");
+	assert_string_equal(e->what, "ReceivePacketSteeringCPUMask=2 3 (with line 4's)");
+	assert_int_equal(e->line, 5);
+}
+
+/* A writer's CPUs equal to earlytune's agree, and verify blames a writer by
+ * its CPUs, whatever the form it writes them in. */
+static void test_rps_agree(void **state)
+{
+	struct wfx *x = *state;
+	struct ctx c = { 0 };
+	struct plan p = { 0 };
+	struct item *a, *b, *d;
+	const struct writer *w = NULL;
+
+	iface(x, "ens3", false, "4\n", "virtio_net");
+	tree_write(x->dir, "etc/systemd/network/10-rps.link",
+		   "[Match]\nOriginalName=*\n[Link]\nReceivePacketSteeringCPUMask=0-3\n");
+	tree_write(x->dir, "etc/udev/rules.d/60-rps.rules",
+		   "ACTION==\"add\", SUBSYSTEM==\"net\", ATTR{queues/rx-0/rps_cpus}=\"3\"\n");
+	tree_write(x->dir, "etc/tuned/profiles/n/tuned.conf",
+		   "[sysfs]\n/sys/class/net/ens3/queues/rx-0/rps_cpus=0000000f\n");
+	tree_write(x->dir, "etc/tuned/active_profile", "n\n");
+	tree_symlink(x->dir, "etc/systemd/system/multi-user.target.wants/tuned.service",
+		     "/usr/lib/systemd/system/tuned.service");
+	assert_int_equal(root_open(&c.root, x->dir), 0);
+	a = plan_add(&p, "nic", "ens3", "queues/rx-0/rps_cpus", "sys/class/net/ens3/queues/rx-0/rps_cpus");
+	item_set(&a->desired, "00000000,0000000f");
+	item_set(&a->current, "00000000,00000003");
+	b = plan_add(&p, "nic", "ens3", "queues/rx-1/rps_cpus", "sys/class/net/ens3/queues/rx-1/rps_cpus");
+	item_set(&b->desired, "00000000,000000ff");
+	item_set(&b->current, "0000000f");
+	d = plan_add(&p, "nic", "ens3", "queues/rx-2/rps_cpus", "sys/class/net/ens3/queues/rx-2/rps_cpus");
+	item_set(&d->desired, "00000000,0000000f");
+	item_set(&d->current, "00000000,0000000f");
+	a = &p.v[0], b = &p.v[1];
+	assert_int_equal(writers_annotate(&c, &p), 0);
+	/* rx-0: TuneD's [sysfs] wins over the .link, each with earlytune's CPUs */
+	assert_int_equal(a->nwriters, 3);
+	for (size_t i = 0; i < a->nwriters; i++)
+		if (a->writers[i].wins)
+			w = &a->writers[i];
+	assert_string_equal(w->tool, "TuneD");
+	assert_contains(w->why, "wins, with earlytune's value");
+	/* rx-0 holds 3: the udev rule's, not the f of the others */
+	w = writers_culprit(a);
+	assert_non_null(w);
+	assert_string_equal(w->file, "/etc/udev/rules.d/60-rps.rules");
+	/* rx-1 holds f, not earlytune's ff: the .link's 0-3 */
+	assert_int_equal(b->nwriters, 1);
+	assert_null(strstr(b->writers[0].why, "earlytune's value"));
+	w = writers_culprit(b);
+	assert_non_null(w);
+	assert_string_equal(w->what, "ReceivePacketSteeringCPUMask=0-3");
+	/* rx-2: the .link's 0-3 wins with earlytune's f */
+	assert_int_equal(d->nwriters, 1);
+	assert_contains(d->writers[0].why, "wins, with earlytune's value");
+	plan_free(&p);
+	root_close(&c.root);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_names),
 	cmocka_unit_test_setup_teardown(test_link, wfx_setup, wfx_teardown),
@@ -305,6 +413,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_nm, wfx_setup, wfx_teardown),
 	cmocka_unit_test_setup_teardown(test_tuned_net, wfx_setup, wfx_teardown),
 	cmocka_unit_test_setup_teardown(test_udev_ethtool, wfx_setup, wfx_teardown),
+	cmocka_unit_test_setup_teardown(test_link_rps, wfx_setup, wfx_teardown),
+	cmocka_unit_test_setup_teardown(test_rps_agree, wfx_setup, wfx_teardown),
 };
 
 UNIT_MAIN("writers_nic", tests)
