@@ -21,6 +21,7 @@ struct mr_round {
 	uint64_t dev_bytes;  /* what the device served: stat's sectors read × 512 */
 	uint64_t dev_reqs;   /* stat's reads completed */
 	uint64_t resident;   /* pages of the region still cached after the drop */
+	uint64_t cached;     /* random: pages of the region cached after the round (what eviction left) */
 	long long ns;        /* its duration */
 	bool done;
 };
@@ -59,6 +60,7 @@ struct mr_verdict {
 	double touch_rate[2];  /* random touches a second */
 	double k;              /* the share of the window the kernel read, at the current read-ahead */
 	double share[2];       /* s: the share of a window the round had not read yet */
+	double cache_cap;      /* the share of the region the page cache kept in the current round; 1: all it read */
 	double pred_amp;       /* the model's amplification at the candidate */
 	uint64_t touches;      /* the touches of the round it comes from */
 	double pred_err;       /* percent, measured against predicted at the candidate */
@@ -78,10 +80,13 @@ int mr_open(const struct root *r, struct mr_target *t);
 
 /* readahead_model.c */
 double mr_union_share(double window, uint64_t touches, uint64_t region);
+double mr_share(double window, uint64_t touches, uint64_t region, double cap);
+double mr_cache_cap(const struct mr_round *r, uint64_t region, uint64_t page);
 double mr_amplification(const struct mr_round *r, uint64_t page);
 double mr_predict(const struct mr_round *cur, unsigned cand_kb, uint64_t region, uint64_t page);
-/* The model's amplification at kb for k and a round of touches over region */
-double mr_predict_k(double k, unsigned kb, uint64_t touches, uint64_t region, uint64_t page);
+/* The model's amplification at kb for k and a round of touches over region,
+ * of which the page cache keeps the share cap (1: all the round reads) */
+double mr_predict_k(double k, unsigned kb, uint64_t touches, uint64_t region, uint64_t page, double cap);
 double mr_seq_mibps(const struct mr_round *r);
 void mr_interpret(const struct mr_target *t, const struct mr_rounds *m, struct mr_verdict *v);
 

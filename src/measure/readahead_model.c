@@ -16,10 +16,17 @@
  * reads (the window clipped at the region's ends, folios, the async part),
  * measured at the current read-ahead. The prediction at the candidate c is
  * k · c · s(c); amplification is bytes per touch over the page touched.
- * It needs the round's reads to stay cached (the rounds read at most
- * --max-bytes / 4, capped by the memory available): where the page cache
- * is smaller than what a round reads, evicted pages are read again and s
- * is a constant share instead (the workload benchmark: see docs/measure.md).
+ * Where the page cache is smaller than what a round reads (a --max-bytes
+ * beyond half the memory available, as the workload benchmark's round),
+ * pages are evicted and read again: the read share of the region grows as
+ * above only until it reaches the share the cache keeps (cap, counted with
+ * mincore after the current round), then stays there, and each later
+ * touch reads (1 − cap) of its window:
+ *
+ *     s(w) = (Σ_{i<m} (1 − w/R)^i + (N − m)·(1 − cap)) / N
+ *
+ * with m the touches before the cap is reached (all N without eviction:
+ * the formula above).
  */
 #include <stdio.h>
 #include <string.h>
@@ -42,14 +49,38 @@ static double pow_n(double x, uint64_t n)
 
 double mr_union_share(double window, uint64_t touches, uint64_t region)
 {
-	double p;
+	return mr_share(window, touches, region, 1.0);
+}
+
+double mr_share(double window, uint64_t touches, uint64_t region, double cap)
+{
+	double p, q = 1.0, sum = 0;
+	uint64_t m = 0;
 
 	if (!touches || window <= 0 || !region)
 		return 1.0;
 	p = window / (double)region;
 	if (p >= 1.0)
 		return (double)region / ((double)touches * window);
-	return (double)region * (1.0 - pow_n(1.0 - p, touches)) / ((double)touches * window);
+	if (cap >= 1.0)
+		return (double)region * (1.0 - pow_n(1.0 - p, touches)) / ((double)touches * window);
+	for (; m < touches && 1.0 - q < cap; m++) {
+		sum += q;
+		q *= 1.0 - p;
+	}
+	return (sum + (double)(touches - m) * (1.0 - cap)) / (double)touches;
+}
+
+/* The share of the region the page cache kept through the round: 1 (no
+ * limit) unless it kept less than nine tenths of what the device served,
+ * that is evicted pages within the round; 1 too when it was not counted. */
+double mr_cache_cap(const struct mr_round *r, uint64_t region, uint64_t page)
+{
+	double kept = (double)r->cached * (double)page;
+
+	if (!r->done || !r->cached || !region || kept >= 0.9 * (double)r->dev_bytes)
+		return 1.0;
+	return kept < (double)region ? kept / (double)region : 1.0;
 }
 
 double mr_amplification(const struct mr_round *r, uint64_t page)
@@ -66,10 +97,10 @@ static double window(unsigned ra_kb, uint64_t page)
 	return w < (double)page ? (double)page : w;
 }
 
-double mr_predict_k(double k, unsigned kb, uint64_t touches, uint64_t region, uint64_t page)
+double mr_predict_k(double k, unsigned kb, uint64_t touches, uint64_t region, uint64_t page, double cap)
 {
-	double w = window(kb, page), amp = k * w * mr_union_share(w, touches, region) / (double)page;
-	double floor = mr_union_share((double)page, touches, region); /* a fault reads its own page */
+	double w = window(kb, page), amp = k * w * mr_share(w, touches, region, cap) / (double)page;
+	double floor = mr_share((double)page, touches, region, cap); /* a fault reads its own page */
 
 	return amp < floor ? floor : amp;
 }
@@ -78,12 +109,12 @@ double mr_predict_k(double k, unsigned kb, uint64_t touches, uint64_t region, ui
  * 0 when that round measured nothing. */
 double mr_predict(const struct mr_round *cur, unsigned cand_kb, uint64_t region, uint64_t page)
 {
-	double w0 = window(cur->ra_kb, page), k;
+	double w0 = window(cur->ra_kb, page), cap = mr_cache_cap(cur, region, page), k;
 
 	if (!cur->done || !cur->touches || !cur->dev_bytes)
 		return 0;
-	k = (double)cur->dev_bytes / (double)cur->touches / (w0 * mr_union_share(w0, cur->touches, region));
-	return mr_predict_k(k, cand_kb, cur->touches, region, page);
+	k = (double)cur->dev_bytes / (double)cur->touches / (w0 * mr_share(w0, cur->touches, region, cap));
+	return mr_predict_k(k, cand_kb, cur->touches, region, page, cap);
 }
 
 double mr_seq_mibps(const struct mr_round *r)
@@ -137,8 +168,10 @@ void mr_interpret(const struct mr_target *t, const struct mr_rounds *m, struct m
 {
 	memset(v, 0, sizeof(*v));
 	rates(m, v, t->page);
+	v->cache_cap = mr_cache_cap(&m->rnd[0], t->region, t->page);
 	for (int i = 0; i < 2; i++)
-		v->share[i] = mr_union_share(window(i ? t->cand_kb : t->ra_kb, t->page), m->rnd[0].touches, t->region);
+		v->share[i] = mr_share(window(i ? t->cand_kb : t->ra_kb, t->page), m->rnd[0].touches, t->region,
+				       v->cache_cap);
 	if (v->amp[0] > 0)
 		v->k = v->amp[0] * (double)t->page / (window(t->ra_kb, t->page) * v->share[0]);
 	v->pred_amp = mr_predict(&m->rnd[0], t->cand_kb, t->region, t->page);

@@ -9,7 +9,8 @@
  * the mapping unmapped (a mapped page is never dropped) and
  * POSIX_FADV_DONTNEED on the file, which for a block device drops the
  * device's clean cached pages just as for a file. mincore() on a fresh
- * mapping then counts what stayed cached. The device's own counters
+ * mapping then counts what stayed cached, and after a random round what
+ * the page cache kept of it (the model's cap). The device's own counters
  * (sys/block/DEV/stat: reads completed, sectors read) say what it served.
  * Each round stops at its share of --for and of --max-bytes.
  */
@@ -136,7 +137,8 @@ static int random_round(const struct probe *p, struct mr_round *rd, uint64_t max
 	if (e < 0)
 		return e;
 	rd->touches = n, rd->dev_reqs = r1 - r0, rd->dev_bytes = b1 - b0, rd->done = true;
-	return 0;
+	/* what the page cache kept of it: less than it read when pages were evicted within the round */
+	return resident(p, &rd->cached);
 }
 
 static int seq_round(const struct probe *p, struct mr_round *rd)

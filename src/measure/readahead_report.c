@@ -29,16 +29,17 @@ static double secs(const struct mr_round *r)
 	return (double)r->ns / 1e9;
 }
 
-static void text_rounds(const struct mr_rounds *m, const struct mr_verdict *v)
+static void text_rounds(const struct mr_target *t, const struct mr_rounds *m, const struct mr_verdict *v)
 {
 	printf("random 4 KiB touches through mmap, the region's pages dropped before each round:\n");
 	for (int i = 0; i < 2; i++) {
 		const struct mr_round *r = &m->rnd[i];
 
 		printf("  at %u KiB: %llu touches in %.2f s (%.1f a second), %.1f KiB read a touch: amplification "
-		       "%.1fx; %llu pages stayed cached\n", r->ra_kb, (unsigned long long)r->touches, secs(r),
-		       v->touch_rate[i], r->touches ? (double)r->dev_bytes / 1024.0 / (double)r->touches : 0.0,
-		       v->amp[i], (unsigned long long)r->resident);
+		       "%.1fx; %llu pages stayed cached, %.1f MiB cached after\n", r->ra_kb,
+		       (unsigned long long)r->touches, secs(r), v->touch_rate[i],
+		       r->touches ? (double)r->dev_bytes / 1024.0 / (double)r->touches : 0.0, v->amp[i],
+		       (unsigned long long)r->resident, (double)(r->cached * t->page) / 1048576.0);
 	}
 	printf("sequential read, 64 KiB a read:\n");
 	for (int i = 0; i < 2; i++) {
@@ -57,10 +58,13 @@ static void text_report(const struct mr_target *t, const struct mr_rounds *m, co
 	printf("measure readahead %s: %u s, at most %llu MiB read; the touches on %s\n", t->dev, t->seconds,
 	       (unsigned long long)(t->max_bytes >> 20), mr_where(t, buf, sizeof(buf)));
 	printf("read-ahead: %u KiB now (restored); candidate %u KiB, from %s\n", t->ra_kb, t->cand_kb, t->cand_from);
-	text_rounds(m, v);
+	text_rounds(t, m, v);
 	printf("model:      bytes a touch = k x read-ahead x s; k = %.2f (the share of the window read, measured at "
-	       "%u KiB), s = %.2f and %.2f (the share of a window the round had not read yet)\n", v->k, t->ra_kb,
+	       "%u KiB), s = %.2f and %.2f (the share of a window the round had not read yet", v->k, t->ra_kb,
 	       v->share[0], v->share[1]);
+	if (v->cache_cap < 1.0)
+		printf("; pages evicted within the round: the page cache kept %.1f%% of the region", v->cache_cap * 100.0);
+	printf(")\n");
 	if (v->pred_amp > 0 && v->amp[1] > 0)
 		printf("prediction: amplification %.1fx at %u KiB; measured %.1fx (%+.1f%%: %s %d%%)\n", v->pred_amp,
 		       t->cand_kb, v->amp[1], v->pred_err, v->held ? "held, within" : "NOT held, beyond", MR_TOLERANCE);
@@ -82,7 +86,8 @@ static void json_round(struct strbuf *sb, const char *kind, const struct mr_roun
 		  (unsigned long long)r->touches, (unsigned long long)r->bytes, (unsigned long long)r->dev_bytes,
 		  (unsigned long long)r->dev_reqs, (unsigned long long)r->resident, secs(r));
 	if (!strcmp(kind, "random"))
-		sb_printf(sb, "\"amplification\":%.3f,\"touches_per_second\":%.3f}", amp, rate);
+		sb_printf(sb, "\"amplification\":%.3f,\"touches_per_second\":%.3f,\"cached_pages\":%llu}", amp,
+			  rate, (unsigned long long)r->cached);
 	else
 		sb_printf(sb, "\"mib_per_second\":%.3f}", rate);
 }
@@ -108,10 +113,10 @@ static void json_report(const struct ctx *c, const struct mr_target *t, const st
 		else
 			json_round(&sb, "sequential", &m->seq[i - 2], 0, v->seq_mibps[i - 2]);
 	}
-	sb_printf(&sb, "],\"model\":{\"k\":%.4f,\"shares\":[%.4f,%.4f]},\"prediction\":{\"amplification\":%.3f,"
-		  "\"error_percent\":%.2f,\"tolerance_percent\":%d,\"held\":%s},\"cost\":{\"sequential_percent\":%.2f},"
-		  "\"change\":", v->k, v->share[0], v->share[1], v->pred_amp, v->pred_err, MR_TOLERANCE,
-		  v->held ? "true" : "false", v->cost);
+	sb_printf(&sb, "],\"model\":{\"k\":%.4f,\"shares\":[%.4f,%.4f],\"cache_share\":%.4f},\"prediction\":{"
+		  "\"amplification\":%.3f,\"error_percent\":%.2f,\"tolerance_percent\":%d,\"held\":%s},\"cost\":{"
+		  "\"sequential_percent\":%.2f},\"change\":", v->k, v->share[0], v->share[1], v->cache_cap, v->pred_amp,
+		  v->pred_err, MR_TOLERANCE, v->held ? "true" : "false", v->cost);
 	sb_printf(&sb, v->suggest ? "{\"read_ahead_kb\":%u}" : "null", t->cand_kb);
 	json_field(&sb, "why", v->why);
 	sb_printf(&sb, "}\n");

@@ -137,22 +137,30 @@ static void find_mount(const struct root *r, struct mr_target *t)
 	free(text);
 }
 
-/* --max-bytes, held to half the memory available: a round's reads stay cached. */
+/* The default --max-bytes is held to half the memory available, so that a
+ * round's reads stay cached; one given beyond it is kept, and said: a round
+ * as large as a workload's own, whose eviction the model then counts. */
 static void bounds(const struct root *r, const struct measure_opts *o, struct mr_target *t)
 {
 	char *text = NULL;
 	const char *p;
-	unsigned long long avail;
+	unsigned long long avail, half = 0;
 
 	t->max_bytes = o->max_bytes ? o->max_bytes : DEFAULT_MAX_BYTES;
 	t->seconds = o->seconds ? o->seconds : 20;
 	if (root_read_file(r, "proc/meminfo", &text, 1 << 16) >= 0 && (p = strstr(text, "MemAvailable:")) &&
-	    sscanf(p, "MemAvailable: %llu", &avail) == 1 && avail * 1024 / 2 < t->max_bytes) {
-		log_msg(LOG_NOTICE, "measure readahead: reading at most %llu MiB, half the memory available",
-			avail / 2048);
-		t->max_bytes = avail * 1024 / 2;
-	}
+	    sscanf(p, "MemAvailable: %llu", &avail) == 1)
+		half = avail * 1024 / 2;
 	free(text);
+	if (!half || half >= t->max_bytes)
+		return;
+	if (o->max_bytes) {
+		log_msg(LOG_NOTICE, "measure readahead: --max-bytes is beyond half the memory available (%llu MiB): "
+			"pages a round reads may be evicted and read again", half >> 20);
+		return;
+	}
+	log_msg(LOG_NOTICE, "measure readahead: reading at most %llu MiB, half the memory available", half >> 20);
+	t->max_bytes = half;
 }
 
 int mr_disk_name(const char *dev)

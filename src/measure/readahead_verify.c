@@ -133,7 +133,9 @@ void mr_judge(const struct mr_applied *a, const struct mr_round *rnd, const stru
 			 "to go by", *a->dev ? a->dev : "the disk");
 		return;
 	}
-	k->pred_amp = mr_predict_k(a->k, a->value_kb, rnd->touches, region, page);
+	/* for the round after as it ran: its touches, and what the page cache
+	 * kept of it (the memory's, not the read-ahead's) */
+	k->pred_amp = mr_predict_k(a->k, a->value_kb, rnd->touches, region, page, mr_cache_cap(rnd, region, page));
 	k->err = (k->amp - k->pred_amp) / k->pred_amp * 100.0;
 	k->seq = seq ? mr_seq_mibps(seq) : 0;
 	pct = a->pred_seq > 0 ? k->seq * 100.0 / a->pred_seq : 100.0;
