@@ -281,7 +281,8 @@ check-boot: $(BUILD)/earlytune
 check-cloudinit: $(BUILD)/earlytune
 	ET_BOOTS=cloud tests/boot/run.sh $(BUILD)
 
-# measure tcp on the worked case of issue 31 in QEMU guests (netem, iperf3):
+# measure tcp on the worked case of issue 31 and measure readahead against the
+# workload benchmark's round in QEMU guests (netem, iperf3, a second disk):
 # see tests/boot/measure.sh. Minutes under software emulation: not in check.
 check-measure: $(BUILD)/earlytune
 	tests/boot/measure.sh $(BUILD)

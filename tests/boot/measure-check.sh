@@ -2,8 +2,8 @@
 # shellcheck shell=bash
 #
 # Sourced by tests/boot/measure.sh: the assertions over one guest's console
-# log (tests/boot/measure-guest.sh's "ETM …" lines). Reads RATE, WMEM, RMEM
-# and APP; calls pass and fail.
+# log (tests/boot/measure-guest.sh's "ETM …" lines). Reads RATE, WMEM, RMEM,
+# APP, TOUCHES and ONLY; calls pass and fail.
 
 # The tolerance of measure's own verdict: a prediction holds when the
 # throughput measured after is at least this share of it (percent).
@@ -20,7 +20,7 @@ pre = "ETM %s %s=" % (case, tag)
 lines = [l[len(pre):] for l in open(log, errors="replace").read().replace("\r", "").split("\n") if l.startswith(pre)]
 try:
     d = json.loads(lines[-1])
-    c = d["connections"][0] if d["connections"] else None
+    c = d["connections"][0] if d.get("connections") else None
     print(eval(expr))
 except Exception as e:
     print("ERR: %s%s" % (type(e).__name__, (": %s" % e) if str(e) else ""))
@@ -124,14 +124,91 @@ check_nothing() { # K
 	else fail "$k: the link: at least 70 % of its $RATE Mbit/s" "$t bit/s"; fi
 }
 
+# The workload benchmark's vdb KiB read a touch (docs/measurements.md, 6.1
+# and 6.12, stock and earlytune): the range this guest's runs are set beside.
+BENCH_8192="6279-6381" BENCH_1024="834-846"
+# The tolerance of measure readahead's prediction and of the comparison
+# with the benchmark's round (percent either way).
+RA_TOL=20
+
+# within A B PCT: A within PCT % of B, either way
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(a != "" && b > 0 && a >= b * (100 - p) / 100 && a <= b * (100 + p) / 100) }'; }
+# etmmap CASE: KiB read a touch by that etmmap round
+etmmap_kib() { sed -n "s/^ETM $1 etmmap .* touches=\([0-9]*\) .* kib=\([0-9]*\).*/\2 \1/p" "$L" | awk '$2 > 0 { printf "%.1f", $1 / $2 }'; }
+# ratext FIELD RA: from the text run's round at RA KiB: touches or kib (read a touch)
+ratext() {
+	sed -n "s/^ETM ra text:   at $2 KiB: \([0-9]*\) touches in .*, \([0-9.]*\) KiB read a touch: .*/\1 \2/p" "$L" |
+		head -1 | awk -v f="$1" '{ print f == "touches" ? $1 : $2 }'
+}
+# dpct A B: how far A is from B, percent
+dpct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%+.1f", 100 * (a - b) / b; else print "-" }'; }
+
+# rafter CASE: vdb's read-ahead after that measurement
+rafter() { sed -n "s/^ETM $1 after read_ahead_kb=//p" "$L" | tail -1; }
+
+check_readahead() { # K
+	local k=$1 eb ec c8 n8 pred a1 n1 ec1
+	has "$k: readahead: vdb as the benchmark's: 4 GiB, opt_io_size 4 MiB, read-ahead 8192 KiB" \
+		"^ETM ra disk bytes=4294967296 io_opt=4194304 read_ahead_kb=8192 "
+	sed -n 's/^ETM ra disk /# '"$k"': vdb /p' "$L"
+	eb=$(etmmap_kib ra-bench) ec=$(etmmap_kib ra-bench-cap)
+	is "$k: readahead: etmmap, the benchmark's round: $TOUCHES touches at 8192 KiB" \
+		"$(sed -n 's/^ETM ra-bench etmmap ra=\([0-9]*\) touches=\([0-9]*\) .*/\1 \2/p' "$L")" "8192 $TOUCHES"
+	echo "# $k: etmmap at 8192 KiB: $eb KiB read a touch (the benchmark's vdb: $BENCH_8192); at 1024 KiB: $ec ($BENCH_1024)"
+	is "$k: readahead: measure --apply exits 0" "$(val ra text-rc)" 0
+	has "$k: readahead: the touches on the device read-only, its 4 GiB (as etmmap)" \
+		"^ETM ra text: measure readahead vdb: .* the touches on /dev/vdb read-only, its first 4096 MiB\$"
+	has "$k: readahead: the candidate is the vps profile's cap, from the configuration" \
+		"^ETM ra text: read-ahead: 8192 KiB now \(restored\); candidate 1024 KiB, from the configuration's read_ahead_kb for vdb"
+	sed -n 's/^ETM ra text: /# ra: /p' "$L"
+	n8=$(ratext touches 8192) c8=$(ratext kib 8192)
+	is "$k: readahead: the command's round is the benchmark's ($TOUCHES touches)" "$n8" "$TOUCHES"
+	if within "$c8" "$eb" "$RA_TOL"; then
+		pass "$k: readahead: KiB read a touch at 8192 KiB within $RA_TOL % of etmmap's: $c8 against $eb ($(dpct "$c8" "$eb") %)"
+	else
+		fail "$k: readahead: KiB read a touch at 8192 KiB within $RA_TOL % of etmmap's" "measure: $c8, etmmap: $eb"
+	fi
+	has "$k: readahead: the model counts the eviction" "^ETM ra text: model: .*pages evicted within the round"
+	has "$k: readahead: the cap named" "^ETM ra text: change:     read_ahead_kb = 1024 for vdb: "
+	pred=$(sed -n 's/^ETM ra text: prediction: amplification \([0-9.]*\)x at 1024 KiB; .*/\1/p' "$L")
+	is "$k: readahead: --apply set it" "$(rafter ra)" 1024
+	has "$k: readahead: its file keeps it" "^ETM ra file: read_ahead_kb = 1024\$"
+	has "$k: readahead: its file, the prediction on a comment line" "^ETM ra file: # Prediction: amplification [0-9.]+x at 1024 KiB"
+	is "$k: readahead: the same measurement exits 0" "$(val ra-again json-rc)" 0
+	n1=$(js ra-again json 'd["rounds"][0]["read_ahead_kb"], d["rounds"][0]["touches"]')
+	is "$k: readahead: the same measurement, at the cap now in force, the same round" "$n1" "(1024, $TOUCHES)"
+	a1=$(js ra-again json 'd["rounds"][0]["amplification"]')
+	ec1=$(js ra-again json 'round(d["rounds"][0]["device_bytes"] / 1024 / d["rounds"][0]["touches"], 1)')
+	echo "# $k: readahead: at 8192 KiB $c8 KiB a touch (etmmap $eb, $(dpct "$c8" "$eb") %); predicted at 1024: ${pred}x ($(awk -v p="$pred" 'BEGIN { printf "%.1f", p * 4 }') KiB a touch); measured after --apply ${a1}x ($ec1 KiB, $(dpct "$a1" "$pred") %; etmmap $ec)"
+	if within "$a1" "$pred" "$RA_TOL"; then
+		pass "$k: readahead: the same measurement holds the prediction: ${a1}x against ${pred}x ($(dpct "$a1" "$pred") %, within $RA_TOL %)"
+	else
+		fail "$k: readahead: the same measurement holds the prediction (within $RA_TOL %)" "predicted ${pred}x, measured ${a1}x"
+	fi
+	if within "$ec1" "$ec" "$RA_TOL"; then
+		pass "$k: readahead: KiB read a touch at 1024 KiB within $RA_TOL % of etmmap's: $ec1 against $ec"
+	else
+		fail "$k: readahead: KiB read a touch at 1024 KiB within $RA_TOL % of etmmap's" "measure: $ec1, etmmap: $ec"
+	fi
+	is "$k: readahead: the read-ahead after the same measurement is the cap (restored)" "$(rafter ra-again)" 1024
+	if grep -q "^ETM ra-verify text-rc=" "$L"; then
+		sed -n 's/^ETM ra-verify text: /# ra-verify: /p' "$L"
+		is "$k: readahead: --verify exits 0 (held)" "$(val ra-verify text-rc)" 0
+	fi
+}
+
+# want PART: PART is one of the parts run (ET_MEASURE_ONLY)
+want() { case ,$ONLY, in *,$1,*) return 0 ;; esac; return 1; }
+
 # check_kernel K LOG: every assertion on that guest's log
 check_kernel() {
 	guest_log "$1" "$2" ETM-DONE || return
 	is "$1: no step of the guest failed" "$(grep -E '^ETM ([a-z-]+ )?error' "$L")" ""
 	sed -n 's/^ETM \(kernel=.*\)/# \1/p; s/^ETM \(path .*\)/# \1/p' "$L"
 	sed -n 's/^ETM \(wmem\|wmem-again\|rmem\|app\|link\) text: /# \1: /p' "$L"
-	check_capacity "$1"
-	check_wmem "$1"
-	check_rmem "$1"
-	check_nothing "$1"
+	if want wmem || want rmem || want nothing; then check_capacity "$1"; fi
+	if want wmem; then check_wmem "$1"; fi
+	if want rmem; then check_rmem "$1"; fi
+	if want nothing; then check_nothing "$1"; fi
+	if want readahead; then check_readahead "$1"; fi
 }

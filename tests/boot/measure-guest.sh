@@ -12,7 +12,7 @@ set -- $(cat /proc/cmdline)
 for a; do
 	case $a in etm.*=*) a=${a#etm.}; eval "M_${a%%=*}=\${a#*=}" ;; esac
 done
-echo "ETM kernel=$(cat /proc/sys/kernel/osrelease) cpus=$(nproc) rate=${M_rate}mbit delay=${M_delay}ms wmem=$M_wmem rmem=$M_rmem secs=$M_secs for=$M_for warm=$M_warm"
+echo "ETM kernel=$(cat /proc/sys/kernel/osrelease) cpus=$(nproc) rate=${M_rate}mbit delay=${M_delay}ms wmem=$M_wmem rmem=$M_rmem secs=$M_secs for=$M_for warm=$M_warm touches=$M_touches ramax=$M_ramax rafor=$M_rafor"
 for m in veth sch_netem sch_tbf tcp_bbr inet_diag tcp_diag; do
 	modprobe "$m" || echo "ETM error modprobe $m"
 done
@@ -92,7 +92,9 @@ etm_case() {
 etm_want() { case ,${M_only:-$1}, in *,$1,*) return 0 ;; esac; return 1; }
 
 # What the emulation sustains: the veth pair without delay or rate limit.
-etm_case capacity -- json
+if etm_want wmem || etm_want rmem || etm_want nothing; then
+	etm_case capacity -- json
+fi
 # The rate limit is tbf on the sender's egress, the delay netem on the
 # receiver's (the round trip all on the acknowledgements' way): netem on the
 # sender's own egress lets what is in flight outgrow the send buffer (1.3 MB
@@ -146,6 +148,55 @@ etm_case app -b "${M_app}M" -- text apply
 N A sysctl -qw net.ipv4.tcp_congestion_control=bbr
 etm_case link -- text apply
 N A sysctl -qw net.ipv4.tcp_congestion_control=cubic
+fi
+# 4. The read-ahead of vdb, a disk like the workload benchmark's (4 GiB,
+# opt_io_size 4 MiB: the kernel gives it 8192 KiB), in the benchmark's 1 GiB:
+# its own rand round (etmmap, as bench/workload.sh runs it: the page cache
+# dropped, vdb's stat around it), then measure readahead on the same disk
+# with the round the benchmark's (2,000 touches through a read-only mapping
+# of the device, --max-bytes beyond the memory: its reads are evicted as the
+# benchmark's are), --apply to the cap, the same measurement again, and the
+# benchmark's round again at the cap.
+# etm_etmmap NAME: etmmap's line, the read-ahead and what vdb served
+etm_etmmap() {
+	_n=$1
+	echo 3 >/proc/sys/vm/drop_caches
+	# shellcheck disable=SC2046 # split: reads completed, sectors read
+	set -- $(awk '{ print $1, $3 }' /sys/block/vdb/stat)
+	_o=$(etmmap /dev/vdb "$M_touches" 2>&1)
+	# shellcheck disable=SC2046
+	set -- "$@" $(awk '{ print $1, $3 }' /sys/block/vdb/stat)
+	echo "ETM $_n etmmap ra=$(cat /sys/block/vdb/queue/read_ahead_kb) $_o reqs=$(($3 - $1)) kib=$((($4 - $2) >> 1))"
+}
+# etm_ra NAME TAG ARGS...: earlytune measure readahead vdb, as etm_measure
+etm_ra() {
+	_n=$1 _t=$2
+	shift 2
+	[ "$_t" = json ] && set -- "$@" --json
+	earlytune measure readahead vdb --max-bytes "$M_ramax" --for "$M_rafor" "$@" >/run/etm.out 2>/run/etm.err
+	echo "ETM $_n $_t-rc=$?"
+	if [ "$_t" = json ]; then
+		echo "ETM $_n $_t=$(tr -d '\n' </run/etm.out)"
+	else
+		sed "s/^/ETM $_n text: /" /run/etm.out
+	fi
+	sed "s/^/ETM $_n $_t-err: /" /run/etm.err
+	echo "ETM $_n after read_ahead_kb=$(cat /sys/block/vdb/queue/read_ahead_kb)"
+}
+if etm_want readahead; then
+	Q=/sys/block/vdb/queue
+	echo "ETM ra disk bytes=$(($(cat /sys/block/vdb/size) * 512)) io_opt=$(cat $Q/optimal_io_size) read_ahead_kb=$(cat $Q/read_ahead_kb) $(awk '/^Mem(Total|Available):/ { printf "%s=%s ", $1, $2 }' /proc/meminfo | tr -d :)"
+	etm_etmmap ra-bench
+	etm_ra ra text --apply
+	F=/etc/earlytune.d/60-earlytune-measure-readahead-vdb.conf
+	[ -e $F ] && sed 's/^/ETM ra file: /' $F
+	etm_ra ra-again json --candidate "$(sed -n 's/^# Before: read_ahead_kb = \([0-9]*\)\.$/\1/p' $F 2>/dev/null)"
+	if earlytune measure --help 2>&1 | grep -q "measure readahead.*--verify"; then
+		etm_ra ra-verify text --verify
+	else
+		echo "ETM ra-verify none: this earlytune has no measure readahead --verify"
+	fi
+	etm_etmmap ra-bench-cap
 fi
 echo "ETM-DONE"
 echo o >/proc/sysrq-trigger
