@@ -147,7 +147,7 @@ dpct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%+.1f", 100 * (a - 
 rafter() { sed -n "s/^ETM $1 after read_ahead_kb=//p" "$L" | tail -1; }
 
 check_readahead() { # K
-	local k=$1 eb ec c8 n8 pred a1 n1 ec1
+	local k=$1 eb ec c8 n8 pred a1 p1 e1 ec1
 	has "$k: readahead: vdb as the benchmark's: 4 GiB, opt_io_size 4 MiB, read-ahead 8192 KiB" \
 		"^ETM ra disk bytes=4294967296 io_opt=4194304 read_ahead_kb=8192 "
 	sed -n 's/^ETM ra disk /# '"$k"': vdb /p' "$L"
@@ -174,27 +174,28 @@ check_readahead() { # K
 	is "$k: readahead: --apply set it" "$(rafter ra)" 1024
 	has "$k: readahead: its file keeps it" "^ETM ra file: read_ahead_kb = 1024\$"
 	has "$k: readahead: its file, the prediction on a comment line" "^ETM ra file: # Prediction: amplification [0-9.]+x at 1024 KiB"
-	is "$k: readahead: the same measurement exits 0" "$(val ra-again json-rc)" 0
-	n1=$(js ra-again json 'd["rounds"][0]["read_ahead_kb"], d["rounds"][0]["touches"]')
-	is "$k: readahead: the same measurement, at the cap now in force, the same round" "$n1" "(1024, $TOUCHES)"
-	a1=$(js ra-again json 'd["rounds"][0]["amplification"]')
-	ec1=$(js ra-again json 'round(d["rounds"][0]["device_bytes"] / 1024 / d["rounds"][0]["touches"], 1)')
-	echo "# $k: readahead: at 8192 KiB $c8 KiB a touch (etmmap $eb, $(dpct "$c8" "$eb") %); predicted at 1024: ${pred}x ($(awk -v p="$pred" 'BEGIN { printf "%.1f", p * 4 }') KiB a touch); measured after --apply ${a1}x ($ec1 KiB, $(dpct "$a1" "$pred") %; etmmap $ec)"
-	if within "$a1" "$pred" "$RA_TOL"; then
-		pass "$k: readahead: the same measurement holds the prediction: ${a1}x against ${pred}x ($(dpct "$a1" "$pred") %, within $RA_TOL %)"
+	# the same measurement: --verify, the file's bounds, at the cap in force
+	is "$k: readahead: --verify: the cap in force, the same round" \
+		"$(js ra-verify json 'd["in_force"], d["value_kb"], d["after"]["touches"]')" "(True, 1024, $TOUCHES)"
+	a1=$(js ra-verify json 'd["after"]["amplification"]')
+	p1=$(js ra-verify json 'd["after"]["predicted_amplification"]')
+	e1=$(js ra-verify json 'd["after"]["error_percent"]')
+	ec1=$(js ra-verify json 'round(d["after"]["amplification"] * 4, 1)') # KiB a touch: the guest's pages are 4 KiB
+	echo "# $k: readahead: at 8192 KiB $c8 KiB a touch (etmmap $eb, $(dpct "$c8" "$eb") %); predicted at 1024: ${pred}x ($(awk -v p="$pred" 'BEGIN { printf "%.1f", p * 4 }') KiB a touch); --verify: ${a1}x ($ec1 KiB; etmmap $ec) against ${p1}x made again for its round ($e1 %); $(js ra-verify json 'd["verdict"], "sequential", d["after"]["mib_per_second"], "MiB/s,", d["after"]["percent_of_sequential"], "% of its round"')"
+	if within "$a1" "$p1" "$RA_TOL" && within "$a1" "$pred" "$RA_TOL"; then
+		pass "$k: readahead: the same measurement holds the prediction: ${a1}x against ${p1}x ($e1 %; the --apply run's ${pred}x: $(dpct "$a1" "$pred") %; within $RA_TOL %)"
 	else
-		fail "$k: readahead: the same measurement holds the prediction (within $RA_TOL %)" "predicted ${pred}x, measured ${a1}x"
+		fail "$k: readahead: the same measurement holds the prediction (within $RA_TOL %)" "--verify measured ${a1}x; predicted ${p1}x, at --apply ${pred}x"
 	fi
 	if within "$ec1" "$ec" "$RA_TOL"; then
 		pass "$k: readahead: KiB read a touch at 1024 KiB within $RA_TOL % of etmmap's: $ec1 against $ec"
 	else
 		fail "$k: readahead: KiB read a touch at 1024 KiB within $RA_TOL % of etmmap's" "measure: $ec1, etmmap: $ec"
 	fi
-	is "$k: readahead: the read-ahead after the same measurement is the cap (restored)" "$(rafter ra-again)" 1024
-	if grep -q "^ETM ra-verify text-rc=" "$L"; then
-		sed -n 's/^ETM ra-verify text: /# ra-verify: /p' "$L"
-		is "$k: readahead: --verify exits 0 (held)" "$(val ra-verify text-rc)" 0
-	fi
+	sed -n 's/^ETM ra-verify text: /# ra-verify: /p' "$L"
+	is "$k: readahead: --verify: held, exit 0" "$(val ra-verify json-rc) $(js ra-verify json 'd["verdict"]')" "0 held"
+	has "$k: readahead: --verify keeps its verdict in the file" "^ETM ra-verify file: # Verified: held "
+	is "$k: readahead: the read-ahead after --verify is the cap (restored)" "$(rafter ra-verify)" 1024
 }
 
 # want PART: PART is one of the parts run (ET_MEASURE_ONLY)

@@ -155,8 +155,9 @@ fi
 # dropped, vdb's stat around it), then measure readahead on the same disk
 # with the round the benchmark's (2,000 touches through a read-only mapping
 # of the device, --max-bytes beyond the memory: its reads are evicted as the
-# benchmark's are), --apply to the cap, the same measurement again, and the
-# benchmark's round again at the cap.
+# benchmark's are), --apply to the cap, the same measurement again
+# (--verify: JSON for the host's checks, then text), and the benchmark's
+# round again at the cap.
 # etm_etmmap NAME: etmmap's line, the read-ahead and what vdb served
 etm_etmmap() {
 	_n=$1
@@ -190,12 +191,9 @@ if etm_want readahead; then
 	etm_ra ra text --apply
 	F=/etc/earlytune.d/60-earlytune-measure-readahead-vdb.conf
 	[ -e $F ] && sed 's/^/ETM ra file: /' $F
-	etm_ra ra-again json --candidate "$(sed -n 's/^# Before: read_ahead_kb = \([0-9]*\)\.$/\1/p' $F 2>/dev/null)"
-	if earlytune measure --help 2>&1 | grep -q "measure readahead.*--verify"; then
-		etm_ra ra-verify text --verify
-	else
-		echo "ETM ra-verify none: this earlytune has no measure readahead --verify"
-	fi
+	etm_ra ra-verify json --verify
+	etm_ra ra-verify text --verify
+	[ -e $F ] && sed -n 's/^/ETM ra-verify file: /p' $F
 	etm_etmmap ra-bench-cap
 fi
 echo "ETM-DONE"

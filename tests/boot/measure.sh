@@ -40,8 +40,8 @@
 #                the same 4 GiB, --max-bytes beyond the memory so that the
 #                page cache evicts as in the benchmark. Its KiB read a touch
 #                at 8192 KiB within 20 % of etmmap's; the candidate the vps
-#                profile's cap (1024); --apply; the same measurement again
-#                holds the prediction (within measure's 20 %)
+#                profile's cap (1024); --apply; the same measurement again,
+#                --verify, holds the prediction (within measure's 20 %)
 #
 # Every number is printed. The root is tests/boot/mkroot.sh's cached one
 # (it carries iperf3), seen through an overlay of this test's own at
