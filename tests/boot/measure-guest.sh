@@ -156,7 +156,8 @@ fi
 # with the round the benchmark's (2,000 touches through a read-only mapping
 # of the device, --max-bytes beyond the memory: its reads are evicted as the
 # benchmark's are), --apply to the cap, the same measurement again
-# (--verify: JSON for the host's checks, then text), and the benchmark's
+# (--verify: text, then JSON for the host's checks; the file keeps the
+# latter's verdict), and the benchmark's
 # round again at the cap.
 # etm_etmmap NAME: etmmap's line, the read-ahead and what vdb served
 etm_etmmap() {
@@ -191,8 +192,8 @@ if etm_want readahead; then
 	etm_ra ra text --apply
 	F=/etc/earlytune.d/60-earlytune-measure-readahead-vdb.conf
 	[ -e $F ] && sed 's/^/ETM ra file: /' $F
-	etm_ra ra-verify json --verify
 	etm_ra ra-verify text --verify
+	etm_ra ra-verify json --verify
 	[ -e $F ] && sed -n 's/^/ETM ra-verify file: /p' $F
 	etm_etmmap ra-bench-cap
 fi
