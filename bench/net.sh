@@ -182,7 +182,8 @@ for mode in first steady; do
 	fi
 	echo "$mode $wall $ir $calls"
 done
-tc qdisc show dev v0 | grep -q 'qdisc pfifo e7e[89]: root .* limit 100p' || { echo "v0 not tuned" >&2; exit 1; }
+q=$(tc qdisc show dev v0) # read whole, not piped into grep -q (under pipefail its early exit fails tc)
+grep -q 'qdisc pfifo e7e[89]: root .* limit 100p' <<<"$q" || { echo "v0 not tuned" >&2; exit 1; }
 CURVE
 bash -n "$TMP/curve.sh" || die "FAIL: the script of d. does not parse"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
