@@ -38,9 +38,9 @@ build() {
 	} >"$t/$1"
 }
 
-for comp in "gzip -9" "xz --check=crc32" "zstd -q -19" "cat"; do
+for comp in "gzip -9" "xz --check=crc32" "xz --check=crc64" "zstd -q -19" "cat"; do
 	for early in "" early; do
-		name="${comp%% *}${early:+ with an early-microcode archive first}"
+		name="${comp}${early:+ with an early-microcode archive first}"
 		build "boot/initrd.img-$KV" "$comp" $early
 		check_rc "$name: current image: verify --only initramfs exits 0" 0 -- "$ET" verify --only initramfs --root "$t"
 		contains "$name: current image holds" "1 hold, 0 drifted"

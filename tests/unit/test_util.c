@@ -2,6 +2,8 @@
 /* util.c: names, selector files, numbers, words, strbuf, plan values. */
 #include <limits.h>
 #include <stdint.h>
+#include <string.h>
+#include <lzma.h>
 
 #include "unit.h"
 
@@ -299,7 +301,39 @@ static void test_pathf(void **state)
 	assert_string_equal(big, "a%");
 }
 
+/* CRC-64/XZ's check value, piecewise the same, and a real .xz (xz -C crc64,
+ * the CLI's own liblzma) decoded: a wrong stored check is refused. */
+static void test_crc64(void **state)
+{
+	static uint8_t xz[] = {
+		0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00, 0x00, 0x04, 0xe6, 0xd6, 0xb4, 0x46,
+		0x02, 0x00, 0x21, 0x01, 0x16, 0x00, 0x00, 0x00, 0x74, 0x2f, 0xe5, 0xa3,
+		0x01, 0x00, 0x0f, 0x65, 0x61, 0x72, 0x6c, 0x79, 0x74, 0x75, 0x6e, 0x65,
+		0x20, 0x63, 0x72, 0x63, 0x36, 0x34, 0x0a, 0x00, 0x19, 0x6a, 0x65, 0x2d,
+		0x60, 0xde, 0xfa, 0xc4, 0x00, 0x01, 0x28, 0x10, 0xe5, 0x0b, 0x6c, 0x60,
+		0x1f, 0xb6, 0xf3, 0x7d, 0x01, 0x00, 0x00, 0x00, 0x00, 0x04, 0x59, 0x5a,
+	};
+	const uint8_t *d = (const uint8_t *)"123456789";
+	uint8_t out[64];
+	uint64_t limit = UINT64_MAX;
+	size_t in_pos = 0, out_pos = 0;
+
+	(void)state;
+	assert_true(lzma_crc64(d, 9, 0) == 0x995dc9bbdf1939faULL);
+	assert_true(lzma_crc64(d + 4, 5, lzma_crc64(d, 4, 0)) == 0x995dc9bbdf1939faULL);
+	assert_true(lzma_crc64(d, 0, 0) == 0);
+	assert_int_equal(lzma_stream_buffer_decode(&limit, 0, NULL, xz, &in_pos, sizeof(xz), out, &out_pos,
+						   sizeof(out)), LZMA_OK);
+	assert_int_equal(out_pos, 16);
+	assert_memory_equal(out, "earlytune crc64\n", 16);
+	xz[44] ^= 1; /* the block's stored CRC64 */
+	in_pos = out_pos = 0;
+	assert_int_equal(lzma_stream_buffer_decode(&limit, 0, NULL, xz, &in_pos, sizeof(xz), out, &out_pos,
+						   sizeof(out)), LZMA_DATA_ERROR);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_crc64),
 	cmocka_unit_test(test_pathf),
 	cmocka_unit_test(test_fmt),
 	cmocka_unit_test(test_valid_name_rejects),
