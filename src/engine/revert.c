@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* revert: the recorded originals go back, in apply's order, then are
- * forgotten; forget: udev's remove drops a device's records. */
+/* revert: the recorded originals go back, in apply's order (a batch
+ * domain orders its own), then are forgotten; forget: udev's remove drops
+ * a device's records. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -109,10 +109,14 @@ bool nic_batched(const char *setting)
 }
 
 /* Each record back to its interface, found by index (renamed since or
- * not); one gone since has nothing to restore. */
+ * not); one gone since has nothing to restore. Last written, first back:
+ * the channels go back after the queues' files, because a driver derives
+ * some of those anew at a change of channels (virtio_net its XPS masks:
+ * 1 2 4 8 on 4 queues of 4 CPUs, 3 c on 2), and those derived at apply's
+ * change are the originals recorded after it. */
 int nic_revert_batch(struct ctx *c, struct item **items, const char **values, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = n; i-- > 0;) {
 		struct item *it = items[i];
 		int ifindex = nic_record_ifindex(it->path);
 		char name[IF_NAMESIZE + 1];

@@ -11,6 +11,7 @@
 #include <linux/genetlink.h>
 
 #include "unit.h"
+#include "engine/engine.h"
 #include "nic/internal.h"
 #include "nic_recorded.h"
 #include "nic_fx.h"
@@ -27,6 +28,8 @@ struct fdev {
 	bool no_family;
 	uint16_t refuse; /* a set of this attribute fails as a driver's would */
 	int sets; /* set requests seen */
+	const char *tree; /* a set of channels makes the queues of its sys/class/net/eth0 */
+	char order[128];  /* what was out of order at a set of channels */
 	unsigned char q[8][8192];
 	size_t qlen[8], head, tail;
 };
@@ -161,6 +164,50 @@ static int set_feature(const struct nlattr *wanted)
 	return -EINVAL;
 }
 
+/* The queues of a device with n queue pairs, as virtio_net leaves them
+ * after a change of channels on 4 CPUs: those past n gone, new ones with
+ * no RPS, the ones that stay as they were, and every TX queue's XPS mask
+ * derived anew (1 2 4 8 on 4 queues, 3 c on 2). No RPS may have been
+ * written yet: the channels come first. */
+static void reshape_queues(uint32_t n)
+{
+	char rel[128], path[PATH_MAX], mask[16];
+	struct stat st;
+
+	for (uint32_t q = 0; q < 8; q++) {
+		snprintf(rel, sizeof(rel), "sys/class/net/eth0/queues/rx-%u/rps_cpus", q);
+		tree_path(path, sizeof(path), dev->tree, rel);
+		if (stat(path, &st) == 0) {
+			char *v = tree_read(dev->tree, rel);
+
+			/* said after the run: its stderr is captured */
+			if (strcmp(v, "0") && strcmp(v, "0\n") && !*dev->order)
+				snprintf(dev->order, sizeof(dev->order), "rx-%u's rps_cpus is '%s' at the change of "
+					 "channels", q, v);
+			free(v);
+		}
+		for (const char *kind = "rx"; kind; kind = *kind == 'r' ? "tx" : NULL) {
+			snprintf(rel, sizeof(rel), "sys/class/net/eth0/queues/%s-%u", kind, q);
+			tree_path(path, sizeof(path), dev->tree, rel);
+			if (q >= n) {
+				if (stat(path, &st) == 0)
+					tree_remove(path);
+				continue;
+			}
+			snprintf(mask, sizeof(mask), "%x\n", ((1u << (4 / n)) - 1) << (q * (4 / n)));
+			if (*kind == 't') {
+				snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "/xps_cpus");
+				tree_write(dev->tree, rel, mask);
+			} else if (stat(path, &st) < 0) {
+				snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "/rps_cpus");
+				tree_write(dev->tree, rel, "0\n");
+				snprintf(strrchr(rel, '/'), 16, "/rps_flow_cnt");
+				tree_write(dev->tree, rel, "0\n");
+			}
+		}
+	}
+}
+
 /* A set of one value: rings round up to a power of two, as some drivers do;
  * a coalescing parameter the device lacks is refused with the kernel's text. */
 static void answer_set(uint32_t seq, uint8_t cmd, const struct nlattr *a)
@@ -182,6 +229,8 @@ static void answer_set(uint32_t seq, uint8_t cmd, const struct nlattr *a)
 	if (cmd == ETHTOOL_MSG_RINGS_SET)
 		while (v & (v - 1))
 			v += v & -v;
+	if (cmd == ETHTOOL_MSG_CHANNELS_SET && a->nla_type == ETHTOOL_A_CHANNELS_COMBINED_COUNT && dev->tree)
+		reshape_queues(v);
 	to[a->nla_type] = v;
 	ack(seq, 0, NULL);
 }
@@ -682,6 +731,96 @@ static void test_no_family(void **state)
 	assert_true(nic_feature_of(&dev->feat, "tx-tcp-segmentation")->active);
 }
 
+/* A queue file of eth0 holds want (its trailing newline aside). */
+static void queue_holds(struct fx *f, const char *file, int q, const char *want)
+{
+	char rel[96];
+
+	snprintf(rel, sizeof(rel), "sys/class/net/eth0/queues/%s-%d/%s", *file == 'r' ? "rx" : "tx", q, file);
+	free(f->text);
+	f->text = tree_read(f->dir, rel);
+	assert_non_null(f->text);
+	f->text[strcspn(f->text, "\n")] = '\0';
+	if (strcmp(f->text, want))
+		fail_msg("%s: '%s', want '%s'", rel, f->text, want);
+}
+
+/* A command of the engine on the fixture: exit 0 (its stderr kept in
+ * f->text), no RPS left at a change of channels, and the device's channels
+ * after it. */
+static void run_ok(struct fx *f, int (*cmd)(struct ctx *), uint32_t channels)
+{
+	struct capture cap;
+	int r;
+
+	free(f->text);
+	f->text = NULL;
+	capture_begin(&cap);
+	r = cmd(&f->c);
+	f->text = capture_end(&cap);
+	if (r)
+		fail_msg("exit %d: %s", r, f->text);
+	assert_string_equal(dev->order, "");
+	assert_int_equal(dev->ch[ETHTOOL_A_CHANNELS_COMBINED_COUNT], channels);
+}
+
+/* The engine's reshape: a device of 4 queue pairs asked for 2, with RPS
+ * and XPS. plan shows the 4 queues there are (noting that apply reads them
+ * again); apply writes the channels first (the fake fails the test if any
+ * RPS came before), plans again, and writes RPS and XPS of rx-0, rx-1,
+ * tx-0, tx-1 alone: nothing for the queues the channels removed, nothing
+ * failed, nothing recorded of them; XPS's originals are those the driver
+ * derived for 2 queues. Planned again, everything holds. revert puts the
+ * channels back last, so the driver's XPS for 4 queues is what stays. */
+static void test_reshape(void **state)
+{
+	struct fx *f = *state;
+	struct ctx *c = dev_ctx(f, "[net \"x\"]\nchannels.combined = 2\nrps_cpus = f\nxps_cpus = f\n");
+	static const char *const xps4[] = { "1", "2", "4", "8" };
+	char *records;
+	const struct item *it;
+
+	dev->tree = f->dir;
+	SET(dev->ch, dev->ch_have, ETHTOOL_A_CHANNELS_COMBINED_COUNT, 4);
+	reshape_queues(4);
+	assert_int_equal(nic_plan(c, &f->p), 0);
+	want(&f->p, "channels.combined", ACT_CHANGE, "4", "2");
+	it = want(&f->p, "queues/rx-3/rps_cpus", ACT_CHANGE, "0", "f");
+	assert_contains(it->reason, "apply reads the queues again once the channels change");
+	want(&f->p, "queues/tx-3/xps_cpus", ACT_CHANGE, "8", "f");
+	assert_int_equal(count_items(&f->p, "eth0"), 9);
+	plan_free(&f->p);
+
+	run_ok(f, cmd_apply, 2);
+	for (int q = 0; q < 2; q++) {
+		queue_holds(f, "rps_cpus", q, "f");
+		queue_holds(f, "xps_cpus", q, "f");
+	}
+	free(f->text);
+	records = f->text = tree_read(f->dir, "run/earlytune/links/3"); /* freed by the fixture */
+	assert_non_null(records);
+	assert_contains(records, "channels.combined");
+	assert_contains(records, "queues/rx-1/rps_cpus");
+	assert_contains(records, "queues/tx-0/xps_cpus\tethtool/ifindex/3/queues/tx-0/xps_cpus\t3\t");
+	assert_contains(records, "queues/tx-1/xps_cpus\tethtool/ifindex/3/queues/tx-1/xps_cpus\tc\t");
+	assert_null(strstr(records, "queues/rx-2/"));
+	assert_null(strstr(records, "queues/tx-3/"));
+	assert_true(strstr(records, "channels.combined") < strstr(records, "queues/rx-0/rps_cpus"));
+
+	assert_int_equal(nic_plan(c, &f->p), 0);
+	assert_int_equal(count_items(&f->p, "eth0"), 5);
+	for (size_t i = 0; i < f->p.n; i++)
+		assert_int_equal(f->p.v[i].action, ACT_KEEP);
+	assert_null(find_item(&f->p, "eth0", "queues/rx-2/rps_cpus"));
+
+	c->root.is_host = false; /* the name by index from the tree, not this machine's */
+	run_ok(f, cmd_revert, 4);
+	for (int q = 0; q < 4; q++) {
+		queue_holds(f, "rps_cpus", q, "0");
+		queue_holds(f, "xps_cpus", q, xps4[q]);
+	}
+}
+
 /* Records: the namespace and index in the path; another namespace's is
  * not this one's to judge. */
 static void test_records(void **state)
@@ -719,6 +858,7 @@ int main(void)
 		DEV_TEST(test_revert),
 		DEV_TEST(test_no_match),
 		DEV_TEST(test_no_family),
+		DEV_TEST(test_reshape),
 		cmocka_unit_test(test_records),
 	};
 
