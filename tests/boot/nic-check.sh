@@ -8,6 +8,11 @@
 # What virtio_net and QEMU give the hot-added NIC (4 vCPUs, queues=4) and
 # what the section asks instead.
 CH_KERNEL=4 CH_WANT=2 RING_KERNEL=256 RING_WANT=128 RPS_WANT=f
+TXF_KERNEL=1 TXF_WANT=0 QLEN_KERNEL=1000 QLEN_WANT=2000 XPS_WANT=f FLOWS_WANT=2048 SOCK_WANT=32768
+# virtio_net's XPS (virtnet_set_affinity): each TX queue CPUs of its own,
+# derived anew at every change of channels: on 4 CPUs, 1 2 4 8 for 4
+# queues, 3 c for 2.
+XPS_KERNEL4=(1 2 4 8) XPS_KERNEL2=(3 c)
 
 # nic_conf: /etc/earlytune.d/50-etnic.conf, but for zswap
 nic_conf() {
@@ -22,8 +27,23 @@ rings.rx = $RING_WANT
 rings.tx = $RING_WANT
 # nic guest test: virtio_net's default is on
 offload.generic-receive-offload = off
+# nic guest test: virtio_net's $TXF_KERNEL is its TX NAPI on, $TXF_WANT turns it off: without the
+# device's VIRTIO_NET_F_NOTF_COAL (QEMU has none) the one coalescing value it
+# takes, and only while the interface is down, as at its add event
+coalesce.tx_frames = $TXF_WANT
 # nic guest test: every CPU steers each RX queue's packets (the kernel: none)
 rps_cpus = $RPS_WANT
+# nic guest test: twice the kernel's $QLEN_KERNEL packets
+txqueuelen = $QLEN_WANT
+# nic guest test: a flow table for RFS on each RX queue (the kernel: none, 0)
+rps_flow_cnt = $FLOWS_WANT
+# nic guest test: any CPU may send on each TX queue (virtio_net gives each
+# TX queue CPUs of its own)
+xps_cpus = $XPS_WANT
+
+[net]
+# nic guest test: the global flow table RFS needs (the kernel: none, 0)
+rps_sock_flow_entries = $SOCK_WANT
 
 [sysfs "ksm"]
 path = /sys/kernel/mm/ksm/run
@@ -34,6 +54,17 @@ value = 1
 path = /sys/kernel/mm/ksm/pages_to_scan
 # nic guest test: the kernel's default is 100
 value = 1000
+EOF
+}
+
+# coal_conf: /etc/etnic-coal.conf, a coalescing value virtio_net takes only
+# from a device that offers VIRTIO_NET_F_NOTF_COAL
+coal_conf() {
+	cat <<EOF
+[net "etnic-coal"]
+match.driver = virtio_net
+# nic guest test: the kernel's 0; QEMU's device cannot take it
+coalesce.rx_usecs = 50
 EOF
 }
 
@@ -102,11 +133,25 @@ check_order() { # K IF
 		"rx ring|nic $i rings.rx: $RING_KERNEL -> $RING_WANT"
 		"tx ring|nic $i rings.tx: $RING_KERNEL -> $RING_WANT"
 		"GRO|nic $i offload.rx-gro: on -> off"
+		"coalescing|nic $i coalesce.tx_frames: $TXF_KERNEL -> $TXF_WANT"
+		"txqueuelen|nic $i tx_queue_len: $QLEN_KERNEL -> $QLEN_WANT"
 		"rx-0's RPS|nic $i queues/rx-0/rps_cpus: 0 -> $RPS_WANT"
 		"rx-1's RPS|nic $i queues/rx-1/rps_cpus: 0 -> $RPS_WANT"
+		"rx-0's flow table|nic $i queues/rx-0/rps_flow_cnt: 0 -> $FLOWS_WANT"
+		"rx-1's flow table|nic $i queues/rx-1/rps_flow_cnt: 0 -> $FLOWS_WANT"
+		"tx-0's XPS, from the driver's mask for 2 queues|nic $i queues/tx-0/xps_cpus: ${XPS_KERNEL2[0]} -> $XPS_WANT"
+		"tx-1's XPS, from the driver's mask for 2 queues|nic $i queues/tx-1/xps_cpus: ${XPS_KERNEL2[1]} -> $XPS_WANT"
 		"qdisc|net $i qdisc: noop -> mq fq"
 	)
 	sed -n "s/^ETN kmsg: /# $k: kmsg: /p" "$L"
+	# The global flow table: the pre-udev run's, before the event.
+	n=$(line "^ETN kmsg: .*earlytune: net sysctl net.core.rps_sock_flow_entries: 0 -> $SOCK_WANT")
+	if [ -n "$n" ] && [ "$n" -lt "$(line "^ETN kmsg: .*earlytune: ${steps[0]#*|}")" ]; then
+		pass "$k: the pre-udev run: rps_sock_flow_entries in the kernel log, before the NIC's event"
+	else
+		fail "$k: the pre-udev run: rps_sock_flow_entries in the kernel log, before the NIC's event" \
+			"$(grep -E '^ETN kmsg: .*rps_sock_flow_entries' "$L")"
+	fi
 	for s in "${steps[@]}"; do
 		what=${s%%|*}
 		n=$(line "^ETN kmsg: .*earlytune: ${s#*|}")
@@ -123,8 +168,8 @@ check_order() { # K IF
 		fi
 	done
 	# Planned again after the channels: only the queues there are.
-	lacks "$k: the udev event: no RPS for the queues the channels removed" \
-		"^ETN kmsg: .*earlytune: nic $i queues/rx-[23]/"
+	lacks "$k: the udev event: no RPS, flow table or XPS for the queues the channels removed" \
+		"^ETN kmsg: .*earlytune: nic $i queues/[rt]x-[23]/"
 	has "$k: the udev event's run: its summary, nothing failed" \
 		"^ETN kmsg: .*earlytune: apply ifindex $(val nic ifindex): [1-9][0-9]* changed, [0-9]+ kept, [0-9]+ skipped, 0 failed"
 }
@@ -135,7 +180,9 @@ check_records() { # K IF
 	sed -n "s/^ETN record \(links\/.*\)/# $k: record \1/p" "$L"
 	got=$(sed -n "s/^ETN record links\/$(val nic ifindex): [a-z]*\t$i\t\([^\t]*\)\t[^\t]*\t\([^\t]*\)\t.*/\1=\2/p" "$L" | tr '\n' ' ')
 	want="channels.combined=$CH_KERNEL rings.rx=$RING_KERNEL rings.tx=$RING_KERNEL offload.rx-gro=on"
-	want="$want queues/rx-0/rps_cpus=0 queues/rx-1/rps_cpus=0 qdisc=noop "
+	want="$want coalesce.tx_frames=$TXF_KERNEL tx_queue_len=$QLEN_KERNEL"
+	want="$want queues/rx-0/rps_cpus=0 queues/rx-1/rps_cpus=0 queues/rx-0/rps_flow_cnt=0 queues/rx-1/rps_flow_cnt=0"
+	want="$want queues/tx-0/xps_cpus=${XPS_KERNEL2[0]} queues/tx-1/xps_cpus=${XPS_KERNEL2[1]} qdisc=noop "
 	is "$k: the records of the interface: each original, in the order written" "$got" "$want"
 }
 
@@ -150,6 +197,36 @@ check_drift() { # K IF
 	# the channels at the udev event.
 	has "$1: another writer's ethtool -L: verify names the new rx-2's RPS" \
 		"^ETN drift-out: drift: nic $2 queues/rx-2/rps_cpus is '0', want '$RPS_WANT'"
+	# The driver derived every TX queue's XPS anew (3 queues: 3 4 8): why
+	# XPS too comes after the channels.
+	has "$1: another writer's ethtool -L: verify names tx-0's XPS, which the driver derived anew" \
+		"^ETN drift-out: drift: nic $2 queues/tx-0/xps_cpus is '3', want '$XPS_WANT'"
+}
+
+# coalesce.rx_usecs needs the device's VIRTIO_NET_F_NOTF_COAL: QEMU's
+# virtio-net has none, so the driver refuses it (EOPNOTSUPP), and apply
+# fails the item saying so; tx_frames, the one value it takes, is proven
+# with the section's other keys.
+check_coalesce() { # K IF
+	local k=$1 i=$2
+	grep "^ETN applied ethtool-c: " "$L" | grep -v 'n/a' | sed "s/^ETN applied ethtool-c: /# $k: applied: ethtool -c: /"
+	sed -n "s/^ETN coal-\(plan\|apply\)-out: /# $k: rx_usecs = 50: \1: /p" "$L"
+	has "$k: coalesce.rx_usecs: plan asks the change" "^ETN coal-plan-out: nic +$i +coalesce.rx_usecs +0 +50 +change"
+	is "$k: coalesce.rx_usecs: apply exits 1" "$(val coal-apply rc)" 1
+	has "$k: coalesce.rx_usecs: the driver says not supported" \
+		"^ETN coal-apply-out: +error: ethtool coalesce.rx_usecs = 50 on $i: Operation not supported"
+	has "$k: coalesce.rx_usecs: ethtool -c still reads the kernel's 0" '^ETN coal ethtool-c: rx-usecs: 0$'
+}
+
+# check_files K TAG TXQUEUELEN TX_FRAMES FLOWS XPS SOCK: the queues' files,
+# tx_queue_len, ethtool -c's tx-frames, the global flow table
+check_files() {
+	local k=$1 t=$2
+	is "$k: $t: sysfs: tx_queue_len" "$(val "$t" txqueuelen)" "$3"
+	is "$k: $t: ethtool -c: tx-frames" "$(val "$t" tx_frames)" "$4"
+	is "$k: $t: sysfs: each RX queue's rps_flow_cnt" "$(sed -n "s/^ETN $t flows //p" "$L" | tr '\n' ' ')" "$5"
+	is "$k: $t: sysfs: each TX queue's xps_cpus" "$(sed -n "s/^ETN $t xps //p" "$L" | tr '\n' ' ')" "$6"
+	is "$k: $t: proc: rps_sock_flow_entries" "$(val "$t" sock_flows)" "$7"
 }
 
 # check_nic K TAG CHANNELS RING GRO RPS: what ethtool and sysfs read
@@ -199,12 +276,21 @@ check_kernel() {
 	check_records "$1" "$i"
 	check_nic "$1" applied "$CH_WANT" "$RING_WANT" off \
 		"rx-0/rps_cpus $RPS_WANT rx-1/rps_cpus $RPS_WANT "
+	check_files "$1" applied "$QLEN_WANT" "$TXF_WANT" \
+		"rx-0/rps_flow_cnt $FLOWS_WANT rx-1/rps_flow_cnt $FLOWS_WANT " \
+		"tx-0/xps_cpus $XPS_WANT tx-1/xps_cpus $XPS_WANT " "$SOCK_WANT"
 	sed -n "s/^ETN \(verify\|revert\)-out: /# $1: \1: /p" "$L"
 	is "$1: verify holds (exit 0)" "$(val verify rc)" 0
 	check_drift "$1" "$i"
 	is "$1: revert exits 0" "$(val revert rc)" 0
 	check_nic "$1" reverted "$CH_KERNEL" "$RING_KERNEL" on \
 		"rx-0/rps_cpus 0 rx-1/rps_cpus 0 rx-2/rps_cpus 0 rx-3/rps_cpus 0 "
+	# XPS: the driver's own for 4 queues, as before the event (the channels
+	# go back last, after the masks recorded at 2 queues).
+	check_files "$1" reverted "$QLEN_KERNEL" "$TXF_KERNEL" \
+		"rx-0/rps_flow_cnt 0 rx-1/rps_flow_cnt 0 rx-2/rps_flow_cnt 0 rx-3/rps_flow_cnt 0 " \
+		"tx-0/xps_cpus ${XPS_KERNEL4[0]} tx-1/xps_cpus ${XPS_KERNEL4[1]} tx-2/xps_cpus ${XPS_KERNEL4[2]} tx-3/xps_cpus ${XPS_KERNEL4[3]} " 0
 	check_qdisc "$1"
 	sed -n "s/^ETN verify-after-out: /# $1: verify after revert: /p" "$L"
+	check_coalesce "$1" "$i"
 }

@@ -11,16 +11,19 @@
 # earlytune's own dracut module (its binary, udev rule and configuration,
 # its pre-udev hook) and this test's (tests/boot/nic-guest.sh at
 # pre-mount). The configuration: [sysfs] KSM run and pages_to_scan and
-# zswap's enabled, applied by the pre-udev hook's global run; a
-# [net "etnic"] section for virtio_net: channels, rings, GRO off, RPS; the
-# vps profile's [net] qdisc = fq. Once the guest says ETN-READY, the host
-# hot-adds a virtio NIC through QEMU's monitor (netdev_add tap with
-# queues=4, device_add virtio-net-pci,mq=on,vectors=10): its udev add event
-# runs earlytune's rule. The host asserts that the event applied channels,
-# then rings, then GRO, then RPS, then the qdisc — the kernel log's lines in
-# that order, each with the value ethtool, sysfs and tc read back — that
-# verify holds, and that revert puts every original back (read back the
-# same way), [sysfs]'s too.
+# zswap's enabled, and [net] rps_sock_flow_entries, applied by the pre-udev
+# hook's global run; a [net "etnic"] section for virtio_net: channels,
+# rings, GRO off, coalescing (tx_frames), txqueuelen, RPS, the RX queues'
+# flow tables, XPS; the vps profile's [net] qdisc = fq. Once the guest says
+# ETN-READY, the host hot-adds a virtio NIC through QEMU's monitor
+# (netdev_add tap with queues=4, device_add virtio-net-pci,mq=on,vectors=10):
+# its udev add event runs earlytune's rule. The host asserts that the event
+# applied channels, then rings, GRO, coalescing, txqueuelen, RPS, flow
+# tables, XPS, then the qdisc — the kernel log's lines in that order, each
+# with the value ethtool, sysfs and tc read back — that verify holds, and
+# that revert puts every original back (read back the same way), [sysfs]'s
+# too; then that coalesce.rx_usecs, which the device cannot take (no
+# VIRTIO_NET_F_NOTF_COAL in QEMU), fails saying so.
 #
 # virtio_net gives a new device min(online CPUs, the device's queue pairs)
 # combined channels (virtnet_probe): 4 here, so the section asks 2. Its
@@ -77,6 +80,7 @@ installkernel() { hostonly='' instmods virtio_net; }
 install() {
 	inst_multiple ethtool tc ip dmesg udevadm awk sed grep cat sleep nproc uname tr ls wc find sort basename readlink
 	inst_simple /etc/etnic-zswap.conf
+	inst_simple /etc/etnic-coal.conf
 	inst_hook pre-udev 40 "$moddir/etnic-before.sh"
 	inst_hook pre-mount 99 "$moddir/etnic.sh"
 }
@@ -129,6 +133,7 @@ for k in $kernels; do
 	zswap=Y
 	grep -q '^CONFIG_ZSWAP_DEFAULT_ON=y' "$ROOT/boot/config-$k" && zswap=N
 	zswap_conf "$zswap" >"$ROOT/etc/etnic-zswap.conf"
+	coal_conf >"$ROOT/etc/etnic-coal.conf"
 	mkdir -p "$ROOT/etc/earlytune.d"
 	nic_conf >"$ROOT/etc/earlytune.d/50-etnic.conf"
 	grep -q '^CONFIG_ZSWAP=y' "$ROOT/boot/config-$k" && zswap_conf "$zswap" >>"$ROOT/etc/earlytune.d/50-etnic.conf"
