@@ -262,6 +262,22 @@ eq "queues: --ifindex: e5's RX queues 2, rx-1's RPS set, e1 untouched" \
 check_rc "queues: revert --ifindex" 0 -- et revert --ifindex "$idx5"
 eq "queues: revert --ifindex: e5's RPS gone" "$(nsx cat /sys/class/net/e5/queues/rx-1/rps_cpus | tr -d 0,)" ""
 
+# XPS on an interface of one TX queue: its tx-0/xps_cpus is listed but
+# reads ENOENT (the kernel keeps no map for a device that is not
+# multiqueue), and there is nothing to choose among: a neutral skip saying
+# why, nothing written or recorded, verify not failed by it.
+nsx ip link add g1 numtxqueues 1 numrxqueues 1 type veth peer name h1 numtxqueues 1 numrxqueues 1
+eq "one TX queue: g1 has tx-0 alone, its xps_cpus listed" "$(txq g1) $(nsx ls /sys/class/net/g1/queues/tx-0 | grep -c '^xps_cpus$')" "1 1"
+printf '[net "one"]\n# one TX queue: nothing for XPS to choose\nmatch.name = g1\nxps_cpus = 1\n' >"$WORK/one.conf"
+check_rc "one TX queue: plan exits 0" 0 -- et plan --only nic --config "$WORK/one.conf"
+row "one TX queue: XPS is a skip" nic g1 queues/tx-0/xps_cpus - - skip
+contains "one TX queue: ... saying why" "g1 has one TX queue: XPS chooses among several"
+check_rc "one TX queue: apply exits 0" 0 -- et apply --only nic --config "$WORK/one.conf"
+row "one TX queue: apply skips it, nothing written" nic g1 queues/tx-0/xps_cpus - - skip -
+eq "one TX queue: no record of g1" "$(cat "$state"/records "$state"/links/* 2>/dev/null | grep -c "	g1	")" 0
+check_rc "one TX queue: verify exits 0" 0 -- et verify --only nic --config "$WORK/one.conf"
+contains "one TX queue: ... it is not applicable" "0 hold, 0 drifted, 0 unmet, 1 not applicable"
+
 # RFS on a tree: the queues' flow tables and the global one ([net], the
 # net row's sysctl), each rounded up to a power of two, set and reverted.
 t=$WORK/rfs
