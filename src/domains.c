@@ -78,6 +78,8 @@ const struct domain domains[] = {
 		.name = "sysfs", .bit = DOM_SYSFS,
 		.section = { "sysfs", true, sysfs_check_key, sysfs_check_conf },
 		.plan = sysfs_plan, .identity = sysfs_identity, .device_of = sysfs_device_of,
+		.ifindex = sysfs_record_ifindex, .owns_path = sysfs_owns_path, .elsewhere = sysfs_elsewhere,
+		.record_path = sysfs_record_path, .record_file = sysfs_record_file,
 	},
 };
 const size_t ndomains = ARRAY_SIZE(domains);

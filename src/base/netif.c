@@ -117,3 +117,37 @@ int netif_stale(const struct root *r, const char *name, const char *identity, in
 	snprintf(why, size, "no interface has ifindex %d any more", ifindex);
 	return !rr;
 }
+
+/* Digits at *s up to a '/' or the end, not 0: moved past them. */
+static int key_number(const char **s, unsigned long long *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**s))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(*s, &end, 10);
+	if (errno || !*v || (*end && *end != '/'))
+		return -EINVAL;
+	*s = end;
+	return 0;
+}
+
+int netif_key_parse(const char *path, const char *prefix, struct netif_key *k)
+{
+	const char *s = path + strlen(prefix);
+	unsigned long long ifindex;
+
+	*k = (struct netif_key){ .rest = "" };
+	if (strncmp(path, prefix, strlen(prefix)) || strncmp(s, "netns/", 6))
+		return -EINVAL;
+	s += 6;
+	if (key_number(&s, &k->netns) < 0 || strncmp(s, "/ifindex/", 9))
+		return -EINVAL;
+	s += 9;
+	if (key_number(&s, &ifindex) < 0 || ifindex > INT_MAX)
+		return -EINVAL;
+	k->ifindex = (int)ifindex;
+	k->rest = *s ? s + 1 : s;
+	return 0;
+}

@@ -24,3 +24,13 @@ int netif_index_exists(const struct root *r, const char *name, int ifindex);
  * the record has no such identity; -errno: cannot be told). */
 void netif_identity(int ifindex, char *out, size_t size);
 int netif_stale(const struct root *r, const char *name, const char *identity, int ifindex, char *why, size_t size);
+/* A record kept by namespace and interface index, PREFIX/netns/INODE/
+ * ifindex/N/REST: indexes and names repeat across namespaces, which share
+ * /run. 0 with its parts (rest "" when the key ends after N), -EINVAL when
+ * path is not one. */
+struct netif_key {
+	unsigned long long netns;
+	int ifindex;
+	const char *rest;
+};
+int netif_key_parse(const char *path, const char *prefix, struct netif_key *k);

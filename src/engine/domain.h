@@ -54,6 +54,14 @@ struct domain {
 	 * interface of another network namespace: indexes repeat across
 	 * them): no command here reverts it, forgets it or judges it stale. */
 	bool (*elsewhere)(const struct root *r, const struct record *x);
+	/* A file whose record is kept under a key of the domain's rather than
+	 * the file's path (an interface's attribute, by namespace and index:
+	 * the path names the interface, and names repeat across namespaces):
+	 * record_path the key of an item's record (1; 0: its path), and
+	 * record_file the file a record of such a key goes back to (1; 0: the
+	 * record's path is the file; -errno). */
+	int (*record_path)(const struct root *r, const struct item *it, char *out, size_t size);
+	int (*record_file)(const struct root *r, const struct record *x, char *out, size_t size);
 	/* For a domain whose items are global or a device's: the disk a
 	 * record is about (its name in disk) or the interface (its index in
 	 * *ifindex), both empty for a global one. Its plan then runs at a

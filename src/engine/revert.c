@@ -72,10 +72,11 @@ static size_t pick_records(const struct ctx *c, const struct records *rs, struct
 	return n;
 }
 
-static bool restore(struct ctx *c, const struct domain *d, const struct record *x, struct item *it)
+static bool restore(struct ctx *c, const struct domain *d, const struct record *x, const char *file,
+		    struct item *it)
 {
 	char raw[256];
-	int got, r = root_read(&c->root, x->path, raw, sizeof(raw));
+	int got, r = root_read(&c->root, file, raw, sizeof(raw));
 	const char *gone = r == -ENOENT && d->gone ? d->gone(x->setting) : NULL;
 
 	it->selector = r > 0 && strchr(raw, '[');
@@ -94,7 +95,7 @@ static bool restore(struct ctx *c, const struct domain *d, const struct record *
 		}
 	}
 	it->action = ACT_CHANGE;
-	r = root_write_readback(&c->root, x->path, x->value, raw, sizeof(raw), &got);
+	r = root_write_readback(&c->root, file, x->value, raw, sizeof(raw), &got);
 	if (r >= 0)
 		r = got;
 	if (r < 0) {
@@ -129,12 +130,29 @@ static bool still_its_device(struct ctx *c, struct records *rs, const struct rec
 	return r == 0;
 }
 
+/* The file record x goes back to: its path, or the one its domain's key
+ * names now (the item then shows that file). */
+static bool file_of(struct ctx *c, const struct domain *d, const struct record *x, struct item *it, char *file,
+		    size_t size)
+{
+	int r = d->record_file ? d->record_file(&c->root, x, file, size) : 0;
+
+	if (r < 0)
+		item_fail(it, r, "cannot find the file of the record %s", x->path);
+	else if (r == 0)
+		fmt(file, size, "%s", x->path);
+	else
+		item_set(&it->path, file);
+	return r >= 0;
+}
+
 /* One record: restored now, stale and dropped, left for its domain's batch,
  * or (unknown domain) an error. done: it may be forgotten. */
 static int revert_one(struct ctx *c, struct records *rs, struct plan *p, struct pick *k, bool *done)
 {
 	const struct record *x = &rs->v[k->i];
 	struct item *it = plan_add(p, k->d ? k->d->name : "?", x->target, x->setting, x->path);
+	char file[PATH_MAX];
 
 	progress();
 	if (!it)
@@ -151,8 +169,8 @@ static int revert_one(struct ctx *c, struct records *rs, struct plan *p, struct 
 		done[k->i] = it->action == ACT_SKIP; /* stale: forgotten, not written */
 	else if (k->d->batched && k->d->batched(x->setting))
 		k->batch = true; /* handed back below, with the others of its domain */
-	else
-		done[k->i] = restore(c, k->d, x, it);
+	else if (file_of(c, k->d, x, it, file, sizeof(file)))
+		done[k->i] = restore(c, k->d, x, file, it);
 	return 0;
 }
 

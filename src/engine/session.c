@@ -77,8 +77,8 @@ int session_forget_stale(struct session *s)
 		const struct record *x = &rs->v[i];
 		const struct domain *d = state_domain(x->domain);
 
-		if (d && (d->disks || d->device_of) && (s->c->only & d->bit) && session_in_scope(s->c, d, x, 0) &&
-		    state_stale(rs, &s->c->root, x, why, sizeof(why)) == 1) {
+		if (d && (d->disks || d->device_of) && (s->c->only & d->bit) && session_owns(s->c, d, x) &&
+		    session_in_scope(s->c, d, x, 0) && state_stale(rs, &s->c->root, x, why, sizeof(why)) == 1) {
 			log_msg(LOG_DEBUG, "forgetting the original of %s: %s", x->path, why);
 			drop[i] = true;
 		}
@@ -88,11 +88,20 @@ int session_forget_stale(struct session *s)
 	return 0;
 }
 
+/* A record under the item's own path (an earlier version's, before its
+ * domain kept it under a key) stays the only original of that file. */
 int session_record(struct session *s, const struct item *it, const char *original)
 {
-	char id[64];
+	const struct domain *d = state_domain(it->domain);
+	char id[64], key[PATH_MAX];
+	const char *path = it->path;
 	int r = state_identity_cached(&s->rs, &s->c->root, it->domain, it->target, it->setting, it->path, id,
 				      sizeof(id));
 
-	return r < 0 ? r : state_add(&s->rs, it, original, id);
+	if (r < 0)
+		return r;
+	if (d && d->record_path && !state_find_as(&s->rs, it, it->path, id) &&
+	    d->record_path(&s->c->root, it, key, sizeof(key)) > 0)
+		path = key;
+	return state_add(&s->rs, it, path, original, id);
 }

@@ -85,7 +85,12 @@ int state_load_one_scoped(struct records *rs, const struct root *r);
 
 /* A scoped load reads the other files when what is asked may be there. */
 const struct record *state_find(struct records *rs, const char *path);
-int state_add(struct records *rs, const struct item *it, const char *original, const char *identity);
+/* The record of path, looked for where a record of that item goes. */
+const struct record *state_find_as(struct records *rs, const struct item *it, const char *path,
+				   const char *identity);
+/* it's original, recorded under path (it->path, or its domain's key). */
+int state_add(struct records *rs, const struct item *it, const char *path, const char *original,
+	      const char *identity);
 
 /* ---- state.c: the records in memory ---- */
 int state_parse(struct records *rs, char *buf);

@@ -425,20 +425,38 @@ const struct record *state_find(struct records *rs, const char *path)
 	return x;
 }
 
+/* The file a record of the item goes in, read (a scoped load may not have
+ * read it yet: its record may be there). */
+static int load_file_of(struct records *rs, const struct item *it, const char *path, const char *identity,
+			char *rel)
+{
+	state_file_of(it->domain, it->target, path, identity, rel);
+	if (rs->scoped_load && state_file_find(rs, rel) == STRINDEX_NONE)
+		return rs->root ? state_load_rest(rs, rs->root) : -EINVAL;
+	return 0;
+}
+
+const struct record *state_find_as(struct records *rs, const struct item *it, const char *path,
+				   const char *identity)
+{
+	char rel[STATE_REL_MAX];
+
+	return load_file_of(rs, it, path, identity, rel) < 0 ? NULL : state_find_loaded(rs, path);
+}
+
 /* Never replaces an existing record: the first original is the true one
  * (a stale record, of another device, is forgotten before: state_stale). */
-int state_add(struct records *rs, const struct item *it, const char *original, const char *identity)
+int state_add(struct records *rs, const struct item *it, const char *path, const char *original,
+	      const char *identity)
 {
-	char *f[NFIELDS] = { (char *)it->domain, it->target, it->setting, it->path, (char *)original,
+	char *f[NFIELDS] = { (char *)it->domain, it->target, it->setting, (char *)path, (char *)original,
 			     (char *)identity };
 	char rel[STATE_REL_MAX];
-	int rr = 0;
+	int rr;
 
 	for (int i = 0; i < NFIELDS; i++)
 		if (!f[i] || strpbrk(f[i], "\t\n"))
 			return -EINVAL;
-	state_file_of(f[0], f[1], f[3], f[5], rel);
-	if (rs->scoped_load && state_file_find(rs, rel) == STRINDEX_NONE)
-		rr = rs->root ? state_load_rest(rs, rs->root) : -EINVAL; /* its record may be there */
+	rr = load_file_of(rs, it, path, identity, rel);
 	return rr < 0 ? rr : state_add_loaded(rs, f, rel);
 }

@@ -4,7 +4,11 @@
  * at its udev event with the glob matched against it alone, its record in
  * its scope and tied to its identity (the disk's, as [block] ties its own;
  * an interface's index), so that a device taking the name later never gets
- * another's original. */
+ * another's original. An interface's record is kept by network namespace
+ * and index (sysfs/netns/INODE/ifindex/N/ATTR), as the other records of
+ * interfaces are: namespaces share /run, and names and indexes repeat
+ * across them. One of an earlier version, under the file's path, is the
+ * namespace's that reads it. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <net/if.h>
@@ -49,6 +53,77 @@ int sysfs_device_path(const char *rel, struct sysfs_dev *d)
 	return 0;
 }
 
+#define KEY_PREFIX "sysfs/"
+
+int sysfs_record_ifindex(const char *path)
+{
+	struct netif_key k;
+
+	return netif_key_parse(path, KEY_PREFIX, &k) < 0 ? 0 : k.ifindex;
+}
+
+bool sysfs_owns_path(const char *path)
+{
+	struct netif_key k;
+
+	return netif_key_parse(path, KEY_PREFIX, &k) == 0 && *k.rest;
+}
+
+/* Another namespace's interface: its index N is not this namespace's N. */
+bool sysfs_elsewhere(const struct root *r, const struct record *x)
+{
+	struct netif_key k;
+
+	return netif_key_parse(x->path, KEY_PREFIX, &k) == 0 && k.netns != netif_netns(r);
+}
+
+/* The interface whose directory holds path ("sys/class/net/NAME/…"), by
+ * name ("" none). */
+static bool path_iface(const char *path, struct sysfs_dev *d, char *name, size_t size)
+{
+	*name = '\0';
+	if (sysfs_device_path(path, d) != SYSFS_IFACE || d->len >= size)
+		return false;
+	snprintf(name, size, "%.*s", (int)d->len, path + d->at);
+	return true;
+}
+
+/* Where the run cannot tell its namespace (a tree without proc/), the
+ * file's path: as before namespaces were told apart. */
+int sysfs_record_path(const struct root *r, const struct item *it, char *out, size_t size)
+{
+	struct sysfs_dev d;
+	char name[NAME_MAX + 1];
+	unsigned long long netns = netif_netns(r);
+	int ifindex = netns && path_iface(it->path, &d, name, sizeof(name)) ? netif_index_of(r, name) : 0;
+
+	if (ifindex <= 0)
+		return ifindex < 0 ? ifindex : 0;
+	return pathf(out, size, KEY_PREFIX "netns/%llu/ifindex/%d/%s", netns, ifindex, it->path + d.at + d.len + 1) < 0
+		       ? -ENAMETOOLONG
+		       : 1;
+}
+
+/* The interface of the key's index here: the one the record was made on
+ * if it still has that index (renames aside, one read), else by index. */
+int sysfs_record_file(const struct root *r, const struct record *x, char *out, size_t size)
+{
+	struct netif_key k;
+	struct sysfs_dev d;
+	char name[NAME_MAX + 1];
+	int rr;
+
+	if (netif_key_parse(x->path, KEY_PREFIX, &k) < 0)
+		return 0;
+	if (pathf(out, size, "sys/%s", x->setting) < 0 || !path_iface(out, &d, name, sizeof(name)) ||
+	    netif_index_of(r, name) != k.ifindex) {
+		rr = netif_name(r, k.ifindex, name, sizeof(name));
+		if (rr < 0)
+			return rr;
+	}
+	return pathf(out, size, "sys/class/net/%s/%s", name, k.rest) < 0 ? -ENAMETOOLONG : 1;
+}
+
 void sysfs_device_of(const struct record *x, char *disk, size_t size, int *ifindex)
 {
 	struct sysfs_dev d;
@@ -56,12 +131,29 @@ void sysfs_device_of(const struct record *x, char *disk, size_t size, int *ifind
 	long long i;
 
 	*disk = '\0';
-	*ifindex = 0;
+	*ifindex = sysfs_record_ifindex(x->path);
 	if (kind == SYSFS_DISK)
 		snprintf(disk, size, "%.*s", (int)d.len, x->path + d.at);
 	else if (kind == SYSFS_IFACE && !strncmp(x->identity, "ifindex:", 8) && parse_s64(x->identity + 8, &i) == 0 &&
 		 i > 0 && i <= INT_MAX)
 		*ifindex = (int)i;
+}
+
+/* A key's interface is its index: still here (looked for under the name
+ * it had first), or gone. */
+static int key_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size)
+{
+	struct sysfs_dev d;
+	char name[NAME_MAX + 1] = "", file[PATH_MAX];
+	int ifindex = sysfs_record_ifindex(path), rr;
+
+	if (pathf(file, sizeof(file), "sys/%s", setting) == 0)
+		path_iface(file, &d, name, sizeof(name));
+	rr = netif_index_exists(r, name, ifindex);
+	if (rr <= 0)
+		return rr < 0 ? rr : -ENOENT;
+	netif_identity(ifindex, out, size);
+	return 0;
 }
 
 int sysfs_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size)
@@ -72,6 +164,8 @@ int sysfs_identity(const struct root *r, const char *setting, const char *path, 
 	int kind = sysfs_device_path(path, &d), rr;
 
 	*out = '\0';
+	if (sysfs_record_ifindex(path) > 0)
+		return key_identity(r, setting, path, out, size);
 	if (kind == SYSFS_DISK)
 		return disk_identity ? disk_identity(r, path + d.at + d.len + 1, path, out, size) : 0;
 	if (kind != SYSFS_IFACE)

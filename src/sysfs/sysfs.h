@@ -27,4 +27,9 @@ int sysfs_plan(struct ctx *c, struct plan *p);                                  
 struct record;
 /* device.c: the row's records hooks */
 void sysfs_device_of(const struct record *x, char *disk, size_t size, int *ifindex);
+int sysfs_record_ifindex(const char *path);
+bool sysfs_owns_path(const char *path);
+bool sysfs_elsewhere(const struct root *r, const struct record *x);
+int sysfs_record_path(const struct root *r, const struct item *it, char *out, size_t size);
+int sysfs_record_file(const struct root *r, const struct record *x, char *out, size_t size);
 int sysfs_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size);

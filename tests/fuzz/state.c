@@ -3,7 +3,8 @@
  * The state loader (state_parse(), what state_load() does with the file).
  * Properties: every record it keeps has six fields (identity "" for a line
  * of five) without a tab or a newline, a valid target, a path where apply
- * writes (sys/, proc/sys/, netlink/ifindex/ or netlink/netns/, or a limits drop-in:
+ * writes (sys/, proc/sys/, netlink/ifindex/ or netlink/netns/, ethtool/,
+ * sysfs/netns/ (an interface's attribute, by namespace), or a limits drop-in:
  * run/systemd/.../50-earlytune-limits.conf) without "..", and state_find()
  * finds it;
  * state_save() then state_load() through a real root gives back the same
@@ -44,7 +45,9 @@ static void check_record(struct records *rs, const struct record *x)
 	fuzz_assert(valid_name(x->target), "target '%s' kept", x->target);
 	fuzz_assert(!strstr(x->path, "..") && (!strncmp(x->path, "sys/", 4) || !strncmp(x->path, "proc/sys/", 9) ||
 						!strncmp(x->path, "netlink/ifindex/", 16) ||
-						!strncmp(x->path, "netlink/netns/", 14) || limits_dropin(x->path)),
+						!strncmp(x->path, "netlink/netns/", 14) ||
+						!strncmp(x->path, "ethtool/", 8) ||
+						!strncmp(x->path, "sysfs/netns/", 12) || limits_dropin(x->path)),
 		    "path '%s' kept", x->path);
 	found = state_find(rs, x->path);
 	fuzz_assert(found && !strcmp(found->path, x->path), "state_find('%s') fails", x->path);

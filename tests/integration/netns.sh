@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Records of two network namespaces in one /run/earlytune: interface
-# indexes repeat across namespaces, so a record names its namespace too
-# (the inode of /proc/self/ns/net), and a run in one namespace neither
-# reverts, forgets nor drops as stale a record of the other. Two real
+# Records of two network namespaces in one /run/earlytune (qdiscs, and
+# [sysfs] attributes of interfaces): interface indexes repeat across
+# namespaces, so a record names its namespace too (the inode of
+# /proc/self/ns/net), and a run in one namespace neither reverts, forgets
+# nor drops as stale a record of the other. Two real
 # namespaces with veth pairs of equal ifindex; both bind-mount the same
 # records directory of the test's over /run/earlytune inside the private
 # mount namespace `ip netns exec` makes: nothing of the host changes.
@@ -96,3 +97,53 @@ eq "A: a0's record gone, the others kept" "$(recs '^netlink/' | wc -l)" 2
 check_rc "A: revert" 0 -- et "$A" revert
 eq "A: a1 and c0 handed back" "$(qd "$A" a1; qd "$A" c0)" "$(printf 'noqueue 0:\nnoqueue 0:')"
 eq "no record left at the end" "$(state_records "$state")" ""
+
+# ---- [sysfs]: an interface's attribute is recorded by namespace and index too
+# (sysfs/netns/INODE/ifindex/N/ATTR): a0 has the same name and index in both.
+ets() {
+	_ns=$1
+	shift
+	ip netns exec "$_ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$ET" "$@" \
+		--only sysfs --profile none --wide --config "$WORK/sysfs.conf"
+}
+gft() { ip netns exec "$1" cat "/sys/class/net/$2/gro_flush_timeout"; }
+printf '[sysfs "gft"]\npath = /sys/class/net/a*/gro_flush_timeout\nvalue = 20000\n' >"$WORK/sysfs.conf"
+key() { echo "sysfs/netns/$1/ifindex/$2/gro_flush_timeout"; }
+need "a0's gro_flush_timeout starts at 0 in both" test "$(gft "$A" a0) $(gft "$B" a0)" = "0 0"
+check_rc "sysfs: apply in A" 0 -- ets "$A" apply
+check_rc "sysfs: apply in B" 0 -- ets "$B" apply
+contains "sysfs: apply in B changed a0 there (A's record is not B's)" "class/net/a0/gro_flush_timeout 0       20000   change applied"
+eq "sysfs: a0 written in both" "$(gft "$A" a0) $(gft "$B" a0)" "20000 20000"
+eq "sysfs: a0 has a record in each namespace, each naming its namespace" "$(recs "/ifindex/$i0/" | sort)" \
+	"$(printf 'gft %s\ngft %s' "$(key "$ia" "$i0")" "$(key "$ib" "$i0")" | sort)"
+eq "sysfs: every interface's record names a namespace" "$(recs '^sys/class/net/')" ""
+check_rc "sysfs: B: revert" 0 -- ets "$B" revert
+eq "sysfs: B: a0's original back" "$(gft "$B" a0)" 0
+eq "sysfs: A: a0 keeps earlytune's value" "$(gft "$A" a0)" 20000
+eq "sysfs: A: its records kept, B's gone" "$(recs '^sysfs/' | sort)" \
+	"$(printf 'gft %s\ngft %s' "$(key "$ia" "$i0")" "$(key "$ia" "$i1")" | sort)"
+check_rc "sysfs: B: apply again" 0 -- ets "$B" apply
+check_rc "sysfs: B: forget --ifindex $i0 (udev's remove of a0)" 0 -- ets "$B" forget --ifindex "$i0"
+eq "sysfs: A: a0's record kept" "$(recs "/ifindex/$i0/")" "gft $(key "$ia" "$i0")"
+# A rename: the record is the index's, and revert finds the file by it.
+ip -n "$A" link set a0 down && ip -n "$A" link set a0 name r0 && ip -n "$A" link set r0 up
+check_rc "sysfs: A: revert --ifindex $i0 after a0 became r0" 0 -- ets "$A" revert --ifindex "$i0"
+eq "sysfs: A: r0's original back" "$(gft "$A" r0)" 0
+ip -n "$A" link set r0 down && ip -n "$A" link set r0 name a0 && ip -n "$A" link set a0 up
+check_rc "sysfs: A: revert" 0 -- ets "$A" revert
+check_rc "sysfs: B: revert" 0 -- ets "$B" revert
+eq "sysfs: no record left" "$(state_records "$state")" ""
+
+# A record of an earlier version is under the file's path: the namespace's
+# that reads it, and its interface keeps it (no second original).
+check_rc "sysfs: A: apply" 0 -- ets "$A" apply
+old=$(state_records "$state" | grep "	$(key "$ia" "$i0")	" | sed "s|	$(key "$ia" "$i0")	|	sys/class/net/a0/gro_flush_timeout	|")
+printf '%s\n' "$old" >"$state/links/$i0" # overrides a0's lines of the one file
+eq "sysfs: a0's record now in the earlier form" "$(recs "a0/gro_flush_timeout\$")" "gft sys/class/net/a0/gro_flush_timeout"
+printf '[sysfs "gft"]\npath = /sys/class/net/a*/gro_flush_timeout\nvalue = 30000\n' >"$WORK/sysfs.conf"
+check_rc "sysfs: A: apply a changed configuration over it" 0 -- ets "$A" apply
+eq "sysfs: A: a0 changed" "$(gft "$A" a0)" 30000
+eq "sysfs: A: no second record of a0" "$(recs "(a0/|/$i0/)")" "gft sys/class/net/a0/gro_flush_timeout"
+check_rc "sysfs: A: revert takes the earlier record" 0 -- ets "$A" revert
+eq "sysfs: A: a0 and a1 handed back" "$(gft "$A" a0) $(gft "$A" a1)" "0 0"
+eq "sysfs: no record left at the end" "$(state_records "$state")" ""

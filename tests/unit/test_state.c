@@ -26,7 +26,7 @@ static int add(struct records *rs, const char *target, const char *setting, cons
 
 	snprintf(path, sizeof(path), "sys/block/%s/%s", target, setting);
 	it = mkitem("block", target, setting, path);
-	return state_add(rs, &it, value, "");
+	return state_add(rs, &it, it.path, value, "");
 }
 
 static const char *value_of(struct records *rs, const char *path)
@@ -83,7 +83,7 @@ static void test_add_rejects(void **state)
 	assert_int_equal(add(rs, "vd\ta", "queue/scheduler", "none"), -EINVAL);
 	assert_int_equal(add(rs, "vda", "queue/sched\nuler", "none"), -EINVAL);
 	it = mkitem("thp", "thp", "enabled", "sys/kernel/mm/transparent_hugepage/enab\tled");
-	assert_int_equal(state_add(rs, &it, "always", ""), -EINVAL);
+	assert_int_equal(state_add(rs, &it, it.path, "always", ""), -EINVAL);
 	assert_int_equal(rs->n, 0);
 	/* A rejected value does not block a later valid one. */
 	assert_int_equal(add(rs, "vda", "queue/scheduler", "none"), 0);
@@ -109,9 +109,9 @@ static void test_round_trip(void **state)
 	assert_true(f->rs.lock_fd >= 0);
 	assert_int_equal(add(&f->rs, "vda", "queue/scheduler", "mq-deadline"), 0);
 	assert_int_equal(add(&f->rs, "vda", "queue/read_ahead_kb", "4096"), 0);
-	assert_int_equal(state_add(&f->rs, &it, "always", ""), 0);
+	assert_int_equal(state_add(&f->rs, &it, it.path, "always", ""), 0);
 	it = mkitem("block", "nvme0n1", "queue/iosched/fifo_batch", "sys/block/nvme0n1/queue/iosched/fifo_batch");
-	assert_int_equal(state_add(&f->rs, &it, "", "diskseq:7"), 0);
+	assert_int_equal(state_add(&f->rs, &it, it.path, "", "diskseq:7"), 0);
 	assert_int_equal(add(&f->rs, "sda", "queue/wbt_lat_usec", "word and  spaces"), 0);
 	assert_int_equal(state_save(&f->rs, &f->c.root), 0);
 	assert_file(f, ORIGINALS, want[0]);
@@ -438,7 +438,7 @@ static void test_netns_records(void **state)
 	assert_string_equal(path, "netlink/netns/111/ifindex/9");
 	net_qdisc_path(NULL, 0, 9, path, sizeof(path));
 	assert_string_equal(path, "netlink/ifindex/9");
-	assert_int_equal(state_add(&rs, &it, "noop", "ifindex:9"), 0);
+	assert_int_equal(state_add(&rs, &it, it.path, "noop", "ifindex:9"), 0);
 	net_qdisc_path(&rs, 111, 9, path, sizeof(path));
 	assert_string_equal(path, "netlink/ifindex/9");
 	state_free(&rs);
@@ -794,7 +794,7 @@ static void test_scoped_unscopes(void **state)
 	assert_int_equal(state_load_scoped(&f->rs, &f->c.root, &c), 0);
 	assert_int_equal(add(&f->rs, "vdb", "queue/scheduler", "none"), 0); /* its own file: stays partial */
 	assert_true(f->rs.scoped_load);
-	assert_int_equal(state_add(&f->rs, &it, "fq", ""), 0); /* recorded: the first original stays */
+	assert_int_equal(state_add(&f->rs, &it, it.path, "fq", ""), 0); /* recorded: the first original stays */
 	assert_false(f->rs.scoped_load);
 	assert_int_equal(f->rs.n, 6);
 	x = state_find(&f->rs, "proc/sys/net/core/default_qdisc");

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include "unit.h"
+#include "base/netif.h"
+#include "engine/item.h"
 #include "engine/state.h"
 #include "sysfs/internal.h"
 
@@ -270,6 +272,55 @@ static void test_devices(void **state)
 	assert_string_equal(rel, "run/earlytune/originals");
 }
 
+/* An interface's record by namespace and index: its key where the tree
+ * names its namespace, the file by the index (a rename since), the old
+ * path where the tree cannot tell. */
+static void test_iface_keys(void **state)
+{
+	struct fx *f = *state;
+	struct plan p = { 0 };
+	struct item *it = plan_add(&p, "sysfs", "gft", "class/net/eth0/gro_flush_timeout",
+				   "sys/class/net/eth0/gro_flush_timeout");
+	struct record x = { .path = (char *)"sysfs/netns/77/ifindex/2/gro_flush_timeout",
+			    .setting = (char *)"class/net/eth0/gro_flush_timeout", .identity = (char *)"ifindex:2" };
+	struct record other = { .path = (char *)"sysfs/netns/78/ifindex/2/gro_flush_timeout" };
+	struct netif_key k;
+	char out[PATH_MAX], disk[16], from[PATH_MAX], to[PATH_MAX];
+	int ifindex;
+
+	tree_write(f->dir, "sys/class/net/eth0/ifindex", "2\n");
+	tree_write(f->dir, "sys/class/net/eth0/gro_flush_timeout", "0\n");
+	fx_ctx(f, NULL, NULL);
+	assert_int_equal(sysfs_record_path(&f->c.root, it, out, sizeof(out)), 0); /* no proc/: the path */
+	tree_symlink(f->dir, "proc/self/ns/net", "net:[77]");
+	assert_int_equal(sysfs_record_path(&f->c.root, it, out, sizeof(out)), 1);
+	assert_string_equal(out, x.path);
+	assert_int_equal(netif_key_parse(out, "sysfs/", &k), 0);
+	assert_true(k.netns == 77 && k.ifindex == 2 && !strcmp(k.rest, "gro_flush_timeout"));
+	assert_true(sysfs_owns_path(x.path));
+	assert_false(sysfs_owns_path("sysfs/netns/77/ifindex/2"));
+	assert_false(sysfs_owns_path("sysfs/netns/0/ifindex/2/x"));
+	assert_false(sysfs_owns_path("sysfs/netns/77/ifindex/2x/x"));
+	assert_false(sysfs_owns_path("etc/shadow"));
+	assert_false(sysfs_elsewhere(&f->c.root, &x));
+	assert_true(sysfs_elsewhere(&f->c.root, &other));
+	sysfs_device_of(&x, disk, sizeof(disk), &ifindex);
+	assert_int_equal(ifindex, 2);
+	assert_int_equal(sysfs_record_file(&f->c.root, &x, out, sizeof(out)), 1);
+	assert_string_equal(out, "sys/class/net/eth0/gro_flush_timeout");
+	assert_int_equal(sysfs_identity(&f->c.root, x.setting, x.path, out, sizeof(out)), 0);
+	assert_string_equal(out, "ifindex:2");
+	tree_path(from, sizeof(from), f->dir, "sys/class/net/eth0");
+	tree_path(to, sizeof(to), f->dir, "sys/class/net/wan0");
+	assert_int_equal(rename(from, to), 0); /* renamed since */
+	assert_int_equal(sysfs_record_file(&f->c.root, &x, out, sizeof(out)), 1);
+	assert_string_equal(out, "sys/class/net/wan0/gro_flush_timeout");
+	tree_write(f->dir, "sys/class/net/wan0/ifindex", "5\n"); /* gone: another index */
+	assert_int_equal(sysfs_identity(&f->c.root, x.setting, x.path, out, sizeof(out)), -ENOENT);
+	assert_true(sysfs_record_file(&f->c.root, &x, out, sizeof(out)) < 0);
+	plan_free(&p);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_check_paths),
 	cmocka_unit_test(test_check_claimed),
@@ -280,6 +331,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_confined),
 	cmocka_unit_test(test_conf_checks),
 	cmocka_unit_test(test_devices),
+	FX_TEST(test_iface_keys),
 };
 
 UNIT_MAIN("sysfs", tests)
