@@ -30,6 +30,9 @@ void root_close(struct root *r);
  * component-by-component walk with the same rules; never a plain openat. */
 int root_openat(const struct root *r, const char *rel, int flags, int mode);
 int root_readlink(const struct root *r, const char *rel, char *buf, size_t size);
+/* rel with every link on the way resolved through the root, root-relative
+ * ("sys/block/vda" -> "sys/devices/.../block/vda"); -errno. */
+int root_realpath(const struct root *r, const char *rel, char *out, size_t size);
 bool root_exists(const struct root *r, const char *rel);
 int root_access(const struct root *r, const char *rel); /* 1, 0 (absent) or -errno */
 int access_verdict(int fd);

@@ -76,6 +76,51 @@ int readlink_whole(int dfd, const char *name, char *buf, size_t size)
 	return (int)n;
 }
 
+/* The kernel's name for an open file (/proc/self/fd/N). */
+static int fd_name(int fd, char *out, size_t size)
+{
+	char link[32];
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	return readlink_whole(AT_FDCWD, link, out, size);
+}
+
+/* name below the directory fd top names, root-relative in place: 1; 0 when
+ * it is not below it. */
+static int below(int top, char *name)
+{
+	char dir[PATH_MAX];
+	const char *p;
+	int n = fd_name(top, dir, sizeof(dir));
+
+	if (n < 0)
+		return n;
+	if (!strcmp(dir, "/"))
+		n = 0;
+	if (strncmp(name, dir, n) || (name[n] != '/' && name[n]))
+		return 0;
+	for (p = name + n; *p == '/'; p++)
+		;
+	memmove(name, *p ? p : ".", strlen(*p ? p : ".") + 1);
+	return 1;
+}
+
+/* The file's name, as the kernel gives it, is below the tree that holds it:
+ * an image's sys/ and proc/ are its boot tree's. */
+int root_realpath(const struct root *r, const char *rel, char *out, size_t size)
+{
+	_cleanup_(closep) int fd = root_openat(r, rel, O_PATH, 0);
+	int n = fd < 0 ? fd : fd_name(fd, out, size);
+
+	if (n >= 0 && r->boot)
+		n = below(r->boot->fd, out);
+	if (n >= 0 && (!r->boot || n == 0))
+		n = below(r->fd, out);
+	if (n == 0)
+		return -EXDEV; /* not below the root: not a name of it */
+	return n < 0 ? n : 0;
+}
+
 /* rel's parent first, made only when it is missing: a directory whose
  * parent exists (every run but a boot's first) costs one open, one mkdirat
  * and one close. Each component is created in the directory its parent

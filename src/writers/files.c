@@ -14,12 +14,12 @@
 enum { F_DUP = 1 }; /* tmpfiles: an earlier line wrote that path, this one is ignored */
 
 /* Path-keyed entries apply to the item whose path their glob matches. */
-static int path_applies(const struct wentry *e, const struct item *it)
+static int path_applies(const struct wentry *e, const struct wctx *w, const struct item *it)
 {
 	char path[PATH_MAX];
 
 	writers_item_path(it, path, sizeof(path));
-	return *path && writers_path_match(e->key, path);
+	return *path && writers_file_match(w, e, path);
 }
 
 /* ---- sysctl.d ---- */
@@ -29,7 +29,7 @@ static void judge_sysctl(const struct wentry *e, const struct wctx *w, const str
 	const char *base = strrchr(e->file, '/') + 1;
 	int cmp = strcmp(base, SYSCTL_GUARD);
 
-	j->applies = path_applies(e, it);
+	j->applies = path_applies(e, w, it);
 	j->beats = cmp >= 0;
 	if (cmp > 0)
 		snprintf(j->why, sizeof(j->why), "it sorts after earlytune's guard " SYSCTL_GUARD);
@@ -85,7 +85,7 @@ int writers_sysctl(struct wctx *w)
 
 static void judge_tmpfiles(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j)
 {
-	j->applies = path_applies(e, it);
+	j->applies = path_applies(e, w, it);
 	j->beats = !(e->flags & F_DUP);
 	if (e->flags & F_DUP)
 		snprintf(j->why, sizeof(j->why), "ignored: %s writes that path first", e->extra);
@@ -160,7 +160,7 @@ int writers_tmpfiles(struct wctx *w)
 
 static void judge_sysfs(const struct wentry *e, const struct wctx *w, const struct item *it, struct wjudge *j)
 {
-	j->applies = path_applies(e, it);
+	j->applies = path_applies(e, w, it);
 	j->beats = true;
 	snprintf(j->why, sizeof(j->why), "sysfsutils runs after earlytune");
 }

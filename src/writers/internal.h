@@ -24,6 +24,7 @@ enum wstage {
 
 struct wentry;
 struct wctx;
+struct wcache;
 
 /* What an entry means for one item. applies: 0 no, 1 yes, 2 may (a match
  * key earlytune cannot evaluate); beats: it runs after earlytune's write of
@@ -61,6 +62,7 @@ struct wctx {
 	char **errors; /* files that could not be read: said, never ignored */
 	size_t nerrors;
 	unsigned loaded; /* the sources read (WSRC_*) */
+	struct wcache *cache; /* real.c's: the files resolved this run, or NULL */
 };
 
 enum { WSRC_TUNED = 1, WSRC_UDEV = 2, WSRC_SYSCTL = 4, WSRC_TMPFILES = 8, WSRC_SYSFS = 16, WSRC_NETWORKD = 32,
@@ -109,6 +111,18 @@ bool nic_virtual(const struct wctx *w, const char *iface);
  * ("sys/block/sda/queue/scheduler", "proc/sys/net/core/default_qdisc"),
  * or "" when it has none. */
 void writers_item_path(const struct item *it, char *buf, size_t size);
+
+/* real.c: whether an entry's path (e->key) names the file at path, by the
+ * path or by the real file found through the root; the cache of one run
+ * (annotate's item: each file looked for once); a [sysfs] item below
+ * /sys/devices as the writers that know disks and interfaces by name see
+ * it (its path through the device's class link, in buf), else it. */
+bool writers_file_match(const struct wctx *w, const struct wentry *e, const char *path);
+void writers_cache_init(struct wctx *w);
+void writers_cache_item(const struct wctx *w, const struct item *it);
+void writers_cache_free(struct wctx *w);
+const struct item *writers_item_view(const struct wctx *w, const struct item *it, struct item *view, char *buf,
+				     size_t size);
 
 void writers_ctx_free(struct wctx *w);
 

@@ -12,7 +12,7 @@
 #include "writers/internal.h"
 
 /* The entry's device or path against the item's. */
-static bool writes(const struct wentry *e, const struct item *it, char *iface, size_t size)
+static bool writes(const struct wentry *e, const struct wctx *w, const struct item *it, char *iface, size_t size)
 {
 	const char *key;
 	char path[PATH_MAX];
@@ -24,7 +24,7 @@ static bool writes(const struct wentry *e, const struct item *it, char *iface, s
 		return !strcmp(it->domain, "block") && !strcmp(it->setting, e->key) &&
 		       writers_names_match(e->names, it->target, ",");
 	writers_item_path(it, path, sizeof(path));
-	return *path && writers_path_match(e->key, path);
+	return *path && writers_file_match(w, e, path);
 }
 
 static bool raise_met(const struct wentry *e, const struct item *it, long long *want)
@@ -40,7 +40,7 @@ void judge_tuned(const struct wentry *e, const struct wctx *w, const struct item
 	char iface[NAME_MAX + 1] = "";
 	long long want;
 
-	if (!writes(e, it, iface, sizeof(iface)))
+	if (!writes(e, w, it, iface, sizeof(iface)))
 		return;
 	j->applies = e->flags & T_MAYBE ? 2 : 1;
 	j->beats = !(e->flags & (T_OFF | T_REAPPLY | T_CMDLINE));

@@ -31,7 +31,7 @@ static unsigned sources_of(const struct item *it)
 	if (!strcmp(it->domain, "sched") && !strcmp(it->target, "debugfs"))
 		return files | WSRC_TUNED;
 	if (!strcmp(it->domain, "sysfs")) /* an interface's file: .link files set some */
-		return files | WSRC_TUNED | WSRC_UDEV | (strncmp(it->path, "sys/class/net/", 14) ? 0 : WSRC_LINK);
+		return files | WSRC_TUNED | WSRC_UDEV | (strstr(it->path, "/net/") ? WSRC_LINK : 0);
 	if (!strcmp(it->domain, "net") && !strcmp(it->setting, "qdisc"))
 		return WSRC_NETWORKD;
 	if (!strcmp(it->domain, "nic"))
@@ -100,12 +100,17 @@ static void annotate(const struct wctx *w, struct item *it)
 {
 	struct wjudge *j = calloc(w->n ? w->n : 1, sizeof(*j));
 	const struct wentry *winner = NULL;
+	struct item view;
+	char path[PATH_MAX];
+	const struct item *as;
 	size_t n = 0;
 
 	if (!j)
 		return;
+	writers_cache_item(w, it);
+	as = writers_item_view(w, it, &view, path, sizeof(path));
 	for (size_t i = 0; i < w->n; i++) {
-		w->v[i].judge(&w->v[i], w, it, &j[i]);
+		w->v[i].judge(&w->v[i], w, as, &j[i]);
 		if (!j[i].applies)
 			continue;
 		n++;
@@ -133,6 +138,7 @@ void writers_ctx_free(struct wctx *w)
 	for (size_t i = 0; i < w->nerrors; i++)
 		free(w->errors[i]);
 	free(w->errors);
+	writers_cache_free(w);
 }
 
 int writers_annotate(struct ctx *c, struct plan *p)
@@ -146,6 +152,7 @@ int writers_annotate(struct ctx *c, struct plan *p)
 	for (size_t i = 0; i < p->n; i++)
 		want |= sources_of(&p->v[i]);
 	load(&w, want);
+	writers_cache_init(&w);
 	for (size_t i = 0; i < p->n && w.n; i++)
 		if (sources_of(&p->v[i]))
 			annotate(&w, &p->v[i]);

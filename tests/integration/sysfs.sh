@@ -209,6 +209,14 @@ contains "writers: a net rule's ATTR{} named under the interface's item, and it 
 	"also written by /etc/udev/rules.d/62-txq.rules:1 ATTR{gro_flush_timeout}=\"2000\" (udev, it writes again on each change event of eth0, where earlytune does not run: wins)"
 lacks "writers: a rule for other interfaces is not named" "63-wl.rules"
 lacks "writers: a block rule is not an interface's" "64-blk.rules"
+# The same file by its /sys/devices path: udev knows it through the
+# interface's class link (the subsystem link names the class).
+ln -s ../../../../class/net "$t/sys/devices/virtual/net/eth0/subsystem"
+printf '[sysfs "txq"]\npath = /sys/devices/virtual/net/eth0/gro_flush_timeout\nvalue = 5000\n' >"$t/etc/earlytune.d/61-net.conf"
+check_rc "writers: plan of the interface's file by its /sys/devices path exits 0" 0 -- "$ET" plan --wide --only sysfs --root "$t"
+contains "writers: the net rule named under it too" \
+	"also written by /etc/udev/rules.d/62-txq.rules:1 ATTR{gro_flush_timeout}=\"2000\" (udev, it writes again on each change event of eth0, where earlytune does not run: wins)"
+lacks "writers: by that path, a rule for other interfaces is not named" "63-wl.rules"
 
 # ---- hotplug: a path under a device's directory is that device's -------------
 t=$WORK/hotplug

@@ -185,6 +185,55 @@ OUT=$("$ET" plan --wide --only nic --root "$t" 2>&1)
 contains "netfile: Driver= of an interface without a device/driver link in a tree: may apply" \
 	"TransmitQueueLength=5000 (udev .link, may apply: if lo was renamed"
 
+# ---- one file by any of its paths: sys/block/X, sys/class/block/X,
+# sys/bus/BUS/devices/D/…/X and sys/devices/…/X are one attribute, and a
+# writer naming another path of it is named (compared by the real file,
+# resolved through the root). The tree links as the kernel does.
+t=$WORK/paths
+mk_base "$t" 6.1.0-28-cloud-amd64 yes QEMU "root=/dev/vda1"
+pci=sys/devices/pci0000:00/0000:00:05.0
+vda=$pci/virtio1/block/vda
+_attr "$t/$vda/queue/max_sectors_kb" 1280
+ln -s ../../../../../../class/block "$t/$vda/subsystem"
+ln -s ../../../../bus/virtio "$t/$pci/virtio1/subsystem"
+mkdir -p "$t/sys/bus/virtio/devices"
+ln -s "../${vda#sys/}" "$t/sys/block/vda"
+ln -s "../../${vda#sys/}" "$t/sys/class/block/vda"
+ln -s ../../../devices/pci0000:00/0000:00:05.0/virtio1 "$t/sys/bus/virtio/devices/virtio1"
+mkdir -p "$t/etc/tmpfiles.d" "$t/etc/tuned/mine" "$t/etc/udev/rules.d" "$t/etc/earlytune.d"
+printf '%s\n' "${vda#sys/}/queue/max_sectors_kb = 256" "block/vdb/queue/max_sectors_kb = 1" >"$t/etc/sysfs.conf"
+printf 'w /sys/bus/virtio/devices/virtio1/block/vda/queue/max_sectors_kb - - - - 128\n' >"$t/etc/tmpfiles.d/m.conf"
+tuned_enable "$t" mine
+printf '[sysfs]\n/sys/devices/pci0000:00/*/virtio1/block/vd*/queue/max_sectors_kb = 64\n' >"$t/etc/tuned/mine/tuned.conf"
+printf 'ACTION=="add", SUBSYSTEM=="block", KERNEL=="vda", ATTR{queue/max_sectors_kb}="99"\n' >"$t/etc/udev/rules.d/60-m.rules"
+want="tmpfiles.d /etc/tmpfiles.d/m.conf:1 128 False
+udev /etc/udev/rules.d/60-m.rules:1 99 False
+sysfsutils /etc/sysfs.conf:1 256 False
+TuneD /etc/tuned/mine/tuned.conf:2 64 True"
+for p in /sys/block/vda /sys/class/block/vda "/$vda"; do
+	printf '[sysfs "maxsect"]\npath = %s/queue/max_sectors_kb\nvalue = 512\n' "$p" >"$t/etc/earlytune.d/50-m.conf"
+	OUT=$("$ET" plan --json --only sysfs --root "$t" 2>&1)
+	eq "paths: $p/queue/max_sectors_kb: the writers of every other path of the file named" \
+		"$(writers "${p#/sys/}/queue/max_sectors_kb" maxsect)" "$want"
+done
+OUT=$("$ET" plan --wide --only sysfs --root "$t" 2>&1)
+lacks "paths: a line of another disk is not named" "vdb"
+# a udev run about vda (a glob's path below the disk's directory): the same
+printf '[sysfs "maxsect"]\npath = /sys/block/vd*/queue/max_sectors_kb\nvalue = 512\n' >"$t/etc/earlytune.d/50-m.conf"
+OUT=$("$ET" plan --json --only sysfs --root "$t" --device vda 2>&1)
+eq "paths: a udev run about vda names them too" "$(writers block/vda/queue/max_sectors_kb maxsect)" "$want"
+# and looks at vda's files and the entries naming them only: its system
+# calls do not grow with the disks of the host
+calls() {
+	strace -f -o "$WORK/paths.trace" "$ET_BIN" plan --only sysfs --root "$t" --device vda >/dev/null 2>&1
+	wc -l <"$WORK/paths.trace"
+}
+if command -v strace >/dev/null; then
+	n1=$(calls)
+	for i in $(seq 1 50); do mk_disk "$t" "xd$i" virtio_blk "[none] mq-deadline" 128 0; done
+	eq "paths: a udev run's system calls, 1 disk and 51" "$(calls)" "$n1"
+fi
+
 # ---- verify names the likely culprit of a drift
 t=$WORK/culprit
 mk_tmpfthp "$t"
@@ -196,7 +245,7 @@ OUT=$("$ET" verify --json --only thp --root "$t" 2>&1)
 json_ok "verify --json with writers is valid"
 
 # every line of the writers' tables fits 80 columns
-for m in tuned tunedcustom udev sysctld tmpf sysfs networkd netfile; do
+for m in tuned tunedcustom udev sysctld tmpf sysfs networkd netfile paths; do
 	OUT=$("$ET" plan --root "$WORK/$m" 2>/dev/null)
 	eq "$m: every line of the table fits 80 columns" "$(printf '%s\n' "$OUT" | awk 'length($0) > 80')" ""
 done

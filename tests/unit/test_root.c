@@ -558,6 +558,35 @@ static void test_sweep_long_names(void **state)
 	assert_false(root_exists(r, temp));
 }
 
+/* A path's real name below the root: links resolved inside it, an
+ * absolute one from the root, never the host's. */
+static void test_realpath(void **state)
+{
+	static const struct {
+		int r;
+		const char *rel, *want;
+	} cases[] = {
+		{ 0, "sys/block/vda/queue/x", "sys/devices/virtual/block/vda/queue/x" },
+		{ 0, "/sys/class/block/vda/queue/../queue/x", "sys/devices/virtual/block/vda/queue/x" },
+		{ 0, "", "." },
+		{ -ENOENT, "sys/block/vdb/queue/x", NULL },
+		{ -ENOENT, "sys/up/passwd", NULL }, /* the tree's /etc has none */
+	};
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+	char out[PATH_MAX];
+
+	tree_write(f->dir, "sys/devices/virtual/block/vda/queue/x", "1\n");
+	tree_symlink(f->dir, "sys/block/vda", "../devices/virtual/block/vda");
+	tree_symlink(f->dir, "sys/class/block/vda", "/sys/block/vda");
+	tree_symlink(f->dir, "sys/up", "../../../../../../../etc");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		assert_int_equal(root_realpath(r, cases[i].rel, out, sizeof(out)), cases[i].r);
+		if (cases[i].want)
+			assert_string_equal(out, cases[i].want);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	FX_TEST(test_open),
 	FX_TEST(test_read),
@@ -578,6 +607,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_missing),
 	FX_TEST(test_rename_unlink),
 	FX_TEST(test_sweep_long_names),
+	FX_TEST(test_realpath),
 };
 
 UNIT_MAIN("root", tests)

@@ -240,6 +240,100 @@ static void test_files(void **state)
 	assert_true(j.beats);
 }
 
+/* ---- one file by its many paths (real.c) ---- */
+
+#define VDA "sys/devices/pci0000:00/0000:00:05.0/virtio1/block/vda"
+
+/* A disk as the kernel links it: sys/block/X and sys/class/block/X lead to
+ * its directory below sys/devices, whose subsystem names its class; the
+ * virtio device above it is on a bus. */
+static void mk_linked_disk(struct wfx *x)
+{
+	tree_write(x->dir, VDA "/queue/max_sectors_kb", "1280\n");
+	tree_write(x->dir, VDA "/queue/nr_requests", "256\n");
+	tree_symlink(x->dir, VDA "/subsystem", "../../../../../../class/block");
+	tree_symlink(x->dir, "sys/devices/pci0000:00/0000:00:05.0/virtio1/subsystem", "../../../../bus/virtio");
+	tree_symlink(x->dir, "sys/class/block/vda", "../../devices/pci0000:00/0000:00:05.0/virtio1/block/vda");
+	tree_symlink(x->dir, "sys/block/vda", "../devices/pci0000:00/0000:00:05.0/virtio1/block/vda");
+	tree_symlink(x->dir, "sys/bus/virtio/devices/virtio1", "../../../devices/pci0000:00/0000:00:05.0/virtio1");
+	tree_write(x->dir, "sys/devices/virtual/block/vdb/queue/max_sectors_kb", "1280\n");
+	tree_symlink(x->dir, "sys/block/vdb", "../devices/virtual/block/vdb");
+}
+
+static void test_real_files(void **state)
+{
+	static const char *const paths[] = { "sys/block/vda/queue/max_sectors_kb", "sys/class/block/vda/queue/max_sectors_kb",
+					     VDA "/queue/max_sectors_kb" };
+	/* the entries that name vda's file: by sysfs.conf's line numbers */
+	static const int names[] = { 1, 2, 3, 4, 5, 8 };
+	struct wfx *x = *state;
+	struct wjudge j;
+
+	mk_linked_disk(x);
+	tree_write(x->dir, "etc/sysfs.conf",
+		   "block/vda/queue/max_sectors_kb = 512\n"
+		   "devices/pci0000:00/0000:00:05.0/virtio1/block/vda/queue/max_sectors_kb = 256\n"
+		   "class/block/vd[a]/queue/max_sectors_kb = 128\n"
+		   "devices/*/*/virtio1/block/vda/queue/max_sectors_kb = 64\n"
+		   "bus/virtio/devices/virtio*/block/vda/queue/max_sectors_kb = 32\n"
+		   "block/vdb/queue/max_sectors_kb = 1\n"
+		   "devices/pci0000:00/0000:00:05.0/virtio1/block/vda/queue/nr_requests = 2\n"
+		   "bus/virtio/devices/virtio1/block/vda/queue/max_sectors_kb = 16\n"
+		   "devices/*/*/virtio1/block/vdb/queue/max_sectors_kb = 8\n");
+	wload(x, writers_sysfs);
+	assert_int_equal(x->w.n, 9);
+	for (size_t p = 0; p < ARRAY_SIZE(paths); p++)
+		for (size_t i = 0; i < x->w.n; i++) {
+			bool want = false;
+
+			for (size_t k = 0; k < ARRAY_SIZE(names); k++)
+				want = want || names[k] == x->w.v[i].line;
+			j = judge(x, i, "sysfs", "s", paths[p] + 4, paths[p], "100");
+			if (j.applies != want)
+				fail_msg("sysfs.conf:%d against /%s: applies %d", x->w.v[i].line, paths[p], j.applies);
+		}
+	/* a [block] item's file: the same, through sys/block/TARGET */
+	assert_int_equal(judge(x, 1, "block", "vda", "queue/max_sectors_kb", "", "100").applies, 1);
+	assert_int_equal(judge(x, 1, "block", "vdb", "queue/max_sectors_kb", "", "100").applies, 0);
+	/* the run's cache gives the same verdicts, each file opened once */
+	writers_cache_init(&x->w);
+	x->it = (struct item){ .domain = "sysfs", .target = (char *)"s", .setting = (char *)"x",
+			       .path = (char *)VDA "/queue/max_sectors_kb" };
+	writers_cache_item(&x->w, &x->it);
+	for (size_t i = 0; i < x->w.n; i++) {
+		j = (struct wjudge){ 0 };
+		x->w.v[i].judge(&x->w.v[i], &x->w, &x->it, &j);
+		assert_int_equal(j.applies, x->w.v[i].line <= 5 || x->w.v[i].line == 8);
+	}
+}
+
+/* udev knows a disk by its name: a [sysfs] item below /sys/devices is seen
+ * through the disk's class link. */
+static void test_real_udev(void **state)
+{
+	struct wfx *x = *state;
+	struct item it = { .domain = "sysfs", .target = (char *)"s", .setting = (char *)"x",
+			   .path = (char *)VDA "/queue/max_sectors_kb", .desired = (char *)"100" };
+	struct item view, ksm = { .domain = "sysfs", .path = (char *)"sys/kernel/mm/ksm/run" };
+	char buf[PATH_MAX];
+	const struct item *as;
+	struct wjudge j = { 0 };
+
+	mk_linked_disk(x);
+	tree_write(x->dir, "etc/udev/rules.d/60-m.rules",
+		   "ACTION==\"add\", SUBSYSTEM==\"block\", KERNEL==\"vda\", ATTR{queue/max_sectors_kb}=\"99\"\n");
+	wload(x, writers_udev);
+	assert_int_equal(x->w.n, 1);
+	as = writers_item_view(&x->w, &it, &view, buf, sizeof(buf));
+	assert_ptr_equal(as, &view);
+	assert_string_equal(as->path, "sys/class/block/vda/queue/max_sectors_kb");
+	x->w.v[0].judge(&x->w.v[0], &x->w, as, &j);
+	assert_int_equal(j.applies, 1);
+	assert_ptr_equal(writers_item_view(&x->w, &ksm, &view, buf, sizeof(buf)), &ksm);
+	it.path = (char *)"sys/block/vda/queue/max_sectors_kb"; /* named already */
+	assert_ptr_equal(writers_item_view(&x->w, &it, &view, buf, sizeof(buf)), &it);
+}
+
 /* ---- networkd ---- */
 
 static void test_networkd(void **state)
@@ -293,6 +387,8 @@ static const struct CMUnitTest tests[] = {
 	WX(test_tuned_profiles),
 	WX(test_tuned_enabled),
 	WX(test_files),
+	WX(test_real_files),
+	WX(test_real_udev),
 	WX(test_networkd),
 	cmocka_unit_test(test_helpers),
 };
