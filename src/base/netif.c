@@ -133,21 +133,52 @@ static int key_number(const char **s, unsigned long long *v)
 	return 0;
 }
 
-int netif_key_parse(const char *path, const char *prefix, struct netif_key *k)
+/* N[/REST] at s, as flags want it. */
+static int key_index(const char *s, int flags, struct netif_key *k)
 {
-	const char *s = path + strlen(prefix);
 	unsigned long long ifindex;
+	const char *rest;
+
+	if (key_number(&s, &ifindex) < 0 || ifindex > INT_MAX)
+		return -EINVAL;
+	rest = *s ? s + 1 : s;
+	if ((flags & NETIF_KEY_REST && !*rest) || (flags & NETIF_KEY_END && *s))
+		return -EINVAL;
+	k->ifindex = (int)ifindex;
+	k->rest = rest;
+	return 0;
+}
+
+int netif_key_parse(const char *path, const char *prefix, int flags, struct netif_key *k)
+{
+	size_t n = strlen(prefix);
+	const char *s = path + n;
 
 	*k = (struct netif_key){ .rest = "" };
-	if (strncmp(path, prefix, strlen(prefix)) || strncmp(s, "netns/", 6))
+	if (strncmp(path, prefix, n))
+		return -EINVAL;
+	if (flags & NETIF_KEY_EARLIER && !strncmp(s, "ifindex/", 8))
+		return key_index(s + 8, flags, k);
+	if (strncmp(s, "netns/", 6))
 		return -EINVAL;
 	s += 6;
 	if (key_number(&s, &k->netns) < 0 || strncmp(s, "/ifindex/", 9))
 		return -EINVAL;
-	s += 9;
-	if (key_number(&s, &ifindex) < 0 || ifindex > INT_MAX)
-		return -EINVAL;
-	k->ifindex = (int)ifindex;
-	k->rest = *s ? s + 1 : s;
-	return 0;
+	return key_index(s + 9, flags, k);
+}
+
+int netif_key_path(char *out, size_t size, const char *prefix, unsigned long long netns, int ifindex, const char *rest)
+{
+	char ns[32] = "";
+
+	if (netns)
+		snprintf(ns, sizeof(ns), "netns/%llu/", netns);
+	return pathf(out, size, "%s%sifindex/%d%s%s", prefix, ns, ifindex, rest ? "/" : "", rest ? rest : "");
+}
+
+bool netif_key_elsewhere(const struct root *r, const char *path, const char *prefix, int flags)
+{
+	struct netif_key k;
+
+	return netif_key_parse(path, prefix, flags, &k) == 0 && k.netns && k.netns != netif_netns(r);
 }

@@ -4,6 +4,7 @@
  * is still there. For the domains of interfaces (net/, nic/, sysfs/). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/root.h"
@@ -26,11 +27,23 @@ void netif_identity(int ifindex, char *out, size_t size);
 int netif_stale(const struct root *r, const char *name, const char *identity, int ifindex, char *why, size_t size);
 /* A record kept by namespace and interface index, PREFIX/netns/INODE/
  * ifindex/N/REST: indexes and names repeat across namespaces, which share
- * /run. 0 with its parts (rest "" when the key ends after N), -EINVAL when
- * path is not one. */
+ * /run. 0 with its parts (rest "" when the key ends after N or its '/'),
+ * -EINVAL when path is not one or not as flags want it: NETIF_KEY_EARLIER
+ * reads an earlier version's key without a namespace, PREFIX/ifindex/N/REST,
+ * too (netns 0); NETIF_KEY_REST wants a REST, NETIF_KEY_END none (the key
+ * ends after N). */
 struct netif_key {
 	unsigned long long netns;
 	int ifindex;
 	const char *rest;
 };
-int netif_key_parse(const char *path, const char *prefix, struct netif_key *k);
+enum { NETIF_KEY_EARLIER = 1, NETIF_KEY_REST = 2, NETIF_KEY_END = 4 };
+int netif_key_parse(const char *path, const char *prefix, int flags, struct netif_key *k);
+/* The key netif_key_parse reads (rest NULL: none; netns 0: the earlier
+ * form, where the run cannot tell its namespace): 0 or -ENAMETOOLONG,
+ * out cut short as snprintf cuts it. */
+int netif_key_path(char *out, size_t size, const char *prefix, unsigned long long netns, int ifindex, const char *rest);
+/* A key of another namespace's interface, whose index N is not this
+ * namespace's N: one naming a namespace that r does not see (any, where r
+ * cannot tell its own). One without a namespace is this namespace's. */
+bool netif_key_elsewhere(const struct root *r, const char *path, const char *prefix, int flags);

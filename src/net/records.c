@@ -6,66 +6,25 @@
  * (interfaces are renamed; indexes repeat across namespaces, which share
  * /run). The net row's record hooks.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/netif.h"
 #include "engine/state.h"
 #include "net/net.h"
 
-#define IFINDEX_PATH "netlink/ifindex/"
-#define NETNS_PATH "netlink/netns/"
-
-/* A number of digits alone at *s up to the character stop, which it skips. */
-static int parse_num(const char **s, char stop, unsigned long long *v)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)**s))
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(*s, &end, 10);
-	if (errno || *end != stop)
-		return -EINVAL;
-	*s = end + (stop != '\0');
-	return 0;
-}
-
-/* A net record's namespace and interface: netlink/netns/INODE/ifindex/N,
- * or netlink/ifindex/N (an earlier version's, without a namespace: 0). */
-static int parse_path(const char *path, unsigned long long *netns, int *ifindex)
-{
-	const char *s = path + strlen(NETNS_PATH);
-	unsigned long long v;
-
-	*netns = 0, *ifindex = 0;
-	if (!strncmp(path, NETNS_PATH, strlen(NETNS_PATH))) {
-		if (parse_num(&s, '/', netns) < 0 || !*netns || strncmp(s, "ifindex/", 8))
-			return -EINVAL;
-		s += 8;
-	} else if (!strncmp(path, IFINDEX_PATH, strlen(IFINDEX_PATH))) {
-		s = path + strlen(IFINDEX_PATH);
-	} else {
-		return -EINVAL;
-	}
-	if (parse_num(&s, '\0', &v) < 0 || v == 0 || v > INT_MAX)
-		return -EINVAL;
-	*ifindex = (int)v;
-	return 0;
-}
+#define KEY_PREFIX "netlink/"
+#define KEY_FLAGS (NETIF_KEY_EARLIER | NETIF_KEY_END)
+#define IFINDEX_PATH KEY_PREFIX "ifindex/"
+#define NETNS_PATH KEY_PREFIX "netns/"
 
 /* The ifindex of a net record about one interface, or 0 for a global one
- * (a sysctl). */
+ * (a sysctl): netlink/netns/INODE/ifindex/N, or netlink/ifindex/N (an
+ * earlier version's, without a namespace). */
 int net_record_ifindex(const char *path)
 {
-	unsigned long long netns;
-	int ifindex;
+	struct netif_key k;
 
-	return parse_path(path, &netns, &ifindex) < 0 ? 0 : ifindex;
+	return netif_key_parse(path, KEY_PREFIX, KEY_FLAGS, &k) < 0 ? 0 : k.ifindex;
 }
 
 /* Besides sysctls, a net record names an interface's root qdisc. */
@@ -88,9 +47,9 @@ unsigned long long net_netns(const struct root *r)
  * original recorded then stays the only one. */
 void net_qdisc_path(struct records *rs, unsigned long long netns, int ifindex, char *out, size_t size)
 {
-	snprintf(out, size, IFINDEX_PATH "%d", ifindex);
+	(void)netif_key_path(out, size, KEY_PREFIX, 0, ifindex, NULL);
 	if (netns && !(rs && state_find(rs, out)))
-		snprintf(out, size, NETNS_PATH "%llu/ifindex/%d", netns, ifindex);
+		(void)netif_key_path(out, size, KEY_PREFIX, netns, ifindex, NULL);
 }
 
 /* A record of another network namespace's interface: its index N is not
@@ -98,10 +57,7 @@ void net_qdisc_path(struct records *rs, unsigned long long netns, int ifindex, c
  * namespace where the run cannot tell its own is another's. */
 bool net_elsewhere(const struct root *r, const struct record *x)
 {
-	unsigned long long netns;
-	int ifindex;
-
-	return parse_path(x->path, &netns, &ifindex) == 0 && netns && netns != net_netns(r);
+	return netif_key_elsewhere(r, x->path, KEY_PREFIX, KEY_FLAGS);
 }
 
 int net_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size)

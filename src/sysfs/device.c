@@ -59,22 +59,20 @@ int sysfs_record_ifindex(const char *path)
 {
 	struct netif_key k;
 
-	return netif_key_parse(path, KEY_PREFIX, &k) < 0 ? 0 : k.ifindex;
+	return netif_key_parse(path, KEY_PREFIX, 0, &k) < 0 ? 0 : k.ifindex;
 }
 
 bool sysfs_owns_path(const char *path)
 {
 	struct netif_key k;
 
-	return netif_key_parse(path, KEY_PREFIX, &k) == 0 && *k.rest;
+	return netif_key_parse(path, KEY_PREFIX, NETIF_KEY_REST, &k) == 0;
 }
 
 /* Another namespace's interface: its index N is not this namespace's N. */
 bool sysfs_elsewhere(const struct root *r, const struct record *x)
 {
-	struct netif_key k;
-
-	return netif_key_parse(x->path, KEY_PREFIX, &k) == 0 && k.netns != netif_netns(r);
+	return netif_key_elsewhere(r, x->path, KEY_PREFIX, 0);
 }
 
 /* The interface whose directory holds path ("sys/class/net/NAME/…"), by
@@ -99,7 +97,7 @@ int sysfs_record_path(const struct root *r, const struct item *it, char *out, si
 
 	if (ifindex <= 0)
 		return ifindex < 0 ? ifindex : 0;
-	return pathf(out, size, KEY_PREFIX "netns/%llu/ifindex/%d/%s", netns, ifindex, it->path + d.at + d.len + 1) < 0
+	return netif_key_path(out, size, KEY_PREFIX, netns, ifindex, it->path + d.at + d.len + 1) < 0
 		       ? -ENAMETOOLONG
 		       : 1;
 }
@@ -113,7 +111,7 @@ int sysfs_record_file(const struct root *r, const struct record *x, char *out, s
 	char name[NAME_MAX + 1];
 	int rr;
 
-	if (netif_key_parse(x->path, KEY_PREFIX, &k) < 0)
+	if (netif_key_parse(x->path, KEY_PREFIX, 0, &k) < 0)
 		return 0;
 	if (pathf(out, size, "sys/%s", x->setting) < 0 || !path_iface(out, &d, name, sizeof(name)) ||
 	    netif_index_of(r, name) != k.ifindex) {

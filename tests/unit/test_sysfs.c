@@ -295,7 +295,7 @@ static void test_iface_keys(void **state)
 	tree_symlink(f->dir, "proc/self/ns/net", "net:[77]");
 	assert_int_equal(sysfs_record_path(&f->c.root, it, out, sizeof(out)), 1);
 	assert_string_equal(out, x.path);
-	assert_int_equal(netif_key_parse(out, "sysfs/", &k), 0);
+	assert_int_equal(netif_key_parse(out, "sysfs/", 0, &k), 0);
 	assert_true(k.netns == 77 && k.ifindex == 2 && !strcmp(k.rest, "gro_flush_timeout"));
 	assert_true(sysfs_owns_path(x.path));
 	assert_false(sysfs_owns_path("sysfs/netns/77/ifindex/2"));
@@ -321,6 +321,62 @@ static void test_iface_keys(void **state)
 	plan_free(&p);
 }
 
+/* The one reading of interface keys: each form and what each flag turns
+ * away, and the builder writing what it reads (cut as snprintf cuts). */
+static void test_netif_keys(void **state)
+{
+	static const struct {
+		const char *path;
+		int flags, rc;
+		unsigned long long netns;
+		int ifindex;
+		const char *rest;
+	} cases[] = {
+		{ "p/netns/7/ifindex/2/a/b", 0, 0, 7, 2, "a/b" },
+		{ "p/netns/7/ifindex/2", 0, 0, 7, 2, "" },
+		{ "p/netns/7/ifindex/2/", 0, 0, 7, 2, "" },
+		{ "p/netns/7/ifindex/2/a", NETIF_KEY_REST, 0, 7, 2, "a" },
+		{ "p/netns/7/ifindex/2/", NETIF_KEY_REST, -EINVAL, 0, 0, "" },
+		{ "p/netns/7/ifindex/2", NETIF_KEY_END, 0, 7, 2, "" },
+		{ "p/netns/7/ifindex/2/", NETIF_KEY_END, -EINVAL, 0, 0, "" },
+		{ "p/netns/7/ifindex/2/a", NETIF_KEY_END, -EINVAL, 0, 0, "" },
+		{ "p/ifindex/2/a", 0, -EINVAL, 0, 0, "" },
+		{ "p/ifindex/2/a", NETIF_KEY_EARLIER | NETIF_KEY_REST, 0, 0, 2, "a" },
+		{ "p/ifindex/2", NETIF_KEY_EARLIER | NETIF_KEY_REST, -EINVAL, 0, 0, "" },
+		{ "p/ifindex/2", NETIF_KEY_EARLIER | NETIF_KEY_END, 0, 0, 2, "" },
+		{ "p/ifindex/0", NETIF_KEY_EARLIER, -EINVAL, 0, 0, "" },
+		{ "p/netns/0/ifindex/2", 0, -EINVAL, 0, 0, "" },
+		{ "p/netns/7/ifindex/2147483648", 0, -EINVAL, 0, 0, "" },
+		{ "p/netns/7/ifindex/2147483647", 0, 0, 7, 2147483647, "" },
+		{ "p/netns/18446744073709551616/ifindex/2", 0, -EINVAL, 0, 0, "" },
+		{ "p/netns/7/ifindex/2x", 0, -EINVAL, 0, 0, "" },
+		{ "p/netns/7/ifindex/-2", 0, -EINVAL, 0, 0, "" },
+		{ "p/netns/+7/ifindex/2", 0, -EINVAL, 0, 0, "" },
+		{ "p/netns/7/2", 0, -EINVAL, 0, 0, "" },
+		{ "p/netns/7", 0, -EINVAL, 0, 0, "" },
+		{ "q/netns/7/ifindex/2", 0, -EINVAL, 0, 0, "" },
+		{ "p/", NETIF_KEY_EARLIER, -EINVAL, 0, 0, "" },
+	};
+	struct netif_key k;
+	char out[64];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		int rc = netif_key_parse(cases[i].path, "p/", cases[i].flags, &k);
+
+		assert_int_equal(rc, cases[i].rc);
+		if (rc == 0)
+			assert_true(k.netns == cases[i].netns && k.ifindex == cases[i].ifindex &&
+				    !strcmp(k.rest, cases[i].rest));
+	}
+	assert_int_equal(netif_key_path(out, sizeof(out), "p/", 7, 2, "a/b"), 0);
+	assert_string_equal(out, "p/netns/7/ifindex/2/a/b");
+	assert_int_equal(netif_key_path(out, sizeof(out), "p/", 0, 2, NULL), 0);
+	assert_string_equal(out, "p/ifindex/2");
+	assert_int_equal(netif_key_path(out, 12, "p/", 7, 2, "a"), -ENAMETOOLONG);
+	assert_string_equal(out, "p/netns/7/i");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_check_paths),
 	cmocka_unit_test(test_check_claimed),
@@ -331,6 +387,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_confined),
 	cmocka_unit_test(test_conf_checks),
 	cmocka_unit_test(test_devices),
+	cmocka_unit_test(test_netif_keys),
 	FX_TEST(test_iface_keys),
 };
 
