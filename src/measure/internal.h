@@ -96,6 +96,9 @@ struct mt_filter {
 	unsigned port;    /* 0: any */
 };
 int mt_filter_init(struct mt_filter *f, const char *peer, unsigned port); /* -EINVAL: peer is no address */
+/* Whether f selects s: its port, and its peer by address (an IPv4 one
+ * also as an IPv6 socket's IPv4-mapped peer, and the other way). */
+bool mt_filter_match(const struct mt_filter *f, const struct mt_sample *s);
 
 /* diag.c */
 int mt_parse_diag(const struct nlmsghdr *h, struct mt_sample *s);

@@ -35,13 +35,31 @@ int mt_filter_init(struct mt_filter *f, const char *peer, unsigned port)
 	return 0;
 }
 
-static bool filter_match(const struct mt_filter *f, const struct mt_sample *s)
+/* An IPv4 peer of an IPv6 socket is ::ffff:a.b.c.d (a server listening on
+ * :: takes IPv4 clients so, as iperf3 -s does): the IPv4 address it is. */
+static const unsigned char *peer_addr(int family, const unsigned char *a, int *fam)
 {
-	size_t alen = s->family == AF_INET ? 4 : 16;
+	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	*fam = family;
+	if (family != AF_INET6 || memcmp(a, mapped, sizeof(mapped)))
+		return a;
+	*fam = AF_INET;
+	return a + sizeof(mapped);
+}
+
+bool mt_filter_match(const struct mt_filter *f, const struct mt_sample *s)
+{
+	const unsigned char *want, *peer;
+	int wf, pf;
 
 	if (f->port && s->sport != f->port && s->dport != f->port)
 		return false;
-	return !f->family || (f->family == s->family && !memcmp(f->addr, s->daddr, alen));
+	if (!f->family)
+		return true;
+	want = peer_addr(f->family, f->addr, &wf);
+	peer = peer_addr(s->family, s->daddr, &pf);
+	return wf == pf && !memcmp(want, peer, pf == AF_INET ? 4 : 16);
 }
 
 static struct mt_flow *flow_of(struct mt_report *rep, uint64_t cookie)
@@ -63,7 +81,7 @@ static int sample_once(struct mt_report *rep, const struct mt_filter *f)
 	for (size_t i = 0; r == 0 && i < set.n; i++) {
 		struct mt_flow *fl;
 
-		if (!filter_match(f, &set.v[i]))
+		if (!mt_filter_match(f, &set.v[i]))
 			continue;
 		fl = flow_of(rep, set.v[i].cookie);
 		if (!fl)

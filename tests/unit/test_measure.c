@@ -300,6 +300,36 @@ static void test_parse_diag_lengths(void **state)
 	free(h);
 }
 
+/* --peer of an IPv4 address selects an IPv6 socket's IPv4-mapped peer: a
+ * server listening on :: (iperf3 -s) holds its IPv4 clients so, and ss
+ * shows them as [::ffff:10.0.0.2]. */
+static void test_filter_mapped(void **state)
+{
+	struct mt_sample v6 = { .family = AF_INET6, .sport = 5201, .dport = 40000 };
+	struct mt_sample v4 = { .family = AF_INET, .sport = 40000, .dport = 5201 };
+	struct mt_filter f;
+
+	inet_pton(AF_INET6, "::ffff:10.0.0.2", v6.daddr);
+	inet_pton(AF_INET, "10.0.0.2", v4.daddr);
+	assert_int_equal(mt_filter_init(&f, "10.0.0.2", 0), 0);
+	assert_true(mt_filter_match(&f, &v4));
+	assert_true(mt_filter_match(&f, &v6));
+	assert_int_equal(mt_filter_init(&f, "::ffff:10.0.0.2", 5201), 0);
+	assert_true(mt_filter_match(&f, &v4));
+	assert_true(mt_filter_match(&f, &v6));
+	/* another address, another port, a real IPv6 peer: not selected */
+	assert_int_equal(mt_filter_init(&f, "10.0.0.3", 0), 0);
+	assert_false(mt_filter_match(&f, &v4) || mt_filter_match(&f, &v6));
+	assert_int_equal(mt_filter_init(&f, "10.0.0.2", 22), 0);
+	assert_false(mt_filter_match(&f, &v4) || mt_filter_match(&f, &v6));
+	inet_pton(AF_INET6, "2001:db8::ffff:a00:2", v6.daddr);
+	assert_int_equal(mt_filter_init(&f, "10.0.0.2", 0), 0);
+	assert_false(mt_filter_match(&f, &v6));
+	assert_int_equal(mt_filter_init(&f, "2001:db8::ffff:a00:2", 0), 0);
+	assert_true(mt_filter_match(&f, &v6));
+	assert_false(mt_filter_match(&f, &v4));
+}
+
 static void test_host_read(void **state)
 {
 	char dir[256];
@@ -405,6 +435,7 @@ static void test_write_change_fails_whole(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_filter_mapped),
 	cmocka_unit_test(test_sysctl_file),
 	cmocka_unit_test(test_earlier_was),
 	cmocka_unit_test(test_write_change_fails_whole),
