@@ -100,32 +100,47 @@ int mt_earlier_was(const struct root *r, const char *sysctl, char *out, size_t s
 	return 1;
 }
 
-/* The value set first, then its file; a file that cannot be written sets
- * the value back (was), so that a failed --apply leaves nothing behind. */
+/* The value set first (rel: a sysctl's or a sysfs file; what: its name in
+ * the messages), then its file (path, in dir): a value that cannot be set
+ * leaves no file saying it is; a file that cannot be written sets was
+ * back, so that a failed --apply leaves nothing behind, and the message
+ * says what the value is then. */
+int m_keep_change(const struct root *r, const char *command, const char *what, const char *rel, const char *value,
+		  const char *was, const char *dir, const char *path, const struct strbuf *sb)
+{
+	int e = root_write(r, rel, value), back;
+
+	if (e < 0) {
+		log_msg(LOG_ERR, "%s: cannot set %s: %s", command, what, strerror(-e));
+		return e;
+	}
+	e = root_mkdir_p(r, dir, 0755);
+	if (!e)
+		e = root_write_atomic(r, path, sb->s, sb->len, 0644);
+	if (!e) {
+		log_msg(LOG_NOTICE, "%s: %s = %s, in force and in /%s", command, what, value, path);
+		return 0;
+	}
+	back = was ? root_write(r, rel, was) : -ENODATA;
+	if (!back)
+		log_msg(LOG_ERR, "%s: cannot write /%s: %s; %s set back to %s", command, path, strerror(-e), what, was);
+	else if (was)
+		log_msg(LOG_ERR, "%s: cannot write /%s: %s; cannot set %s back to %s either (%s): it stays %s", command,
+			path, strerror(-e), what, was, strerror(-back), value);
+	else
+		log_msg(LOG_ERR, "%s: cannot write /%s: %s; %s stays %s (its value before could not be read)", command,
+			path, strerror(-e), what, value);
+	return e;
+}
+
 int mt_write_change(const struct root *r, const char *sysctl, const char *value, const char *was,
 		    const struct strbuf *sb)
 {
 	char path[128], proc[128];
-	int e;
 
 	mt_conf_path(path, sizeof(path), sysctl);
 	mt_proc_path(proc, sizeof(proc), sysctl);
-	e = root_write(r, proc, value);
-	if (e < 0) {
-		log_msg(LOG_ERR, "measure tcp --apply: cannot set %s: %s", sysctl, strerror(-e));
-		return e;
-	}
-	e = root_mkdir_p(r, "etc/sysctl.d", 0755);
-	if (!e)
-		e = root_write_atomic(r, path, sb->s, sb->len, 0644);
-	if (e < 0) {
-		log_msg(LOG_ERR, "measure tcp --apply: cannot write /%s: %s; %s set back", path, strerror(-e), sysctl);
-		if (was)
-			root_write(r, proc, was);
-		return e;
-	}
-	log_msg(LOG_NOTICE, "measure tcp --apply: %s = %s, in force and in /%s", sysctl, value, path);
-	return 0;
+	return m_keep_change(r, "measure tcp --apply", sysctl, proc, value, was, MT_CONF_DIR, path, sb);
 }
 
 int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct measure_opts *o, size_t *changed)

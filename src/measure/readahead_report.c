@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "engine/engine.h"
 #include "measure/readahead.h"
+#include "measure/readahead_verify.h"
 #include "measure/report.h"
 
 const char *mr_where(const struct mr_target *t, char *buf, size_t size)
@@ -166,34 +167,22 @@ void mr_conf_file(struct strbuf *sb, const struct mr_target *t, const struct mr_
 	sb_printf(sb, "[block \"measure-%s\"]\nmatch.name = %s\nread_ahead_kb = %u\n", t->dev, t->dev, t->cand_kb);
 }
 
-/* The value set first, then its file: a value that cannot be set leaves no
- * file saying it is; a file that cannot be written sets the value back. */
+/* The candidate set first, then its file (m_keep_change). */
 static int write_change(const struct root *r, const struct mr_target *t, const struct strbuf *sb)
 {
-	char path[128], ra[128], v[16], was[16];
+	char path[128], ra[128], v[16], was[16], what[64];
 	int e = mr_conf_path(path, sizeof(path), t->dev);
 
 	if (!e)
 		e = pathf(ra, sizeof(ra), "sys/block/%s/queue/read_ahead_kb", t->dev);
+	if (e < 0) {
+		log_msg(LOG_ERR, "measure readahead --apply: %s: %s", t->dev, strerror(-e));
+		return e;
+	}
 	snprintf(v, sizeof(v), "%u", t->cand_kb);
 	snprintf(was, sizeof(was), "%u", t->ra_kb);
-	if (!e && (e = root_write(r, ra, v)) < 0) {
-		log_msg(LOG_ERR, "measure readahead --apply: cannot set %s's read-ahead: %s", t->dev, strerror(-e));
-		return e;
-	}
-	if (!e)
-		e = root_mkdir_p(r, "etc/earlytune.d", 0755);
-	if (!e)
-		e = root_write_atomic(r, path, sb->s, sb->len, 0644);
-	if (e < 0) {
-		log_msg(LOG_ERR, "measure readahead --apply: cannot write /%s: %s; %s's read-ahead set back", path,
-			strerror(-e), t->dev);
-		root_write(r, ra, was);
-		return e;
-	}
-	log_msg(LOG_NOTICE, "measure readahead --apply: %s read_ahead_kb = %u, in force and in /%s", t->dev,
-		t->cand_kb, path);
-	return 0;
+	snprintf(what, sizeof(what), "%s read_ahead_kb", t->dev);
+	return m_keep_change(r, "measure readahead --apply", what, ra, v, was, MR_CONF_DIR, path, sb);
 }
 
 int mr_apply(const struct ctx *c, const struct mr_target *t, const struct mr_verdict *v)

@@ -37,8 +37,12 @@ void mt_date(char *out, size_t size, long long when);
 /* The original an earlier --apply's file names for sysctl: 1 with it in
  * out, 0 when there is none. */
 int mt_earlier_was(const struct root *r, const char *sysctl, char *out, size_t size);
-/* Sets sysctl now, then writes sb as its sysctl.d file; sets was back when
- * the file cannot be written. */
+/* Sets rel to value now, then writes sb as path in dir; sets was back
+ * (NULL: unknown, left) when the file cannot be written; said under
+ * command's name. */
+int m_keep_change(const struct root *r, const char *command, const char *what, const char *rel, const char *value,
+		  const char *was, const char *dir, const char *path, const struct strbuf *sb);
+/* ... for a sysctl: its sysctl.d file */
 int mt_write_change(const struct root *r, const char *sysctl, const char *value, const char *was,
 		    const struct strbuf *sb);
 

@@ -406,12 +406,14 @@ static void test_earlier_was(void **state)
 }
 
 /* A file that cannot be written sets the value back: nothing is left
- * half-done. */
+ * half-done; the message says the value that is in force then. */
 static void test_write_change_fails_whole(void **state)
 {
 	struct strbuf sb = { 0 };
 	struct root r = { .fd = -1 };
 	char dir[64], now[64];
+	const char *msg = NULL;
+	size_t n;
 
 	tree_new(dir, sizeof(dir));
 	assert_int_equal(root_open(&r, dir), 0);
@@ -421,9 +423,22 @@ static void test_write_change_fails_whole(void **state)
 	assert_false(root_exists(&r, "etc/sysctl.d/60-earlytune-measure-tcp_wmem.conf"));
 	tree_write(dir, "proc/sys/net/ipv4/tcp_wmem", "4096\t16384\t65536\n");
 	tree_write(dir, "etc/sysctl.d", "a file where the directory goes\n");
+	log_capture_errors(true);
+	n = log_captured(0, &msg);
 	assert_true(mt_write_change(&r, "net.ipv4.tcp_wmem", "4096 16384 262144", "4096\t16384\t65536", &sb) < 0);
 	assert_true(root_read(&r, "proc/sys/net/ipv4/tcp_wmem", now, sizeof(now)) >= 0);
 	assert_string_equal(now, "4096\t16384\t65536");
+	assert_int_equal(log_captured(n, &msg), n + 1);
+	assert_non_null(strstr(msg, "Not a directory; net.ipv4.tcp_wmem set back to 4096\t16384\t65536"));
+	/* No value before to set back: the message says the new one stays. */
+	assert_true(mt_write_change(&r, "net.ipv4.tcp_wmem", "4096 16384 262144", NULL, &sb) < 0);
+	assert_true(root_read(&r, "proc/sys/net/ipv4/tcp_wmem", now, sizeof(now)) >= 0);
+	assert_string_equal(now, "4096 16384 262144");
+	assert_int_equal(log_captured(n + 1, &msg), n + 2);
+	assert_null(strstr(msg, "set back"));
+	assert_non_null(strstr(msg, "net.ipv4.tcp_wmem stays 4096 16384 262144 (its value before could not be read)"));
+	log_capture_errors(false);
+	tree_write(dir, "proc/sys/net/ipv4/tcp_wmem", "4096\t16384\t65536\n");
 	unlink(strcat(strcpy(now, dir), "/etc/sysctl.d"));
 	assert_int_equal(mt_write_change(&r, "net.ipv4.tcp_wmem", "4096 16384 262144", "4096\t16384\t65536", &sb), 0);
 	assert_true(root_read(&r, "proc/sys/net/ipv4/tcp_wmem", now, sizeof(now)) >= 0);

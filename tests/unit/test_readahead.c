@@ -5,8 +5,8 @@
  * read-ahead while the touches are sparse, bent by the overlap of a small
  * region, never below the page touched), the verdict (a cap suggested when
  * the amplification fell by a fifth, a raise when sequential reads gained
- * a tenth, the tolerance of the prediction, the cost's sign) and the
- * configuration file --apply writes.
+ * a tenth, the tolerance of the prediction, the cost's sign), the
+ * configuration file --apply writes and --apply in a tree.
  */
 #include "unit.h"
 #include "readahead_fx.h"
@@ -154,6 +154,42 @@ static void test_conf_file(void **state)
 	sb_free(&sb);
 }
 
+/* --apply: a file that cannot be written sets the read-ahead back and
+ * says so; one that can is the candidate in force and its file. */
+static void test_apply_whole(void **state)
+{
+	struct mr_target t = target(8192, 1024, 16 * GiB);
+	struct mr_rounds m = cap_rounds();
+	struct ctx c = { .root = { .fd = -1 } };
+	const char *conf = "etc/earlytune.d/60-earlytune-measure-readahead-vdb.conf", *msg = NULL;
+	struct mr_verdict v;
+	char dir[64], now[64];
+	size_t n;
+
+	mr_interpret(&t, &m, &v);
+	assert_true(v.suggest);
+	tree_new(dir, sizeof(dir));
+	tree_write(dir, "sys/block/vdb/queue/read_ahead_kb", "8192\n");
+	tree_write(dir, "etc/earlytune.d", "a file where the directory goes\n");
+	assert_int_equal(root_open(&c.root, dir), 0);
+	log_capture_errors(true);
+	n = log_captured(0, &msg);
+	assert_true(mr_apply(&c, &t, &v) < 0);
+	assert_true(root_read(&c.root, "sys/block/vdb/queue/read_ahead_kb", now, sizeof(now)) >= 0);
+	assert_string_equal(now, "8192");
+	assert_int_equal(log_captured(n, &msg), n + 1);
+	assert_non_null(strstr(msg, "measure readahead --apply: cannot write /etc/earlytune.d/60-earlytune-measure-"
+				    "readahead-vdb.conf: Not a directory; vdb read_ahead_kb set back to 8192"));
+	log_capture_errors(false);
+	assert_int_equal(unlink(strcat(strcpy(now, dir), "/etc/earlytune.d")), 0);
+	assert_int_equal(mr_apply(&c, &t, &v), 0);
+	assert_true(root_read(&c.root, "sys/block/vdb/queue/read_ahead_kb", now, sizeof(now)) >= 0);
+	assert_string_equal(now, "1024");
+	assert_true(root_exists(&c.root, conf));
+	root_close(&c.root);
+	tree_remove(dir);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_union_share),
 	cmocka_unit_test(test_predict_linear),
@@ -163,6 +199,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_cap_not_suggested),
 	cmocka_unit_test(test_raise),
 	cmocka_unit_test(test_conf_file),
+	cmocka_unit_test(test_apply_whole),
 };
 
 UNIT_MAIN("readahead", tests)
