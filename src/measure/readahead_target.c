@@ -23,6 +23,7 @@
 
 #define DEFAULT_MAX_BYTES (1ULL << 30)
 #define DEVICE_REGION (16ULL << 30) /* the touches of a device mapping fall in its first 16 GiB */
+#define SCRATCH_MIN (4ULL << 20)    /* a scratch file is a quarter of --max-bytes, whole MiB */
 
 static int read_u(const struct root *r, const char *dev, const char *attr, unsigned long long *v)
 {
@@ -250,13 +251,14 @@ static int open_scratch(const struct root *r, struct mr_target *t)
 
 int mr_open(const struct root *r, struct mr_target *t)
 {
-	int fd = *t->mount && t->max_bytes >= (4 << 20) ? open_scratch(r, t) : -ENOENT;
+	bool room = t->max_bytes >= SCRATCH_MIN;
+	int fd = *t->mount && room ? open_scratch(r, t) : -ENOENT;
 
 	if (fd >= 0)
 		return fd;
 	if (*t->mount)
 		log_msg(LOG_NOTICE, "measure readahead: no scratch file in /%s (%s): the device itself, read-only",
-			t->mount, strerror(-fd));
+			t->mount, room ? strerror(-fd) : "--max-bytes under 4 MiB leaves a round less than 1 MiB");
 	fd = open_device(r, t);
 	if (fd >= 0 && t->region < 64 * t->page) {
 		/* fewer pages than touches would overlap: nothing to tell apart */

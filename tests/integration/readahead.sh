@@ -58,6 +58,8 @@ contains "a tree's mount: the scratch file on vdb1's mount, unescaped" "the touc
 contains "a tree's mount: the counters did not move, said" "change:     none: vdb served none of the touches (its stat did not move)"
 eq "a tree's mount: the read-ahead written back" "$(cat "$t/sys/block/vdb/queue/read_ahead_kb")" 8192
 eq "a tree's mount: no scratch file left" "$(ls -A "$t/mnt/with space")" ""
+check_rc "a tree's mount, --max-bytes 2M: too little for a scratch file (exit 1: no device node)" 1 -- tm vdb --candidate 1024 --for 2 --max-bytes 2M
+contains "a tree's mount, --max-bytes 2M: why no scratch file, said" "no scratch file in /mnt/with space (--max-bytes under 4 MiB leaves a round less than 1 MiB): the device itself, read-only"
 sed -i 's/ rw,relatime / ro,relatime /' "$t/proc/self/mountinfo"
 check_rc "a read-only mount: not written to (exit 1: no device node)" 1 -- tm vdb --candidate 1024 --for 2 --max-bytes 8M
 contains "a read-only mount: the device instead" "/dev/vdb is not the block device 252:16"
