@@ -52,6 +52,16 @@ static void text_rounds(const struct mr_target *t, const struct mr_rounds *m, co
 	}
 }
 
+/* Which round left nothing to predict from or to compare with, and why. */
+static void no_prediction(const struct mr_target *t, const struct mr_rounds *m, const struct mr_verdict *v)
+{
+	int i = v->pred_amp > 0 ? 1 : 0;
+	const struct mr_round *r = &m->rnd[i];
+
+	printf("prediction: none (the round at %u KiB: %s)\n", i ? t->cand_kb : t->ra_kb,
+	       !r->done ? "not run" : !r->touches ? "no touch" : "the device served none of its touches");
+}
+
 static void text_report(const struct mr_target *t, const struct mr_rounds *m, const struct mr_verdict *v)
 {
 	char buf[384];
@@ -70,7 +80,7 @@ static void text_report(const struct mr_target *t, const struct mr_rounds *m, co
 		printf("prediction: amplification %.1fx at %u KiB; measured %.1fx (%+.1f%%: %s %d%%)\n", v->pred_amp,
 		       t->cand_kb, v->amp[1], v->pred_err, v->held ? "held, within" : "NOT held, beyond", MR_TOLERANCE);
 	else
-		printf("prediction: none (no touch measured at %u KiB)\n", t->ra_kb);
+		no_prediction(t, m, v);
 	printf("cost:       sequential throughput %.1f -> %.1f MiB/s at %u KiB: %.1f%% %s; requests of %.0f -> %.0f KiB\n",
 	       v->seq_mibps[0], v->seq_mibps[1], t->cand_kb, v->cost >= 0 ? v->cost : -v->cost,
 	       v->cost >= 0 ? "lost" : "gained", v->seq_req_kib[0], v->seq_req_kib[1]);

@@ -56,6 +56,7 @@ printf '36 35 252:17 / /mnt/with\\040space rw,relatime shared:1 - ext4 /dev/vdb1
 check_rc "a tree's mount: measured (exit 0)" 0 -- tm vdb --candidate 1024 --for 2 --max-bytes 8M
 contains "a tree's mount: the scratch file on vdb1's mount, unescaped" "the touches on a scratch file of 2 MiB on /mnt/with space (vdb1)"
 contains "a tree's mount: the counters did not move, said" "change:     none: vdb served none of the touches (its stat did not move)"
+contains "a tree's mount: why there is no prediction, said" "prediction: none (the round at 8192 KiB: the device served none of its touches)"
 eq "a tree's mount: the read-ahead written back" "$(cat "$t/sys/block/vdb/queue/read_ahead_kb")" 8192
 eq "a tree's mount: no scratch file left" "$(ls -A "$t/mnt/with space")" ""
 check_rc "a tree's mount, --max-bytes 2M: too little for a scratch file (exit 1: no device node)" 1 -- tm vdb --candidate 1024 --for 2 --max-bytes 2M
