@@ -9,7 +9,8 @@
 # sender that writes 1 KiB every 20 ms) and cubic on a path that loses 2%
 # are each named, with a change only where a setting is the limit; the
 # suggested tcp_wmem (--apply: its sysctl.d file and value, in a --root
-# tree) and bbr are then measured the same way.
+# tree) and bbr are then measured the same way. --peer of an IPv4 address
+# selects a sender on an IPv6 socket (a server on ::) by its mapped peer.
 . "$(dirname "$0")/../lib/common.sh"
 
 TOOLS=$TESTS_DIR/tools
@@ -258,6 +259,28 @@ check_rc "--peer of no connection: exit 0" 0 -- mt --peer 10.77.0.9
 contains "--peer of no connection: none shown" "0 busy connections"
 check_rc "--peer that is no address: exit 2" 2 -- "$ET" measure tcp --peer nohost
 contains "--peer that is no address: said" "--peer: 'nohost' is not an IPv4 or IPv6 address"
+# A server listening on :: (iperf3 -s; -R makes it the sender) holds an
+# IPv4 client as ::ffff:a.b.c.d: --peer of the IPv4 address selects it.
+ip netns exec "$A" python3 -c '
+import socket, sys, threading, time
+srv = socket.socket(socket.AF_INET6)
+srv.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+srv.bind(("::", int(sys.argv[1])))
+srv.listen(1)
+cli = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+conn = srv.accept()[0]
+threading.Thread(target=lambda: [None for _ in iter(lambda: cli.recv(1 << 16), b"")], daemon=True).start()
+end = time.monotonic() + float(sys.argv[2])
+while time.monotonic() < end:
+    conn.send(b"x" * 65536)
+' 5209 6 &
+_dual=$!
+waitfor "$A" "-Htn state established ( sport = :5209 )"
+sleep 1
+OUT=$(mt --peer 127.0.0.1 --port 5209 --json 2>&1)
+wait "$_dual"
+eq "--peer IPv4, the sender an IPv6 socket: its mapped peer selected" "$(js "str(len(c)) + ' ' + (c[0]['src'] if c else '')")" \
+	"1 [::ffff:127.0.0.1]:5209"
 check_rc "--for with another command: exit 2" 2 -- "$ET" plan --for 3
 check_rc "--port 0: exit 2" 2 -- "$ET" measure tcp --port 0
 check_rc "measure without its kind: exit 2" 2 -- "$ET" measure
