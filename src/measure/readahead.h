@@ -42,6 +42,7 @@ struct mr_target {
 	char cand_from[256];   /* where the candidate comes from */
 	char mount[256];       /* a filesystem of the device: the scratch file's directory ("": the device) */
 	char fs_dev[32];       /* the disk or partition that holds it */
+	char serial[64];       /* the disk's serial as match.serial reads it, "" none */
 	uint64_t dev_bytes;    /* the disk's size */
 	uint64_t region;       /* the bytes the touches fall in */
 	uint64_t max_bytes;    /* --max-bytes: all rounds together read at most this */

@@ -148,6 +148,20 @@ int mr_conf_path(char *out, size_t size, const char *dev)
 	return pathf(out, size, "etc/earlytune.d/60-earlytune-measure-readahead-%s.conf", dev);
 }
 
+/* s as a match value of one word that matches s alone: white space (which
+ * separates a value's patterns) any one character, glob characters
+ * escaped. */
+static void glob_literal(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++)
+		if (*s == ' ' || *s == '\t')
+			sb_put(sb, "?", 1);
+		else if (strchr("*?[]\\", *s))
+			sb_printf(sb, "\\%c", *s);
+		else
+			sb_put(sb, s, 1);
+}
+
 /* The comment lines --verify reads back (readahead_verify.c) carry the
  * numbers whole: before, the prediction with k and the touches it was
  * made for, and the bounds of the same measurement. */
@@ -174,7 +188,15 @@ void mr_conf_file(struct strbuf *sb, const struct mr_target *t, const struct mr_
 		  t->dev);
 	sb_printf(sb, "# Check it with the same measurement: earlytune measure readahead %s --for %u --max-bytes %llu "
 		  "--verify\n", t->dev, t->seconds, (unsigned long long)t->max_bytes);
-	sb_printf(sb, "[block \"measure-%s\"]\nmatch.name = %s\nread_ahead_kb = %u\n", t->dev, t->dev, t->cand_kb);
+	sb_printf(sb, "[block \"measure-%s\"]\nmatch.name = %s\n", t->dev, t->dev);
+	/* A kernel name (sdb, nvme1n1) may be another disk's at the next
+	 * boot: the serial keeps the section to the disk measured. */
+	if (*t->serial) {
+		sb_printf(sb, "match.serial = ");
+		glob_literal(sb, t->serial);
+		sb_printf(sb, "\n");
+	}
+	sb_printf(sb, "read_ahead_kb = %u\n", t->cand_kb);
 }
 
 /* The candidate set first, then its file (m_keep_change). */

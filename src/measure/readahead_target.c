@@ -138,6 +138,20 @@ static void find_mount(const struct root *r, struct mr_target *t)
 	free(text);
 }
 
+/* The serial match.serial compares (device/serial, else the disk's own
+ * serial: block/match.c's order), "" when it has none. */
+static void read_serial(const struct root *r, struct mr_target *t)
+{
+	static const char *const attrs[] = { "device/serial", "serial" };
+	char rel[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++)
+		if (pathf(rel, sizeof(rel), "sys/block/%s/%s", t->dev, attrs[i]) == 0 &&
+		    root_read(r, rel, t->serial, sizeof(t->serial)) > 0)
+			return;
+	*t->serial = '\0';
+}
+
 /* The default --max-bytes is held to half the memory available, so that a
  * round's reads stay cached; one given beyond it is kept, and said: a round
  * as large as a workload's own, whose eviction the model then counts. */
@@ -199,6 +213,7 @@ int mr_target_disk(struct ctx *c, const struct measure_opts *o, struct mr_target
 	t->dev_bytes = sectors * 512, t->ra_kb = (unsigned)ra, t->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	bounds(&c->root, o, t);
 	find_mount(&c->root, t);
+	read_serial(&c->root, t);
 	return 0;
 }
 

@@ -10,6 +10,8 @@
  */
 #include "unit.h"
 #include "readahead_fx.h"
+#include "measure/measure.h"
+#include "measure/readahead_verify.h"
 
 static void test_union_share(void **state)
 {
@@ -133,6 +135,7 @@ static void test_conf_file(void **state)
 	struct mr_target t = target(8192, 1024, 16 * GiB);
 	struct mr_rounds m = cap_rounds();
 	struct strbuf sb = { 0 };
+	struct mr_applied a;
 	struct mr_verdict v;
 
 	mr_interpret(&t, &m, &v);
@@ -152,6 +155,40 @@ static void test_conf_file(void **state)
 	assert_non_null(strstr(sb.s, "\n[block \"measure-vdb\"]\nmatch.name = vdb\nread_ahead_kb = 1024\n"));
 	assert_int_equal(sb.s[sb.len - 1], '\n');
 	sb_free(&sb);
+	/* A disk with a serial: the section is that disk's, whatever its
+	 * name at the next boot; the serial one pattern that matches it alone. */
+	snprintf(t.serial, sizeof(t.serial), "AB 1*2");
+	mr_conf_file(&sb, &t, &v, "db1", 1764806400);
+	assert_non_null(strstr(sb.s, "\nmatch.name = vdb\nmatch.serial = AB?1\\*2\nread_ahead_kb = 1024\n"));
+	assert_int_equal(mr_applied_parse(sb.s, &a), 0); /* --verify reads it back as before */
+	assert_string_equal(a.dev, "vdb");
+	assert_int_equal(a.value_kb, 1024);
+	sb_free(&sb);
+}
+
+/* The serial match.serial reads: device/serial first, else the disk's own. */
+static void test_target_serial(void **state)
+{
+	struct ctx c = { .root = { .fd = -1 } };
+	struct measure_opts o = { .dev = "vdb", .candidate = -1 };
+	struct mr_target t;
+	char dir[64];
+
+	tree_new(dir, sizeof(dir));
+	tree_write(dir, "sys/block/vdb/dev", "252:16\n");
+	tree_write(dir, "sys/block/vdb/size", "8388608\n");
+	tree_write(dir, "sys/block/vdb/queue/read_ahead_kb", "8192\n");
+	assert_int_equal(root_open(&c.root, dir), 0);
+	assert_int_equal(mr_target_disk(&c, &o, &t), 0);
+	assert_string_equal(t.serial, "");
+	tree_write(dir, "sys/block/vdb/serial", "VIRTIO-1\n");
+	assert_int_equal(mr_target_disk(&c, &o, &t), 0);
+	assert_string_equal(t.serial, "VIRTIO-1");
+	tree_write(dir, "sys/block/vdb/device/serial", "S4EVNX0 123\n");
+	assert_int_equal(mr_target_disk(&c, &o, &t), 0);
+	assert_string_equal(t.serial, "S4EVNX0 123");
+	root_close(&c.root);
+	tree_remove(dir);
 }
 
 /* --apply: a file that cannot be written sets the read-ahead back and
@@ -200,6 +237,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_raise),
 	cmocka_unit_test(test_conf_file),
 	cmocka_unit_test(test_apply_whole),
+	cmocka_unit_test(test_target_serial),
 };
 
 UNIT_MAIN("readahead", tests)
