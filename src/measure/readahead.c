@@ -69,7 +69,8 @@ static void child(const struct root *r, const struct mr_target *t, int fd, struc
 static int run_rounds(const struct root *r, const struct mr_target *t, int fd, struct mr_rounds *m)
 {
 	struct sigaction sa = { .sa_handler = on_signal }, old[ARRAY_SIZE(caught)];
-	int st = 0, e = 0;
+	int st = 0, e = 0, fork_err;
+	bool quit;
 	pid_t pid;
 
 	sigemptyset(&sa.sa_mask);
@@ -77,6 +78,7 @@ static int run_rounds(const struct root *r, const struct mr_target *t, int fd, s
 		sigaction(caught[i], &sa, &old[i]);
 	fflush(NULL);
 	pid = fork();
+	fork_err = errno; /* before the restore's calls */
 	if (pid == 0)
 		child(r, t, fd, m);
 	worker = pid;
@@ -88,15 +90,20 @@ static int run_rounds(const struct root *r, const struct mr_target *t, int fd, s
 	e = restore(r, t);
 	for (size_t i = 0; i < ARRAY_SIZE(caught); i++)
 		sigaction(caught[i], &old[i], NULL);
+	/* A child that ended without saying why measured nothing either. */
+	quit = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) && !m->err;
 	if (pid < 0)
-		log_msg(LOG_ERR, "measure readahead: cannot start the measurement: %s", strerror(errno));
+		log_msg(LOG_ERR, "measure readahead: cannot start the measurement: %s", strerror(fork_err));
 	else if (got_signal || WIFSIGNALED(st))
 		log_msg(LOG_ERR, "measure readahead: stopped by signal %d; %s's read-ahead %s %u KiB",
 			got_signal ? (int)got_signal : WTERMSIG(st), t->dev, e ? "NOT restored to" : "restored to",
 			t->ra_kb);
 	else if (m->err)
 		log_msg(LOG_ERR, "measure readahead: cannot %s: %s", m->what, strerror(-m->err));
-	if (pid < 0 || got_signal || WIFSIGNALED(st) || m->err)
+	else if (quit)
+		log_msg(LOG_ERR, "measure readahead: the measurement's process ended with status %d before it "
+			"measured", WEXITSTATUS(st));
+	if (pid < 0 || got_signal || WIFSIGNALED(st) || m->err || quit)
 		return got_signal ? -EINTR : -EIO;
 	return e;
 }

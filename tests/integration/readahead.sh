@@ -12,7 +12,8 @@
 # fault), the prediction for the candidate holds within its tolerance, the
 # reads stay within --max-bytes, the read-ahead is the original after every
 # run, after a SIGINT to the command and after a SIGKILL of the rounds'
-# child, each caught with the candidate in force; --apply writes its file
+# child, each caught with the candidate in force (a child that ends
+# without measuring is a failure, not a report of zeros); --apply writes its file
 # under --root (mount namespace of its own) and sets the candidate;
 # --verify measures again at it (held), with the file's k tampered (moved),
 # its before tampered too (failed), the read-ahead changed (unverified).
@@ -59,6 +60,17 @@ contains "a tree's mount: the counters did not move, said" "change:     none: vd
 contains "a tree's mount: why there is no prediction, said" "prediction: none (the round at 8192 KiB: the device served none of its touches)"
 eq "a tree's mount: the read-ahead written back" "$(cat "$t/sys/block/vdb/queue/read_ahead_kb")" 8192
 eq "a tree's mount: no scratch file left" "$(ls -A "$t/mnt/with space")" ""
+# The rounds' process ending without measuring (strace makes its getppid()
+# say its parent is gone): no report of rounds that did not run, exit 1.
+if command -v strace >/dev/null; then
+	check_rc "the rounds' process ended early: exit 1" 1 -- env ASAN_OPTIONS=detect_leaks=0 strace -f -qq \
+		-o /dev/null -e trace=getppid -e inject=getppid:retval=1 "$ET_BIN" measure readahead vdb --root "$t" \
+		--profile none --candidate 1024 --for 2 --max-bytes 8M
+	contains "the rounds' process ended early: said" "the measurement's process ended with status 1 before it measured"
+	lacks "the rounds' process ended early: no rounds reported" "random 4 KiB touches"
+	eq "the rounds' process ended early: the read-ahead written back" \
+		"$(cat "$t/sys/block/vdb/queue/read_ahead_kb")" 8192
+fi
 check_rc "a tree's mount, --max-bytes 2M: too little for a scratch file (exit 1: no device node)" 1 -- tm vdb --candidate 1024 --for 2 --max-bytes 2M
 contains "a tree's mount, --max-bytes 2M: why no scratch file, said" "no scratch file in /mnt/with space (--max-bytes under 4 MiB leaves a round less than 1 MiB): the device itself, read-only"
 sed -i 's/ rw,relatime / ro,relatime /' "$t/proc/self/mountinfo"
