@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/kmod.h"
 #include "base/kparam.h"
 #include "base/log.h"
@@ -131,25 +132,59 @@ static bool reshaping(const struct item *it)
 }
 
 /* An item of first written before the plan was made again, in place of
- * the same item of p (or after its items, if p has none). */
-static int transplant(struct plan *p, struct item *done)
+ * the same item of p (or after its items, if p has none: replan made room). */
+static void transplant(struct plan *p, struct item *done)
 {
 	struct item *it = NULL, tmp;
 
 	for (size_t j = 0; j < p->n && !it; j++)
 		if (!strcmp(p->v[j].domain, done->domain) && !strcmp(p->v[j].path, done->path))
 			it = &p->v[j];
-	if (!it && !(it = plan_add(p, done->domain, done->target, done->setting, done->path)))
-		return -ENOMEM;
+	if (!it)
+		it = &p->v[p->n++], *it = (struct item){ 0 };
 	tmp = *it, *it = *done, *done = tmp;
+}
+
+/* p planned again, the n written items of first moved into it. When that
+ * cannot be, p is first again: what was written stays in the table, the
+ * state and the run log, and the rest fails with the cause. */
+static int replan(struct ctx *c, struct plan *p, struct plan *first, size_t n)
+{
+	int r;
+
+	*p = (struct plan){ 0 };
+	r = build_plan(c, p, true);
+	/* Room for all of them first, so that none is lost halfway. */
+	if (r >= 0)
+		r = array_grow(&p->v, &p->cap, p->n + n - 1, sizeof(*p->v), 64);
+	if (r < 0) {
+		plan_free(p);
+		*p = *first;
+		return r;
+	}
+	for (size_t i = 0; i < first->n; i++)
+		if (reshaping(&first->v[i]))
+			transplant(p, &first->v[i]);
+	plan_free(first);
 	return 0;
+}
+
+/* Why the items after a failed replan are not written: the first written. */
+static void replan_failed(const struct plan *p, char *why, size_t size)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (reshaping(&p->v[i])) {
+			fmt(why, size, "cannot plan again after %s %s was written", p->v[i].target, p->v[i].setting);
+			return;
+		}
 }
 
 /* Items that recreate a device's queues (a change of channels) are written
  * first, their originals recorded before, and the plan is made again: the
  * items about queues (RPS, XPS, a qdisc per TX queue) are then about the
  * queues there are, at the same event. */
-static int reshape(struct ctx *c, struct plan *p, struct session *s, unsigned *batched)
+static int reshape(struct ctx *c, struct plan *p, struct session *s, unsigned *batched, char *why,
+		   size_t size)
 {
 	struct plan first = *p;
 	size_t n = 0;
@@ -163,12 +198,9 @@ static int reshape(struct ctx *c, struct plan *p, struct session *s, unsigned *b
 	for (size_t i = 0; i < first.n; i++)
 		if (reshaping(&first.v[i]))
 			write_item(c, &first, &first.v[i], s, batched);
-	*p = (struct plan){ 0 };
-	r = build_plan(c, p, true);
-	for (size_t i = 0; i < first.n && r >= 0; i++)
-		if (reshaping(&first.v[i]))
-			r = transplant(p, &first.v[i]);
-	plan_free(&first);
+	r = replan(c, p, &first, n);
+	if (r < 0)
+		replan_failed(p, why, size);
 	return r;
 }
 
@@ -194,24 +226,25 @@ static int apply_plan(struct ctx *c, struct plan *p, int *guard)
 {
 	struct session s;
 	unsigned batched = 0;
+	char why[PATH_MAX + 128];
 	int r = session_open(&s, c, SESSION_SCOPED);
 
+	fmt(why, sizeof(why), "cannot record originals in %s/run/earlytune", c->root.is_host ? "" : c->root.dir);
 	if (r >= 0)
 		r = session_forget_stale(&s);
 	if (r >= 0)
 		*guard = write_guard(c);
+	if (r >= 0 && (r = build_plan(c, p, true)) < 0)
+		fmt(why, sizeof(why), "cannot list devices");
 	if (r >= 0)
-		r = build_plan(c, p, true);
-	if (r >= 0)
-		r = reshape(c, p, &s, &batched);
+		r = reshape(c, p, &s, &batched, why, sizeof(why));
 	if (r >= 0)
 		r = record_originals(&s, p);
 	for (size_t i = 0; i < p->n; i++) {
 		if (!wants_write(&p->v[i]) || (p->v[i].result && reshaping(&p->v[i])))
 			continue;
 		if (r < 0)
-			item_fail(&p->v[i], r, "not written: cannot record originals in %s/run/earlytune",
-				  c->root.is_host ? "" : c->root.dir);
+			item_fail(&p->v[i], r, "not written: %s", why);
 		else
 			write_item(c, p, &p->v[i], &s, &batched);
 	}

@@ -317,6 +317,16 @@ static void record(const struct ctx *c, const struct strbuf *run, const struct r
 			strerror(-r));
 }
 
+/* A failed apply may have written some items first (a change of channels
+ * before its plan was made again). */
+static bool any_applied(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].result == RES_APPLIED)
+			return true;
+	return false;
+}
+
 /* Every apply and revert ends here, under the state lock it holds (HELD)
  * or one taken here (HELD NULL): a udev run queues for the lock once, not
  * twice. A run that cannot be recorded is said once and changes nothing
@@ -330,7 +340,8 @@ void runlog_add(const struct ctx *c, const char *command, const struct plan *p, 
 	if (!p)
 		snprintf(note, sizeof(note), "earlytune=0 on the kernel command line: nothing written");
 	else if (err < 0)
-		snprintf(note, sizeof(note), "nothing written: %s", strerror(-err));
+		snprintf(note, sizeof(note), "%s written: %s", any_applied(p) ? "the rest not" : "nothing",
+			 strerror(-err));
 	put_run(&run, c, command, p, note);
 	record(c, &run, held, err,
 	       c->boot && !strcmp(command, "apply") && !c->ndevices && !c->ifindex && !c->iface, false);

@@ -29,6 +29,7 @@ struct fdev {
 	uint16_t refuse; /* a set of this attribute fails as a driver's would */
 	int sets; /* set requests seen */
 	const char *tree; /* a set of channels makes the queues of its sys/class/net/eth0 */
+	bool unlist;      /* and then makes its sys/class/net a loop of links: no listing */
 	char order[128];  /* what was out of order at a set of channels */
 	unsigned char q[8][8192];
 	size_t qlen[8], head, tail;
@@ -208,6 +209,22 @@ static void reshape_queues(uint32_t n)
 	}
 }
 
+/* sys/class/net a link to itself (on), listed again (off). */
+static void unlist(const char *tree, bool on)
+{
+	char net[PATH_MAX], away[PATH_MAX];
+
+	tree_path(net, sizeof(net), tree, "sys/class/net");
+	tree_path(away, sizeof(away), tree, "sys/class/net.away");
+	if (on) {
+		assert_int_equal(rename(net, away), 0);
+		assert_int_equal(symlink("net", net), 0);
+	} else {
+		assert_int_equal(unlink(net), 0);
+		assert_int_equal(rename(away, net), 0);
+	}
+}
+
 /* A set of one value: rings round up to a power of two, as some drivers do;
  * a coalescing parameter the device lacks is refused with the kernel's text. */
 static void answer_set(uint32_t seq, uint8_t cmd, const struct nlattr *a)
@@ -231,6 +248,8 @@ static void answer_set(uint32_t seq, uint8_t cmd, const struct nlattr *a)
 			v += v & -v;
 	if (cmd == ETHTOOL_MSG_CHANNELS_SET && a->nla_type == ETHTOOL_A_CHANNELS_COMBINED_COUNT && dev->tree)
 		reshape_queues(v);
+	if (cmd == ETHTOOL_MSG_CHANNELS_SET && dev->unlist)
+		unlist(dev->tree, true);
 	to[a->nla_type] = v;
 	ack(seq, 0, NULL);
 }
@@ -821,6 +840,41 @@ static void test_reshape(void **state)
 	}
 }
 
+/* The plan made again after the channels were written fails (the listing
+ * of sys/class/net does): the channels stay in the run log and the records
+ * (revert puts them back), and every other item fails with that cause, not
+ * with one about recording originals. */
+static void test_reshape_replan_fails(void **state)
+{
+	struct fx *f = *state;
+	struct ctx *c = dev_ctx(f, "[net \"x\"]\nchannels.combined = 2\nrps_cpus = f\nxps_cpus = f\n");
+	struct capture cap;
+	int r;
+
+	dev->tree = f->dir, dev->unlist = true;
+	SET(dev->ch, dev->ch_have, ETHTOOL_A_CHANNELS_COMBINED_COUNT, 4);
+	reshape_queues(4);
+	c->iface = NULL; /* every interface of sys/class/net: listed again by the second plan */
+	capture_begin(&cap);
+	r = cmd_apply(c);
+	f->text = capture_end(&cap);
+	assert_int_equal(r, 1);
+	assert_int_equal(dev->ch[ETHTOOL_A_CHANNELS_COMBINED_COUNT], 2);
+	free(f->text);
+	f->text = tree_read(f->dir, "run/earlytune/runs");
+	assert_contains(f->text, "channels.combined");
+	assert_contains(f->text, "not written: cannot plan again after eth0 channels.combined was written");
+	assert_not_contains(f->text, "cannot record originals");
+	assert_contains(f->text, "the rest not written: Too many levels of symbolic links");
+	free(f->text);
+	f->text = tree_read(f->dir, "run/earlytune/records"); /* a run of every interface: the one file */
+	assert_contains(f->text, "ethtool/ifindex/3/channels.combined\t4\t");
+	unlist(f->dir, false);
+	dev->unlist = false;
+	c->root.is_host = false; /* the name by index from the tree */
+	run_ok(f, cmd_revert, 4);
+}
+
 /* Records: the namespace and index in the path; another namespace's is
  * not this one's to judge. */
 static void test_records(void **state)
@@ -859,6 +913,7 @@ int main(void)
 		DEV_TEST(test_no_match),
 		DEV_TEST(test_no_family),
 		DEV_TEST(test_reshape),
+		DEV_TEST(test_reshape_replan_fails),
 		cmocka_unit_test(test_records),
 	};
 
