@@ -107,16 +107,17 @@ static void rfs_table(struct ctx *c, struct item *it)
 static void plan_value(struct ctx *c, struct item *it, const struct nic_key *k, const char *value, const char *cur)
 {
 	char want[NIC_MASK_CHARS];
-	unsigned long long n = 0;
 
 	if (k->kind == NK_MASK && !mask_wanted(c, it, value, cur, want, sizeof(want)))
 		return;
 	if (k->kind != NK_MASK) {
-		parse_u64(value, &n);
-		if (k->kind == NK_FLOWS)
-			n = nic_pow2_above((uint32_t)n);
+		unsigned long long asked = 0, n;
+
+		parse_u64(value, &asked);
+		n = k->kind == NK_FLOWS ? nic_pow2_above((uint32_t)asked) : asked;
 		snprintf(want, sizeof(want), "%llu", n);
-		if (strcmp(want, value))
+		/* By number: a value written 0100 is 100, not a rounding. */
+		if (n != asked)
 			item_add_reason(it, "(asks %s: the kernel keeps the power of two at or above)", value);
 		if (k->kind == NK_FLOWS && n)
 			rfs_table(c, it);

@@ -286,6 +286,21 @@ static void test_tree_refused(void **state)
 	assert_true(it->unknown);
 }
 
+/* Only a flow count is rounded: a length written as 0100 is asked as 100,
+ * with no note of powers of two; 4096 flows written 04096 are what is kept. */
+static void test_tree_no_rounding(void **state)
+{
+	struct fx *f = *state;
+	struct ctx *c = tree_ctx(f, "[net \"x\"]\nmatch.name = eth0\ntxqueuelen = 0100\nrps_flow_cnt = 04096\n");
+	const struct item *it;
+
+	assert_int_equal(nic_plan(c, &f->p), 0);
+	it = want(&f->p, "tx_queue_len", ACT_CHANGE, "1000", "100");
+	assert_not_contains(it->reason, "power of two");
+	it = want(&f->p, "queues/rx-0/rps_flow_cnt", ACT_CHANGE, "0", "4096");
+	assert_not_contains(it->reason, "power of two");
+}
+
 /* A queue gone since apply (fewer channels): nothing to restore. */
 static void test_tree_queue_gone(void **state)
 {
@@ -315,6 +330,7 @@ int main(void)
 		FX_TEST(test_tree_apply_revert),
 		FX_TEST(test_tree_refused),
 		FX_TEST(test_tree_queue_gone),
+		FX_TEST(test_tree_no_rounding),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
