@@ -16,7 +16,7 @@
 
 static struct {
 	struct nl nl;
-	int err;         /* the socket or the family could not be had: -errno */
+	int err;         /* -ENOENT: the kernel has no ethtool family */
 	uint16_t family; /* 0: not asked yet */
 } io = { .nl.fd = -1 };
 
@@ -56,7 +56,9 @@ static int exchange(struct nl_batch *b, struct answer *a, char *msg, size_t size
 	return r < 0 ? r : res.err;
 }
 
-/* The family's id: -ENOENT when the kernel has none. */
+/* The family's id: -ENOENT when the kernel has none, for the whole run.
+ * Any other failure (a timeout, no socket) is this request's alone: a boot
+ * run over every interface asks again at the next, on a new socket. */
 static int family(void)
 {
 	static struct nl_batch b;
@@ -73,8 +75,10 @@ static int family(void)
 		r = exchange(&b, &a, NULL, 0);
 	if (r >= 0 && !io.family)
 		r = -EBADMSG;
-	io.err = r < 0 ? r : 0;
-	return io.err;
+	if (r < 0)
+		nl_close(&io.nl), io.family = 0;
+	io.err = r == -ENOENT ? r : 0;
+	return r < 0 ? r : 0;
 }
 
 static int read_netlink(struct nic_iface *ifc, enum nic_group g)

@@ -30,6 +30,7 @@ struct fdev {
 	int sets; /* set requests seen */
 	const char *tree; /* a set of channels makes the queues of its sys/class/net/eth0 */
 	bool unlist;      /* and then makes its sys/class/net a loop of links: no listing */
+	int ctrl, ctrl_lost; /* family requests seen; how many of the first get no answer */
 	char order[128];  /* what was out of order at a set of channels */
 	unsigned char q[8][8192];
 	size_t qlen[8], head, tail;
@@ -265,6 +266,8 @@ static int fk_send(void *data, const void *buf, size_t len)
 	(void)data;
 	assert_true(len >= NLMSG_LENGTH(GENL_HDRLEN));
 	if (h->nlmsg_type == GENL_ID_CTRL) {
+		if (dev->ctrl++ < dev->ctrl_lost)
+			return (int)len; /* no answer: the receive times out */
 		if (dev->no_family) {
 			ack(h->nlmsg_seq, -ENOENT, NULL);
 			return (int)len;
@@ -875,6 +878,26 @@ static void test_reshape_replan_fails(void **state)
 	run_ok(f, cmd_revert, 4);
 }
 
+/* A family request that gets no answer fails that request alone: the next
+ * asks again and reads. A kernel without the family is asked once. */
+static void test_family_retried(void **state)
+{
+	struct nic_iface ifc = { .ifindex = IFINDEX, .name = "eth0" };
+
+	(void)state;
+	dev->ctrl_lost = 1;
+	assert_int_equal(nic_read(&ifc, NG_CHANNELS), -ETIMEDOUT);
+	assert_int_equal(nic_read(&ifc, NG_CHANNELS), 0);
+	assert_int_equal(ifc.g[NG_CHANNELS].v[ETHTOOL_A_CHANNELS_COMBINED_MAX], 8);
+	assert_int_equal(dev->ctrl, 2);
+	nic_io_reset();
+	dev->ctrl = dev->ctrl_lost = 0, dev->no_family = true;
+	nic_ioctl_hook = fake_ioctl;
+	assert_int_equal(nic_read(&ifc, NG_CHANNELS), 0);
+	assert_int_equal(nic_read(&ifc, NG_COALESCE), 0);
+	assert_int_equal(dev->ctrl, 1);
+}
+
 /* Records: the namespace and index in the path; another namespace's is
  * not this one's to judge. */
 static void test_records(void **state)
@@ -914,6 +937,7 @@ int main(void)
 		DEV_TEST(test_no_family),
 		DEV_TEST(test_reshape),
 		DEV_TEST(test_reshape_replan_fails),
+		DEV_TEST(test_family_retried),
 		cmocka_unit_test(test_records),
 	};
 
