@@ -89,6 +89,7 @@ const char *const *nic_feature_expand(const char *name, const char **one);
 /* Whether the entries of section name match the interface. */
 bool nic_section_matches(struct ctx *c, const struct nic_iface *ifc, const char *name);
 void nic_iface_driver(const struct root *r, struct nic_iface *ifc);
+int nic_online_mask(const struct root *r, struct nic_mask *m, char *list, size_t size);
 int nic_online_cpus(const struct root *r);
 
 /* ethtool.c: messages of the ethtool family (pure, fuzzed) */

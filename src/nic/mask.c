@@ -141,6 +141,15 @@ int nic_mask_hex(const struct nic_mask *m, char *out, size_t size)
 	return 0;
 }
 
+int nic_mask_count(const struct nic_mask *m)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < NIC_MASK_WORDS; i++)
+		n += __builtin_popcount(m->w[i]);
+	return n;
+}
+
 /* A CPU list as sys/devices/system/cpu/online prints it ("0-3,8,10-11"). */
 int nic_mask_from_list(const char *s, struct nic_mask *m)
 {

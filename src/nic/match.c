@@ -9,7 +9,6 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "nic/internal.h"
@@ -72,27 +71,22 @@ void nic_iface_driver(const struct root *r, struct nic_iface *ifc)
 	nic_driver(r, ifc->name, ifc->driver, sizeof(ifc->driver));
 }
 
-/* The online CPUs: sys/devices/system/cpu/online, "0-3,5" (0: unknown). */
+/* The online CPUs as a mask, their list in list: -ENOENT when the tree
+ * does not say. */
+int nic_online_mask(const struct root *r, struct nic_mask *m, char *list, size_t size)
+{
+	int n = root_read(r, "sys/devices/system/cpu/online", list, size);
+
+	if (n <= 0)
+		return n < 0 ? n : -ENOENT;
+	return nic_mask_from_list(list, m);
+}
+
+/* How many CPUs are online, read as the masks read the list (0: unknown). */
 int nic_online_cpus(const struct root *r)
 {
-	char buf[1024], *p = buf, *end;
-	int n = 0;
+	struct nic_mask m;
+	char list[1024];
 
-	if (root_read(r, "sys/devices/system/cpu/online", buf, sizeof(buf)) <= 0)
-		return 0;
-	while (*p) {
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p)
-			return 0;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		if (b < a)
-			return 0;
-		n += (int)(b - a + 1);
-		p = *end == ',' ? end + 1 : end;
-		if (*end && *end != ',')
-			return 0;
-	}
-	return n;
+	return nic_online_mask(r, &m, list, sizeof(list)) < 0 ? 0 : nic_mask_count(&m);
 }

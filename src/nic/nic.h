@@ -34,6 +34,7 @@ struct nic_mask {
 int nic_mask_parse(const char *s, struct nic_mask *m, char *why, size_t size);
 bool nic_mask_equal(const struct nic_mask *a, const struct nic_mask *b);
 int nic_mask_last(const struct nic_mask *m);
+int nic_mask_count(const struct nic_mask *m); /* its CPUs */
 int nic_mask_outside(const struct nic_mask *a, const struct nic_mask *b);
 int nic_mask_format(const struct nic_mask *m, const char *like, char *out, size_t size);
 int nic_mask_from_list(const char *s, struct nic_mask *m);

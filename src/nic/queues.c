@@ -34,16 +34,6 @@ static bool same(const struct nic_key *k, const char *a, const char *b)
 	       nic_mask_equal(&ma, &mb);
 }
 
-/* The online CPUs as a mask: -ENOENT when the tree does not say. */
-static int online_mask(const struct root *r, struct nic_mask *m, char *list, size_t size)
-{
-	int n = root_read(r, "sys/devices/system/cpu/online", list, size);
-
-	if (n <= 0)
-		return n < 0 ? n : -ENOENT;
-	return nic_mask_from_list(list, m);
-}
-
 /* A mask value (all, none, hex) as CPUs of this machine in the layout of
  * the file's value cur, in out; false with the item a skip when it asks
  * for a CPU that is not here. */
@@ -51,7 +41,7 @@ static bool mask_wanted(struct ctx *c, struct item *it, const char *value, const
 {
 	struct nic_mask want, online;
 	char list[1024], why[192];
-	int r = online_mask(&c->root, &online, list, sizeof(list)), cpu;
+	int r = nic_online_mask(&c->root, &online, list, sizeof(list)), cpu;
 
 	if (!strcmp(value, "all") && r < 0) {
 		item_unknown(it, "the online CPUs are unknown: no readable sys/devices/system/cpu/online");

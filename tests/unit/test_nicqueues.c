@@ -301,6 +301,24 @@ static void test_tree_no_rounding(void **state)
 	assert_not_contains(it->reason, "power of two");
 }
 
+/* The online CPUs counted as the masks read the list: a CPU named twice
+ * once, a list past the kernel's most CPUs unknown (0). */
+static void test_online_count(void **state)
+{
+	struct fx *f = *state;
+	struct ctx *c = tree_ctx(f, "");
+
+	assert_int_equal(nic_online_cpus(&c->root), 40);
+	tree_write(f->dir, "sys/devices/system/cpu/online", "0-3,2-5\n");
+	assert_int_equal(nic_online_cpus(&c->root), 6);
+	tree_write(f->dir, "sys/devices/system/cpu/online", "0-99999\n");
+	assert_int_equal(nic_online_cpus(&c->root), 0);
+	tree_write(f->dir, "sys/devices/system/cpu/online", "0-2147483647,0-2147483647\n");
+	assert_int_equal(nic_online_cpus(&c->root), 0);
+	tree_write(f->dir, "sys/devices/system/cpu/online", "0-3x\n");
+	assert_int_equal(nic_online_cpus(&c->root), 0);
+}
+
 /* A queue gone since apply (fewer channels): nothing to restore. */
 static void test_tree_queue_gone(void **state)
 {
@@ -331,6 +349,7 @@ int main(void)
 		FX_TEST(test_tree_refused),
 		FX_TEST(test_tree_queue_gone),
 		FX_TEST(test_tree_no_rounding),
+		FX_TEST(test_online_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
