@@ -116,17 +116,19 @@ static void plan_value(struct ctx *c, struct item *it, const struct nic_key *k, 
 	it->action = same(k, cur, want) ? ACT_KEEP : ACT_CHANGE;
 }
 
-static int plan_file(struct ctx *c, struct nic_iface *ifc, const struct nic_key *k, const struct cfg_entry *e,
-		     struct plan *p, const char *setting, int ntx)
+/* The item of setting, planned: an earlier one of the plan again, or a new
+ * one (NULL: no memory). */
+static struct item *plan_file(struct ctx *c, struct nic_iface *ifc, const struct nic_key *k,
+			      const struct cfg_entry *e, struct plan *p, const char *setting, int ntx)
 {
 	struct item *it = nic_add_item(c, p, ifc, setting, e);
 	char rel[PATH_MAX], cur[NIC_MASK_CHARS];
 	int r;
 
 	if (!it)
-		return -ENOMEM;
+		return NULL;
 	if (file_of(ifc->name, k, setting, rel, sizeof(rel)) < 0)
-		return item_fail(it, -ENAMETOOLONG, "/sys/class/net/%s/%s", ifc->name, setting), 0;
+		return item_fail(it, -ENAMETOOLONG, "/sys/class/net/%s/%s", ifc->name, setting), it;
 	r = root_read(&c->root, rel, cur, sizeof(cur));
 	if (r == -ENOENT)
 		absent(c, it, k, rel, ntx);
@@ -140,7 +142,7 @@ static int plan_file(struct ctx *c, struct nic_iface *ifc, const struct nic_key 
 	}
 	if (it->result == RES_FAILED)
 		it->action = ACT_ERROR, it->result = RES_NONE; /* a plan's error, not a write's */
-	return 0;
+	return it;
 }
 
 static void count_one(const char *rel, void *data)
@@ -176,17 +178,18 @@ static int plan_queues(struct ctx *c, struct nic_iface *ifc, const struct nic_ke
 {
 	bool again = !c->applying && channels_change(p, ifc);
 	char setting[128];
-	int r = 0;
+	struct item *it;
 
 	/* The kernel numbers a device's queues from 0, with no gap. */
-	for (int q = 0; q < n && r >= 0; q++) {
+	for (int q = 0; q < n; q++) {
 		snprintf(setting, sizeof(setting), "queues/%s-%d/%s", k->queues == 'r' ? "rx" : "tx", q, k->file);
-		r = plan_file(c, ifc, k, e, p, setting, ntx);
-		if (r >= 0 && again)
-			item_add_reason(&p->v[p->n - 1], "(a queue there now: apply reads the queues again once "
-							 "the channels change)");
+		if (!(it = plan_file(c, ifc, k, e, p, setting, ntx)))
+			return -ENOMEM;
+		if (again)
+			item_add_reason(it, "(a queue there now: apply reads the queues again once the channels "
+					    "change)");
 	}
-	return r;
+	return 0;
 }
 
 int nic_plan_file(struct ctx *c, struct nic_iface *ifc, const struct nic_key *k, const struct cfg_entry *e,
@@ -195,7 +198,7 @@ int nic_plan_file(struct ctx *c, struct nic_iface *ifc, const struct nic_key *k,
 	int n, ntx = queues(c, ifc->name, 't');
 
 	if (!k->queues)
-		return plan_file(c, ifc, k, e, p, k->file, ntx);
+		return plan_file(c, ifc, k, e, p, k->file, ntx) ? 0 : -ENOMEM;
 	n = k->queues == 't' ? ntx : queues(c, ifc->name, k->queues);
 	if (!n) {
 		struct item *it = nic_add_item(c, p, ifc, k->file, e);

@@ -898,6 +898,31 @@ static void test_family_retried(void **state)
 	assert_int_equal(dev->ctrl, 1);
 }
 
+/* A plan that holds the interface's items already (nic_add_item takes
+ * them again): each queue's item keeps its own note. */
+static void test_plan_again(void **state)
+{
+	struct fx *f = *state;
+	struct ctx *c = dev_ctx(f, "[net \"x\"]\nchannels.combined = 2\nrps_cpus = f\n");
+	const struct item *it;
+
+	dev->tree = f->dir;
+	SET(dev->ch, dev->ch_have, ETHTOOL_A_CHANNELS_COMBINED_COUNT, 4);
+	reshape_queues(4);
+	assert_int_equal(nic_plan(c, &f->p), 0);
+	assert_int_equal(nic_plan(c, &f->p), 0);
+	assert_int_equal(count_items(&f->p, "eth0"), 5);
+	for (int q = 0; q < 4; q++) {
+		char setting[64];
+
+		snprintf(setting, sizeof(setting), "queues/rx-%d/rps_cpus", q);
+		it = want(&f->p, setting, ACT_CHANGE, "0", "f");
+		if (!it->reason || strcmp(it->reason, "(a queue there now: apply reads the queues again once the "
+							 "channels change)"))
+			fail_msg("%s: reason '%s'", setting, it->reason ? it->reason : "");
+	}
+}
+
 /* Records: the namespace and index in the path; another namespace's is
  * not this one's to judge. */
 static void test_records(void **state)
@@ -938,6 +963,7 @@ int main(void)
 		DEV_TEST(test_reshape),
 		DEV_TEST(test_reshape_replan_fails),
 		DEV_TEST(test_family_retried),
+		DEV_TEST(test_plan_again),
 		cmocka_unit_test(test_records),
 	};
 
