@@ -25,11 +25,6 @@ static const uint16_t set_cmds[NG_COUNT] = {
 	[NG_COALESCE] = ETHTOOL_MSG_COALESCE_SET,
 };
 
-uint16_t nic_get_cmd(enum nic_group g)
-{
-	return get_cmds[g];
-}
-
 /* Coalescing's switches are u8; every other value is a u32. */
 bool nic_attr_u8(enum nic_group g, uint16_t attr)
 {

@@ -94,7 +94,6 @@ int nic_online_cpus(const struct root *r);
 
 /* ethtool.c: messages of the ethtool family (pure, fuzzed) */
 #define NIC_MSG_MAX 1024
-uint16_t nic_get_cmd(enum nic_group g);
 int nic_put_family(struct nl_batch *b, uint32_t seq);
 int nic_parse_family(const struct nlmsghdr *h, uint16_t *id);
 int nic_put_get(struct nl_batch *b, uint32_t seq, uint16_t family, enum nic_group g, int ifindex);
