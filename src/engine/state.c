@@ -96,9 +96,10 @@ int state_file_add(struct records *rs, const char *rel, size_t *idx)
 	if (array_grow(&rs->files, &rs->files_cap, rs->nfiles, sizeof(*rs->files), 8) < 0 ||
 	    strindex_reserve(rels(rs), rs->nfiles) < 0)
 		return -ENOMEM;
+	rs->files[rs->nfiles] = (struct state_file){ .rel = strndup(rel, STATE_REL_MAX - 1) };
+	if (!rs->files[rs->nfiles].rel)
+		return -ENOMEM;
 	*idx = rs->nfiles++;
-	rs->files[*idx] = (struct state_file){ .dirty = false };
-	fmt(rs->files[*idx].rel, STATE_REL_MAX, "%s", rel);
 	strindex_insert(rels(rs), *idx);
 	return 0;
 }
@@ -280,6 +281,8 @@ void state_free(struct records *rs)
 		record_free(&rs->v[i]);
 	free(rs->v);
 	strindex_free(&rs->by_path);
+	for (size_t i = 0; i < rs->nfiles; i++)
+		free(rs->files[i].rel);
 	free(rs->files);
 	strindex_free(&rs->by_rel);
 	state_unlock(rs);
