@@ -38,8 +38,13 @@ void forget_json(const struct ctx *c, const char *what, size_t dropped);
 /* collapse: alike skips of many devices as one row each (not --verbose). */
 void print_table(const struct plan *p, bool results, int columns, bool collapse);
 struct rows {
-	struct plan view; /* shallow copies of the plan's items, and the group rows */
-	char **owned;     /* the group rows' targets and reasons */
+	/* The plan's items, pointed at: a copy of each touched as much memory
+	 * again as the plan (352 KB, 86 page faults for 1,000 disks). */
+	const struct item **v;
+	size_t n;
+	struct item *groups; /* the group rows */
+	size_t ngroups;
+	char **owned;        /* the group rows' targets and reasons */
 	size_t nowned;
 };
 int rows_build(struct rows *r, const struct plan *p, bool collapse);

@@ -177,7 +177,8 @@ static int add_group(struct rows *r, const struct plan *p, const size_t *lead, s
 	for (size_t j = i; j < p->n && m < n; j++)
 		if (lead[j] == i)
 			members[m++] = j;
-	return group_row(r, p, members, m, &r->view.v[r->view.n++]);
+	r->v[r->n++] = &r->groups[r->ngroups];
+	return group_row(r, p, members, m, &r->groups[r->ngroups++]);
 }
 
 /* The rows of p: each item, or with collapse each group of alike skips as
@@ -189,11 +190,16 @@ int rows_build(struct rows *r, const struct plan *p, bool collapse)
 	int rr = 0;
 
 	*r = (struct rows){ 0 };
-	r->view.v = calloc(p->n + 1, sizeof(*r->view.v));
-	r->owned = calloc(2 * p->n + 1, sizeof(*r->owned));
-	if (!lead || !count || !r->view.v || !r->owned)
+	r->v = calloc(p->n + 1, sizeof(*r->v));
+	if (!lead || !count || !r->v)
 		return -ENOMEM;
-	r->view.writers = p->writers;
+	if (collapse) {
+		/* a group has two members or more */
+		r->groups = calloc(p->n / 2 + 1, sizeof(*r->groups));
+		r->owned = calloc(p->n + 1, sizeof(*r->owned));
+		if (!r->groups || !r->owned)
+			return -ENOMEM;
+	}
 	if (collapse)
 		find_groups(p, lead, count);
 	for (size_t i = 0; i < p->n && rr == 0; i++) {
@@ -202,7 +208,7 @@ int rows_build(struct rows *r, const struct plan *p, bool collapse)
 		if (collapse && count[i] > 1)
 			rr = add_group(r, p, lead, i, count[i]);
 		else
-			r->view.v[r->view.n++] = p->v[i];
+			r->v[r->n++] = &p->v[i];
 	}
 	return rr;
 }
@@ -212,6 +218,7 @@ void rows_free(struct rows *r)
 	for (size_t i = 0; r->owned && i < r->nowned; i++)
 		free(r->owned[i]);
 	free(r->owned);
-	free(r->view.v);
+	free(r->groups);
+	free(r->v);
 	*r = (struct rows){ 0 };
 }

@@ -63,7 +63,7 @@ static void cells(const struct item *it, const char **v)
 
 /* Natural widths; then, while the row is wider than columns (0: no limit),
  * the widest of target, setting, current and desired gives up a column. */
-static int layout(const struct plan *p, int ncols, int columns, int *w)
+static int layout(const struct rows *p, int ncols, int columns, int *w)
 {
 	int total = ncols - 1;
 
@@ -72,7 +72,7 @@ static int layout(const struct plan *p, int ncols, int columns, int *w)
 	for (size_t i = 0; i < p->n; i++) {
 		const char *v[NCOLS];
 
-		cells(&p->v[i], v);
+		cells(p->v[i], v);
 		for (int k = 0; k < ncols; k++)
 			if ((int)strlen(v[k]) > w[k])
 				w[k] = (int)strlen(v[k]);
@@ -234,7 +234,7 @@ void print_table(const struct plan *plan, bool results, int columns, bool collap
 	struct wrapped seen[WRAPPED] = { 0 };
 	const char *v[NCOLS + 1];
 	struct rows rows;
-	const struct plan *p = &rows.view;
+	const struct rows *p = &rows;
 
 	if (columns < 0)
 		columns = table_columns();
@@ -251,7 +251,7 @@ void print_table(const struct plan *plan, bool results, int columns, bool collap
 	row(&sb, v, columns ? ncols : ncols + 1, w, false);
 	sb_put(&sb, "\n", 1);
 	for (size_t i = 0; i < p->n && !sb.oom; i++) {
-		item_lines(&sb, &nb, seen, &p->v[i], ncols, w, columns);
+		item_lines(&sb, &nb, seen, p->v[i], ncols, w, columns);
 		/* Written as it grows: a table of 1,000 disks is half a MiB. */
 		if (sb.len >= TABLE_CHUNK && !sb.oom) {
 			fwrite(sb.s, 1, sb.len, stdout);
