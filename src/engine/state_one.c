@@ -173,26 +173,44 @@ static void fields(const struct record *x, char *f[NFIELDS])
 	f[3] = x->path, f[4] = x->value, f[5] = x->identity;
 }
 
-/* Built with memcpy, not printf: printf was most of the cost of a rewrite
- * of 2,000 records. */
-char *state_format(const struct records *rs, const size_t *idx, size_t n, size_t *len)
+/* The length of the lines of records idx[0 .. n). */
+static size_t lines_len(const struct records *rs, const size_t *idx, size_t n)
 {
-	char *f[NFIELDS], *buf, *p;
+	char *f[NFIELDS];
+	size_t len = 0;
 
-	*len = 0;
 	for (size_t i = 0; i < n; i++) {
 		fields(&rs->v[idx[i]], f);
 		for (int k = 0; k < NFIELDS; k++)
-			*len += strlen(f[k]) + 1;
+			len += strlen(f[k]) + 1;
 	}
-	p = buf = malloc(*len + 1);
-	for (size_t i = 0; buf && i < n; i++) {
+	return len;
+}
+
+/* Those lines at p; returns their end. Built with memcpy, not printf:
+ * printf was most of the cost of a rewrite of 2,000 records. */
+static char *lines_put(const struct records *rs, const size_t *idx, size_t n, char *p)
+{
+	char *f[NFIELDS];
+
+	for (size_t i = 0; i < n; i++) {
 		fields(&rs->v[idx[i]], f);
 		for (int k = 0; k < NFIELDS; k++) {
 			p = mempcpy(p, f[k], strlen(f[k]));
 			*p++ = k == NFIELDS - 1 ? '\n' : '\t';
 		}
 	}
+	return p;
+}
+
+char *state_format(const struct records *rs, const size_t *idx, size_t n, size_t *len)
+{
+	char *buf;
+
+	*len = lines_len(rs, idx, n);
+	buf = malloc(*len + 1);
+	if (buf)
+		lines_put(rs, idx, n, buf);
 	return buf;
 }
 
@@ -203,9 +221,11 @@ static int by_rel(const void *a, const void *b, void *data)
 	return strcmp(rs->files[*(const size_t *)a].rel, rs->files[*(const size_t *)b].rel);
 }
 
-/* The index and the body after it, then the header before both. */
-static char *assemble(const struct records *rs, const size_t *grp, size_t ng, char **body,
-		      const size_t *blen, size_t *len)
+/* The index and the body after it, then the header before both; each
+ * group's lines formatted in place (a copy of each first doubled the
+ * memory the records file touches). */
+static char *assemble(const struct records *rs, const size_t *order, const size_t *start, const size_t *grp,
+		      size_t ng, const size_t *blen, size_t *len)
 {
 	size_t ilen = 0, off = 0, hlen;
 	char head[64], *buf, *p;
@@ -229,7 +249,7 @@ static char *assemble(const struct records *rs, const size_t *grp, size_t ng, ch
 		off += blen[g];
 	}
 	for (size_t g = 0; g < ng; g++)
-		p = mempcpy(p, body[g], blen[g]);
+		p = lines_put(rs, order + start[grp[g]], start[grp[g] + 1] - start[grp[g]], p);
 	*len = (size_t)(p - buf);
 	return buf;
 }
@@ -240,23 +260,17 @@ static char *assemble(const struct records *rs, const size_t *grp, size_t ng, ch
 char *one_format(const struct records *rs, const size_t *order, const size_t *start, size_t *len)
 {
 	size_t *grp = calloc(rs->nfiles + 1, sizeof(*grp)), *blen = calloc(rs->nfiles + 1, sizeof(*blen)), ng = 0;
-	char **body = calloc(rs->nfiles + 1, sizeof(*body)), *buf = NULL;
-	bool oom = !grp || !blen || !body;
+	char *buf = NULL;
 
-	for (size_t f = 0; !oom && f < rs->nfiles; f++)
-		if (start[f + 1] > start[f])
-			grp[ng++] = f;
-	if (!oom)
+	if (grp && blen) {
+		for (size_t f = 0; f < rs->nfiles; f++)
+			if (start[f + 1] > start[f])
+				grp[ng++] = f;
 		qsort_r(grp, ng, sizeof(*grp), by_rel, (void *)rs);
-	for (size_t g = 0; !oom && g < ng; g++) {
-		body[g] = state_format(rs, order + start[grp[g]], start[grp[g] + 1] - start[grp[g]], &blen[g]);
-		oom = !body[g];
+		for (size_t g = 0; g < ng; g++)
+			blen[g] = lines_len(rs, order + start[grp[g]], start[grp[g] + 1] - start[grp[g]]);
+		buf = assemble(rs, order, start, grp, ng, blen, len);
 	}
-	if (!oom)
-		buf = assemble(rs, grp, ng, body, blen, len);
-	for (size_t g = 0; body && g < ng; g++)
-		free(body[g]);
-	free(body);
 	free(grp);
 	free(blen);
 	return buf;
