@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +28,30 @@ int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 	return 0;
 }
 
+/* Eight bytes a step: fnv1a's byte a step over records' paths was 4 % of
+ * a 1,000-disk apply. Only a slot: never kept, so byte order is no matter. */
+static uint64_t key_hash(const char *key)
+{
+	size_t len = strlen(key);
+	uint64_t h = len * 0x9e3779b97f4a7c15ULL, w;
+
+	for (; len >= 8; len -= 8, key += 8) {
+		memcpy(&w, key, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, key, len);
+	h = (h ^ w) * 0xff51afd7ed558ccdULL;
+	/* murmur3's finish: every bit of h reaches the low ones the mask keeps */
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
 static size_t slot_of(const struct strindex *x, const char *key)
 {
-	return (size_t)fnv1a(FNV_OFFSET, key, strlen(key)) & (x->nslots - 1);
+	return (size_t)key_hash(key) & (x->nslots - 1);
 }
 
 void strindex_insert(struct strindex *x, size_t i)
