@@ -29,8 +29,9 @@ struct item *block_item(struct plan *p, const struct disk *d, const char *attr, 
 	it->rank = block_rank(attr);
 	it->cls = cls_name(d);
 	if (e)
-		item_from_entry(it, e);
-	if (it->reason)
+		item_source(it, e);
+	/* the entry's reason not copied first: composed once */
+	if (e && e->reason)
 		item_setf(&it->reason, "%s disk (%s): %s", cls_name(d), d->why, e->reason);
 	else
 		item_setf(&it->reason, "%s disk (%s)", cls_name(d), d->why);

@@ -68,21 +68,31 @@ void item_setf(char **field, const char *fmt, ...)
 }
 
 /* Adds a clause to the reason, after a space only when there is one: a
- * reason never starts with a space or reads "-". */
+ * reason never starts with a space or reads "-". Appended in place: a
+ * clause for each of 1,000 disks formatted apart and then with the reason
+ * was two allocations and two copies more each. */
 void item_add_reason(struct item *it, const char *fmt, ...)
 {
-	_cleanup_(freep) char *more = NULL;
-	va_list ap;
+	size_t old = it->reason && *it->reason ? strlen(it->reason) + 1 : 0;
+	va_list ap, aq;
+	char *s = NULL;
+	int n;
 
 	va_start(ap, fmt);
-	more = vformat(fmt, ap);
+	va_copy(aq, ap);
+	n = fmt_v(NULL, 0, fmt, ap);
+	if (n >= 0)
+		s = realloc(old ? it->reason : NULL, old + (size_t)n + 1);
+	if (s) {
+		if (old)
+			s[old - 1] = ' ';
+		fmt_v(s + old, (size_t)n + 1, fmt, aq);
+		if (!old)
+			free(it->reason); /* an empty one */
+		it->reason = s;
+	}
+	va_end(aq);
 	va_end(ap);
-	if (!more)
-		return;
-	if (it->reason && *it->reason)
-		item_setf(&it->reason, "%s %s", it->reason, more);
-	else
-		item_set(&it->reason, more);
 }
 
 void item_unknown(struct item *it, const char *fmt, ...)
@@ -111,11 +121,16 @@ void item_fail(struct item *it, int err, const char *fmt, ...)
 	item_setf(&it->error, "%s: %s", msg ? msg : "failed", strerror(-err));
 }
 
+void item_source(struct item *it, const struct cfg_entry *e)
+{
+	free(it->source);
+	it->source = config_source(e);
+}
+
 void item_from_entry(struct item *it, const struct cfg_entry *e)
 {
 	item_set(&it->reason, e->reason);
-	free(it->source);
-	it->source = config_source(e);
+	item_source(it, e);
 }
 
 static void item_free(struct item *it)

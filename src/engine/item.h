@@ -19,6 +19,7 @@ void item_add_reason(struct item *it, const char *fmt, ...) _printf_(2, 3);
 void item_unknown(struct item *it, const char *fmt, ...) _printf_(2, 3);
 void item_fail(struct item *it, int err, const char *fmt, ...) _printf_(3, 4);
 void item_from_entry(struct item *it, const struct cfg_entry *e);
+void item_source(struct item *it, const struct cfg_entry *e); /* its source alone */
 void plan_free(struct plan *p);
 /* Drops (and frees) the items keep says no to, the others keep their order. */
 void plan_keep(struct plan *p, bool (*keep)(const struct item *it));
