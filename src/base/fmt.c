@@ -47,18 +47,6 @@ static char conversion(const char *f, enum size_mod *mod, size_t *skip)
 	}
 }
 
-/* Whether every conversion of fmt is one fmt_v converts itself. */
-static bool ours(const char *fmt)
-{
-	enum size_mod mod;
-	size_t skip;
-
-	for (const char *f = strchr(fmt, '%'); f; f = strchr(f + 1 + skip, '%'))
-		if (!conversion(f + 1, &mod, &skip))
-			return false;
-	return true;
-}
-
 /* The decimal digits of v (and a '-' if negative) at the end of buf
  * (24 bytes); returns where they start. */
 static const char *decimal(char *buf, unsigned long long v, bool negative)
@@ -95,7 +83,8 @@ static const char *integer(char *buf, char c, enum size_mod mod, va_list *ap)
 	return decimal(buf, s < 0 ? 0ULL - (unsigned long long)s : (unsigned long long)s, s < 0);
 }
 
-/* One piece of the output at *f: literal text or a conversion's text. */
+/* One piece of the output at *f: literal text or a conversion's text;
+ * NULL at a conversion that is not ours. */
 static const char *piece(const char **f, size_t *len, char *num, va_list *ap)
 {
 	const char *s = *f;
@@ -104,11 +93,13 @@ static const char *piece(const char **f, size_t *len, char *num, va_list *ap)
 	char c;
 
 	if (*s != '%') {
-		*len = strcspn(s, "%");
+		*len = (size_t)(strchrnul(s, '%') - s);
 		*f += *len;
 		return s;
 	}
 	c = conversion(s + 1, &mod, &skip);
+	if (!c)
+		return NULL;
 	*f += 1 + skip;
 	if (c == 's') {
 		s = va_arg(*ap, const char *);
@@ -133,13 +124,17 @@ int fmt_v(char *buf, size_t size, const char *fmt, va_list ap)
 	char num[24];
 	va_list aq;
 
-	if (!ours(fmt))
-		return vsnprintf(buf, size, fmt, ap);
+	/* One pass: at a conversion not ours, stdio formats it all again from
+	 * ap, which the pass (on its copy) has not moved. */
 	va_copy(aq, ap);
 	for (const char *f = fmt; *f;) {
 		size_t len;
 		const char *add = piece(&f, &len, num, &aq);
 
+		if (!add) {
+			va_end(aq);
+			return vsnprintf(buf, size, fmt, ap);
+		}
 		if (n < size)
 			memcpy(buf + n, add, len < size - n ? len : size - n);
 		n += len;

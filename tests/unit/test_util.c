@@ -274,6 +274,8 @@ static void test_fmt(void **state)
 	/* Not ours: stdio's. */
 	SAME("%5s|%-3d|%03u|%x|%.*s|%%|%s", "ab", 7, 9u, 255u, 2, "abcdef", "end");
 	SAME("%.3s %hd %llx", "abcdef", (short)-3, 0x1234ULL);
+	/* Ours first, then one that is not: stdio's from the start. */
+	SAME("%s and %d, then %5d|%s", "ab", -4, 7, "end");
 }
 
 /* pathf copies formats of %s alone and formats the rest: the same text,
