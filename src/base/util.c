@@ -186,6 +186,13 @@ void sb_put(struct strbuf *sb, const char *s, size_t n)
 	sb->s[sb->len] = '\0';
 }
 
+/* Room for n more bytes (and a NUL) at sb->s + sb->len, for a caller that
+ * writes them itself and then moves len: NULL when out of memory. */
+char *sb_room(struct strbuf *sb, size_t n)
+{
+	return sb_grow(sb, n) ? sb->s + sb->len : NULL;
+}
+
 /* n spaces. */
 void sb_spaces(struct strbuf *sb, int n)
 {

@@ -61,6 +61,7 @@ struct strbuf {
 void sb_printf(struct strbuf *sb, const char *fmt, ...) _printf_(2, 3);
 void sb_put(struct strbuf *sb, const char *s, size_t n);
 void sb_spaces(struct strbuf *sb, int n);
+char *sb_room(struct strbuf *sb, size_t n);
 void sb_wrap(struct strbuf *sb, const char *text, int indent, int columns);
 void sb_json_str(struct strbuf *sb, const char *s);
 void sb_free(struct strbuf *sb);
