@@ -142,27 +142,33 @@ static void row(struct strbuf *sb, const char *const *v, int ncols, const int *w
 }
 
 /* What is said about an item: "error: …" or its reason, then its source;
- * built in nb (emptied first), NULL when there is nothing to say. */
+ * built in nb (emptied first), NULL when there is nothing to say. Copied
+ * into room made once, as a row is. */
 static const char *note(struct strbuf *nb, const struct item *it)
 {
 	const char *text = it->error ? it->error : it->reason;
-	bool has_text = text && *text;
+	size_t lt = text ? strlen(text) : 0, ls = it->source ? strlen(it->source) : 0;
+	char *p;
 
 	nb->len = 0;
-	if (!has_text && !it->source)
+	if (!lt && !it->source)
+		return NULL;
+	p = sb_room(nb, (it->error ? 7 : 0) + lt + (it->source ? ls + 3 : 0));
+	if (!p)
 		return NULL;
 	if (it->error)
-		put(nb, "error: ");
-	if (has_text)
-		put(nb, text);
+		p = mempcpy(p, "error: ", 7);
+	p = mempcpy(p, text ? text : "", lt);
 	if (it->source) {
-		if (has_text)
-			put(nb, " ");
-		put(nb, "[");
-		put(nb, it->source);
-		put(nb, "]");
+		if (lt)
+			*p++ = ' ';
+		*p++ = '[';
+		p = mempcpy(p, it->source, ls);
+		*p++ = ']';
 	}
-	return nb->oom ? NULL : nb->s;
+	*p = '\0';
+	nb->len = (size_t)(p - nb->s);
+	return nb->s;
 }
 
 /* A line of text at indent: wrapped to columns, or (0: --wide) one full line. */
