@@ -74,25 +74,28 @@ void item_setf(char **field, const char *fmt, ...)
 void item_add_reason(struct item *it, const char *fmt, ...)
 {
 	size_t old = it->reason && *it->reason ? strlen(it->reason) + 1 : 0;
-	va_list ap, aq;
-	char *s = NULL;
+	char small[256], *s;
+	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	va_copy(aq, ap);
-	n = fmt_v(NULL, 0, fmt, ap);
-	if (n >= 0)
-		s = realloc(old ? it->reason : NULL, old + (size_t)n + 1);
-	if (s) {
-		if (old)
-			s[old - 1] = ' ';
-		fmt_v(s + old, (size_t)n + 1, fmt, aq);
-		if (!old)
-			free(it->reason); /* an empty one */
-		it->reason = s;
-	}
-	va_end(aq);
+	n = fmt_v(small, sizeof(small), fmt, ap);
 	va_end(ap);
+	s = n < 0 ? NULL : realloc(old ? it->reason : NULL, old + (size_t)n + 1);
+	if (!s)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		memcpy(s + old, small, (size_t)n + 1);
+	} else {
+		va_start(ap, fmt);
+		fmt_v(s + old, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	if (old)
+		s[old - 1] = ' ';
+	else
+		free(it->reason); /* an empty one */
+	it->reason = s;
 }
 
 void item_unknown(struct item *it, const char *fmt, ...)

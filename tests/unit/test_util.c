@@ -230,6 +230,32 @@ static void test_plan_add_and_free(void **state)
 	assert_null(p.v);
 }
 
+/* A clause joins the reason after one space, and alone makes it when there
+ * is none or an empty one; a clause past the stack buffer is formatted in
+ * place. */
+static void test_add_reason(void **state)
+{
+	struct plan p = { 0 };
+	struct item *it = plan_add(&p, "block", "vda", "queue/scheduler", "sys/block/vda/queue/scheduler");
+	char big[400];
+
+	(void)state;
+	memset(big, 'w', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	item_add_reason(it, "first %d", 1);
+	assert_string_equal(it->reason, "first 1");
+	item_add_reason(it, "[%s]", "second");
+	assert_string_equal(it->reason, "first 1 [second]");
+	item_set(&it->reason, "");
+	item_add_reason(it, "%s", "alone");
+	assert_string_equal(it->reason, "alone");
+	item_add_reason(it, "<%s>", big);
+	assert_int_equal(strlen(it->reason), strlen("alone <>") + strlen(big));
+	assert_memory_equal(it->reason, "alone <w", 8);
+	assert_string_equal(it->reason + strlen(it->reason) - 2, "w>");
+	plan_free(&p);
+}
+
 /* fmt converts literal text, %s, %c, %% and decimal integers itself and
  * leaves the rest to stdio: the same text, truncation and return as
  * snprintf for every size of buffer; fmt_alloc_v past its stack buffer. */
@@ -347,6 +373,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_strbuf),
 	cmocka_unit_test(test_item_compare_value),
 	cmocka_unit_test(test_plan_add_and_free),
+	cmocka_unit_test(test_add_reason),
 };
 
 UNIT_MAIN("util", tests)
