@@ -20,9 +20,14 @@ static int cmp_name(const void *a, const void *b)
 	return strverscmp(base_of(*(char *const *)a), base_of(*(char *const *)b));
 }
 
+/* The room doubles, its size told by the count (8, then each power of
+ * two): a realloc for each disk moved the list every time, 4 MB copied
+ * for 1,000 disks. */
 static int add_dir(char ***v, size_t *cnt, char *dir)
 {
-	char **nv = dir ? realloc(*v, (*cnt + 1) * sizeof(**v)) : NULL;
+	size_t n = *cnt;
+	bool full = n >= 8 ? !(n & (n - 1)) : n == 0;
+	char **nv = !dir ? NULL : full ? realloc(*v, (n ? 2 * n : 8) * sizeof(**v)) : *v;
 
 	if (!nv) {
 		free(dir);
