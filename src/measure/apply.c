@@ -68,6 +68,21 @@ static int pick(const struct mt_report *rep, size_t *which, struct mt_verdict *o
 	return n > 1 ? -EEXIST : (int)n;
 }
 
+/* Why nothing applies: no setting is the limit, or the one that would be
+ * is a value this kernel lacks (a file setting it would fail at boot). */
+static const char *lacking(const struct mt_report *rep)
+{
+	for (size_t i = 0; i < rep->nflows; i++) {
+		struct mt_verdict v;
+
+		mt_interpret(&rep->flows[i], &rep->host, &v);
+		if (rep->flows[i].n >= 2 && v.change.lacking)
+			return "the limit asks for bbr, which is not available here (the measurement's why says what "
+			       "would offer it); no file written";
+	}
+	return "no setting of this host is the limit";
+}
+
 void mt_conf_path(char *out, size_t size, const char *sysctl)
 {
 	const char *dot = strrchr(sysctl, '.');
@@ -157,7 +172,7 @@ int mt_apply(const struct ctx *c, const struct mt_report *rep, const struct meas
 		return n;
 	}
 	if (n == 0) {
-		log_msg(LOG_NOTICE, "measure tcp --apply: nothing to apply: no setting of this host is the limit");
+		log_msg(LOG_NOTICE, "measure tcp --apply: nothing to apply: %s", lacking(rep));
 		return 0;
 	}
 	*changed = which;

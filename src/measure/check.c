@@ -131,7 +131,7 @@ static void fill_tcp(struct strbuf *sb, const void *data)
 }
 
 /* The measurement again, judged; 0, or -errno when it could not be made. */
-static int check(const struct ctx *c, const struct measure_opts *o, const char *text, struct one *x,
+static int check(struct ctx *c, const struct measure_opts *o, const char *text, struct one *x,
 		 struct mt_report *rep)
 {
 	const char *peer = o->peer ? o->peer : *x->a.peer ? x->a.peer : NULL;
@@ -149,7 +149,7 @@ static int check(const struct ctx *c, const struct measure_opts *o, const char *
 			log_msg(LOG_ERR, "measure tcp --verify: --peer '%s' is not an IPv4 or IPv6 address", peer);
 			return -EINVAL;
 		}
-		e = mt_measure(&c->root, &f, rep);
+		e = mt_measure(c, &f, rep);
 		if (e < 0)
 			return e;
 		x->flow = busiest(rep, &x->after);
@@ -178,7 +178,7 @@ static void log_row(const struct one *x, int e, struct logged *l)
 				       l->detail };
 }
 
-static int verify_file(const struct ctx *c, const struct measure_opts *o, const char *rel, struct strbuf *js,
+static int verify_file(struct ctx *c, const struct measure_opts *o, const char *rel, struct strbuf *js,
 		       size_t *shown, struct logged *l)
 {
 	_cleanup_(freep) char *text = NULL;

@@ -56,6 +56,12 @@ struct mt_host {
 	bool have_wmem, have_rmem, have_tcp_mem, have_mem;
 	unsigned long long page;       /* bytes per page */
 	char cc[16];                   /* net.ipv4.tcp_congestion_control */
+	/* bbr as net_module_available answers for tcp_bbr: 1 offered now
+	 * (tcp_available_congestion_control lists it), 2 a module the kernel
+	 * loads when the sysctl names it, 0 not in this kernel, 3 unknown;
+	 * bbr_why says why for 0 and 3. */
+	int bbr;
+	char bbr_why[384];
 };
 
 enum mt_limit { MT_IDLE, MT_UNKNOWN, MT_SNDBUF, MT_RWND, MT_CWND, MT_APP };
@@ -73,6 +79,7 @@ struct mt_change {
 	uint64_t flows;       /* such flows before tcp_mem's pressure threshold */
 	bool have_cost;
 	bool pred_floor;      /* pred_bps is a lower bound (the best rate seen before the change) */
+	const char *lacking;  /* no change: the value the limit asks for, which this kernel lacks */
 };
 
 struct mt_verdict {
@@ -86,7 +93,7 @@ struct mt_verdict {
 	uint64_t cwnd_bytes, inflight, notsent; /* inflight: unacked × mss, mean over the samples */
 	uint32_t retrans, segs; /* over the window */
 	struct mt_change change;
-	char why[320];          /* the limit in words, or why nothing is suggested */
+	char why[768];          /* the limit in words, or why nothing is suggested */
 };
 
 /* tcp.c: the connections a measurement looks at (--peer, --port) */
@@ -114,6 +121,8 @@ int mt_read(struct mt_set *set); /* mt_dump over a socket of its own */
 
 /* host.c */
 void mt_host_read(const struct root *r, struct mt_host *h);
+struct ctx;
+void mt_host_bbr(struct ctx *c, struct mt_host *h); /* h->bbr where the list lacks it: the module and the kernel asked */
 
 /* interp.c */
 void mt_flow_add(struct mt_flow *f, const struct mt_sample *s);

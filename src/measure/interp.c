@@ -178,10 +178,27 @@ static void rwnd_change(const struct mt_flow *f, const struct mt_host *h, struct
 		 v->share[SHARE_RWND] % 10);
 }
 
+/* bbr where the kernel may lack it: none suggested where it has none
+ * (a sysctl.d file naming it would fail at every boot), what to install
+ * said instead; a module or an unknown said beside the change. */
+static bool bbr_lacking(const struct mt_host *h, struct mt_verdict *v, const char *cc)
+{
+	if (h->bbr != 0)
+		return false;
+	v->change.lacking = "bbr";
+	snprintf(v->why, sizeof(v->why),
+		 "the congestion window on a lossy path: %s with %u retransmits in %u segments cuts its window at "
+		 "each loss; bbr would not, but it is not available here (%s): no change; a kernel built with "
+		 "CONFIG_TCP_CONG_BBR (=m, its tcp_bbr module installed, or =y) offers it", cc, v->retrans, v->segs,
+		 h->bbr_why);
+	return true;
+}
+
 static void cwnd_change(const struct mt_flow *f, const struct mt_host *h, struct mt_verdict *v)
 {
 	const char *cc = f->last.cc[0] ? f->last.cc : h->cc;
 	bool lossy = v->retrans && (uint64_t)v->retrans * 1000 >= v->segs;
+	int n;
 
 	if (!lossy || (strcmp(cc, "cubic") && strcmp(cc, "reno"))) {
 		snprintf(v->why, sizeof(v->why),
@@ -189,15 +206,25 @@ static void cwnd_change(const struct mt_flow *f, const struct mt_host *h, struct
 			 "controls", *cc ? cc : "?", v->retrans, v->segs);
 		return;
 	}
+	if (bbr_lacking(h, v, cc))
+		return;
 	v->change.sysctl = "net.ipv4.tcp_congestion_control";
 	snprintf(v->change.value, sizeof(v->change.value), "bbr");
 	/* The best rate cubic reached between its cuts: bbr keeps at least that. */
 	predict(v, v->bdp);
 	v->change.pred_floor = true;
-	snprintf(v->why, sizeof(v->why),
-		 "the congestion window on a lossy path: %s with %u retransmits in %u segments cuts its window at "
-		 "each loss; bbr paces at the measured bottleneck rate and min RTT and does not take random loss "
-		 "for congestion", cc, v->retrans, v->segs);
+	n = snprintf(v->why, sizeof(v->why),
+		     "the congestion window on a lossy path: %s with %u retransmits in %u segments cuts its window at "
+		     "each loss; bbr paces at the measured bottleneck rate and min RTT and does not take random loss "
+		     "for congestion", cc, v->retrans, v->segs);
+	if (n <= 0 || (size_t)n >= sizeof(v->why))
+		return;
+	if (h->bbr == 2)
+		snprintf(v->why + n, sizeof(v->why) - (size_t)n, "; tcp_bbr is a module the kernel loads when the "
+			 "sysctl names it");
+	else if (h->bbr == 3)
+		snprintf(v->why + n, sizeof(v->why) - (size_t)n, "; whether this kernel has bbr is unknown (%s): "
+			 "--apply sets it first, and a kernel without it refuses and leaves no file", h->bbr_why);
 }
 
 /* The shares of the window, in permille; the largest names the limit.

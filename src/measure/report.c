@@ -42,7 +42,8 @@ static void text_change(const struct mt_report *rep, const struct mt_verdict *v)
 	char r[32], b[32];
 
 	if (!c->sysctl) {
-		printf("  change:     none\n");
+		printf("  change:     none%s%s%s\n", c->lacking ? " (" : "", c->lacking ? c->lacking : "",
+		       c->lacking ? ": not available here)" : "");
 		return;
 	}
 	printf("  change:     %s = %s (%s)\n", c->sysctl, c->value, c->on_peer ? "on the receiving host" : "this host");

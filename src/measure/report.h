@@ -17,7 +17,7 @@ void mt_report(const struct ctx *c, const struct mt_report *rep);
 void mt_rate(char *out, size_t size, uint64_t bps);  /* "38.1 Mbit/s" */
 void mt_bytes(char *out, size_t size, uint64_t b);   /* "186.7 KiB" */
 /* tcp.c: the measurement over rep->seconds of the connections f selects */
-int mt_measure(const struct root *r, const struct mt_filter *f, struct mt_report *rep);
+int mt_measure(struct ctx *c, const struct mt_filter *f, struct mt_report *rep);
 
 struct measure_opts;
 

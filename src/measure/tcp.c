@@ -103,11 +103,12 @@ static void sleep_us(long long us)
 
 /* The measurement: the host's side, then the connections f selects over
  * rep->seconds; 0 or -errno after one log line. */
-int mt_measure(const struct root *r, const struct mt_filter *f, struct mt_report *rep)
+int mt_measure(struct ctx *c, const struct mt_filter *f, struct mt_report *rep)
 {
 	int e = 0;
 
-	mt_host_read(r, &rep->host);
+	mt_host_read(&c->root, &rep->host);
+	mt_host_bbr(c, &rep->host);
 	for (int i = 0; i < ROUNDS && e == 0; i++) {
 		if (i)
 			sleep_us((long long)rep->seconds * 1000000 / (ROUNDS - 1));
@@ -128,7 +129,7 @@ int cmd_measure_tcp(struct ctx *c, const struct measure_opts *o)
 		log_msg(LOG_ERR, "--peer: '%s' is not an IPv4 or IPv6 address", o->peer);
 		return 2;
 	}
-	r = mt_measure(&c->root, &f, &rep);
+	r = mt_measure(c, &f, &rep);
 	if (r == 0) {
 		size_t changed = SIZE_MAX;
 

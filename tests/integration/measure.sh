@@ -9,7 +9,8 @@
 # sender that writes 1 KiB every 20 ms) and cubic on a path that loses 2%
 # are each named, with a change only where a setting is the limit; the
 # suggested tcp_wmem (--apply: its sysctl.d file and value, in a --root
-# tree) and bbr are then measured the same way. --peer of an IPv4 address
+# tree) and bbr are then measured the same way; a kernel without bbr gets
+# no bbr, and says so. --peer of an IPv4 address
 # selects a sender on an IPv6 socket (a server on ::) by its mapped peer.
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -253,6 +254,23 @@ if [ "$got" -ge "$floor" ]; then
 else
 	fail "lossy path: bbr holds the prediction" "$got bit/s, predicted at least $floor"
 fi
+
+# The same lossy path against a tree whose kernel has no bbr (the list
+# lacks it, and proc/sys/kernel without proc/modules: no module support):
+# the limit named, no change, what would offer bbr said; --apply writes no
+# file that would fail at every boot, and leaves the sysctl.
+nobbr=$WORK/nobbr
+mkdir -p "$nobbr/proc/sys/net/ipv4" "$nobbr/proc/sys/kernel"
+echo "reno cubic" >"$nobbr/proc/sys/net/ipv4/tcp_available_congestion_control"
+echo cubic >"$nobbr/proc/sys/net/ipv4/tcp_congestion_control"
+measured "lossy path, no bbr" 5009 "" "--cc cubic" --root "$nobbr" --apply
+says "lossy path, no bbr" "congestion window" "none (bbr: not available here)"
+contains "lossy path, no bbr: why" "bbr would not, but it is not available here (tcp_bbr: not in this kernel"
+contains "lossy path, no bbr: what offers it" "a kernel built with CONFIG_TCP_CONG_BBR"
+contains "lossy path, no bbr: --apply says why nothing applies" \
+	"nothing to apply: the limit asks for bbr, which is not available here"
+eq "lossy path, no bbr: no sysctl.d file, the sysctl left" \
+	"$(ls "$nobbr/etc/sysctl.d" 2>/dev/null | wc -l):$(cat "$nobbr/proc/sys/net/ipv4/tcp_congestion_control")" "0:cubic"
 
 # Filters and arguments.
 check_rc "--peer of no connection: exit 0" 0 -- mt --peer 10.77.0.9

@@ -77,12 +77,13 @@ static inline void expect_none(const struct mt_verdict *v, enum mt_limit limit, 
 		assert_non_null(strstr(v->why, why));
 }
 
-/* tcp_mem 46000 62000 93000 pages, TCP holding 500 of them, 4 KiB pages. */
+/* tcp_mem 46000 62000 93000 pages, TCP holding 500 of them, 4 KiB pages,
+ * bbr in tcp_available_congestion_control. */
 static inline struct mt_host host(void)
 {
 	struct mt_host h = { .wmem = { 4096, 16384, 4194304 }, .rmem = { 4096, 131072, 6291456 },
 			     .tcp_mem = { 46000, 62000, 93000 }, .mem_pages = 500, .have_wmem = true,
-			     .have_rmem = true, .have_tcp_mem = true, .have_mem = true, .page = 4096 };
+			     .have_rmem = true, .have_tcp_mem = true, .have_mem = true, .page = 4096, .bbr = 1 };
 
 	snprintf(h.cc, sizeof(h.cc), "cubic");
 	return h;
