@@ -113,6 +113,7 @@ void mr_log_report(const struct ctx *c, const struct mr_target *t, const struct 
  * candidate (--verify's, whose candidate is the value in force) */
 int mr_target_disk(struct ctx *c, const struct measure_opts *o, struct mr_target *t);
 int mr_disk_name(const char *dev); /* 0, -EINVAL (said): no name of sys/block */
+void mr_serial(const struct root *r, const char *dev, char *out, size_t size); /* "" none */
 
 /* readahead.c: the rounds run and the read-ahead restored; 0, -EINTR
  * (a signal: mr_exit re-raises it), -errno (said) */

@@ -104,7 +104,7 @@ static void log_one(const struct ctx *c, const struct ra_one *x, int e)
 
 	snprintf(current, sizeof(current), "%.1fx", x->k.amp);
 	snprintf(desired, sizeof(desired), "%.1fx", x->k.pred_amp);
-	snprintf(detail, sizeof(detail), "%s", e < 0 ? strerror(-e) : x->k.why);
+	snprintf(detail, sizeof(detail), "%s", e < 0 && !*x->k.why ? strerror(-e) : x->k.why);
 	runlog_measurement(c, "measure readahead --verify", &row, 1);
 }
 
@@ -133,6 +133,49 @@ static int check(struct ctx *c, const char *text, struct ra_one *x)
 	return 0;
 }
 
+/* The disk of sys/block whose serial the file's section matches. */
+struct seek {
+	const struct root *r;
+	const struct mr_applied *a;
+	char dev[32];
+};
+
+static void seek_one(const char *rel, void *data)
+{
+	struct seek *s = data;
+	const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	char serial[64];
+
+	mr_serial(s->r, name, serial, sizeof(serial));
+	if (!*s->dev && *serial && mr_serial_matches(s->a, serial))
+		snprintf(s->dev, sizeof(s->dev), "%s", name);
+}
+
+/* A kernel name another disk took (at a boot, a hot-plug): measured now,
+ * it would judge one disk's prediction on another, whose section the
+ * serial keeps off it anyway. Refused, both disks named; -ESTALE. */
+static int other_disk(struct ctx *c, struct ra_one *x)
+{
+	struct seek s = { &c->root, &x->a, "" };
+	char was[128], now[80], where[64];
+
+	mr_serial_shown(&x->a, was, sizeof(was));
+	if (*x->t.serial)
+		snprintf(now, sizeof(now), "serial '%s'", x->t.serial);
+	else
+		snprintf(now, sizeof(now), "no serial");
+	root_match(&c->root, "sys/block", "*", seek_one, &s);
+	if (*s.dev)
+		snprintf(where, sizeof(where), "the disk measured is %s now", s.dev);
+	else
+		snprintf(where, sizeof(where), "no disk here has its serial");
+	snprintf(x->k.why, sizeof(x->k.why), "/%s was measured on the disk with serial '%s', and %s is another disk "
+		 "now (%s); %s: nothing measured, and the file's section tunes no disk here (remove it, or measure "
+		 "again)", x->rel, was, x->t.dev, now, where);
+	log_msg(LOG_ERR, "measure readahead --verify: %s", x->k.why);
+	return -ESTALE;
+}
+
 /* The file and the disk; 0, -EINVAL (a name that is no disk), -errno (said). */
 static int load(struct ctx *c, const struct measure_opts *o, char **text, struct ra_one *x)
 {
@@ -156,7 +199,7 @@ static int load(struct ctx *c, const struct measure_opts *o, char **text, struct
 	e = mr_target_disk(c, &mo, &x->t);
 	snprintf(x->sel, sizeof(x->sel), "--for %u --max-bytes %llu", x->t.seconds,
 		 (unsigned long long)x->t.max_bytes);
-	return e;
+	return e == 0 && !mr_serial_matches(&x->a, x->t.serial) ? other_disk(c, x) : e;
 }
 
 int cmd_measure_readahead_verify(struct ctx *c, const struct measure_opts *o)

@@ -140,16 +140,15 @@ static void find_mount(const struct root *r, struct mr_target *t)
 
 /* The serial match.serial compares (device/serial, else the disk's own
  * serial: block/match.c's order), "" when it has none. */
-static void read_serial(const struct root *r, struct mr_target *t)
+void mr_serial(const struct root *r, const char *dev, char *out, size_t size)
 {
 	static const char *const attrs[] = { "device/serial", "serial" };
 	char rel[128];
 
 	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++)
-		if (pathf(rel, sizeof(rel), "sys/block/%s/%s", t->dev, attrs[i]) == 0 &&
-		    root_read(r, rel, t->serial, sizeof(t->serial)) > 0)
+		if (pathf(rel, sizeof(rel), "sys/block/%s/%s", dev, attrs[i]) == 0 && root_read(r, rel, out, size) > 0)
 			return;
-	*t->serial = '\0';
+	*out = '\0';
 }
 
 /* The default --max-bytes is held to half the memory available, so that a
@@ -213,7 +212,7 @@ int mr_target_disk(struct ctx *c, const struct measure_opts *o, struct mr_target
 	t->dev_bytes = sectors * 512, t->ra_kb = (unsigned)ra, t->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	bounds(&c->root, o, t);
 	find_mount(&c->root, t);
-	read_serial(&c->root, t);
+	mr_serial(&c->root, t->dev, t->serial, sizeof(t->serial));
 	return 0;
 }
 

@@ -22,6 +22,7 @@
  * unit tests feed it recorded rounds.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -73,10 +74,32 @@ int mr_applied_parse(const char *text, struct mr_applied *a)
 			parse_comment(buf, a);
 		else if (!*a->dev && sscanf(buf, " match.name = %31s", a->dev) == 1)
 			continue;
+		else if (!*a->serial && sscanf(buf, " match.serial = %127s", a->serial) == 1)
+			continue;
 		else if (!have && sscanf(buf, " read_ahead_kb = %u", &u) == 1)
 			a->value_kb = u, have = true;
 	}
 	return have ? 0 : -EBADMSG;
+}
+
+bool mr_serial_matches(const struct mr_applied *a, const char *serial)
+{
+	return !*a->serial || (*serial && fnmatch(a->serial, serial, 0) == 0);
+}
+
+/* --apply wrote white space as '?' and escaped glob characters
+ * (readahead_report.c's glob_literal): undone, the serial sysfs showed. */
+void mr_serial_shown(const struct mr_applied *a, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = a->serial; *p && n + 1 < size; p++)
+		if (*p == '\\' && p[1])
+			out[n++] = *++p;
+		else
+			out[n++] = *p == '?' ? ' ' : *p;
+	if (size)
+		out[n] = '\0';
 }
 
 /* The numbers of a check, the same in every verdict. */

@@ -20,6 +20,8 @@
 /* What the file keeps. */
 struct mr_applied {
 	char dev[32];            /* match.name */
+	char serial[128];        /* match.serial as written: one pattern, "" none (a disk without one, or a file
+				  * from before the serial was kept) */
 	unsigned value_kb;       /* read_ahead_kb the section sets */
 	unsigned before_kb;      /* the read-ahead it replaced */
 	double before_amp, before_seq;
@@ -44,6 +46,11 @@ struct mr_check {
 };
 
 int mr_applied_parse(const char *text, struct mr_applied *a); /* 0, -EBADMSG: no read_ahead_kb line */
+/* Whether serial (the disk's now, "" none) is the one a's section matches,
+ * as match.serial matches it; a file that keeps none matches any. */
+bool mr_serial_matches(const struct mr_applied *a, const char *serial);
+/* a's match.serial as the disk showed it (the escapes --apply wrote undone) */
+void mr_serial_shown(const struct mr_applied *a, char *out, size_t size);
 /* rnd, seq: the rounds after (NULL: not measured); in_force: the disk's
  * read-ahead is the file's (now_kb: what it reads); region, page: the
  * rounds' */

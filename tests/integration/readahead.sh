@@ -16,7 +16,8 @@
 # without measuring is a failure, not a report of zeros); --apply writes its file
 # under --root (mount namespace of its own) and sets the candidate;
 # --verify measures again at it (held), with the file's k tampered (moved),
-# its before tampered too (failed), the read-ahead changed (unverified).
+# its before tampered too (failed), the read-ahead changed (unverified);
+# in the tree, a file whose disk's serial another name has now (refused).
 . "$(dirname "$0")/../lib/common.sh"
 
 t=$WORK/tree
@@ -76,6 +77,28 @@ contains "a tree's mount, --max-bytes 2M: why no scratch file, said" "no scratch
 sed -i 's/ rw,relatime / ro,relatime /' "$t/proc/self/mountinfo"
 check_rc "a read-only mount: not written to (exit 1: no device node)" 1 -- tm vdb --candidate 1024 --for 2 --max-bytes 8M
 contains "a read-only mount: the device instead" "/dev/vdb is not the block device 252:16"
+# --verify after a name swap: the file keeps the serial of the disk it
+# measured, which vdc has now; vdb is another disk. Refused, both named,
+# nothing measured, the file and the read-ahead as they were.
+mkdir -p "$t/etc/earlytune.d" "$t/sys/block/vdc"
+echo "NEW 2" >"$t/sys/block/vdb/serial"
+echo "OLD 1*" >"$t/sys/block/vdc/serial"
+f=$t/etc/earlytune.d/60-earlytune-measure-readahead-vdb.conf
+printf '%s\n' "# Before: read_ahead_kb = 1024: amplification 272.0x, sequential 204.8 MiB/s." \
+	"# Prediction: amplification 2048.0x at 8192 KiB for 31 touches (bytes a touch = k x read-ahead x s, k = 1.0074), sequential 256.0 MiB/s (its round)." \
+	'[block "measure-vdb"]' "match.name = vdb" 'match.serial = OLD?1\*' "read_ahead_kb = 8192" >"$f"
+sum=$(cksum <"$f")
+check_rc "--verify, another disk under the name: exit 1" 1 -- tm vdb --verify --for 2 --max-bytes 8M
+contains "--verify, another disk under the name: both named" "/etc/earlytune.d/60-earlytune-measure-readahead-vdb.conf was measured on the disk with serial 'OLD 1*', and vdb is another disk now (serial 'NEW 2'); the disk measured is vdc now: nothing measured"
+lacks "--verify, another disk under the name: nothing measured" "is not the block device"
+eq "--verify, another disk under the name: the file and the read-ahead as they were" \
+	"$(cksum <"$f"):$(cat "$t/sys/block/vdb/queue/read_ahead_kb")" "$sum:8192"
+echo "OLD 1*" >"$t/sys/block/vdb/serial"
+rm -r "$t/sys/block/vdc"
+OUT=$(tm vdb --verify --for 2 --max-bytes 8M 2>&1)
+lacks "--verify, the disk measured under its name: not refused" "another disk"
+contains "--verify, the disk measured under its name: on to the rounds" "/dev/vdb is not the block device 252:16"
+rm -r "$f" "$t/etc/earlytune.d" "$t/sys/block/vdb/serial"
 
 # ---- this machine's loop devices ------------------------------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null ||

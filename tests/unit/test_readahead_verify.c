@@ -7,25 +7,61 @@
  * still pays: a cap's amplification down by a fifth, a raise's sequential
  * reads up by a tenth), failed (neither; or sequential reads lost more
  * than measured), what cannot be judged (not in force, no prediction, no
- * touch reached the disk), the prediction re-made for fewer touches, and
- * the check kept on the file's comment lines.
+ * touch reached the disk), the prediction re-made for fewer touches, the
+ * check kept on the file's comment lines, and the disk's serial the file
+ * keeps matched against the disk's now.
  */
 #include "unit.h"
 #include "readahead_fx.h"
 #include "measure/readahead_verify.h"
 
-/* The cap of test_readahead.c's measurement, as --apply writes it. */
-static void cap_file(struct strbuf *sb, struct mr_applied *a)
+/* The cap of test_readahead.c's measurement, as --apply writes it for a
+ * disk with serial ("" none). */
+static void cap_file_of(struct strbuf *sb, struct mr_applied *a, const char *serial)
 {
 	struct mr_target t = target(8192, 1024, 16 * GiB);
 	struct mr_rounds m = cap_rounds();
 	struct mr_verdict v;
 
+	snprintf(t.serial, sizeof(t.serial), "%s", serial);
 	mr_interpret(&t, &m, &v);
 	assert_true(v.suggest);
 	mr_conf_file(sb, &t, &v, "db1", 1764806400);
 	assert_false(sb->oom);
 	assert_int_equal(mr_applied_parse(sb->s, a), 0);
+}
+
+static void cap_file(struct strbuf *sb, struct mr_applied *a)
+{
+	cap_file_of(sb, a, "");
+}
+
+/* The serial the file keeps: read back, matched as match.serial matches
+ * (that serial alone), shown as sysfs showed it; a file without one (a
+ * disk without a serial, a file from before) matches any disk. */
+static void test_serial(void **state)
+{
+	struct strbuf sb = { 0 };
+	struct mr_applied a;
+	char shown[64];
+
+	cap_file_of(&sb, &a, "AB 1*2?");
+	assert_string_equal(a.serial, "AB?1\\*2\\?");
+	assert_true(mr_serial_matches(&a, "AB 1*2?"));
+	assert_true(mr_serial_matches(&a, "AB\t1*2?"));
+	assert_false(mr_serial_matches(&a, "AB 132?"));
+	assert_false(mr_serial_matches(&a, "AB 1*2x"));
+	assert_false(mr_serial_matches(&a, "XY 9"));
+	assert_false(mr_serial_matches(&a, ""));
+	mr_serial_shown(&a, shown, sizeof(shown));
+	assert_string_equal(shown, "AB 1*2?");
+	mr_serial_shown(&a, shown, 4);
+	assert_string_equal(shown, "AB ");
+	sb_free(&sb);
+	cap_file(&sb, &a);
+	assert_string_equal(a.serial, "");
+	assert_true(mr_serial_matches(&a, "XY 9") && mr_serial_matches(&a, ""));
+	sb_free(&sb);
 }
 
 /* The verdict on the rounds after, at 1024 KiB in force, 16 GiB region. */
@@ -258,6 +294,7 @@ static void test_record(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_file_read_back),
+	cmocka_unit_test(test_serial),
 	cmocka_unit_test(test_held),
 	cmocka_unit_test(test_moved_and_failed),
 	cmocka_unit_test(test_raise),
