@@ -80,6 +80,13 @@ int writers_read(struct wctx *w, const char *rel, char **buf); /* 0, or -errno (
 int writers_files(struct wctx *w, const char *const *dirs, size_t ndirs, const char *pattern,
 		  void (*fn)(struct wctx *w, const char *rel, char *text));
 char *writers_next_line(char **p, int *lineno);
+struct wini {
+	char *p;	 /* what is left of the buffer */
+	int line;	 /* of what writers_next_ini returned */
+	char sect[64];	 /* the section it is in */
+	bool strip_sect; /* TuneD reads "[ main ]" as [main] */
+};
+bool writers_next_ini(struct wini *ini, char **key, char **value);
 bool writers_path_match(const char *glob, const char *path);
 bool writers_names_match(const char *globs, const char *name, const char *seps);
 

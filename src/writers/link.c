@@ -338,24 +338,19 @@ static void finish(struct lfile *f)
 static void link_file(struct wctx *w, const char *rel, char *text)
 {
 	struct lfile f = { .w = w, .rel = rel, .first = w->n };
-	char sect[64] = "";
-	int n = 0;
+	struct wini ini = { .p = text };
+	const char *sect = ini.sect;
+	char *k, *v;
 
-	for (char *line; (line = writers_next_line(&text, &n));) {
-		char *s = strip(line), *eq;
-
-		if (*s == '[' && strchr(s, ']')) {
-			*strchr(s, ']') = '\0';
-			snprintf(sect, sizeof(sect), "%s", s + 1);
-		} else if (*s && *s != '#' && *s != ';' && (eq = strchr(s, '='))) {
-			*eq = '\0';
-			if (!strcmp(sect, "Match") && *strip(eq + 1))
-				match_key(&f, strip(s), strip(eq + 1));
-			else if (!strcmp(sect, "Link") && !strcmp(strip(s), RPS_KEY))
-				rps_key(&f, strip(eq + 1), n);
-			else if (!strcmp(sect, "Link"))
-				link_key(&f, strip(s), strip(eq + 1), n);
-		}
+	while (writers_next_ini(&ini, &k, &v)) {
+		if (!k)
+			continue;
+		if (!strcmp(sect, "Match") && *v)
+			match_key(&f, k, v);
+		else if (!strcmp(sect, "Link") && !strcmp(k, RPS_KEY))
+			rps_key(&f, v, ini.line);
+		else if (!strcmp(sect, "Link"))
+			link_key(&f, k, v, ini.line);
 	}
 	finish(&f);
 }

@@ -148,23 +148,16 @@ static void finish(struct nfile *f)
 static void network_file(struct wctx *w, const char *rel, char *text)
 {
 	struct nfile f = { .w = w, .rel = rel, .first = w->n };
-	char sect[64] = "";
-	int n = 0;
+	struct wini ini = { .p = text };
+	char *k, *v;
 
-	for (char *line; (line = writers_next_line(&text, &n));) {
-		char *s = strip(line), *eq;
-
-		if (*s == '[' && strchr(s, ']')) {
-			*strchr(s, ']') = '\0';
-			snprintf(sect, sizeof(sect), "%s", s + 1);
-			section(&f, sect, n);
-		} else if (*s && *s != '#' && *s != ';' && (eq = strchr(s, '='))) {
-			*eq = '\0';
-			if (!strcmp(sect, "Match"))
-				match_key(&f, strip(s), strip(eq + 1));
-			else if (f.kind && !strcmp(strip(s), "Parent") && strcmp(strip(eq + 1), "root"))
-				f.not_root = true;
-		}
+	while (writers_next_ini(&ini, &k, &v)) {
+		if (!k)
+			section(&f, ini.sect, ini.line);
+		else if (!strcmp(ini.sect, "Match"))
+			match_key(&f, k, v);
+		else if (f.kind && !strcmp(k, "Parent") && strcmp(v, "root"))
+			f.not_root = true;
 	}
 	finish(&f);
 }

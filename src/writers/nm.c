@@ -114,24 +114,16 @@ static void finish(struct nmfile *f, size_t first)
 static void nm_file(struct wctx *w, const char *rel, char *text)
 {
 	struct nmfile f = { .w = w, .rel = rel };
+	struct wini ini = { .p = text };
+	const char *sect = ini.sect;
 	size_t first = w->n;
-	char sect[64] = "";
-	int n = 0;
+	char *k, *v;
 
-	for (char *line; (line = writers_next_line(&text, &n));) {
-		char *s = strip(line), *eq, *k, *v;
-
-		if (*s == '[' && strchr(s, ']')) {
-			*strchr(s, ']') = '\0';
-			snprintf(sect, sizeof(sect), "%s", s + 1);
+	while (writers_next_ini(&ini, &k, &v)) {
+		if (!k)
 			continue;
-		}
-		if (!*s || *s == '#' || *s == ';' || !(eq = strchr(s, '=')))
-			continue;
-		*eq = '\0';
-		k = strip(s), v = strip(eq + 1);
 		if (!strcmp(sect, "ethtool"))
-			ethtool_key(&f, k, v, n);
+			ethtool_key(&f, k, v, ini.line);
 		else if ((!strcmp(sect, "connection") || !strcmp(sect, "match")) && !strcmp(k, "interface-name"))
 			set_names(&f, v);
 		else if (!strcmp(sect, "connection") && !strcmp(k, "autoconnect"))

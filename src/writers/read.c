@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * What the readers of other writers (tuned.c, udev.c, files.c, networkd.c)
- * share: entries, the errors they report, reading files and lines, globs.
+ * share: entries, the errors they report, reading files, lines and INI
+ * sections, globs.
  * Below the readers, as writers.c, which calls them, is above.
  */
 #include <errno.h>
@@ -147,6 +148,30 @@ char *writers_next_line(char **p, int *lineno)
 	}
 	(*lineno)++;
 	return s;
+}
+
+/* The next section header (*key NULL) or key=value line (key and value
+ * stripped, cut in place) of an INI buffer read whole; blank lines, # and ;
+ * comments and lines without = are passed over. False at the end. */
+bool writers_next_ini(struct wini *ini, char **key, char **value)
+{
+	for (char *line; (line = writers_next_line(&ini->p, &ini->line));) {
+		char *s = strip(line), *eq;
+
+		if (*s == '[' && strchr(s, ']')) {
+			*strchr(s, ']') = '\0';
+			snprintf(ini->sect, sizeof(ini->sect), "%s", ini->strip_sect ? strip(s + 1) : s + 1);
+			*key = *value = NULL;
+			return true;
+		}
+		if (!*s || *s == '#' || *s == ';' || !(eq = strchr(s, '=')))
+			continue;
+		*eq = '\0';
+		*key = strip(s);
+		*value = strip(eq + 1);
+		return true;
+	}
+	return false;
 }
 
 /* /sys/class/block/X is /sys/block/X, its bdi/read_ahead_kb is its

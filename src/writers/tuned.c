@@ -176,31 +176,23 @@ static void variables_file(struct tuned *t, const char *path)
  * its own assignments over them. */
 static void parse_profile(struct tuned *t, const char *rel, char *text, bool incl)
 {
-	char sect[64] = "", *p = text;
-	int n = 0;
+	struct wini ini = { .p = text, .strip_sect = true };
+	const char *sect = ini.sect;
+	char *k, *v;
 
-	for (char *line; (line = writers_next_line(&p, &n));) {
-		char *s = strip(line), *eq;
-
-		if (*s == '[' && strchr(s, ']')) {
-			*strchr(s, ']') = '\0';
-			snprintf(sect, sizeof(sect), "%s", strip(s + 1));
+	while (writers_next_ini(&ini, &k, &v)) {
+		if (!k)
 			continue;
-		}
-		if (!*s || *s == '#' || *s == ';' || !(eq = strchr(s, '=')))
-			continue;
-		*eq = '\0';
-		s = strip(s);
-		if (incl && !strcmp(sect, "main") && !strcmp(s, "include"))
-			includes(t, strip(eq + 1), rel);
-		else if (!incl && !strcmp(sect, "variables") && !strcmp(s, "include"))
-			variables_file(t, strip(eq + 1));
-		else if (!incl && !strcmp(s, "replace") && unit_bool(strip(eq + 1), false))
+		if (incl && !strcmp(sect, "main") && !strcmp(k, "include"))
+			includes(t, v, rel);
+		else if (!incl && !strcmp(sect, "variables") && !strcmp(k, "include"))
+			variables_file(t, v);
+		else if (!incl && !strcmp(k, "replace") && unit_bool(v, false))
 			section_drop(t, sect);
-		else if (!incl && !strcmp(s, "drop"))
-			options_drop(t, sect, strip(eq + 1), rel);
+		else if (!incl && !strcmp(k, "drop"))
+			options_drop(t, sect, v, rel);
 		else if (!incl && strcmp(sect, "main"))
-			topt_set(t, sect, s, strip(eq + 1), rel, n);
+			topt_set(t, sect, k, v, rel, ini.line);
 	}
 }
 

@@ -381,6 +381,43 @@ static void test_helpers(void **state)
 	assert_true(writers_path_match("/sys/class/block/vd*/bdi/read_ahead_kb", "sys/block/vda/queue/read_ahead_kb"));
 }
 
+/* Sections as written or stripped, comments and lines without = passed
+ * over, key and value stripped, the line of each. */
+static void test_next_ini(void **state)
+{
+	char text[] = "a=0\n[ Match ]\n# x=1\n; y=2\n\n  Name = eth0  \nno equals\n[Link]x\nMTU=9000";
+	struct wini ini = { .p = text }, tini;
+	char *k, *v, copy[sizeof(text)];
+
+	memcpy(copy, text, sizeof(text));
+	assert_true(writers_next_ini(&ini, &k, &v));
+	assert_string_equal(k, "a");
+	assert_string_equal(v, "0");
+	assert_string_equal(ini.sect, "");
+	assert_true(writers_next_ini(&ini, &k, &v));
+	assert_null(k);
+	assert_null(v);
+	assert_string_equal(ini.sect, " Match ");
+	assert_int_equal(ini.line, 2);
+	assert_true(writers_next_ini(&ini, &k, &v));
+	assert_string_equal(k, "Name");
+	assert_string_equal(v, "eth0");
+	assert_int_equal(ini.line, 6);
+	assert_true(writers_next_ini(&ini, &k, &v));
+	assert_null(k);
+	assert_string_equal(ini.sect, "Link");
+	assert_true(writers_next_ini(&ini, &k, &v));
+	assert_string_equal(k, "MTU");
+	assert_string_equal(v, "9000");
+	assert_int_equal(ini.line, 9);
+	assert_false(writers_next_ini(&ini, &k, &v));
+	assert_false(writers_next_ini(&ini, &k, &v));
+	tini = (struct wini){ .p = copy, .strip_sect = true };
+	assert_true(writers_next_ini(&tini, &k, &v));
+	assert_true(writers_next_ini(&tini, &k, &v));
+	assert_string_equal(tini.sect, "Match");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_udev_pairs),
 	WX(test_udev_rules),
@@ -391,6 +428,7 @@ static const struct CMUnitTest tests[] = {
 	WX(test_real_udev),
 	WX(test_networkd),
 	cmocka_unit_test(test_helpers),
+	cmocka_unit_test(test_next_ini),
 };
 
 UNIT_MAIN("writers", tests)
