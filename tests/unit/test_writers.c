@@ -1,44 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* writers*.c: each source's reader on fake trees, and the verdicts. */
-#include "unit.h"
+#include "writers_fx.h"
 #include "writers/udev.h"
-
-struct wfx {
-	char dir[PATH_MAX];
-	struct root r;
-	struct wctx w;
-	struct item it;
-};
-
-static int wfx_setup(void **state)
-{
-	struct wfx *x = calloc(1, sizeof(*x));
-
-	if (!x)
-		return -1;
-	tree_new(x->dir, sizeof(x->dir));
-	x->r.fd = -1;
-	*state = x;
-	return 0;
-}
-
-static int wfx_teardown(void **state)
-{
-	struct wfx *x = *state;
-
-	writers_ctx_free(&x->w);
-	root_close(&x->r);
-	tree_remove(x->dir);
-	free(x);
-	return 0;
-}
-
-static void wload(struct wfx *x, int (*reader)(struct wctx *w))
-{
-	assert_int_equal(root_open(&x->r, x->dir), 0);
-	x->w.r = &x->r;
-	assert_int_equal(reader(&x->w), 0);
-}
 
 /* The verdict of entry i for an item. */
 static struct wjudge judge(struct wfx *x, size_t i, const char *domain, const char *target, const char *setting,
@@ -52,8 +15,6 @@ static struct wjudge judge(struct wfx *x, size_t i, const char *domain, const ch
 	x->w.v[i].judge(&x->w.v[i], &x->w, &x->it, &j);
 	return j;
 }
-
-#define WX(t) cmocka_unit_test_setup_teardown(t, wfx_setup, wfx_teardown)
 
 /* ---- udev ---- */
 

@@ -1,48 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The other writers of the NIC settings ([net "NAME"], domain nic): udev's
  * .link files, NetworkManager, TuneD [net], udev RUN ethtool, on fake trees. */
-#include "unit.h"
-#include "writers/internal.h"
-#include "writers/writers.h"
-
-struct wfx {
-	char dir[PATH_MAX];
-	struct root r;
-	struct wctx w;
-	struct item it;
-};
-
-static int wfx_setup(void **state)
-{
-	struct wfx *x = calloc(1, sizeof(*x));
-
-	if (!x)
-		return -1;
-	tree_new(x->dir, sizeof(x->dir));
-	x->r.fd = -1;
-	*state = x;
-	return 0;
-}
-
-static int wfx_teardown(void **state)
-{
-	struct wfx *x = *state;
-
-	writers_ctx_free(&x->w);
-	root_close(&x->r);
-	tree_remove(x->dir);
-	free(x);
-	return 0;
-}
-
-static void wload(struct wfx *x, int (*reader)(struct wctx *w))
-{
-	if (x->r.fd < 0) {
-		assert_int_equal(root_open(&x->r, x->dir), 0);
-		x->w.r = &x->r;
-	}
-	assert_int_equal(reader(&x->w), 0);
-}
+#include "writers_fx.h"
 
 /* The entry of the reader that writes setting, and its verdict for iface. */
 static struct wjudge judge(struct wfx *x, const char *iface, const char *setting, const char *path, size_t *which)
@@ -408,13 +367,13 @@ static void test_rps_agree(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_names),
-	cmocka_unit_test_setup_teardown(test_link, wfx_setup, wfx_teardown),
-	cmocka_unit_test_setup_teardown(test_link_order, wfx_setup, wfx_teardown),
-	cmocka_unit_test_setup_teardown(test_nm, wfx_setup, wfx_teardown),
-	cmocka_unit_test_setup_teardown(test_tuned_net, wfx_setup, wfx_teardown),
-	cmocka_unit_test_setup_teardown(test_udev_ethtool, wfx_setup, wfx_teardown),
-	cmocka_unit_test_setup_teardown(test_link_rps, wfx_setup, wfx_teardown),
-	cmocka_unit_test_setup_teardown(test_rps_agree, wfx_setup, wfx_teardown),
+	WX(test_link),
+	WX(test_link_order),
+	WX(test_nm),
+	WX(test_tuned_net),
+	WX(test_udev_ethtool),
+	WX(test_link_rps),
+	WX(test_rps_agree),
 };
 
 UNIT_MAIN("writers_nic", tests)
