@@ -61,10 +61,6 @@
 set -u
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-build=$(realpath "$1")
-B=$build/boot-measure
-ROOT=$B/rootfs
 RATE=${ET_MEASURE_RATE:-100} DELAY=${ET_MEASURE_DELAY:-100}
 WMEM=${ET_MEASURE_WMEM:-262144} RMEM=${ET_MEASURE_RMEM:-262144} APP=${ET_MEASURE_APP:-4}
 SECS=${ET_MEASURE_SECS:-24} FOR=${ET_MEASURE_FOR:-4} WARM=${ET_MEASURE_WARM:-5}
@@ -74,24 +70,15 @@ RA_MAX=${ET_MEASURE_RA_MAX:-64G} RA_FOR=${ET_MEASURE_RA_FOR:-1200}
 TOUCHES=2000
 ONLY=${ET_MEASURE_ONLY:-wmem,rmem,nothing,readahead}
 T=measure
-# shellcheck source=tests/boot/root.sh
-. "$here/root.sh"
 # shellcheck source=tests/boot/guest.sh
 . "$here/guest.sh"
 # shellcheck source=tests/boot/measure-check.sh
 . "$here/measure-check.sh"
-guest_setup "$build" usr/bin/iperf3
+guest_setup "$1" usr/bin/iperf3
 
 # The guests' dracut module: this build's binary, the workload benchmark's
 # etmmap (static, as bench/workload.sh builds it) and the guest script.
-MOD=$ROOT/usr/lib/dracut/modules.d/97etmeasure
-mkdir -p "$MOD"
-cp "$build/earlytune" "$MOD/earlytune"
-${CC:-cc} -static -O2 -Wall -Wextra -o "$MOD/etmmap" "$top/bench/etmmap.c" || { fail "build bench/etmmap.c (static)"; exit; }
-install -m 0644 "$here/measure-guest.sh" "$MOD/etmeasure.sh"
-cat >"$MOD/module-setup.sh" <<'EOF'
-#!/bin/bash
-check() { return 255; }
+guest_module etmeasure <<'EOF'
 depends() { return 0; }
 # inet_diag/tcp_diag: earlytune reads the connections through them.
 installkernel() { hostonly='' instmods veth sch_netem sch_tbf tcp_bbr inet_diag tcp_diag; }
@@ -102,21 +89,17 @@ install() {
 	inst_hook pre-mount 99 "$moddir/etmeasure.sh"
 }
 EOF
-chmod 0755 "$MOD/module-setup.sh"
-rm -f "$B/root.img" && truncate -s 16M "$B/root.img" && mkfs.ext4 -q -F "$B/root.img"
+cp "$build/earlytune" "$MOD/earlytune"
+${CC:-cc} -static -O2 -Wall -Wextra -o "$MOD/etmmap" "$top/bench/etmmap.c" || { fail "build bench/etmmap.c (static)"; exit; }
+install -m 0644 "$here/measure-guest.sh" "$MOD/etmeasure.sh"
 
 # A guest: 7 transfers of SECS, the boot, the images' modules; the
 # read-ahead's three measurements (at most RA_FOR each, about a quarter of
 # it here) and two etmmap rounds; generously.
 secs=$((240 + 9 * (SECS + 10)))
 case ,$ONLY, in *,readahead,*) secs=$((secs + 3 * ${RA_FOR%[smhd]} / 2 + 600)) ;; esac
-kernels=${KERNELS:-$(cd "$ROOT/lib/modules" && ls | sort -V)}
-for k in $kernels; do
-	t=$(date +%s)
-	chroot "$ROOT" dracut -q --no-hostonly --force --compress "zstd -q -3 -T0" --omit earlytune --add etmeasure \
-		--add-drivers "virtio_pci virtio_blk" "/boot/et-measure-$k.img" "$k" >"$B/dracut-$k.log" 2>&1 ||
-		{ fail "$k: dracut builds the guest's image" "$(tail -5 "$B/dracut-$k.log")"; continue; }
-	echo "# $k: image in $(($(date +%s) - t)) s"
+for k in $(guest_kernels); do
+	guest_image "$k" --omit earlytune --add etmeasure --add-drivers "virtio_pci virtio_blk" || continue
 	t=$(date +%s)
 	# vdb: a fresh sparse disk like the workload benchmark's (bench/workload.sh)
 	rm -f "$B/scratch.img" && truncate -s 4G "$B/scratch.img"

@@ -42,18 +42,12 @@
 set -u
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-build=$(realpath "$1")
-B=$build/boot-nic
-ROOT=$B/rootfs
 T=nic
-# shellcheck source=tests/boot/root.sh
-. "$here/root.sh"
 # shellcheck source=tests/boot/guest.sh
 . "$here/guest.sh"
 # shellcheck source=tests/boot/nic-check.sh
 . "$here/nic-check.sh"
-guest_setup "$build" usr/sbin/ethtool
+guest_setup "$1" usr/sbin/ethtool
 
 # earlytune as make install puts it: this build's binary, its udev rule
 # and dracut module (the paths in them are these).
@@ -64,17 +58,7 @@ for f in module-setup.sh earlytune-pre-udev.sh; do
 done
 # The test's module: the tools that read back, the guest script, and the
 # [sysfs] files as the kernel had them before earlytune's pre-udev hook.
-MOD=$ROOT/usr/lib/dracut/modules.d/97etnic
-mkdir -p "$MOD"
-install -m 0644 "$here/nic-guest.sh" "$MOD/etnic.sh"
-cat >"$MOD/etnic-before.sh" <<'EOF'
-{ echo "ETN sysfs-before ksm_run=$(cat /sys/kernel/mm/ksm/run)" \
-	"ksm_pages_to_scan=$(cat /sys/kernel/mm/ksm/pages_to_scan)" \
-	"zswap=$(cat /sys/module/zswap/parameters/enabled 2>/dev/null || echo absent)"; } >/dev/console 2>&1
-EOF
-cat >"$MOD/module-setup.sh" <<'EOF'
-#!/bin/bash
-check() { return 255; }
+guest_module etnic <<'EOF'
 depends() { echo earlytune; return 0; }
 installkernel() { hostonly='' instmods virtio_net; }
 install() {
@@ -85,8 +69,12 @@ install() {
 	inst_hook pre-mount 99 "$moddir/etnic.sh"
 }
 EOF
-chmod 0755 "$MOD/module-setup.sh"
-rm -f "$B/root.img" && truncate -s 16M "$B/root.img" && mkfs.ext4 -q -F "$B/root.img"
+install -m 0644 "$here/nic-guest.sh" "$MOD/etnic.sh"
+cat >"$MOD/etnic-before.sh" <<'EOF'
+{ echo "ETN sysfs-before ksm_run=$(cat /sys/kernel/mm/ksm/run)" \
+	"ksm_pages_to_scan=$(cat /sys/kernel/mm/ksm/pages_to_scan)" \
+	"zswap=$(cat /sys/module/zswap/parameters/enabled 2>/dev/null || echo absent)"; } >/dev/console 2>&1
+EOF
 
 # monitor SOCKET COMMAND: one command on QEMU's human monitor, its answer
 monitor() {
@@ -126,8 +114,7 @@ guest() {
 	echo "# $k: guest ran $(($(date +%s) - t)) s; host load $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
-kernels=${KERNELS:-$(cd "$ROOT/lib/modules" && ls | sort -V)}
-for k in $kernels; do
+for k in $(guest_kernels); do
 	# zswap's enabled: the other value than this kernel's default; in the
 	# configuration where the kernel has zswap, else tried on its own
 	zswap=Y
@@ -137,11 +124,7 @@ for k in $kernels; do
 	mkdir -p "$ROOT/etc/earlytune.d"
 	nic_conf >"$ROOT/etc/earlytune.d/50-etnic.conf"
 	grep -q '^CONFIG_ZSWAP=y' "$ROOT/boot/config-$k" && zswap_conf "$zswap" >>"$ROOT/etc/earlytune.d/50-etnic.conf"
-	t=$(date +%s)
-	chroot "$ROOT" dracut -q --no-hostonly --force --compress "zstd -q -3 -T0" --add "earlytune etnic" \
-		--add-drivers "virtio_pci virtio_blk virtio_net" "/boot/et-nic-$k.img" "$k" >"$B/dracut-$k.log" 2>&1 ||
-		{ fail "$k: dracut builds the guest's image" "$(tail -5 "$B/dracut-$k.log")"; continue; }
-	echo "# $k: image in $(($(date +%s) - t)) s"
+	guest_image "$k" --add "earlytune etnic" --add-drivers "virtio_pci virtio_blk virtio_net" || continue
 	guest "$k"
 	rm -f "$ROOT/boot/et-nic-$k.img"
 	check_kernel "$k" "$B/$k.log"
