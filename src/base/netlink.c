@@ -306,6 +306,30 @@ int nl_dump_req(struct nl *nl, struct nlmsghdr *req, int (*fn)(const struct nlms
 	return n;
 }
 
+struct nlmsghdr *nl_batch_msg(struct nl_batch *b, size_t max, uint16_t type, uint16_t flags, uint32_t seq,
+			      size_t fixed)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
+
+	if (sizeof(b->buf) - b->len < max)
+		return NULL;
+	memset(h, 0, NLMSG_SPACE(fixed));
+	h->nlmsg_len = NLMSG_LENGTH(fixed);
+	h->nlmsg_type = type;
+	h->nlmsg_flags = flags;
+	h->nlmsg_seq = seq;
+	return h;
+}
+
+int nl_batch_add(struct nl_batch *b, const struct nlmsghdr *h)
+{
+	if (!b->count)
+		b->first_seq = h->nlmsg_seq;
+	b->len += NLMSG_ALIGN(h->nlmsg_len);
+	b->count++;
+	return 0;
+}
+
 /* A batch that cannot be sent: each request fails with err. */
 void nl_batch_fail(struct nl_batch *b, struct nl_result *res, int err)
 {

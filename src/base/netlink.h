@@ -100,5 +100,11 @@ int nl_send_batch(struct nl *nl, struct nl_batch *b, struct nl_result *res);
 /* The same for a batch of nl_put_get requests: their answers go to fn. */
 int nl_send_gets(struct nl *nl, struct nl_batch *b, struct nl_result *res,
 		 int (*fn)(const struct nlmsghdr *h, void *data), void *data);
+/* A request's start at the batch's end: its header set, its fixed part
+ * (fixed bytes after the header) zeroed; NULL when fewer than max bytes
+ * are left. nl_batch_add counts it in the batch once built (0). */
+struct nlmsghdr *nl_batch_msg(struct nl_batch *b, size_t max, uint16_t type, uint16_t flags, uint32_t seq,
+			      size_t fixed);
+int nl_batch_add(struct nl_batch *b, const struct nlmsghdr *h);
 /* A batch that cannot be sent: every request gets err, and it is emptied. */
 void nl_batch_fail(struct nl_batch *b, struct nl_result *res, int err);

@@ -17,19 +17,14 @@
 int nl_put_qdisc(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t parent, uint32_t handle,
 		 const char *kind, const struct qparam *params, size_t nparams)
 {
-	size_t room = sizeof(b->buf) - b->len;
-	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
+	struct nlmsghdr *h = nl_batch_msg(b, NL_MSG_MAX, RTM_NEWQDISC,
+					  NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, seq, sizeof(struct tcmsg));
 	unsigned char opts[NL_OPTS_MAX];
 	struct tcmsg *tcm;
 	int olen;
 
-	if (room < NL_MSG_MAX)
+	if (!h)
 		return -ENOBUFS;
-	memset(h, 0, NLMSG_SPACE(sizeof(*tcm)));
-	h->nlmsg_len = NLMSG_LENGTH(sizeof(*tcm));
-	h->nlmsg_type = RTM_NEWQDISC;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE;
-	h->nlmsg_seq = seq;
 	tcm = NLMSG_DATA(h);
 	tcm->tcm_family = AF_UNSPEC;
 	tcm->tcm_ifindex = ifindex;
@@ -43,36 +38,24 @@ int nl_put_qdisc(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t parent,
 	if (olen > 0 && !nla_put(h, NL_MSG_MAX, TCA_OPTIONS | (strstr(kind, "fifo") ? 0 : NLA_F_NESTED),
 				 opts, (size_t)olen))
 		return -EMSGSIZE;
-	if (!b->count)
-		b->first_seq = seq;
-	b->len += NLMSG_ALIGN(h->nlmsg_len);
-	b->count++;
-	return 0;
+	return nl_batch_add(b, h);
 }
 
 /* One RTM_DELQDISC of a root: the kernel then attaches its default again. */
 int nl_put_qdisc_del(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t handle)
 {
-	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
+	struct nlmsghdr *h = nl_batch_msg(b, NL_MSG_MAX, RTM_DELQDISC, NLM_F_REQUEST | NLM_F_ACK, seq,
+					  sizeof(struct tcmsg));
 	struct tcmsg *tcm;
 
-	if (sizeof(b->buf) - b->len < NL_MSG_MAX)
+	if (!h)
 		return -ENOBUFS;
-	memset(h, 0, NLMSG_SPACE(sizeof(*tcm)));
-	h->nlmsg_len = NLMSG_LENGTH(sizeof(*tcm));
-	h->nlmsg_type = RTM_DELQDISC;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	h->nlmsg_seq = seq;
 	tcm = NLMSG_DATA(h);
 	tcm->tcm_family = AF_UNSPEC;
 	tcm->tcm_ifindex = ifindex;
 	tcm->tcm_parent = TC_H_ROOT;
 	tcm->tcm_handle = handle;
-	if (!b->count)
-		b->first_seq = seq;
-	b->len += NLMSG_ALIGN(h->nlmsg_len);
-	b->count++;
-	return 0;
+	return nl_batch_add(b, h);
 }
 
 /* One get request, no dump: RTM_GETLINK of an index (or of a name when
@@ -81,17 +64,13 @@ int nl_put_qdisc_del(struct nl_batch *b, uint32_t seq, int ifindex, uint32_t han
  * NLM_F_ECHO, and nothing for a built-in root (noop): the ACK ends each. */
 int nl_put_get(struct nl_batch *b, uint32_t seq, uint16_t type, int ifindex, const char *name, uint32_t parent)
 {
-	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
 	uint32_t mask = RTEXT_FILTER_SKIP_STATS;
 	bool link = type == RTM_GETLINK;
+	struct nlmsghdr *h = nl_batch_msg(b, NL_MSG_MAX, type, NLM_F_REQUEST | NLM_F_ACK | (link ? 0 : NLM_F_ECHO), seq,
+					  link ? sizeof(struct ifinfomsg) : sizeof(struct tcmsg));
 
-	if (sizeof(b->buf) - b->len < NL_MSG_MAX)
+	if (!h)
 		return -ENOBUFS;
-	memset(h, 0, NLMSG_SPACE(sizeof(struct tcmsg)));
-	h->nlmsg_len = NLMSG_LENGTH(link ? sizeof(struct ifinfomsg) : sizeof(struct tcmsg));
-	h->nlmsg_type = type;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (link ? 0 : NLM_F_ECHO);
-	h->nlmsg_seq = seq;
 	if (link) {
 		((struct ifinfomsg *)NLMSG_DATA(h))->ifi_index = ifindex;
 		if ((!ifindex && (!name || !nla_put(h, NL_MSG_MAX, IFLA_IFNAME, name, strlen(name) + 1))) ||
@@ -101,11 +80,7 @@ int nl_put_get(struct nl_batch *b, uint32_t seq, uint16_t type, int ifindex, con
 		((struct tcmsg *)NLMSG_DATA(h))->tcm_ifindex = ifindex;
 		((struct tcmsg *)NLMSG_DATA(h))->tcm_parent = parent;
 	}
-	if (!b->count)
-		b->first_seq = seq;
-	b->len += NLMSG_ALIGN(h->nlmsg_len);
-	b->count++;
-	return 0;
+	return nl_batch_add(b, h);
 }
 
 bool nl_batch_full(const struct nl_batch *b)

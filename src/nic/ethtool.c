@@ -37,28 +37,15 @@ bool nic_attr_u8(enum nic_group g, uint16_t attr)
 /* A request's start in the batch: its netlink and genetlink headers. */
 static struct nlmsghdr *msg_start(struct nl_batch *b, uint32_t seq, uint16_t type, uint8_t cmd, uint8_t version)
 {
-	struct nlmsghdr *h = (struct nlmsghdr *)(b->buf + b->len);
-	struct genlmsghdr *g = NLMSG_DATA(h);
+	struct nlmsghdr *h = nl_batch_msg(b, NIC_MSG_MAX, type, NLM_F_REQUEST | NLM_F_ACK, seq,
+					  sizeof(struct genlmsghdr));
+	struct genlmsghdr *g = h ? NLMSG_DATA(h) : NULL;
 
-	if (sizeof(b->buf) - b->len < NIC_MSG_MAX)
-		return NULL;
-	memset(h, 0, NLMSG_SPACE(sizeof(*g)));
-	h->nlmsg_len = NLMSG_LENGTH(sizeof(*g));
-	h->nlmsg_type = type;
-	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	h->nlmsg_seq = seq;
-	g->cmd = cmd;
-	g->version = version;
+	if (g) {
+		g->cmd = cmd;
+		g->version = version;
+	}
 	return h;
-}
-
-static int msg_end(struct nl_batch *b, struct nlmsghdr *h)
-{
-	if (!b->count)
-		b->first_seq = h->nlmsg_seq;
-	b->len += NLMSG_ALIGN(h->nlmsg_len);
-	b->count++;
-	return 0;
 }
 
 /* A nest holds what was put after it: its length is set at its end. */
@@ -89,7 +76,7 @@ int nic_put_family(struct nl_batch *b, uint32_t seq)
 		return -ENOBUFS;
 	if (!nla_put(h, NIC_MSG_MAX, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME, sizeof(ETHTOOL_GENL_NAME)))
 		return -EMSGSIZE;
-	return msg_end(b, h);
+	return nl_batch_add(b, h);
 }
 
 /* The genetlink payload's attributes, or NULL when h is too short. */
@@ -127,7 +114,7 @@ int nic_put_get(struct nl_batch *b, uint32_t seq, uint16_t family, enum nic_grou
 		return -ENOBUFS;
 	if (put_header(h, ifindex, 0) < 0)
 		return -EMSGSIZE;
-	return msg_end(b, h);
+	return nl_batch_add(b, h);
 }
 
 int nic_put_set(struct nl_batch *b, uint32_t seq, uint16_t family, enum nic_group g, int ifindex, uint16_t attr,
@@ -141,7 +128,7 @@ int nic_put_set(struct nl_batch *b, uint32_t seq, uint16_t family, enum nic_grou
 	if (put_header(h, ifindex, 0) < 0 || !nla_put(h, NIC_MSG_MAX, attr, u8 ? (void *)&v8 : (void *)&value,
 						      u8 ? sizeof(v8) : sizeof(value)))
 		return -EMSGSIZE;
-	return msg_end(b, h);
+	return nl_batch_add(b, h);
 }
 
 /* FEATURES_SET of one feature by name: a bitset with a mask (the bits not
@@ -163,7 +150,7 @@ int nic_put_feature(struct nl_batch *b, uint32_t seq, uint16_t family, int ifind
 	nest_end(h, bit);
 	nest_end(h, bits);
 	nest_end(h, wanted);
-	return msg_end(b, h);
+	return nl_batch_add(b, h);
 }
 
 /* A group's reply: each u32 (or u8) attribute by type, the header nest
