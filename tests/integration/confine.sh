@@ -72,14 +72,7 @@ eq "EAGAIN: revert restored every original" "$(snapshot "$c")" "$(snapshot "$d")
 # made by depmod inside the image is found through them.
 if command -v depmod >/dev/null && command -v objcopy >/dev/null; then
 	m=$WORK/mods
-	mk_kvm "$m"
-	d=$m/lib/modules/6.1.0-et/kernel/net/ipv4
-	mkdir -p "$d"
-	echo 'int x;' >"$WORK/e.c"
-	cc -c -o "$WORK/e.o" "$WORK/e.c"
-	printf 'license=GPL\0name=tcp_bbr\0' >"$WORK/info"
-	objcopy --add-section .modinfo="$WORK/info" --set-section-flags .modinfo=alloc "$WORK/e.o" "$d/tcp_bbr.ko"
-	depmod -b "$m" 6.1.0-et 2>/dev/null
+	mk_modtree "$m"
 	printf '[modules]\nload = tcp_bbr\n' >"$WORK/m.conf"
 	check_rc "modules in the image: found through confined directories" 1 -- \
 		"$ET" modules --root "$m" --kernel 6.1.0-et --config "$WORK/m.conf" --check

@@ -71,14 +71,7 @@ contains "” in a value: named" "U+201D RIGHT DOUBLE QUOTATION MARK, not ASCII:
 # ---- module paths are the image's, not /proc/self/fd/N -------------------------
 need "depmod and objcopy" sh -c 'command -v depmod && command -v objcopy && command -v cc'
 m=$WORK/mods
-mk_kvm "$m"
-d=$m/lib/modules/6.1.0-et/kernel/net/ipv4
-mkdir -p "$d"
-echo 'int x;' >"$WORK/e.c"
-cc -c -o "$WORK/e.o" "$WORK/e.c"
-printf 'license=GPL\0name=tcp_bbr\0' >"$WORK/info"
-objcopy --add-section .modinfo="$WORK/info" --set-section-flags .modinfo=alloc "$WORK/e.o" "$d/tcp_bbr.ko"
-depmod -b "$m" 6.1.0-et 2>/dev/null
+mk_modtree "$m"
 printf '[modules]\nload = tcp_bbr\n' >"$WORK/m.conf"
 OUT=$("$ET" plan --wide --root "$m" --kernel 6.1.0-et --profile none --config "$WORK/m.conf" 2>&1)
 contains "a module under --root: named by the image's path" \

@@ -5,18 +5,9 @@
 # private mount namespace `ip netns exec` makes: nothing of the host changes.
 . "$(dirname "$0")/../lib/common.sh"
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
-	skip "network namespaces" "need root, ip and tc"
-	exit 0
-fi
-ns=et-test-$$
-state=$WORK/state
-mkdir -p "$state" /run/earlytune
-ip netns add "$ns" || { fail "create a network namespace"; exit 0; }
-at_exit 'ip netns del "$ns" 2>/dev/null'
-nsx() { ip netns exec "$ns" "$@"; }
+netns_setup et-test
 # et ARGS…: earlytune in the namespace, net domain only, our records.
-et() { ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$ET" "$@" --only net --profile none --wide; }
+et() { in_ns "$ET" "$@" --only net --profile none --wide; }
 qd() { nsx tc qdisc show dev "$1" | sed 's/ refcnt [0-9]*//; s/ dev [^ ]*//; s/ *$//'; }
 
 # veth allocates a TX queue per CPU by default: a single queue is asked for.
@@ -110,8 +101,7 @@ check_rc "--iface by name" 0 -- et plan --iface renamed4 --config "$WORK/net.con
 # veth pair and 80 with a thousand.
 if command -v strace >/dev/null; then
 	nlcalls() { # OPTION VALUE: the apply's sendto, sendmsg and recvmsg calls
-		ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" \
-			env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$WORK/nltrace" -e trace=sendto,sendmsg,recvmsg \
+		in_ns env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$WORK/nltrace" -e trace=sendto,sendmsg,recvmsg \
 			"$ET" apply --only net --profile none --config "$WORK/net.conf" "$@" >/dev/null 2>&1
 		grep -cE '(sendto|sendmsg|recvmsg)\(' "$WORK/nltrace"
 	}
@@ -154,8 +144,7 @@ if command -v strace >/dev/null; then
 	sed 's/^interfaces = .*/interfaces = c*/' "$WORK/net.conf" >"$WORK/c.conf"
 	# LeakSanitizer cannot stop a traced process's threads: no leak check here.
 	etrace() {
-		ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" \
-			env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 strace -f -qq -o "$WORK/trace" -e trace=sendto "$@" \
+		in_ns env ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 strace -f -qq -o "$WORK/trace" -e trace=sendto "$@" \
 			"$ET" apply --only net --profile none --config "$WORK/c.conf"
 	}
 	# sendto 1 and 2 are the plan's dumps; 3 carries c0 and c9's first 99

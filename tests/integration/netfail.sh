@@ -9,17 +9,8 @@
 # in a directory of the test's (as net.sh).
 . "$(dirname "$0")/../lib/common.sh"
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
-	skip "network namespaces" "need root, ip and tc"
-	exit 0
-fi
+netns_setup et-fail
 need "strace is installed (.ci/bootstrap)" command -v strace
-ns=et-fail-$$
-state=$WORK/state
-mkdir -p "$state" /run/earlytune
-ip netns add "$ns" || { fail "create a network namespace"; exit 0; }
-at_exit 'ip netns del "$ns" 2>/dev/null'
-nsx() { ip netns exec "$ns" "$@"; }
 # et [STRACE ARGS… --] ARGS…: earlytune in the namespace, our records.
 et() {
 	_pre=
@@ -28,8 +19,7 @@ et() {
 		_pre="env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o $WORK/trace $2"
 		shift 2
 	fi
-	ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" \
-		$_pre "$ET_BIN" "$@" --only net --profile none --wide --config "$WORK/net.conf"
+	in_ns $_pre "$ET_BIN" "$@" --only net --profile none --wide --config "$WORK/net.conf"
 }
 root_of() { nsx tc qdisc show dev "$1" | awk '$4 == "root" { print $2, $3 }'; }
 children() { nsx tc qdisc show dev "$1" | grep -c "qdisc $2 .* parent e7e7:"; }

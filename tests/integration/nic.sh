@@ -7,18 +7,9 @@
 # netns exec` makes: nothing of the host changes.
 . "$(dirname "$0")/../lib/common.sh"
 
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
-	skip "network namespaces" "need root, ip and tc"
-	exit 0
-fi
-ns=et-nic-$$
-state=$WORK/state
-mkdir -p "$state" /run/earlytune
-ip netns add "$ns" || { fail "create a network namespace"; exit 0; }
-at_exit 'ip netns del "$ns" 2>/dev/null'
-nsx() { ip netns exec "$ns" "$@"; }
+netns_setup et-nic
 # et ARGS…: earlytune in the namespace, our records, our configuration.
-et() { ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$ET" "$@" --profile none --wide; }
+et() { in_ns "$ET" "$@" --profile none --wide; }
 txq() { nsx ls "/sys/class/net/$1/queues" | grep -c '^tx-'; }
 rxq() { nsx ls "/sys/class/net/$1/queues" | grep -c '^rx-'; }
 qd() { nsx tc qdisc show dev "$1" | awk '$4 == "root" { print $2, $3 }'; }
@@ -125,8 +116,7 @@ eq "forget: a5's records are gone" "$(cat "$state/links/$idx5" 2>/dev/null | gre
 # --ifindex costs the same with 100 more interfaces: one get per group.
 if command -v strace >/dev/null; then
 	nlcalls() {
-		ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" \
-			env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$WORK/nltrace" -e trace=sendto,sendmsg,recvmsg \
+		in_ns env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$WORK/nltrace" -e trace=sendto,sendmsg,recvmsg \
 			"$ET" plan --only nic --profile none $C --ifindex "$idx" >/dev/null 2>&1
 		grep -cE '(sendto|sendmsg|recvmsg)\(' "$WORK/nltrace"
 	}

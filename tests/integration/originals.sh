@@ -8,6 +8,17 @@
 
 ra() { cat "$1/sys/block/$2/queue/read_ahead_kb"; }
 rec() { records "$1" | awk -F'\t' -v p="$2" '$4 == p { print $5 "|" $6 }'; }
+# many_disks ROOT: 1,000 disks' files of records (vdN: its scheduler and
+# read-ahead, diskseq N+1) in ROOT's run/earlytune/disks.
+many_disks() {
+	mkdir -p "$1/run/earlytune/disks"
+	i=0
+	while [ $i -lt 1000 ]; do
+		printf 'block\tvd%d\tqueue/scheduler\tsys/block/vd%d/queue/scheduler\tmq-deadline\tdiskseq:%d\n' $i $i $((i + 1))
+		printf 'block\tvd%d\tqueue/read_ahead_kb\tsys/block/vd%d/queue/read_ahead_kb\t128\tdiskseq:%d\n' $i $i $((i + 1))
+		i=$((i + 1))
+	done | awk -v d="$1/run/earlytune/disks" -F'\t' '{ print > (d "/" $2) }'
+}
 RA=sys/block/vda/queue/read_ahead_kb
 
 # ---- defect 3: a disk that reuses a name records its own original ----------
@@ -109,13 +120,7 @@ check_rc "forget --boot with a broken configuration" 0 -- "$ET" --boot forget --
 eq "forget --boot: dm-0 forgotten" "$(records "$t" | grep -c '	dm-0	')" 0
 # Timing: 1,000 disks' files of 2 records, 100 udev-style removes.
 t=$WORK/forget-many
-mkdir -p "$t/run/earlytune/disks"
-i=0
-while [ $i -lt 1000 ]; do
-	printf 'block\tvd%d\tqueue/scheduler\tsys/block/vd%d/queue/scheduler\tmq-deadline\tdiskseq:%d\n' $i $i $((i + 1))
-	printf 'block\tvd%d\tqueue/read_ahead_kb\tsys/block/vd%d/queue/read_ahead_kb\t128\tdiskseq:%d\n' $i $i $((i + 1))
-	i=$((i + 1))
-done | awk -v d="$t/run/earlytune/disks" -F'\t' '{ print > (d "/" $2) }'
+many_disks "$t"
 s=$(date +%s%N)
 i=0
 while [ $i -lt 100 ]; do "$ET" --boot forget --root "$t" --device vd$i --diskseq $((i + 1)) 2>/dev/null; i=$((i + 1)); done
@@ -131,13 +136,7 @@ eq "forget: their 100 files gone" "$(ls "$t/run/earlytune/disks" | wc -l)" 900
 # every other file as it was.
 t=$WORK/scoped
 mk_kvm "$t"
-mkdir -p "$t/run/earlytune/disks"
-i=0
-while [ $i -lt 1000 ]; do
-	printf 'block\tvd%d\tqueue/scheduler\tsys/block/vd%d/queue/scheduler\tmq-deadline\tdiskseq:%d\n' $i $i $((i + 1))
-	printf 'block\tvd%d\tqueue/read_ahead_kb\tsys/block/vd%d/queue/read_ahead_kb\t128\tdiskseq:%d\n' $i $i $((i + 1))
-	i=$((i + 1))
-done | awk -v d="$t/run/earlytune/disks" -F'\t' '{ print > (d "/" $2) }'
+many_disks "$t"
 printf 'cpufreq\tcpu0\tgovernor\tsys/devices/system/cpu/cpu0/cpufreq/scaling_governor\tpowersave\t\nnot a record\n' \
 	>"$t/run/earlytune/originals"
 printf 'block\tvda\tqueue/read_ahead_kb\t%s\t2222\tdiskseq:999999\n' $RA >"$t/run/earlytune/disks/vda"
@@ -322,8 +321,7 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null &&
 	at_exit 'ip netns del "$ns" 2>/dev/null'
 	state=$WORK/netstate
 	mkdir -p "$state" /run/earlytune
-	nsx() { ip netns exec "$ns" "$@"; }
-	et() { ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$ET" "$@" --only net --profile none; }
+	et() { in_ns "$ET" "$@" --only net --profile none; }
 	for i in 0 1; do nsx ip link add "a$i" numtxqueues 1 type veth peer name "b$i" numtxqueues 1; done
 	cc0=$(nsx cat /proc/sys/net/ipv4/tcp_congestion_control)
 	printf '[net]\ncongestion_control = reno\nqdisc = pfifo\ninterfaces = a*\n' >"$WORK/net.conf"
@@ -358,13 +356,7 @@ if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null || ! command -v unshar
 	exit 0
 fi
 host_lock
-loop=
-for n in 7 6 5 4 3 2; do
-	if [ -w /sys/block/loop$n/queue/read_ahead_kb ] && [ -z "$(cat /sys/block/loop$n/loop/backing_file 2>/dev/null)" ]; then
-		loop=loop$n
-		break
-	fi
-done
+loop=$(free_loop)
 [ -n "$loop" ] || { skip "real loop devices" "no free loop2..loop7"; exit 0; }
 ra0=$(cat /sys/block/$loop/queue/read_ahead_kb)
 truncate -s 1M "$WORK/a.img" "$WORK/b.img"

@@ -107,13 +107,7 @@ if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.e
 	exit 0
 fi
 host_lock
-loop=
-for n in 7 6 5 4 3 2; do
-	if [ -w /sys/block/loop$n/queue/read_ahead_kb ] && [ -z "$(cat /sys/block/loop$n/loop/backing_file 2>/dev/null)" ]; then
-		loop=loop$n
-		break
-	fi
-done
+loop=$(free_loop)
 [ -n "$loop" ] || { skip "real loop devices" "no free loop2..loop7"; exit 0; }
 RA=/sys/block/$loop/queue/read_ahead_kb
 ra0=$(cat $RA)

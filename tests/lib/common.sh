@@ -186,6 +186,37 @@ host_lock() {
 	flock 9
 }
 
+# netns_setup NAME: a network namespace of the script's own, $ns (NAME-PID,
+# deleted at exit), and $state, a directory for its records; the script
+# ends, a skip, without root, ip and tc.
+netns_setup() {
+	if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+		skip "network namespaces" "need root, ip and tc"
+		exit 0
+	fi
+	ns=$1-$$
+	state=$WORK/state
+	mkdir -p "$state" /run/earlytune
+	ip netns add "$ns" || { fail "create a network namespace"; exit 0; }
+	at_exit 'ip netns del "$ns" 2>/dev/null'
+}
+nsx() { ip netns exec "$ns" "$@"; }
+# in_ns CMD...: CMD in the namespace, $state bind-mounted over /run/earlytune
+# in the private mount namespace `ip netns exec` makes (the host's stays).
+in_ns() { ip netns exec "$ns" sh -c 'mount --bind "$0" /run/earlytune && exec "$@"' "$state" "$@"; }
+
+# free_loop: a loop device of loop7..loop2 with no backing file and a
+# read-ahead that can be set (under host_lock); nothing when none is.
+free_loop() {
+	for _n in 7 6 5 4 3 2; do
+		if [ -w /sys/block/loop$_n/queue/read_ahead_kb ] &&
+			[ -z "$(cat /sys/block/loop$_n/loop/backing_file 2>/dev/null)" ]; then
+			echo loop$_n
+			return
+		fi
+	done
+}
+
 # writers ITEM_SETTING TARGET: "tool file:line value wins" per writer of the
 # item in $OUT, a plan's or verify's --json.
 writers() {

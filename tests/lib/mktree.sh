@@ -103,6 +103,19 @@ mk_kvm() {
 	mk_thp "$1"
 }
 
+# A KVM guest whose kernel 6.1.0-et has tcp_bbr as a module: an object with
+# its .modinfo, depmod'ed (its sources in the directory beside ROOT).
+mk_modtree() { # ROOT
+	mk_kvm "$1"
+	_d=$1/lib/modules/6.1.0-et/kernel/net/ipv4
+	mkdir -p "$_d"
+	echo 'int x;' >"$1.e.c"
+	cc -c -o "$1.e.o" "$1.e.c"
+	printf 'license=GPL\0name=tcp_bbr\0' >"$1.info"
+	objcopy --add-section .modinfo="$1.info" --set-section-flags .modinfo=alloc "$1.e.o" "$_d/tcp_bbr.ko"
+	depmod -b "$1" 6.1.0-et 2>/dev/null
+}
+
 # An Azure-like guest: NVMe with 64 MiB read-ahead, an sd temp disk under Hyper-V.
 mk_azure() {
 	mk_base "$1" 6.5.0-1025-azure yes "Microsoft Corporation" "BOOT_IMAGE=/vmlinuz root=PARTUUID=x ro"
