@@ -166,8 +166,12 @@ int rdir_access(const struct rdir *d, const char *rel)
  * A 1,000-disk apply holds two per disk, past a soft limit of 1,024: the
  * soft limit is raised to the hard one once, and past what that allows
  * (less a reserve for everything else a run opens) a value is read and
- * written by path, as without holding. */
+ * written by path, as without holding. The first FD_FREE are held without
+ * asking: a run of a few disks (udev's, one disk) then makes no limit
+ * calls, and no limit a run can work under (FD_RESERVE and more) is
+ * passed by them. */
 #define FD_RESERVE 64
+#define FD_FREE 8
 #define FD_CAP 65536
 
 static long held_fds, fd_budget = -1;
@@ -189,9 +193,9 @@ static long budget(void)
 
 bool fd_hold(void)
 {
-	if (fd_budget < 0)
+	if (fd_budget < 0 && held_fds >= FD_FREE)
 		fd_budget = budget();
-	if (held_fds >= fd_budget)
+	if (held_fds >= (fd_budget < 0 ? FD_FREE : fd_budget))
 		return false;
 	held_fds++;
 	return true;
