@@ -315,18 +315,22 @@ static void unknown_iface(struct ctx *c, struct plan *p)
 
 struct names {
 	char **v;
-	size_t n;
+	size_t n, cap;
 	int err;
 };
 
+/* The room doubles: a realloc an interface moved the list every time. */
 static void add_name(const char *rel, void *data)
 {
 	struct names *ns = data;
-	char **nv = ns->err ? NULL : realloc(ns->v, (ns->n + 1) * sizeof(*nv));
+	size_t cap = ns->n < ns->cap ? ns->cap : ns->cap ? 2 * ns->cap : 8;
+	char **nv = ns->err ? NULL : cap == ns->cap ? ns->v : realloc(ns->v, cap * sizeof(*nv));
 	char *name = nv ? strdup(strrchr(rel, '/') + 1) : NULL;
 
-	if (nv)
+	if (nv) {
 		ns->v = nv;
+		ns->cap = cap;
+	}
 	if (!name && !ns->err)
 		ns->err = -ENOMEM;
 	if (name)
