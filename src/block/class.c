@@ -284,11 +284,13 @@ static void classify(struct ctx *c, struct disk *d)
  * "dm-0 (vg0-root) on vda (virtual)". */
 static void stack_resolve(struct ctx *c, struct disk *d)
 {
-	char dm[128] = "", uuid[160] = "";
+	char dm[128], uuid[160]; /* read_attr's: "" when absent */
 	size_t len;
 	bool mp;
 	int r;
 
+	/* No initializer above: gcc zeroed them before this test, at the
+	 * bottom of a 14 KB frame, a page of stack for every disk. */
 	if (d->cls != BC_STACKED)
 		return;
 	/* Here even ENOENT is a failure: a slave whose disk cannot be found. */

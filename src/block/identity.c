@@ -101,12 +101,12 @@ static int disk_hash(const struct rdir *at, const char *link, unsigned bits, uin
  * loop device bound to another file differ there). A disk with none of
  * them that comes back at the same place and number passes for the same
  * one. */
+static int disk_identity_hashed(const struct rdir *at, struct disk *d, char *out, size_t size);
+
 static int disk_identity(const struct rdir *at, struct disk *d, char *out, size_t size)
 {
-	char buf[32], link[PATH_MAX];
+	char buf[32];
 	unsigned long long seq;
-	unsigned bits;
-	uint64_t h;
 	int rr = rdir_read(at, "diskseq", buf, sizeof(buf));
 
 	if (rr >= 0 && parse_u64(buf, &seq) < 0)
@@ -115,8 +115,19 @@ static int disk_identity(const struct rdir *at, struct disk *d, char *out, size_
 		fmt(out, size, "diskseq:%llu", seq);
 		return 0;
 	}
-	if (rr != -ENOENT)
-		return rr;
+	return rr == -ENOENT ? disk_identity_hashed(at, d, out, size) : rr;
+}
+
+/* Without diskseq. Never inlined: its 12 KB of buffers put the diskseq
+ * read of every disk (a udev run's) a stack page deeper. */
+__attribute__((noinline)) static int disk_identity_hashed(const struct rdir *at, struct disk *d, char *out,
+							  size_t size)
+{
+	char link[PATH_MAX];
+	unsigned bits;
+	uint64_t h;
+	int rr;
+
 	if (d && !*disk_link(d))
 		return -EAGAIN; /* the hook reads it, and says why it cannot */
 	if (pathf(link, sizeof(link), "%s", d ? d->path : at->path) < 0)
