@@ -126,21 +126,30 @@ int root_write_readback(const struct root *r, const char *rel, const char *value
 	return rr;
 }
 
+/* The room after a full buffer: a regular file's size, in one read (a
+ * 1,000-disk host's originals grew by doubling: 6 reallocs, a sixth of a
+ * one-disk run's parse), asked only once the first 4 KB are full: most
+ * files read are smaller (a udev run's: no fstat). A sysfs attribute says
+ * 4096 whatever it holds. */
+static size_t next_cap(int fd, size_t len, size_t cap, size_t max)
+{
+	struct stat st;
+
+	if (len == 4096 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size < max &&
+	    (size_t)st.st_size >= cap)
+		return (size_t)st.st_size + 1;
+	return cap * 2;
+}
+
 int root_read_file(const struct root *r, const char *rel, char **out, size_t max)
 {
 	_cleanup_(closep) int fd = root_openat(r, rel, O_RDONLY, 0);
 	size_t len = 0, cap = 4096;
 	char *buf = NULL, *nbuf;
-	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return fd;
-	/* A regular file in one read (a 1,000-disk host's originals grew by
-	 * doubling: 6 reallocs, a sixth of a one-disk run's parse). A sysfs
-	 * attribute says 4096 whatever it holds. */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size < max && (size_t)st.st_size >= cap)
-		cap = (size_t)st.st_size + 1;
 	for (;;) {
 		nbuf = realloc(buf, cap + 1);
 		if (!nbuf) {
@@ -161,7 +170,7 @@ int root_read_file(const struct root *r, const char *rel, char **out, size_t max
 			return -EFBIG;
 		}
 		if (len == cap)
-			cap *= 2;
+			cap = next_cap(fd, len, cap, max);
 	}
 	buf[len] = '\0';
 	*out = buf;
