@@ -8,6 +8,9 @@
  * verify) gets its own "also written by" line under the item, wrapped only
  * when the table fits the terminal.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -25,6 +28,17 @@ enum { C_DOMAIN, C_TARGET, C_SETTING, C_CURRENT, C_DESIRED, C_ACTION, C_RESULT, 
 static const char *const headers[NCOLS] = { "DOMAIN", "TARGET", "SETTING", "CURRENT", "DESIRED", "ACTION",
 					    "RESULT" };
 
+/* Not a terminal, as the answer just said: stdout fully buffered here,
+ * where stdio would ask again (fstat, TCGETS) at its first write. Only
+ * while it has no buffer yet: setvbuf after any output is undefined. */
+static void buffer_stdout(void)
+{
+	static char buf[BUFSIZ];
+
+	if (__fbufsize(stdout) == 0)
+		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+}
+
 /* COLUMNS when set, else the terminal's width, else 80: a pipe or a file
  * (and so every test) gets 80 unless COLUMNS says otherwise. Asked once. */
 static int ask_columns(void)
@@ -32,12 +46,16 @@ static int ask_columns(void)
 	const char *s = getenv("COLUMNS");
 	unsigned long long v;
 	struct winsize ws;
+	int r;
 
 	if (s && parse_u64(s, &v) == 0 && v > 0)
 		return v < MIN_COLUMNS ? MIN_COLUMNS : v > MAX_COLUMNS ? MAX_COLUMNS : (int)v;
 	/* TIOCGWINSZ fails on anything but a terminal: no isatty() before it. */
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+	r = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
+	if (r == 0 && ws.ws_col > 0)
 		return ws.ws_col < MIN_COLUMNS ? MIN_COLUMNS : ws.ws_col;
+	if (r < 0 && errno == ENOTTY)
+		buffer_stdout();
 	return 80;
 }
 
