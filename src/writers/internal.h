@@ -72,6 +72,7 @@ enum { WSRC_TUNED = 1, WSRC_UDEV = 2, WSRC_SYSCTL = 4, WSRC_TMPFILES = 8, WSRC_S
 
 /* writers.c: the readers' helpers */
 struct wentry *wentry_add(struct wctx *w, const char *tool, const char *file, int line, enum wstage stage);
+void wentries_drop(struct wctx *w, size_t first); /* the entries from first on: a file's, unusable */
 void wset(char **field, const char *s); /* a copy, invalid UTF-8 as '?' */
 void wsetf(char **field, const char *fmt, ...) _printf_(2, 3);
 void writers_error(struct wctx *w, const char *file, int err);

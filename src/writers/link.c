@@ -217,6 +217,7 @@ struct lfile {
 	const char *rel;
 	char *match; /* the [Match] lines */
 	size_t first;
+	int err;
 };
 
 static void link_key(struct lfile *f, const char *key, const char *value, int line)
@@ -305,34 +306,41 @@ static void match_key(struct lfile *f, const char *key, const char *value)
 {
 	char *m = xasprintf("%s%s=%s\n", f->match ? f->match : "", key, value);
 
+	if (!m) { /* the keys kept would fit more interfaces than all of them */
+		f->err = -ENOMEM;
+		return;
+	}
 	free(f->match);
 	f->match = m;
 }
 
-/* The file's [Match] goes on each of its entries, and on one of its own. */
-static void finish(struct lfile *f)
+/* The file's [Match] goes on each of its entries, and on one of its own:
+ * 0, or -ENOMEM (its entries dropped: one without its [Match] would fit
+ * every interface). */
+static int finish(struct lfile *f)
 {
 	struct wentry *e;
+	int r = f->err;
 
-	if (!f->match) { /* udev ignores a .link file without [Match] keys */
-		for (size_t i = f->first; i < f->w->n; i++) {
-			struct wentry *d = &f->w->v[i];
-
-			free(d->file), free(d->what), free(d->key), free(d->value), free(d->names), free(d->extra);
-		}
-		f->w->n = f->first;
-		return;
+	if (!f->match || r) { /* udev ignores a .link file without [Match] keys */
+		wentries_drop(f->w, f->first);
+		free(f->match);
+		return r;
 	}
 	if ((e = wentry_add(f->w, "udev .link", f->rel, 1, WS_LINK))) {
 		e->flags = L_FILE;
 		wset(&e->what, "[Match]");
 		e->judge = judge_link;
 	}
-	for (size_t i = f->first; i < f->w->n; i++) { /* lines: not shown, so not through wset */
+	for (size_t i = f->first; i < f->w->n && !r; i++) { /* lines: not shown, so not through wset */
 		free(f->w->v[i].extra);
 		f->w->v[i].extra = strdup(f->match);
+		r = f->w->v[i].extra ? 0 : -ENOMEM;
 	}
+	if (r)
+		wentries_drop(f->w, f->first);
 	free(f->match);
+	return r;
 }
 
 static void link_file(struct wctx *w, const char *rel, char *text)
@@ -352,7 +360,8 @@ static void link_file(struct wctx *w, const char *rel, char *text)
 		else if (!strcmp(sect, "Link"))
 			link_key(&f, k, v, ini.line);
 	}
-	finish(&f);
+	if (finish(&f) < 0)
+		writers_error(w, rel, -ENOMEM);
 }
 
 int writers_link(struct wctx *w)

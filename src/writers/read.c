@@ -42,6 +42,19 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+void wentries_drop(struct wctx *w, size_t first)
+{
+	for (size_t i = first; i < w->n; i++) {
+		free(w->v[i].file);
+		free(w->v[i].what);
+		free(w->v[i].key);
+		free(w->v[i].names);
+		free(w->v[i].value);
+		free(w->v[i].extra);
+	}
+	w->n = first;
+}
+
 /* The files are anyone's: what they say goes into the table and into JSON
  * as valid UTF-8 without control characters. */
 void wset(char **field, const char *s)

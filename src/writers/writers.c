@@ -126,14 +126,7 @@ static void annotate(const struct wctx *w, struct item *it)
 
 void writers_ctx_free(struct wctx *w)
 {
-	for (size_t i = 0; i < w->n; i++) {
-		free(w->v[i].file);
-		free(w->v[i].what);
-		free(w->v[i].key);
-		free(w->v[i].names);
-		free(w->v[i].value);
-		free(w->v[i].extra);
-	}
+	wentries_drop(w, 0);
 	free(w->v);
 	for (size_t i = 0; i < w->nerrors; i++)
 		free(w->errors[i]);

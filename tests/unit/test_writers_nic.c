@@ -187,6 +187,37 @@ static void test_nm(void **state)
 	assert_contains(j.why, "autoconnect=false");
 }
 
+/* The copy of this one string fails, as under memory exhaustion; every
+ * other strdup of the program is made. */
+static const char *strdup_fails;
+
+char *strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *copy = strdup_fails && !strcmp(s, strdup_fails) ? NULL : malloc(n);
+
+	return copy ? memcpy(copy, s, n) : NULL;
+}
+
+/* A file whose match keys cannot be kept is dropped and said: its entries
+ * without them would fit every interface. */
+static void test_match_enomem(void **state)
+{
+	struct wfx *x = *state;
+	size_t i;
+
+	iface(x, "eth1", false, "4\n", "virtio_net");
+	tree_write(x->dir, "etc/systemd/network/10-a.link", "[Match]\nOriginalName=eth0\n[Link]\nTxChannels=2\n");
+	strdup_fails = "OriginalName=eth0\n";
+	wload(x, writers_link);
+	strdup_fails = NULL;
+	assert_int_equal(x->w.n, 0);
+	assert_int_equal(judge(x, "eth1", "channels.tx", "", &i).applies, 0);
+	assert_int_equal(x->w.nerrors, 1);
+	assert_contains(x->w.errors[0], "/etc/systemd/network/10-a.link");
+	assert_contains(x->w.errors[0], strerror(ENOMEM));
+}
+
 static void test_tuned_net(void **state)
 {
 	struct wfx *x = *state;
@@ -370,6 +401,7 @@ static const struct CMUnitTest tests[] = {
 	WX(test_link),
 	WX(test_link_order),
 	WX(test_nm),
+	WX(test_match_enomem),
 	WX(test_tuned_net),
 	WX(test_udev_ethtool),
 	WX(test_link_rps),
