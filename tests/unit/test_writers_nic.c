@@ -187,6 +187,68 @@ static void test_nm(void **state)
 	assert_contains(j.why, "autoconnect=false");
 }
 
+/* One connection profile setting GRO, alone in the tree: whether it applies
+ * to iface. */
+static int nm_applies(struct wfx *x, const char *head, const char *iface)
+{
+	char text[512];
+	size_t i;
+
+	snprintf(text, sizeof(text), "%s[ethtool]\nfeature-gro=false\n", head);
+	tree_write(x->dir, "etc/NetworkManager/system-connections/m.nmconnection", text);
+	writers_ctx_free(&x->w);
+	x->w = (struct wctx){ .r = x->r.fd < 0 ? NULL : &x->r };
+	wload(x, writers_nm);
+	assert_int_equal(x->w.n, 1);
+	return judge(x, iface, "offload.rx-gro", "", &i).applies;
+}
+
+/* NetworkManager's interface names (nm-settings(5), match.interface-name):
+ * [connection]'s is one exact name; [match]'s a list, '|' optional (a
+ * bare pattern too), '&' mandatory, '!' inverts (bare: mandatory), all
+ * mandatory ones and one optional one must hold; and both keys, and the
+ * MAC address, must accept the interface. */
+static void test_nm_names(void **state)
+{
+	struct wfx *x = *state;
+
+	iface(x, "eth0", false, "4\n", "virtio_net");
+	iface(x, "eth1", false, "4\n", "virtio_net");
+	iface(x, "ens3", false, "4\n", "virtio_net");
+	/* plain: [connection] interface-name is a name, not a glob */
+	assert_int_equal(nm_applies(x, "[connection]\ninterface-name=eth0\n", "eth0"), 1);
+	assert_int_equal(nm_applies(x, "[connection]\ninterface-name=eth0\n", "eth1"), 0);
+	assert_int_equal(nm_applies(x, "[connection]\ninterface-name=eth*\n", "eth0"), 0);
+	/* globs, optional by default; '&' mandatory ones all hold */
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=eth*;ens3\n", "ens3"), 1);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=&eth*;&*0\n", "eth0"), 1);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=&eth*;&*0\n", "eth1"), 0);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=&eth*;&*0\n", "ens3"), 0);
+	/* '!' excludes: bare and after '&' mandatory, after '|' optional */
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=!eth0\n", "eth0"), 0);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=!eth0\n", "eth1"), 1);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=&!eth1\n", "eth0"), 1);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=eth*;&!eth1\n", "eth1"), 0);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=eth0;|!eth*\n", "ens3"), 1);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=eth0;|!eth*\n", "eth1"), 0);
+	/* '|' optional: one of them, besides the mandatory ones; '~' is no
+	 * marker there, a character of the pattern */
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=|eth0;|ens3;&eth*\n", "eth0"), 1);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=|eth0;|ens3;&eth*\n", "ens3"), 0);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=|eth0;|ens3;&eth*\n", "eth1"), 0);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=~eth0\n", "eth0"), 0);
+	/* both keys: where both agree, in either order */
+	assert_int_equal(nm_applies(x, "[connection]\ninterface-name=eth0\n[match]\ninterface-name=eth*\n", "eth0"), 1);
+	assert_int_equal(nm_applies(x, "[connection]\ninterface-name=eth0\n[match]\ninterface-name=eth*\n", "eth1"), 0);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=ens3\n[connection]\ninterface-name=eth0\n", "ens3"), 0);
+	assert_int_equal(nm_applies(x, "[match]\ninterface-name=ens3\n[connection]\ninterface-name=eth0\n", "eth0"), 0);
+	/* and the address: a name that fits on another card's profile does not apply */
+	assert_int_equal(nm_applies(x, "[connection]\ninterface-name=eth0\n[ethernet]\nmac-address=52:54:00:12:34:56\n",
+				    "eth0"), 1);
+	assert_int_equal(nm_applies(x, "[connection]\ninterface-name=eth0\n[ethernet]\nmac-address=02:00:00:00:00:01\n",
+				    "eth0"), 0);
+}
+
 /* The copy of this one string fails, as under memory exhaustion; every
  * other strdup of the program is made. */
 static const char *strdup_fails;
@@ -208,14 +270,20 @@ static void test_match_enomem(void **state)
 
 	iface(x, "eth1", false, "4\n", "virtio_net");
 	tree_write(x->dir, "etc/systemd/network/10-a.link", "[Match]\nOriginalName=eth0\n[Link]\nTxChannels=2\n");
+	tree_write(x->dir, "etc/NetworkManager/system-connections/m.nmconnection",
+		   "[connection]\ninterface-name=eth0\n[ethtool]\nfeature-gro=false\n");
 	strdup_fails = "OriginalName=eth0\n";
 	wload(x, writers_link);
+	strdup_fails = "eth0";
+	wload(x, writers_nm);
 	strdup_fails = NULL;
 	assert_int_equal(x->w.n, 0);
 	assert_int_equal(judge(x, "eth1", "channels.tx", "", &i).applies, 0);
-	assert_int_equal(x->w.nerrors, 1);
+	assert_int_equal(judge(x, "eth1", "offload.rx-gro", "", &i).applies, 0);
+	assert_int_equal(x->w.nerrors, 2);
 	assert_contains(x->w.errors[0], "/etc/systemd/network/10-a.link");
 	assert_contains(x->w.errors[0], strerror(ENOMEM));
+	assert_contains(x->w.errors[1], "/etc/NetworkManager/system-connections/m.nmconnection");
 }
 
 static void test_tuned_net(void **state)
@@ -401,6 +469,7 @@ static const struct CMUnitTest tests[] = {
 	WX(test_link),
 	WX(test_link_order),
 	WX(test_nm),
+	WX(test_nm_names),
 	WX(test_match_enomem),
 	WX(test_tuned_net),
 	WX(test_udev_ethtool),
