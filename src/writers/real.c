@@ -29,7 +29,8 @@ struct wfile {
 	dev_t dev;
 	ino_t ino;
 	char real[PATH_MAX];
-	char *aliases; /* the links' paths to it, each ending in '\n'; NULL: not made */
+	struct strbuf aliases; /* the links' paths to it, each ending in '\n' */
+	bool aliased;          /* aliases made (perhaps none) */
 };
 
 /* A plain path of an entry, opened once. */
@@ -60,7 +61,7 @@ static int open_file(const struct root *r, const char *rel, dev_t *dev, ino_t *i
 
 static void file_reset(struct wfile *f, const struct item *it, const char *path)
 {
-	free(f->aliases);
+	sb_free(&f->aliases);
 	*f = (struct wfile){ .it = it };
 	snprintf(f->path, sizeof(f->path), "%s", path);
 }
@@ -121,13 +122,9 @@ static bool each_device(const struct wctx *w, const char *real,
 static bool add_alias(const char *link, const char *rest, const char *cls, void *data)
 {
 	struct wfile *f = data;
-	char *s = NULL;
 
-	if (asprintf(&s, "%s%s%s\n", f->aliases ? f->aliases : "", link, rest) < 0)
-		return true;
-	free(f->aliases);
-	f->aliases = s;
-	return false;
+	sb_printf(&f->aliases, "%s%s\n", link, rest);
+	return f->aliases.oom;
 }
 
 /* A glob against the file's real path and the links' paths to it. */
@@ -139,12 +136,11 @@ static bool glob_matches(const struct wctx *w, struct wfile *f, const char *glob
 		return false;
 	if (writers_path_match(glob, f->real))
 		return true;
-	if (!f->aliases) {
+	if (!f->aliased) {
 		each_device(w, f->real, add_alias, f);
-		if (!f->aliases)
-			f->aliases = strdup(""); /* none: not looked for again */
+		f->aliased = true;
 	}
-	for (const char *s = f->aliases; s && *s; s += strcspn(s, "\n") + 1)
+	for (const char *s = f->aliases.s; s && *s; s += strcspn(s, "\n") + 1)
 		if (fmt(one, sizeof(one), "%.*s", (int)strcspn(s, "\n"), s) < (int)sizeof(one) &&
 		    writers_path_match(glob, one))
 			return true;
@@ -188,7 +184,7 @@ bool writers_file_match(const struct wctx *w, const struct wentry *e, const char
 		file_reset(f, NULL, path);
 	r = strpbrk(e->key, "*?[") ? glob_matches(w, f, e->key) : same_file(w, f, e);
 	if (f == &local)
-		free(f->aliases);
+		sb_free(&f->aliases);
 	return r;
 }
 
@@ -221,7 +217,7 @@ const struct item *writers_item_view(const struct wctx *w, const struct item *it
 		file_reset(f, it, it->path);
 	found = file_found(w, f) > 0 && each_device(w, f->real, class_link, &v);
 	if (f == &local)
-		free(f->aliases);
+		sb_free(&f->aliases);
 	if (!found)
 		return it;
 	*view = *it;
@@ -250,7 +246,7 @@ void writers_cache_free(struct wctx *w)
 {
 	if (!w->cache)
 		return;
-	free(w->cache->file.aliases);
+	sb_free(&w->cache->file.aliases);
 	free(w->cache->keys);
 	free(w->cache);
 	w->cache = NULL;
