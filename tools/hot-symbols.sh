@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# tools/hot-symbols.sh EARLYTUNE > tools/hot-symbols: the functions a udev
+# run executes (`--boot apply --device` on a virtio disk, with and without
+# its records yet, and again when it is tuned), for the linker to lay out
+# side by side at the start of the text.
+#
+# Why: a udev run's cost beside a bare exec is mostly page faults, and each
+# first touch of a 64 KiB window of the binary's text is one (the kernel maps
+# a window per fault). Scattered over 1.3 MiB, the code of a udev run took
+# 18 windows; together it takes a few. The list names glibc's functions as
+# well as earlytune's: a static binary's glibc is laid out by the same list.
+#
+# Callgrind runs the code on its own virtual CPU, whose features pick other
+# variants of glibc's string functions than a real CPU does: every variant
+# of a function the run called is listed (the CPU picks one at start-up),
+# and every IFUNC resolver (all of them run at start-up).
+set -eu
+et=${1:?usage: tools/hot-symbols.sh EARLYTUNE}
+command -v valgrind >/dev/null || { echo "tools/hot-symbols.sh: needs valgrind" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+t=$tmp/root
+mkdir -p "$t/run" "$t/proc/sys/kernel"
+echo 6.1.0-test >"$t/proc/sys/kernel/osrelease"
+echo root=/dev/vda1 >"$t/proc/cmdline"
+: >"$t/proc/modules"
+for i in 0 1 2 3; do
+	d=$t/sys/block/vd$i
+	mkdir -p "$d/queue" "$d/device"
+	echo '[mq-deadline] kyber none' >"$d/queue/scheduler"
+	echo 8192 >"$d/queue/read_ahead_kb"
+	echo 1 >"$d/queue/rotational"
+	echo $((i + 1)) >"$d/diskseq"
+	ln -s ../../../bus/virtio/drivers/virtio_blk "$d/device/driver"
+done
+
+run() { # NAME: the functions of one run of vd2, one per line
+	valgrind --tool=callgrind --callgrind-out-file="$tmp/$1.cg" "$et" --boot apply --only block --root "$t" --device vd2 \
+		>/dev/null 2>&1
+	# --boot exits 0 whatever happens: the tree says whether it ran
+	[ "$(cat "$t/sys/block/vd2/queue/scheduler")" = none ] || { echo "tools/hot-symbols.sh: $et did not tune vd2" >&2; exit 1; }
+	callgrind_annotate --auto=no --threshold=100 "$tmp/$1.cg" |
+		sed -n 's/^ *[0-9,][0-9,]* *([ 0-9.]*%) *//p' | sed 's/ \[.*//; s/^.*://; s/\.\(constprop\|isra\|part\|cold\)\.[0-9]*$//' |
+		grep -v '^(below\|^0x\|^PROGRAM'
+}
+untune() { echo '[mq-deadline] kyber none' >"$t/sys/block/vd2/queue/scheduler" && echo 8192 >"$t/sys/block/vd2/queue/read_ahead_kb"; }
+{
+	run first # no records yet: the first udev event of a boot
+	untune
+	"$et" apply --only block --root "$t" >/dev/null 2>&1
+	untune
+	run recorded
+	run steady
+} >"$tmp/funcs"
+
+nm "$et" | awk '$2 ~ /^[tTiW]$/ { print $3 }' | sort -u >"$tmp/all"
+# glibc's variants: __strlen_avx2 → every __strlen_*, strlen_ifunc
+sed -n 's/^_*\([a-z0-9]*\)_\(avx\|sse\|evex\|erms\|ssse3\).*/\1/p' "$tmp/funcs" | sort -u >"$tmp/families"
+{
+	sort -u "$tmp/funcs"
+	grep '_ifunc$' "$tmp/all"
+	while read -r f; do grep -E "^_*${f}(_|$)" "$tmp/all" || true; done <"$tmp/families"
+} | awk '!seen[$0]++' >"$tmp/hot"
+# GCC's clones (apply_plan.constprop.0) by the name they were cloned from
+sed 's/\.\(constprop\|isra\|part\|cold\)\.[0-9]*$//' "$tmp/all" | paste - "$tmp/all" |
+	awk 'NR == FNR { hot[$0] = NR; next } ($1 in hot) { print hot[$1], $2 }' "$tmp/hot" - | sort -n -s -k1,1 | cut -d' ' -f2
