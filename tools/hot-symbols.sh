@@ -4,7 +4,8 @@
 # tools/hot-symbols.sh EARLYTUNE > tools/hot-symbols: the functions a udev
 # run executes (`--boot apply --device` on a virtio disk, with and without
 # its records yet, and again when it is tuned), for the linker to lay out
-# side by side at the start of the text.
+# side by side at the start of the text; then the small variables, laid out
+# before the large ones.
 #
 # Why: a udev run's cost beside a bare exec is mostly page faults, and each
 # first touch of a 64 KiB window of the binary's text is one (the kernel maps
@@ -64,6 +65,13 @@ sed -n 's/^_*\([a-z0-9]*\)_\(avx\|sse\|evex\|erms\|ssse3\).*/\1/p' "$tmp/funcs" 
 	grep '_ifunc$' "$tmp/all"
 	while read -r f; do grep -E "^_*${f}(_|$)" "$tmp/all" || true; done <"$tmp/families"
 } | awk '!seen[$0]++' >"$tmp/hot"
+# Then every small variable (64 bytes or less): they go before the buffers
+# and tables, where a run touches a few pages of them and not one page each
+# (the log's three flags sat 8 KiB apart, between its buffers).
+nm -S "$et" | while read -r _ size type name; do
+	case $type in [bBdD]) if [ $((0x$size)) -le 64 ]; then echo "$name"; fi ;; esac
+done >"$tmp/small"
 # GCC's clones (apply_plan.constprop.0) by the name they were cloned from
 sed 's/\.\(constprop\|isra\|part\|cold\)\.[0-9]*$//' "$tmp/all" | paste - "$tmp/all" |
 	awk 'NR == FNR { hot[$0] = NR; next } ($1 in hot) { print hot[$1], $2 }' "$tmp/hot" - | sort -n -s -k1,1 | cut -d' ' -f2
+cat "$tmp/small"

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Facts about the kernel of the root being looked at: its release, its
  * command line, whether it has modules, whether it runs under a hypervisor. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +14,18 @@
 #include "base/kernel.h"
 #include "base/root.h"
 
+/* "6.1.0-27-cloud-amd64" → 6.1; strtoul, not sscanf: every udev run does
+ * this, and sscanf's machinery is a page of code no other part of it uses. */
 static void parse_version(struct kernel *k)
 {
-	unsigned a = 0, b = 0;
+	char *dot;
+	unsigned long a = strtoul(k->release, &dot, 10), b;
 
-	if (sscanf(k->release, "%u.%u", &a, &b) == 2)
-		k->version = KV(a, b);
+	if (dot == k->release || *dot != '.' || !isdigit((unsigned char)dot[1]))
+		return;
+	b = strtoul(dot + 1, NULL, 10);
+	if (a <= UINT_MAX && b <= UINT_MAX)
+		k->version = KV((unsigned)a, (unsigned)b);
 }
 
 /* A failed read that is not ENOENT is remembered (the first one, its file

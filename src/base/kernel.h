@@ -17,8 +17,8 @@ struct kernel {
 	int hypervisor;   /* once probed: 0 no, 1 yes, else -errno of the read that failed */
 	char hv_why[192];
 	bool modules;     /* CONFIG_MODULES: /proc/modules exists */
-	char no_modules[PATH_MAX + 64]; /* !modules: the evidence (no /proc/modules, and
-					 * proc/sys/kernel without modprobe), said as such; */
+	char no_modules[192]; /* !modules: the evidence (no /proc/modules, and
+			       * proc/sys/kernel without modprobe), said as such; */
 	bool modules_unknown; /* it is missing from the tree: no fact either way */
 	bool other;       /* --kernel named another release than the running one */
 	const char *unreadable; /* kernel_probe: the file whose read failed (not ENOENT) */

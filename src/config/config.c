@@ -40,7 +40,7 @@ _printf_(4, 0) static void error_at(struct config *c, const char *file, int line
 void config_count_error(struct config *c, const char *file, int line, const char *msg)
 {
 	if (!c->errors++) {
-		snprintf(c->first_file, sizeof(c->first_file), "%s", file);
+		c->first_file = strdup(file);
 		snprintf(c->first_msg, sizeof(c->first_msg), "%s", msg);
 		c->first_line = line;
 	}
@@ -463,6 +463,7 @@ void config_free(struct config *c)
 	free(c->files);
 	free(c->v);
 	free(c->profile);
+	free(c->first_file);
 	*c = (struct config){ 0 };
 }
 

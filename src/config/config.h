@@ -37,7 +37,7 @@ struct config {
 	int skipped; /* files (or drop-in directories) that could not be read */
 	/* The first error, for verify --prometheus: its file, its line (0: the
 	 * file as a whole) and its words. */
-	char first_file[PATH_MAX], first_msg[256];
+	char *first_file, first_msg[256]; /* first_file NULL: no memory for it */
 	int first_line;
 };
 

@@ -71,7 +71,7 @@ static void put_config(struct strbuf *sb, const struct config *cfg)
 		sb_printf(sb, "earlytune_config_valid 1\n");
 	} else {
 		sb_printf(sb, "earlytune_config_valid{");
-		put_label(sb, "file", cfg->first_file);
+		put_label(sb, "file", cfg->first_file ? cfg->first_file : "");
 		sb_printf(sb, ",line=\"%d\",", cfg->first_line);
 		put_label(sb, "message", cfg->first_msg);
 		sb_printf(sb, "} 0\n");
