@@ -58,13 +58,28 @@ untune() { echo '[mq-deadline] kyber none' >"$t/sys/block/vd2/queue/scheduler" &
 } >"$tmp/funcs"
 
 nm "$et" | awk '$2 ~ /^[tTiW]$/ { print $3 }' | sort -u >"$tmp/all"
-# glibc's variants: __strlen_avx2 → every __strlen_*, strlen_ifunc
-sed -n 's/^_*\([a-z0-9]*\)_\(avx\|sse\|evex\|erms\|ssse3\).*/\1/p' "$tmp/funcs" | sort -u >"$tmp/families"
+# glibc's variants: __strlen_avx2 → every __strlen_*, strlen_ifunc; they
+# come after the rest, grouped by the CPU features that pick them (a CPU
+# runs one group: the others stay out of the windows it touches)
+variant='_(avx|sse|evex|erms|ssse3)'
+grep -E "$variant" "$tmp/funcs" | sed -E "s/^_*([a-z0-9]*)${variant}.*/\\1/" | sort -u >"$tmp/families"
+while read -r f; do grep -E "^_*${f}(_|$)" "$tmp/all" || true; done <"$tmp/families" | grep -v '_ifunc$' >"$tmp/variants"
 {
-	sort -u "$tmp/funcs"
+	grep -Ev "$variant" "$tmp/funcs" | sort -u
+	# start-up and exit code callgrind does not name (their page faults do)
+	printf '%s\n' frame_dummy register_tm_clones deregister_tm_clones __do_global_dtors_aux \
+		___pthread_mutex_lock ___pthread_mutex_unlock __pthread_mutex_unlock_usercnt
 	grep '_ifunc$' "$tmp/all"
-	while read -r f; do grep -E "^_*${f}(_|$)" "$tmp/all" || true; done <"$tmp/families"
-} | awk '!seen[$0]++' >"$tmp/hot"
+	for isa in 'evex|avx512' 'avx' 'sse|ssse3'; do grep -E "_($isa)" "$tmp/variants" || true; done
+	cat "$tmp/variants"
+} | awk '!seen[$0]++' >"$tmp/listed"
+# A name lld finds in more than one object moves them all: glibc's static
+# read_int brought vfscanf's 35 KiB along with vfprintf. Such a name is kept
+# only when earlytune defines it (its functions have sections of their own).
+nm "$et" | awk '$2 ~ /^[tT]$/ { print $3 }' | sort | uniq -d >"$tmp/twice"
+while read -r f; do
+	if ! grep -qx "$f" "$tmp/twice" || grep -rqE "^[a-z].*[ *]$f\(" "${src:-$(dirname "$0")/../src}"; then echo "$f"; fi
+done <"$tmp/listed" >"$tmp/hot"
 # Then every small variable (64 bytes or less): they go before the buffers
 # and tables, where a run touches a few pages of them and not one page each
 # (the log's three flags sat 8 KiB apart, between its buffers).

@@ -7,6 +7,8 @@
 #include "base/array.h"
 #include "base/util.h"
 
+#define FIRST_BYTES 1024
+
 int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 {
 	void *old, *grown;
@@ -14,7 +16,10 @@ int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 
 	if (n < *cap)
 		return 0;
-	want = *cap ? *cap * 2 : first;
+	/* The first block at most FIRST_BYTES: a run of one device (udev's)
+	 * fills a few elements, and every page a block spans that malloc
+	 * writes a header into is a page fault of its own. */
+	want = *cap ? *cap * 2 : first * size > FIRST_BYTES && size <= FIRST_BYTES ? FIRST_BYTES / size : first;
 	if (want <= n || want > SIZE_MAX / size)
 		return -ENOMEM;
 	/* v is the address of any T *: read and written as bytes, which any

@@ -8,8 +8,8 @@
 #include <stddef.h>
 
 /* Room for one more element in the array *v points to (v: a T **; n
- * used, *cap allocated, each size bytes), doubling from first: 0 or
- * -ENOMEM, *v untouched then. */
+ * used, *cap allocated, each size bytes), doubling from first (or from
+ * as many as 1 KiB holds, when fewer): 0 or -ENOMEM, *v untouched then. */
 int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
 
 /* Open addressing over an array's indexes, kept at most half full. The

@@ -141,21 +141,21 @@ static size_t next_cap(int fd, size_t len, size_t cap, size_t max)
 	return cap * 2;
 }
 
-int root_read_file(const struct root *r, const char *rel, char **out, size_t max)
+/* The rest of a file past the first SMALL bytes already in small. */
+static int read_rest(int fd, const char *small, size_t len, char **out, size_t max)
 {
-	_cleanup_(closep) int fd = root_openat(r, rel, O_RDONLY, 0);
-	size_t len = 0, cap = 4096;
+	size_t cap = 4096;
 	char *buf = NULL, *nbuf;
 	ssize_t n;
 
-	if (fd < 0)
-		return fd;
 	for (;;) {
 		nbuf = realloc(buf, cap + 1);
 		if (!nbuf) {
 			free(buf);
 			return -ENOMEM;
 		}
+		if (!buf)
+			memcpy(nbuf, small, len);
 		buf = nbuf;
 		n = read(fd, buf + len, cap - len);
 		if (n < 0) {
@@ -174,6 +174,36 @@ int root_read_file(const struct root *r, const char *rel, char **out, size_t max
 	}
 	buf[len] = '\0';
 	*out = buf;
+	return (int)len;
+}
+
+/* A file of up to SMALL bytes (most a run reads: the kernel's command line)
+ * is read on the stack and kept in a block of its size, not of 4 KiB: every
+ * page a block spans that malloc writes a header into is a page fault. */
+#define SMALL 512
+
+int root_read_file(const struct root *r, const char *rel, char **out, size_t max)
+{
+	_cleanup_(closep) int fd = root_openat(r, rel, O_RDONLY, 0);
+	char small[SMALL];
+	size_t len = 0;
+	ssize_t n = 1;
+
+	if (fd < 0)
+		return fd;
+	while (len < sizeof(small) && (n = read(fd, small + len, sizeof(small) - len)) > 0)
+		len += (size_t)n;
+	if (n < 0)
+		return -errno;
+	if (len >= max)
+		return -EFBIG;
+	if (n != 0)
+		return read_rest(fd, small, len, out, max);
+	*out = malloc(len + 1);
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, small, len);
+	(*out)[len] = '\0';
 	return (int)len;
 }
 

@@ -144,7 +144,9 @@ static void not_root_hint(char *msg, size_t size)
 
 	/* geteuid() only for such a message: a call less on every line. */
 	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
-		const char *e = strerror(errs[i]);
+		/* strerror's words without its gettext lookup (a page of code
+		 * each line): earlytune never sets a locale, so they are the same. */
+		const char *e = strerrordesc_np(errs[i]);
 		size_t el = strlen(e);
 
 		if (len >= el && !strcmp(msg + len - el, e) && geteuid() != 0) {
