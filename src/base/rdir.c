@@ -86,12 +86,26 @@ static int beneath(int dirfd, const char *rel, int flags, int mode)
 	return -EAGAIN;
 }
 
-static int via_root(const struct rdir *d, const char *rel, int flags, int mode)
+/* Paths through the root are made in a short buffer where they fit: a
+ * PATH_MAX one would put the walk below it a page deeper into the stack,
+ * and each page of stack a udev run touches is a fault. */
+#define SHORT_PATH 256
+
+static __attribute__((noinline)) int via_root_long(const struct rdir *d, const char *rel, int flags, int mode)
 {
 	char path[PATH_MAX];
 	int r = pathf(path, sizeof(path), "%s/%s", d->path, rel);
 
 	return r < 0 ? r : root_openat(d->root, path, flags, mode);
+}
+
+static int via_root(const struct rdir *d, const char *rel, int flags, int mode)
+{
+	char path[SHORT_PATH];
+
+	if (pathf(path, sizeof(path), "%s/%s", d->path, rel) < 0)
+		return via_root_long(d, rel, flags, mode);
+	return root_openat(d->root, path, flags, mode);
 }
 
 int rdir_openat(const struct rdir *d, const char *rel, int flags, int mode)
@@ -128,24 +142,28 @@ int rdir_read_selector(const struct rdir *d, const char *rel, char *raw, size_t 
 	return n;
 }
 
+static __attribute__((noinline)) int readlink_via_root(const struct rdir *d, const char *rel, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	int r = pathf(path, sizeof(path), "%s/%s", d->path, rel);
+
+	return r < 0 ? r : root_readlink(d->root, path, buf, size);
+}
+
 /* root_readlink below d: the link itself is never followed. */
 int rdir_readlink(const struct rdir *d, const char *rel, char *buf, size_t size)
 {
 	const char *slash = strrchr(rel, '/');
-	char dir[PATH_MAX];
+	char dir[SHORT_PATH];
 	_cleanup_(closep) int dfd = -1;
 
-	if (!d->held || root_no_openat2 || *rel == '/' || (slash && !slash[1])) {
-		int r = pathf(dir, sizeof(dir), "%s/%s", d->path, rel);
-
-		return r < 0 ? r : root_readlink(d->root, dir, buf, size);
-	}
+	if (!d->held || root_no_openat2 || *rel == '/' || (slash && !slash[1]) ||
+	    (slash && (size_t)(slash - rel) >= sizeof(dir)))
+		return readlink_via_root(d, rel, buf, size);
 	/* On the host there is no root to leave: the kernel walks to the link
 	 * (one call, not an open, a readlinkat and a close); below another root
 	 * the directory holding it is opened confined, as a path only. */
 	if (slash && !d->root->is_host) {
-		if ((size_t)(slash - rel) >= sizeof(dir))
-			return -ENAMETOOLONG;
 		memcpy(dir, rel, (size_t)(slash - rel));
 		dir[slash - rel] = '\0';
 		dfd = rdir_openat(d, dir, O_PATH | O_DIRECTORY, 0);

@@ -307,14 +307,35 @@ int root_match(const struct root *r, const char *dir, const char *pattern,
 	return n == -ENOENT || n == -ENOTDIR ? 0 : n;
 }
 
+/* Apart from root_list: its PATH_MAX buffer is on the stack only while
+ * entries are listed, not under the open's walk. */
+static __attribute__((noinline)) int list_names(DIR *d, const char *dir, const char *pattern, void (*fn)(const char *rel, void *data),
+		      void *data)
+{
+	struct dirent *de;
+	int n = 0;
+
+	for (errno = 0; (de = readdir(d)); errno = 0) {
+		char rel[PATH_MAX];
+
+		if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, 0))
+			continue;
+		n++;
+		if (fmt(rel, sizeof(rel), "%s/%s", root_rel_path(dir), de->d_name) >= (int)sizeof(rel))
+			return -ENAMETOOLONG;
+		if (fn)
+			fn(rel, data);
+	}
+	return errno ? -errno : n;
+}
+
 /* root_match, for callers to whom a directory that is absent (-ENOENT) or
  * not a directory (-ENOTDIR) is not the same thing. */
 int root_list(const struct root *r, const char *dir, const char *pattern,
 	      void (*fn)(const char *rel, void *data), void *data)
 {
-	int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0), n = 0;
+	int fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY, 0), n;
 	DIR *d;
-	struct dirent *de;
 
 	if (fd < 0)
 		return fd;
@@ -323,21 +344,7 @@ int root_list(const struct root *r, const char *dir, const char *pattern,
 		close(fd);
 		return -errno;
 	}
-	for (errno = 0; (de = readdir(d)); errno = 0) {
-		char rel[PATH_MAX];
-
-		if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, 0))
-			continue;
-		n++;
-		if (fmt(rel, sizeof(rel), "%s/%s", root_rel_path(dir), de->d_name) >= (int)sizeof(rel)) {
-			errno = ENAMETOOLONG;
-			break;
-		}
-		if (fn)
-			fn(rel, data);
-	}
-	if (errno)
-		n = -errno;
+	n = list_names(d, dir, pattern, fn, data);
 	closedir(d);
 	return n;
 }
