@@ -604,7 +604,7 @@ for n in $curve_sizes; do
 	# What a loaded machine cannot blur: the instructions of one run
 	# (callgrind; valgrind has no openat2, so the walk that replaces it is
 	# counted) and the bytes it reads and writes (strace), first and steady.
-	c_ir[$n]="- -" c_bytes[$n]="- -"
+	c_ir[$n]="- -" c_bytes[$n]="- -" c_flt[$n]="- -"
 	for mode in first steady; do
 		[[ $mode == first ]] && sh -c "$reset0"
 		ir=- bytes=-
@@ -618,8 +618,12 @@ for n in $curve_sizes; do
 			strace -e trace=read,write,pread64,pwrite64 -o "$TMP/rw" "$ET" apply --only block --device vd0 \
 				--root "$t" >/dev/null || die "FAIL: apply under strace"
 			bytes=$(awk -F'= ' '/^(read|write|pread64|pwrite64)\(/ && $NF + 0 > 0 { b += $NF } END { print b + 0 }' "$TMP/rw")
+			[[ $mode == first ]] && sh -c "$reset0"
 		fi
-		c_ir[$n]="${c_ir[$n]#* } $ir" c_bytes[$n]="${c_bytes[$n]#* } $bytes"
+		# page faults: most of what a udev run costs beyond an exec's
+		/usr/bin/time -f %R -o "$TMP/flt" "$ET" --boot apply --only block --device vd0 --root "$t" >/dev/null 2>&1 ||
+			die "FAIL: apply under /usr/bin/time"
+		c_ir[$n]="${c_ir[$n]#* } $ir" c_bytes[$n]="${c_bytes[$n]#* } $bytes" c_flt[$n]="${c_flt[$n]#* } $(tail -n 1 "$TMP/flt")"
 	done
 	TREE=$t check_tuned "one-device apply on the $n-disk tree" vd0
 	(($(records_of "$t" | wc -l) == 2 * n)) || die "FAIL: the $n-disk tree does not hold $((2 * n)) records"
@@ -636,11 +640,17 @@ check_tuned "the storm" vd0 vd$((STORM - 1))
 m_storm0=$("$TMP/storm" "$STORM" "$TMP/noop")
 
 $RESET
-/usr/bin/time -f %M -o "$TMP/rss" "$ET" apply --only block --root "$TREE" >/dev/null ||
+/usr/bin/time -f '%M %R' -o "$TMP/rss" "$ET" apply --only block --root "$TREE" >/dev/null ||
 	die "FAIL: earlytune apply under /usr/bin/time exited $?"
-rss=$(tail -n 1 "$TMP/rss")
-/usr/bin/time -f %M -o "$TMP/rss0" "$TMP/noop"
-rss0=$(tail -n 1 "$TMP/rss0")
+read -r rss flt < <(tail -n 1 "$TMP/rss")
+/usr/bin/time -f '%M %R' -o "$TMP/rss0" "$TMP/noop"
+read -r rss0 flt0 < <(tail -n 1 "$TMP/rss0")
+$RESET
+/usr/bin/time -f %R -o "$TMP/flt" "$TMP/floor" "$TREE" || die "FAIL: the job's floor under /usr/bin/time"
+flt_floor=$(tail -n 1 "$TMP/flt")
+$RESET
+/usr/bin/time -f %R -o "$TMP/flt" "$SH" "$TMP/loop-write.sh" "$TREE" || die "FAIL: the loop under /usr/bin/time"
+flt_loop=$(tail -n 1 "$TMP/flt")
 
 # h. syscalls per disk of the first apply (strace -c), and of the write-only loop:
 # on the tree above (every disk with diskseq: its identity is that number) and
@@ -727,6 +737,7 @@ printf '%-58s %25s\n' "   the same, steady state (medians of paired ratios: wall
 printf '%-58s %12s %12s\n' "f. $STORM concurrent --boot apply --device (wall, slowest)" "$(ms "${m_storm%% *}")" "$(ms "${m_storm##* }")"
 printf '%-58s %12s %12s\n' "   $STORM concurrent static no-op execs (wall, slowest)" "$(ms "${m_storm0%% *}")" "$(ms "${m_storm0##* }")"
 printf '%-58s %12s\n' "d. peak RSS, $NDISKS-disk apply (static no-op: $rss0 KiB)" "$rss KiB"
+printf '%-58s %12s\n' "   its page faults (the floor: $flt_floor, the write-only loop: $flt_loop)" "$flt"
 printf '%-58s %12s\n' "e. binary size, stripped (unstripped: $size_raw)" "$size B"
 echo
 echo "g. one-device apply --device vd0 against the size of the host (every disk recorded; wall median; x: the median of each run's ratio to a no-op exec beside it, wall / CPU)"
@@ -738,12 +749,14 @@ for n in $curve_sizes; do
 		"$(us "$(med "$f")") $(pairs "$f")x" \
 		"$(us "$(med "$st")") $(pairs "$st")x"
 done
-echo "   the same runs, counted: instructions (callgrind) and bytes read + written (strace), first / steady"
-printf '%-8s %-9s %30s %30s\n' DISKS RECORDS "instructions" "bytes read + written"
+echo "   the same runs, counted: instructions (callgrind), bytes read + written (strace) and page faults"
+echo "   (GNU time; the static no-op: $flt0), first / steady"
+printf '%-8s %-9s %24s %24s %14s\n' DISKS RECORDS "instructions" "bytes read + written" "page faults"
 for n in $curve_sizes; do
 	read -r i1 i2 <<<"${c_ir[$n]}"
 	read -r b1 b2 <<<"${c_bytes[$n]}"
-	printf '%-8s %-9s %30s %30s\n' "$n" $((2 * n)) "$i1 / $i2" "$b1 / $b2"
+	read -r f1 f2 <<<"${c_flt[$n]}"
+	printf '%-8s %-9s %24s %24s %14s\n' "$n" $((2 * n)) "$i1 / $i2" "$b1 / $b2" "$f1 / $f2"
 done
 last=${curve_sizes##* }
 r_curve=$(pair_cpu "${c_first[$last]}")
