@@ -183,8 +183,10 @@ static void replan_failed(const struct plan *p, char *why, size_t size)
  * first, their originals recorded before, and the plan is made again: the
  * items about queues (RPS, XPS, a qdisc per TX queue) are then about the
  * queues there are, at the same event. */
-static int reshape(struct ctx *c, struct plan *p, struct session *s, unsigned *batched, char *why,
-		   size_t size)
+/* Where apply stopped, for the items it did not write. */
+enum stop { STOP_RECORD, STOP_LIST, STOP_REPLAN };
+
+static int reshape(struct ctx *c, struct plan *p, struct session *s, unsigned *batched, enum stop *stop)
 {
 	struct plan first = *p;
 	size_t n = 0;
@@ -200,8 +202,24 @@ static int reshape(struct ctx *c, struct plan *p, struct session *s, unsigned *b
 			write_item(c, &first, &first.v[i], s, batched);
 	r = replan(c, p, &first, n);
 	if (r < 0)
-		replan_failed(p, why, size);
+		*stop = STOP_REPLAN;
 	return r;
+}
+
+/* The words are made only for an item not written: a PATH_MAX buffer on
+ * apply's frame lay under every call of the run, pages of stack a udev run
+ * touched for nothing. */
+static __attribute__((noinline)) void not_written(const struct ctx *c, const struct plan *p, struct item *it, int r,
+						  enum stop stop)
+{
+	char why[PATH_MAX + 128];
+
+	fmt(why, sizeof(why), "cannot record originals in %s/run/earlytune", c->root.is_host ? "" : c->root.dir);
+	if (stop == STOP_LIST)
+		fmt(why, sizeof(why), "cannot list devices");
+	else if (stop == STOP_REPLAN)
+		replan_failed(p, why, sizeof(why));
+	item_fail(it, r, "not written: %s", why);
 }
 
 /* The guard is not an item: a boot goes on without it, and systemd-sysctl
@@ -226,25 +244,24 @@ static int apply_plan(struct ctx *c, struct plan *p, int *guard)
 {
 	struct session s;
 	unsigned batched = 0;
-	char why[PATH_MAX + 128];
+	enum stop stop = STOP_RECORD;
 	int r = session_open(&s, c, SESSION_SCOPED);
 
-	fmt(why, sizeof(why), "cannot record originals in %s/run/earlytune", c->root.is_host ? "" : c->root.dir);
 	if (r >= 0)
 		r = session_forget_stale(&s);
 	if (r >= 0)
 		*guard = write_guard(c);
 	if (r >= 0 && (r = build_plan(c, p, true)) < 0)
-		fmt(why, sizeof(why), "cannot list devices");
+		stop = STOP_LIST;
 	if (r >= 0)
-		r = reshape(c, p, &s, &batched, why, sizeof(why));
+		r = reshape(c, p, &s, &batched, &stop);
 	if (r >= 0)
 		r = record_originals(&s, p);
 	for (size_t i = 0; i < p->n; i++) {
 		if (!wants_write(&p->v[i]) || (p->v[i].result && reshaping(&p->v[i])))
 			continue;
 		if (r < 0)
-			item_fail(&p->v[i], r, "not written: %s", why);
+			not_written(c, p, &p->v[i], r, stop);
 		else
 			write_item(c, p, &p->v[i], &s, &batched);
 	}
