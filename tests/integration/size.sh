@@ -15,3 +15,19 @@ need "$strip is installed (.ci/bootstrap)" command -v "$strip"
 "$strip" -o "$WORK/et" "$ET_BIN"
 size=$(stat -c %s "$WORK/et")
 [ "$size" -le "$max" ]; eq "stripped size $size bytes ≤ $bound" $? 0
+
+# tools/hot-symbols, the order lld lays a udev run's functions out in, kept
+# up to date: every function such a run calls now (tools/hot-symbols.sh on
+# this binary) is on the committed list — else `make hot-symbols`. The
+# arm64 binary is linked by GNU ld, without the list.
+case $OUT in
+*"ARM aarch64"*) ;;
+*)
+	if command -v valgrind >/dev/null; then
+		"$TESTS_DIR/../tools/hot-symbols.sh" "$ET_BIN" >"$WORK/hot" 2>"$WORK/hot.err"
+		eq "tools/hot-symbols.sh ran on the binary" "$?:$(cat "$WORK/hot.err")" "0:"
+		grep -Fvxf "$TESTS_DIR/../tools/hot-symbols" "$WORK/hot" >"$WORK/missing"
+		eq "every function a udev run calls is in tools/hot-symbols (make hot-symbols)" "$(head -5 "$WORK/missing" | tr '\n' ' ')" ""
+	fi
+	;;
+esac
