@@ -9,6 +9,7 @@
  */
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,65 +84,91 @@ static const char *integer(char *buf, char c, enum size_mod mod, va_list *ap)
 	return decimal(buf, s < 0 ? 0ULL - (unsigned long long)s : (unsigned long long)s, s < 0);
 }
 
-/* One piece of the output at *f: literal text or a conversion's text;
- * NULL at a conversion that is not ours. */
-static const char *piece(const char **f, size_t *len, char *num, va_list *ap)
+/* The text of the conversion at *f (just past '%'), its length in *len
+ * and *f moved past it; NULL (nothing taken from ap) when it is not ours.
+ * %s first: most conversions are. */
+static inline __attribute__((always_inline)) const char *convert(const char **f, size_t *len, char *num,
+								  va_list *ap)
 {
-	const char *s = *f;
+	const char *c = *f, *s;
 	enum size_mod mod;
 	size_t skip;
-	char c;
+	char k;
 
-	if (*s != '%') {
-		*len = (size_t)(strchrnul(s, '%') - s);
-		*f += *len;
-		return s;
-	}
-	c = conversion(s + 1, &mod, &skip);
-	if (!c)
-		return NULL;
-	*f += 1 + skip;
-	if (c == 's') {
+	if (c[0] == 's') {
 		s = va_arg(*ap, const char *);
 		s = s ? s : "(null)";
-	} else if (c == 'c') {
-		num[0] = (char)va_arg(*ap, int);
-		s = num;
-	} else if (c == '%') {
-		s = "%";
-	} else {
-		s = integer(num, c, mod, ap);
-		*len = (size_t)(num + 24 - s);
+		*len = strlen(s);
+		*f = c + 1;
 		return s;
 	}
-	*len = c == 'c' ? 1 : strlen(s);
+	k = conversion(c, &mod, &skip);
+	if (!k || k == 's')
+		return NULL;
+	*f = c + skip;
+	*len = 1;
+	if (k == 'c') {
+		num[0] = (char)va_arg(*ap, int);
+		return num;
+	}
+	if (k == '%')
+		return "%";
+	s = integer(num, k, mod, ap);
+	*len = (size_t)(num + 24 - s);
 	return s;
+}
+
+/* n bytes from s to p: a piece is mostly a few bytes, which two
+ * overlapping fixed-size copies move in a handful of instructions where
+ * libc's copy is a call and its dispatch. memmove, not memcpy, for the
+ * rest: -Os inlines a memcpy of unknown length as rep movsb, a step per
+ * byte; memmove stays libc's vector copy. */
+static inline __attribute__((always_inline)) void copy(char *p, const char *s, size_t n)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&a, s, 8), memcpy(&b, s + n - 8, 8);
+		memcpy(p, &a, 8), memcpy(p + n - 8, &b, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&c, s, 4), memcpy(&d, s + n - 4, 4);
+		memcpy(p, &c, 4), memcpy(p + n - 4, &d, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			p[i] = s[i];
+	} else {
+		memmove(p, s, n);
+	}
 }
 
 int fmt_v(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	size_t n = 0;
-	char num[24];
+	char num[24], *p = buf, *end = buf + (size ? size - 1 : 0);
+	const char *f = fmt, *s;
+	size_t n = 0, len, k;
 	va_list aq;
 
 	/* One pass: at a conversion not ours, stdio formats it all again from
-	 * ap, which the pass (on its copy) has not moved. */
+	 * ap, which the pass (on its copy) has not moved. Each piece (a run of
+	 * literal text, a conversion's text) is copied whole. */
 	va_copy(aq, ap);
-	for (const char *f = fmt; *f;) {
-		size_t len;
-		const char *add = piece(&f, &len, num, &aq);
-
-		if (!add) {
+	while (*f) {
+		if (*f != '%') {
+			s = f;
+			f = strchrnul(f, '%');
+			len = (size_t)(f - s);
+		} else if (f++, !(s = convert(&f, &len, num, &aq))) {
 			va_end(aq);
 			return vsnprintf(buf, size, fmt, ap);
 		}
-		if (n < size)
-			memcpy(buf + n, add, len < size - n ? len : size - n);
-		n += len;
+		k = len < (size_t)(end - p) ? len : (size_t)(end - p);
+		copy(p, s, k);
+		p += k, n += len;
 	}
 	va_end(aq);
 	if (size)
-		buf[n < size ? n : size - 1] = '\0';
+		*p = '\0';
 	return n > INT_MAX ? -1 : (int)n;
 }
 
