@@ -35,7 +35,7 @@ int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 
 /* Eight bytes a step: fnv1a's byte a step over records' paths was 4 % of
  * a 1,000-disk apply. Only a slot: never kept, so byte order is no matter. */
-static uint64_t key_hash(const char *key)
+uint32_t strindex_hash(const char *key)
 {
 	size_t len = strlen(key);
 	uint64_t h = len * 0x9e3779b97f4a7c15ULL, w;
@@ -48,30 +48,42 @@ static uint64_t key_hash(const char *key)
 	w = 0;
 	memcpy(&w, key, len);
 	h = (h ^ w) * 0xff51afd7ed558ccdULL;
-	/* murmur3's finish: every bit of h reaches the low ones the mask keeps */
+	/* murmur3's finish: every bit of h reaches the low ones kept */
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 33);
+	return (uint32_t)(h ^ (h >> 33));
 }
 
-static size_t slot_of(const struct strindex *x, const char *key)
+#define EMPTY UINT32_MAX
+
+static void put(struct strslot *slots, size_t nslots, uint32_t i, uint32_t h)
 {
-	return (size_t)key_hash(key) & (x->nslots - 1);
+	size_t mask = nslots - 1, k = h & mask;
+
+	while (slots[k].i != EMPTY)
+		k = (k + 1) & mask;
+	slots[k] = (struct strslot){ i, h };
+}
+
+void strindex_insert_hashed(struct strindex *x, size_t i, uint32_t h)
+{
+	put(x->slots, x->nslots, (uint32_t)i, h);
 }
 
 void strindex_insert(struct strindex *x, size_t i)
 {
-	size_t mask = x->nslots - 1, h = slot_of(x, x->key(x->data, i));
+	strindex_insert_hashed(x, i, strindex_hash(x->key(x->data, i)));
+}
 
-	while (x->slots[h] != STRINDEX_NONE)
-		h = (h + 1) & mask;
-	x->slots[h] = i;
+static void clear(struct strslot *slots, size_t nslots)
+{
+	for (size_t k = 0; k < nslots; k++)
+		slots[k].i = EMPTY;
 }
 
 void strindex_rebuild(struct strindex *x, size_t n)
 {
-	for (size_t k = 0; k < x->nslots; k++)
-		x->slots[k] = STRINDEX_NONE;
+	clear(x->slots, x->nslots);
 	for (size_t i = 0; i < n; i++)
 		strindex_insert(x, i);
 }
@@ -79,29 +91,41 @@ void strindex_rebuild(struct strindex *x, size_t n)
 int strindex_reserve(struct strindex *x, size_t n)
 {
 	size_t ns = x->nslots ? x->nslots * 2 : 64;
-	size_t *v;
+	struct strslot *v;
 
 	if ((n + 1) * 2 <= x->nslots)
 		return 0;
-	v = malloc(ns * sizeof(*v));
-	if (!v)
+	if (n >= EMPTY - 1 || ns > SIZE_MAX / sizeof(*v) || !(v = malloc(ns * sizeof(*v))))
 		return -ENOMEM;
+	clear(v, ns);
+	/* The slots move with their hashes; a first table is made from the
+	 * keys (a caller may reserve after adding elements). */
+	for (size_t k = 0; k < x->nslots; k++)
+		if (x->slots[k].i != EMPTY)
+			put(v, ns, x->slots[k].i, x->slots[k].h);
+	if (!x->nslots)
+		for (size_t i = 0; i < n; i++)
+			put(v, ns, (uint32_t)i, strindex_hash(x->key(x->data, i)));
 	free(x->slots);
 	x->slots = v, x->nslots = ns;
-	strindex_rebuild(x, n);
 	return 0;
 }
 
-size_t strindex_find(const struct strindex *x, const char *key)
+size_t strindex_find_hashed(const struct strindex *x, const char *key, uint32_t h)
 {
 	size_t mask = x->nslots - 1;
 
 	if (!x->nslots)
 		return STRINDEX_NONE;
-	for (size_t h = slot_of(x, key); x->slots[h] != STRINDEX_NONE; h = (h + 1) & mask)
-		if (!strcmp(x->key(x->data, x->slots[h]), key))
-			return x->slots[h];
+	for (size_t k = h & mask; x->slots[k].i != EMPTY; k = (k + 1) & mask)
+		if (x->slots[k].h == h && !strcmp(x->key(x->data, x->slots[k].i), key))
+			return x->slots[k].i;
 	return STRINDEX_NONE;
+}
+
+size_t strindex_find(const struct strindex *x, const char *key)
+{
+	return x->nslots ? strindex_find_hashed(x, key, strindex_hash(key)) : STRINDEX_NONE;
 }
 
 void strindex_free(struct strindex *x)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Room for one more element in the array *v points to (v: a T **; n
  * used, *cap allocated, each size bytes), doubling from first (or from
@@ -13,16 +14,30 @@
 int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
 
 /* Open addressing over an array's indexes, kept at most half full. The
- * array stays the caller's: key(data, i) is element i's key. */
+ * array stays the caller's: key(data, i) is element i's key. Each slot
+ * keeps its key's hash beside the index: a growth moves slots without
+ * hashing a key again, and a probe compares a key only when the hash
+ * matches. At most UINT32_MAX - 1 elements. */
 #define STRINDEX_NONE ((size_t)-1)
+struct strslot {
+	uint32_t i, h; /* the element (UINT32_MAX: empty) and its key's hash */
+};
 struct strindex {
-	size_t *slots, nslots;
+	struct strslot *slots;
+	size_t nslots;
 	const char *(*key)(const void *data, size_t i);
 	const void *data;
 };
-/* Room for n + 1 elements: rebuilt from the first n when it grows. */
+/* Room for n + 1 elements: grown when half full (the slots moved, or,
+ * with none yet, made from the first n). */
 int strindex_reserve(struct strindex *x, size_t n);
+/* A key's hash: for the _hashed calls, which spare a second hash of a key
+ * looked up and then inserted. */
+uint32_t strindex_hash(const char *key);
 void strindex_insert(struct strindex *x, size_t i);
+void strindex_insert_hashed(struct strindex *x, size_t i, uint32_t h);
 size_t strindex_find(const struct strindex *x, const char *key); /* STRINDEX_NONE: absent */
+size_t strindex_find_hashed(const struct strindex *x, const char *key, uint32_t h);
+/* Every slot again from the first n elements (after they moved). */
 void strindex_rebuild(struct strindex *x, size_t n);
 void strindex_free(struct strindex *x);

@@ -54,7 +54,9 @@ bool state_disk_file(const char *name, char *rel)
 {
 	if (!valid_name(name) || name[0] == '.')
 		return false;
-	fmt(rel, STATE_REL_MAX, DISKS_DIR "/%s", name);
+	_Static_assert(sizeof(DISKS_DIR "/") + NAME_MAX <= STATE_REL_MAX, "a disk's file name fits");
+	memcpy(rel, DISKS_DIR "/", sizeof(DISKS_DIR));
+	strcpy(rel + sizeof(DISKS_DIR), name);
 	return true;
 }
 
@@ -90,7 +92,9 @@ size_t state_file_find(const struct records *rs, const char *rel)
 /* The index of the file REL, added if it is not there yet. */
 int state_file_add(struct records *rs, const char *rel, size_t *idx)
 {
-	*idx = state_file_find(rs, rel);
+	uint32_t h = strindex_hash(rel);
+
+	*idx = strindex_find_hashed(rels(rs), rel, h);
 	if (*idx != STRINDEX_NONE)
 		return 0;
 	if (array_grow(&rs->files, &rs->files_cap, rs->nfiles, sizeof(*rs->files), 8) < 0 ||
@@ -100,7 +104,7 @@ int state_file_add(struct records *rs, const char *rel, size_t *idx)
 	if (!rs->files[rs->nfiles].rel)
 		return -ENOMEM;
 	*idx = rs->nfiles++;
-	strindex_insert(rels(rs), *idx);
+	strindex_insert_hashed(rels(rs), *idx, h);
 	return 0;
 }
 
@@ -116,7 +120,8 @@ static void record_free(struct record *x)
 	free(x->domain);
 }
 
-static int push(struct records *rs, char **fields, size_t file)
+/* h: the hash of its path (strindex_hash). */
+static int push(struct records *rs, char **fields, size_t file, uint32_t h)
 {
 	size_t len[NFIELDS], total = 0;
 	struct record *rec;
@@ -139,7 +144,7 @@ static int push(struct records *rs, char **fields, size_t file)
 		p += len[k];
 	}
 	rec->file = file;
-	strindex_insert(paths(rs), rs->n++);
+	strindex_insert_hashed(paths(rs), rs->n++, h);
 	return 0;
 }
 
@@ -191,6 +196,7 @@ static int parse_line(struct records *rs, char *line, size_t from)
 {
 	char *f[NFIELDS], *s = line;
 	size_t n = 0, file;
+	uint32_t h;
 	int rr;
 
 	while (n < NFIELDS && (f[n] = strsep(&s, "\t")))
@@ -199,12 +205,13 @@ static int parse_line(struct records *rs, char *line, size_t from)
 		f[n++] = (char *)""; /* no identity: not checked */
 	if (n != NFIELDS || s || !valid_name(f[1]) || !state_path_ok(f[0], f[3]))
 		return 0;
-	if (strindex_find(paths(rs), f[3]) != STRINDEX_NONE) {
+	h = strindex_hash(f[3]);
+	if (strindex_find_hashed(paths(rs), f[3], h) != STRINDEX_NONE) {
 		file_dirty(rs, from);
 		return 0;
 	}
 	rr = file_of_record(rs, f, from, &file);
-	return rr != 0 ? (rr < 0 ? rr : 0) : push(rs, f, file);
+	return rr != 0 ? (rr < 0 ? rr : 0) : push(rs, f, file, h);
 }
 
 int state_parse_file(struct records *rs, char *buf, size_t file)
@@ -241,14 +248,15 @@ const struct record *state_find_loaded(const struct records *rs, const char *pat
  * is the true one. */
 int state_add_loaded(struct records *rs, char **f, const char *rel)
 {
+	uint32_t h = strindex_hash(f[3]);
 	size_t file;
 	int rr;
 
-	if (state_find_loaded(rs, f[3]))
+	if (strindex_find_hashed(paths(rs), f[3], h) != STRINDEX_NONE)
 		return 0;
 	rr = state_file_add(rs, rel, &file);
 	if (rr >= 0)
-		rr = push(rs, f, file);
+		rr = push(rs, f, file, h);
 	if (rr >= 0)
 		file_dirty(rs, file);
 	return rr;
