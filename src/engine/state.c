@@ -69,8 +69,9 @@ void state_file_of(const char *domain, const char *target, const char *path, con
 {
 	const struct domain *d = state_domain(domain);
 	int ifindex = state_ifindex(domain, path);
-	char disk[NAME_MAX + 1] = "";
+	char disk[NAME_MAX + 1];
 
+	disk[0] = '\0'; /* not = "": that zeroes all of it, each record */
 	if (d && d->device_of) {
 		const struct record x = { .path = (char *)path, .identity = (char *)identity };
 
