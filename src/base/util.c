@@ -182,7 +182,7 @@ void sb_put(struct strbuf *sb, const char *s, size_t n)
 {
 	if (!sb_grow(sb, n))
 		return;
-	memcpy(sb->s + sb->len, s, n);
+	put_bytes(sb->s + sb->len, s, n);
 	sb->len += n;
 	sb->s[sb->len] = '\0';
 }

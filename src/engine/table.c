@@ -176,7 +176,7 @@ static const char *note(struct strbuf *nb, const struct item *it)
 		return NULL;
 	if (it->error)
 		p = mempcpy(p, "error: ", 7);
-	p = mempcpy(p, text ? text : "", lt);
+	p = put_bytes(p, text ? text : "", lt);
 	if (it->source) {
 		if (lt)
 			*p++ = ' ';
