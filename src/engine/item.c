@@ -2,6 +2,7 @@
 /* Plan items: what one setting is, should be, and what happened to it. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,19 +13,41 @@
 struct item *plan_add(struct plan *p, const char *domain, const char *target,
 		      const char *setting, const char *path)
 {
+	size_t lt = strlen(target) + 1, ls = strlen(setting) + 1, lp = strlen(path) + 1;
 	struct item *it;
 
 	if (array_grow(&p->v, &p->cap, p->n, sizeof(*p->v), 64) < 0)
 		return NULL;
 	it = &p->v[p->n];
 	*it = (struct item){ .domain = domain, .action = ACT_KEEP };
-	it->target = strdup(target);
-	it->setting = strdup(setting);
-	it->path = strdup(path);
+	/* The three in one allocation: a 1,000-disk plan made and freed
+	 * 4,000 fewer. */
+	it->names = malloc(lt + ls + lp);
 	p->n++;
-	if (!it->target || !it->setting || !it->path)
+	if (!it->names)
 		return NULL;
+	it->names_len = lt + ls + lp;
+	it->target = memcpy(it->names, target, lt);
+	it->setting = memcpy(it->target + lt, setting, ls);
+	it->path = memcpy(it->setting + ls, path, lp);
 	return it;
+}
+
+/* Whether s is in the item's names (not replaced since plan_add). */
+static bool in_names(const struct item *it, const char *s)
+{
+	uintptr_t at = (uintptr_t)s, start = (uintptr_t)it->names;
+
+	return it->names && at >= start && at - start < it->names_len;
+}
+
+void item_set_name(struct item *it, char **field, const char *value)
+{
+	char *copy = value ? strdup(value) : NULL;
+
+	if (!in_names(it, *field))
+		free(*field);
+	*field = copy;
 }
 
 /* The file the plan read current through, kept for apply's write. */
@@ -139,9 +162,13 @@ void item_from_entry(struct item *it, const struct cfg_entry *e)
 static void item_free(struct item *it)
 {
 	item_drop_fd(it);
-	free(it->target);
-	free(it->setting);
-	free(it->path);
+	if (!in_names(it, it->target))
+		free(it->target);
+	if (!in_names(it, it->setting))
+		free(it->setting);
+	if (!in_names(it, it->path))
+		free(it->path);
+	free(it->names);
 	free(it->current);
 	free(it->desired);
 	free(it->module);

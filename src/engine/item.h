@@ -12,6 +12,8 @@ struct item *plan_add(struct plan *p, const char *domain, const char *target,
 void item_hold_fd(struct item *it, int fd, size_t len); /* fd from fd_hold */
 void item_drop_fd(struct item *it);
 void item_set(char **field, const char *value);
+/* item_set for target, setting or path (field: one of the three). */
+void item_set_name(struct item *it, char **field, const char *value);
 void item_setf(char **field, const char *fmt, ...) _printf_(2, 3);
 void item_add_reason(struct item *it, const char *fmt, ...) _printf_(2, 3);
 /* A skip because the tree does not show what would decide it: the reason
