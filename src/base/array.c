@@ -133,3 +133,49 @@ void strindex_free(struct strindex *x)
 	free(x->slots);
 	x->slots = NULL, x->nslots = 0;
 }
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used, size;
+	char data[];
+};
+
+#define ARENA_FIRST 16384
+#define ARENA_MAX 65536
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+	struct arena_block *b = a->head;
+	size_t size;
+
+	if (!b || b->size - b->used < n) {
+		size = a->next_size ? a->next_size : ARENA_FIRST;
+		a->next_size = size < ARENA_MAX ? size * 2 : size;
+		size -= sizeof(*b);
+		if (size < n)
+			size = n;
+		if (size > SIZE_MAX - sizeof(*b) || !(b = malloc(sizeof(*b) + size)))
+			return NULL;
+		*b = (struct arena_block){ .next = a->head, .size = size };
+		a->head = b;
+	}
+	b->used += n;
+	return b->data + b->used - n;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = arena_alloc(a, n);
+
+	return d ? memcpy(d, s, n) : NULL;
+}
+
+void arena_free(struct arena *a)
+{
+	for (struct arena_block *b = a->head, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	*a = (struct arena){ NULL };
+}

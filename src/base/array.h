@@ -41,3 +41,15 @@ size_t strindex_find_hashed(const struct strindex *x, const char *key, uint32_t 
 /* Every slot again from the first n elements (after they moved). */
 void strindex_rebuild(struct strindex *x, size_t n);
 void strindex_free(struct strindex *x);
+
+/* Many small allocations freed together: carved from blocks (the first
+ * 16 KiB, each next one twice as big, up to 64 KiB) that arena_free frees
+ * whole. No alignment: for strings. A zeroed struct arena is empty. */
+struct arena_block;
+struct arena {
+	struct arena_block *head;
+	size_t next_size;
+};
+void *arena_alloc(struct arena *a, size_t n); /* NULL: out of memory */
+char *arena_strdup(struct arena *a, const char *s);
+void arena_free(struct arena *a);

@@ -94,6 +94,8 @@ size_t state_file_find(const struct records *rs, const char *rel)
 int state_file_add(struct records *rs, const char *rel, size_t *idx)
 {
 	uint32_t h = strindex_hash(rel);
+	size_t n;
+	char *copy;
 
 	*idx = strindex_find_hashed(rels(rs), rel, h);
 	if (*idx != STRINDEX_NONE)
@@ -101,9 +103,13 @@ int state_file_add(struct records *rs, const char *rel, size_t *idx)
 	if (array_grow(&rs->files, &rs->files_cap, rs->nfiles, sizeof(*rs->files), 8) < 0 ||
 	    strindex_reserve(rels(rs), rs->nfiles) < 0)
 		return -ENOMEM;
-	rs->files[rs->nfiles] = (struct state_file){ .rel = strndup(rel, STATE_REL_MAX - 1) };
-	if (!rs->files[rs->nfiles].rel)
+	n = strnlen(rel, STATE_REL_MAX - 1);
+	copy = arena_alloc(&rs->strings, n + 1);
+	if (!copy)
 		return -ENOMEM;
+	memcpy(copy, rel, n);
+	copy[n] = '\0';
+	rs->files[rs->nfiles] = (struct state_file){ .rel = copy };
 	*idx = rs->nfiles++;
 	strindex_insert_hashed(rels(rs), *idx, h);
 	return 0;
@@ -113,12 +119,6 @@ static void file_dirty(struct records *rs, size_t idx)
 {
 	rs->files[idx].dirty = true;
 	rs->dirty = true;
-}
-
-/* The fields of a record live in one allocation, the domain first. */
-static void record_free(struct record *x)
-{
-	free(x->domain);
 }
 
 /* h: the hash of its path (strindex_hash). */
@@ -133,7 +133,7 @@ static int push(struct records *rs, char **fields, size_t file, uint32_t h)
 		return -ENOMEM;
 	for (int k = 0; k < NFIELDS; k++)
 		total += len[k] = strlen(fields[k]) + 1;
-	p = malloc(total);
+	p = arena_alloc(&rs->strings, total);
 	if (!p)
 		return -ENOMEM;
 	rec = &rs->v[rs->n];
@@ -274,8 +274,7 @@ void state_forget(struct records *rs, const bool *drop)
 		return; /* nothing to drop: the index stays */
 	for (i = 0; i < rs->n; i++) {
 		if (drop[i]) {
-			file_dirty(rs, rs->v[i].file);
-			record_free(&rs->v[i]);
+			file_dirty(rs, rs->v[i].file); /* its fields stay in strings */
 		} else {
 			rs->v[keep++] = rs->v[i];
 		}
@@ -286,13 +285,10 @@ void state_forget(struct records *rs, const bool *drop)
 
 void state_free(struct records *rs)
 {
-	for (size_t i = 0; i < rs->n; i++)
-		record_free(&rs->v[i]);
 	free(rs->v);
 	strindex_free(&rs->by_path);
-	for (size_t i = 0; i < rs->nfiles; i++)
-		free(rs->files[i].rel);
 	free(rs->files);
+	arena_free(&rs->strings);
 	strindex_free(&rs->by_rel);
 	state_unlock(rs);
 	*rs = (struct records){ .lock_fd = -1 };

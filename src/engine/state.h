@@ -15,6 +15,7 @@
 struct record {
 	char *domain, *target, *setting, *path, *value;
 	char *identity; /* "diskseq:N", "dev:HASH", "ifindex:N"; "" unchecked (global, old line) */
+			/* the six fields: NUL-separated in this order, in records.strings */
 	size_t file;    /* its file in records.files */
 };
 struct idcache {
@@ -25,7 +26,7 @@ struct idcache {
 /* A file of records: originals, disks/NAME or links/IFINDEX. */
 #define STATE_REL_MAX 288
 struct state_file {
-	char *rel;      /* its own allocation: a 1,000-disk run has 1,000, and an inline
+	char *rel;      /* in records.strings: a 1,000-disk run has 1,000, and an inline
 			 * STATE_REL_MAX each touched 300 KB (73 page faults) for names of 12 */
 	bool dirty;     /* its records changed: state_commit rewrites it */
 	bool moved_out; /* records of it moved to another file: written after that one */
@@ -46,6 +47,7 @@ struct records {
 	bool misplaced;   /* a scoped load met a record of a file it did not read */
 	bool whole;       /* a run about everything: its commit writes the one file */
 	bool one_seen;    /* the one file is there */
+	struct arena strings;     /* the records' fields and the files' rels */
 	const struct root *root; /* where a scoped load reads the others */
 	struct idcache idcache;  /* the last disk's identity */
 };
