@@ -68,16 +68,21 @@ bool state_disk_file(const char *name, char *rel)
 void state_file_of(const char *domain, const char *target, const char *path, const char *identity, char *rel)
 {
 	const struct domain *d = state_domain(domain);
-	int ifindex = state_ifindex(domain, path);
+	int ifindex;
 	char disk[NAME_MAX + 1];
 
+	/* A disk's domain: its target names the file (the rest is asked only
+	 * of a name that cannot be one). */
+	if (d && d->disks && state_disk_file(target, rel))
+		return;
+	ifindex = state_ifindex(domain, path);
 	disk[0] = '\0'; /* not = "": that zeroes all of it, each record */
 	if (d && d->device_of) {
 		const struct record x = { .path = (char *)path, .identity = (char *)identity };
 
 		d->device_of(&x, disk, sizeof(disk), &ifindex);
 	}
-	if (d && (d->disks ? state_disk_file(target, rel) : *disk && state_disk_file(disk, rel)))
+	if (d && !d->disks && *disk && state_disk_file(disk, rel))
 		return;
 	if (ifindex > 0)
 		fmt(rel, STATE_REL_MAX, LINKS_DIR "/%d", ifindex);
