@@ -172,6 +172,17 @@ int fmt_v(char *buf, size_t size, const char *fmt, va_list ap)
 	return n > INT_MAX ? -1 : (int)n;
 }
 
+void str_copy(char *dst, size_t size, const char *src)
+{
+	size_t n;
+
+	if (!size)
+		return;
+	n = strnlen(src, size - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 int fmt(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;

@@ -44,6 +44,8 @@ char *xasprintf(const char *fmt, ...) _printf_(1, 2);
  * literal text, %s, %c, %% and decimal %d/%i/%u (l, ll, z) themselves and
  * leave any other format to stdio: the same text and return. */
 int fmt(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
+/* fmt(dst, size, "%s", src) without the format: the copy, cut to fit. */
+void str_copy(char *dst, size_t size, const char *src);
 int fmt_v(char *buf, size_t size, const char *fmt, va_list ap) _printf_(3, 0);
 char *fmt_alloc_v(const char *fmt, va_list ap) _printf_(1, 0);
 long long now_ns(int clock); /* clock_gettime(clock) in ns */

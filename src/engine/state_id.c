@@ -100,10 +100,10 @@ int state_identity_cached(struct records *rs, const struct root *r, const char *
 		return state_identity(r, domain, setting, path, out, size);
 	if (!ic->valid || strcmp(ic->target, target)) {
 		ic->valid = strlen(target) < sizeof(ic->target);
-		fmt(ic->target, sizeof(ic->target), "%s", target);
+		str_copy(ic->target, sizeof(ic->target), target);
 		ic->r = state_identity(r, domain, setting, path, ic->id, sizeof(ic->id));
 	}
-	fmt(out, size, "%s", ic->r < 0 ? "" : ic->id);
+	str_copy(out, size, ic->r < 0 ? "" : ic->id);
 	return ic->r;
 }
 
