@@ -181,27 +181,38 @@ static int add_group(struct rows *r, const struct plan *p, const size_t *lead, s
 	return group_row(r, p, members, m, &r->groups[r->ngroups++]);
 }
 
+static bool any_collapsible(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (collapsible(&p->v[i]))
+			return true;
+	return false;
+}
+
 /* The rows of p: each item, or with collapse each group of alike skips as
- * one row where the group first stands. */
+ * one row where the group first stands. A plan without skips (a first
+ * apply) has no group: no room is made for them. */
 int rows_build(struct rows *r, const struct plan *p, bool collapse)
 {
-	_cleanup_(freep) size_t *lead = calloc(p->n + 1, sizeof(*lead));
-	_cleanup_(freep) size_t *count = calloc(p->n + 1, sizeof(*count));
+	_cleanup_(freep) size_t *lead = NULL;
+	_cleanup_(freep) size_t *count = NULL;
 	int rr = 0;
 
 	*r = (struct rows){ 0 };
+	collapse = collapse && any_collapsible(p);
 	r->v = calloc(p->n + 1, sizeof(*r->v));
-	if (!lead || !count || !r->v)
+	if (!r->v)
 		return -ENOMEM;
 	if (collapse) {
 		/* a group has two members or more */
+		lead = calloc(p->n + 1, sizeof(*lead));
+		count = calloc(p->n + 1, sizeof(*count));
 		r->groups = calloc(p->n / 2 + 1, sizeof(*r->groups));
 		r->owned = calloc(p->n + 1, sizeof(*r->owned));
-		if (!r->groups || !r->owned)
+		if (!lead || !count || !r->groups || !r->owned)
 			return -ENOMEM;
-	}
-	if (collapse)
 		find_groups(p, lead, count);
+	}
 	for (size_t i = 0; i < p->n && rr == 0; i++) {
 		if (collapse && lead[i] != i)
 			continue;
