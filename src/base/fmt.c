@@ -206,7 +206,7 @@ char *fmt_alloc_v(const char *fmt, va_list ap)
 	if (n < 0 || !(s = malloc((size_t)n + 1)))
 		return NULL;
 	if ((size_t)n < sizeof(small))
-		memcpy(s, small, (size_t)n + 1);
+		put_bytes(s, small, (size_t)n + 1);
 	else
 		fmt_v(s, (size_t)n + 1, fmt, ap);
 	return s;

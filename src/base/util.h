@@ -19,13 +19,10 @@
 char *strip(char *s);
 /* n bytes of s at p; returns p + n. At -Os a memcpy or mempcpy of unknown
  * length is inlined as rep movsb, a step per byte: cheap for a name, dear
- * for a line of text, which libc's vector copy moves in a few steps. */
-static inline char *put_bytes(char *p, const char *s, size_t n)
-{
-	if (n >= 32)
-		return (char *)memmove(p, s, n) + n;
-	return (char *)mempcpy(p, s, n);
-}
+ * for a line of text, which libc's vector copy moves in a few steps. Not
+ * inline: where the compiler sees that p and s cannot overlap, it makes a
+ * memmove a memcpy, and that a rep movsb again. */
+char *put_bytes(char *p, const char *s, size_t n);
 /* Equal strings, or both NULL. The first characters first: most compares
  * of names and keys differ there. */
 static inline bool streq_ptr(const char *a, const char *b)
