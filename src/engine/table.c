@@ -223,9 +223,10 @@ struct wrapped {
 	int indent;
 };
 
-static void wrap_note(struct strbuf *sb, struct wrapped *seen, const char *text, int indent, int columns)
+static void wrap_note(struct strbuf *sb, struct wrapped *seen, const char *text, size_t n, int indent,
+		      int columns)
 {
-	size_t start = sb->len, n = strlen(text);
+	size_t start = sb->len;
 	struct wrapped oldest = seen[WRAPPED - 1], *w = &seen[0];
 
 	for (int k = 0; k < WRAPPED; k++)
@@ -258,11 +259,11 @@ static void item_lines(struct strbuf *sb, struct strbuf *nb, struct wrapped *see
 	row(sb, v, ncols, w, columns == 0 && text);
 	if (columns == 0 && text) {
 		sb_put(sb, " ", 1);
-		put(sb, text);
+		sb_put(sb, text, nb->len); /* note() knows its length */
 	}
 	sb_put(sb, "\n", 1);
 	if (columns && text)
-		wrap_note(sb, seen, text, w[C_DOMAIN] + 1, columns);
+		wrap_note(sb, seen, text, nb->len, w[C_DOMAIN] + 1, columns);
 	writer_lines(sb, nb, it, w[C_DOMAIN] + 1, columns);
 }
 
