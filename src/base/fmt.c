@@ -172,6 +172,14 @@ int fmt_v(char *buf, size_t size, const char *fmt, va_list ap)
 	return n > INT_MAX ? -1 : (int)n;
 }
 
+/* Here, not in util.c: util.c formats with fmt.c, not the other way. */
+char *put_bytes(char *p, const char *s, size_t n)
+{
+	if (n >= 32)
+		return (char *)memmove(p, s, n) + n;
+	return (char *)mempcpy(p, s, n);
+}
+
 void str_copy(char *dst, size_t size, const char *src)
 {
 	size_t n;

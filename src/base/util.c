@@ -176,13 +176,6 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	sb->len += (size_t)n;
 }
 
-char *put_bytes(char *p, const char *s, size_t n)
-{
-	if (n >= 32)
-		return (char *)memmove(p, s, n) + n;
-	return (char *)mempcpy(p, s, n);
-}
-
 /* n bytes of s, verbatim: no format pass over a large copy (the run log's
  * rewrite of its 128 KiB went through vsnprintf twice per apply). */
 void sb_put(struct strbuf *sb, const char *s, size_t n)
