@@ -200,7 +200,11 @@ void plan_keep(struct plan *p, bool (*keep)(const struct item *it))
 
 void plan_free(struct plan *p)
 {
-	for (size_t i = 0; i < p->n; i++)
+	/* Last made, first freed: freed in the order they were made, the
+	 * items' chunks waited in malloc's bins to be merged later (1,000
+	 * disks: 0.6 M instructions more of malloc_consolidate and
+	 * unlink_chunk, as callgrind counts them). */
+	for (size_t i = p->n; i-- > 0;)
 		item_free(&p->v[i]);
 	free(p->v);
 	*p = (struct plan){ 0 };
