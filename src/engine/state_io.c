@@ -151,14 +151,16 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 		fmt(rel, sizeof(rel), LINKS_DIR "/%d", c->ifindex);
 		rr = load_file(rs, r, rel);
 	}
-	/* A device's own file is this version's: only without one is the
-	 * format asked. */
-	if (rr >= 0 && !any_override(rs) && !files_split(r)) {
+	if (rr >= 0)
+		rr = state_load_one_scoped(rs, r);
+	/* A device's own file is this version's, and so is the one file (only
+	 * a full load of this version writes it, after moving what an earlier
+	 * one left in originals): only without either is the format asked —
+	 * two failed lookups a udev run made on every host. */
+	if (rr >= 0 && !any_override(rs) && !rs->one_seen && !files_split(r)) {
 		records_clear(rs);
 		return state_load(rs, r);
 	}
-	if (rr >= 0)
-		rr = state_load_one_scoped(rs, r);
 	if (rr >= 0 && rs->misplaced) {
 		records_clear(rs);
 		rr = state_load(rs, r);
