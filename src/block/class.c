@@ -309,12 +309,13 @@ static void stack_resolve(struct ctx *c, struct disk *d)
 			       !d->nslaves ? "with no slaves" : mp ? "on paths" : "on");
 	for (size_t i = 0; d->scls && i < d->nslaves; i++) {
 		char dir[PATH_MAX];
-		struct disk s = { .name = d->slaves[i], .dir = dir, .block = d->block };
+		struct disk s;
 
-		if ((r = pathf(dir, sizeof(dir), "sys/block/%s", s.name)) < 0) {
-			disk_fail(d, r, s.name);
+		if ((r = pathf(dir, sizeof(dir), "sys/block/%s", d->slaves[i])) < 0) {
+			disk_fail(d, r, d->slaves[i]);
 			continue;
 		}
+		disk_init(&s, dir, d->block);
 		classify(c, &s);
 		rdir_close(&s.at);
 		d->scls[i] = s.cls;

@@ -63,38 +63,68 @@ struct held {
 	size_t len;
 };
 
+static inline const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* A disk being planned. Its scalars come first and its texts after them:
+ * disk_init zeroes the first part and empties each text, never the 10 KB
+ * of buffers, which zeroed cost a disk more than all its planning. A field
+ * added among the texts must be set by disk_init. */
 struct disk {
 	const char *name;
 	const char *dir; /* sys/block/NAME, or where a captured tree without sys/block keeps it */
-	struct rdir at;  /* dir, held open while the disk is classified and planned */
+	size_t dirlen;
 	const struct rdir *block; /* sys/block, where its link is read */
 	enum block_class cls;
-	char why[256];
-	char driver[64];
-	char path[PATH_MAX]; /* the device path: where sys/block/NAME points, dir itself when found under
-			      * sys/devices, "" unknown; read by disk_link (NVMe and SCSI disks when
-			      * classified) */
 	bool path_read;
 	char **tags; /* "fstype=ext4", "uuid=…" from libblkid, read on demand */
 	size_t ntags;
 	bool probed;
 	bool bio; /* no I/O scheduler: blk-mq attributes do not apply to it */
-	char err[320]; /* a read that failed (not ENOENT) while classifying or matching */
 	char **slaves; /* stacked: the whole disks at the bottom, sorted */
 	enum block_class *scls; /* their classes */
 	size_t nslaves;
-	char notready[96]; /* stacked: why it is not ready yet, "" when it is */
-	char sched[256]; /* queue/scheduler as read once by block_plan_disk */
-	int sched_r;     /* that read's result: -ENOENT none, another -errno unreadable */
-	char sched_active[64]; /* its active choice, "" when it marks none */
+	int sched_r;     /* queue/scheduler's read: -ENOENT none, another -errno unreadable */
 	struct held sched_fd; /* the file it was read through, for apply's write */
-	char rot[16];    /* queue/rotational, read once on demand */
-	int rot_r;       /* that read's result, once rot_read */
+	int rot_r;       /* queue/rotational's read, once rot_read */
 	bool rot_read;
 	int hwq;           /* hardware queues (mq/ entries), -1 unknown, once hwq_read */
 	bool hwq_read;
+	/* ---- texts: disk_init makes each empty ---- */
+	char why[256];
+	char driver[64];
+	char err[320]; /* a read that failed (not ENOENT) while classifying or matching */
+	char notready[96]; /* stacked: why it is not ready yet, "" when it is */
+	char sched[256]; /* queue/scheduler as read once by block_plan_disk */
+	char sched_active[64]; /* its active choice, "" when it marks none */
+	char rot[16];    /* queue/rotational, read once on demand */
 	char mpath_head[32]; /* a hidden NVMe multipath path node: its head ("nvme1n1") */
+	char path[PATH_MAX]; /* the device path: where sys/block/NAME points, dir itself when found under
+			      * sys/devices, "" unknown; read by disk_link (NVMe and SCSI disks when
+			      * classified) */
+	struct rdir at;  /* dir, held open while the disk is classified and planned */
 };
+
+/* d as a disk of dir (NULL: none) named by its last component, its link
+ * read in block: nothing read or held yet. */
+static inline void disk_init(struct disk *d, const char *dir, const struct rdir *block)
+{
+	memset(d, 0, offsetof(struct disk, why));
+	d->dir = dir;
+	d->dirlen = dir ? strlen(dir) : 0;
+	d->name = dir ? base_of(dir) : NULL;
+	d->block = block;
+	*d->why = *d->driver = *d->err = *d->notready = '\0';
+	*d->sched = *d->sched_active = *d->rot = *d->mpath_head = *d->path = '\0';
+	d->at.root = NULL; /* at's path too is set by rdir_open or rdir_unheld */
+	d->at.fd = -1;
+	d->at.held = false;
+	*d->at.path = '\0';
+}
 
 /* The scheduler a disk has after the plan: the one iosched.KEY tunes. */
 struct sched_after {
@@ -123,13 +153,6 @@ struct bconf {
 static inline const char *cls_name(const struct disk *d)
 {
 	return block_classes[d->cls];
-}
-
-static inline const char *base_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
 }
 
 /* A loop, not strncmp: a disk's name is asked a dozen prefixes, most of

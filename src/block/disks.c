@@ -238,8 +238,9 @@ int block_plan(struct ctx *c, struct plan *p)
 		rdir_unheld(&blk, &c->root, "sys/block");
 	for (size_t i = 0; i < (c->ndevices ? c->ndevices : n); i++) {
 		const char *dir = c->ndevices ? device_dir(c, p, c->devices[i], dirs, n, errs[i]) : dirs[i];
-		struct disk d = { .dir = dir, .name = dir ? base_of(dir) : NULL, .block = &blk };
+		struct disk d;
 
+		disk_init(&d, dir, &blk);
 		if (c->ndevices && dir && at[i] >= 0 && !strncmp(dir, "sys/block/", 10) &&
 		    !strcmp(dir + 10, c->devices[i])) /* the directory it opened */
 			rdir_adopt(&d.at, &c->root, dir, at[i]);
