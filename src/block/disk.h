@@ -155,6 +155,32 @@ static inline const char *cls_name(const struct disk *d)
 	return block_classes[d->cls];
 }
 
+/* s into buf as fmt "%s" puts it (cut to fit, always ended): without
+ * fmt's parsing, for the names and words a disk copies many of. */
+static inline void copy_str(char *buf, size_t size, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
+/* The path of attr below d into buf: pathf's "%s/%s" of d->dir and attr,
+ * by two copies of known lengths. */
+static inline int disk_path(const struct disk *d, const char *attr, char *buf, size_t size)
+{
+	size_t la = strlen(attr);
+
+	if (d->dirlen + la + 2 > size)
+		return pathf(buf, size, "%s/%s", d->dir, attr);
+	memcpy(buf, d->dir, d->dirlen);
+	buf[d->dirlen] = '/';
+	memcpy(buf + d->dirlen + 1, attr, la + 1);
+	return 0;
+}
+
 /* A loop, not strncmp: a disk's name is asked a dozen prefixes, most of
  * them told apart at the first character. */
 static inline bool prefix(const char *s, const char *p)
@@ -218,5 +244,5 @@ bool block_sched_item(struct ctx *c, struct item *it, const struct disk *d, cons
 bool block_plan_iosched(struct item *it, const struct disk *d, const struct sched_after *sa);
 
 /* ---- plan.c ---- */
-struct item *block_item(struct plan *p, const struct disk *d, const char *attr, const struct cfg_entry *e);
+struct item *block_item(struct plan *p, const struct disk *d, const char *attr, int rank, const struct cfg_entry *e);
 void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc);

@@ -12,11 +12,12 @@
 
 /* ---- items --------------------------------------------------------------- */
 
-/* An item of d; a path that does not fit is an error item, and NULL. */
-struct item *block_item(struct plan *p, const struct disk *d, const char *attr, const struct cfg_entry *e)
+/* An item of d (its reason set by the caller); a path that does not fit
+ * is an error item, and NULL. */
+struct item *block_item(struct plan *p, const struct disk *d, const char *attr, int rank, const struct cfg_entry *e)
 {
 	char path[PATH_MAX];
-	int r = pathf(path, sizeof(path), "%s/%s", d->dir, attr);
+	int r = disk_path(d, attr, path, sizeof(path));
 	struct item *it = plan_add(p, "block", d->name, attr, r < 0 ? d->dir : path);
 
 	if (!it)
@@ -26,28 +27,57 @@ struct item *block_item(struct plan *p, const struct disk *d, const char *attr, 
 		item_setf(&it->error, "%s/%s: %s", d->dir, attr, strerror(-r));
 		return NULL;
 	}
-	it->rank = block_rank(attr);
+	it->rank = rank;
 	it->cls = cls_name(d);
 	if (e)
 		item_source(it, e);
-	/* the entry's reason not copied first: composed once */
-	if (e && e->reason)
-		item_setf(&it->reason, "%s disk (%s): %s", cls_name(d), d->why, e->reason);
-	else
-		item_setf(&it->reason, "%s disk (%s)", cls_name(d), d->why);
 	return it;
+}
+
+/* The reason of an item of d: "CLASS disk (WHY)", ": " and the entry's
+ * reason when it has one, then " " and clause when given. Copied in one
+ * allocation: formatted, then a clause appended, it was two and a
+ * reallocation per item. */
+static void disk_reason(struct item *it, const struct disk *d, const struct cfg_entry *e, const char *clause)
+{
+	const char *cls = cls_name(d), *er = e ? e->reason : NULL;
+	size_t lc = strlen(cls), lw = strlen(d->why), le = er ? strlen(er) : 0, lx = clause ? strlen(clause) : 0;
+	char *s = malloc(lc + lw + le + lx + 12), *o = s;
+
+	if (s) {
+		o = mempcpy(mempcpy(mempcpy(o, cls, lc), " disk (", 7), d->why, lw);
+		*o++ = ')';
+		if (er)
+			o = mempcpy(mempcpy(o, ": ", 2), er, le);
+		if (clause) {
+			*o++ = ' ';
+			o = mempcpy(o, clause, lx);
+		}
+		*o = '\0';
+	}
+	free(it->reason);
+	it->reason = s;
+}
+
+/* The desired value and the reason of a value item, set together. */
+static void value_set(struct item *it, const struct disk *d, const struct cfg_entry *e, const char *want,
+		      const char *clause)
+{
+	item_set(&it->desired, want);
+	disk_reason(it, d, e, clause);
 }
 
 static void plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const struct cfg_entry *e,
 			   struct sched_after *sa)
 {
-	struct item *it = block_item(p, d, "queue/scheduler", e);
+	struct item *it = block_item(p, d, "queue/scheduler", 0, e);
 
 	if (!it)
 		return;
+	disk_reason(it, d, e, NULL);
 	sa->switching = block_sched_item(c, it, d, e);
 	held_give(&d->sched_fd, it);
-	fmt(sa->name, sizeof(sa->name), "%s", dash_or(it->desired));
+	copy_str(sa->name, sizeof(sa->name), dash_or(it->desired));
 	sa->missing = it->action == ACT_ERROR || (it->action == ACT_SKIP && it->unmet);
 }
 
@@ -72,37 +102,54 @@ static void plan_absent(struct item *it, const struct disk *d, const struct sche
  * one (wbt_default_latency_nsec(), unchanged since writeback throttling came
  * in 4.10). Writing that number sets the same latency as writing -1, so the
  * item wants the number: plan, apply and verify compare exactly. */
-static int wbt_default(struct ctx *c, struct item *it, struct disk *d)
+static int wbt_default(struct ctx *c, struct item *it, struct disk *d, const char **want, char *clause,
+		       size_t size)
 {
 	char rel[PATH_MAX];
 	int r = disk_rotational(c, d, rel, sizeof(rel));
+	bool rot;
 
 	if (r < 0) {
 		item_error(it, r, rel);
 		return r;
 	}
-	item_set(&it->desired, strcmp(d->rot, "0") ? "75000" : "2000");
-	item_add_reason(it, "[-1: the kernel default for a %srotational queue]", strcmp(d->rot, "0") ? "" : "non-");
+	rot = strcmp(d->rot, "0");
+	*want = rot ? "75000" : "2000";
+	fmt(clause, size, "[-1: the kernel default for a %srotational queue]", rot ? "" : "non-");
 	return 0;
 }
 
-static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char *attr,
-		       const struct cfg_entry *e, const struct sched_after *sa)
+/* The value a read-ahead range wants of cur, clamped into it, and the
+ * clause that says so; -EINVAL: cur is not a number to clamp (never write
+ * the range itself). */
+static int clamp_range(struct item *it, const char *range, long long lo, long long hi, const char *cur, char *want,
+		       size_t wsize, char *clause, size_t csize)
 {
-	struct item *it = block_item(p, d, attr, e);
+	long long v;
+
+	if (parse_s64(cur, &v) < 0) {
+		it->action = ACT_ERROR;
+		item_setf(&it->error, "queue/read_ahead_kb reads '%s', not a number", cur);
+		return -EINVAL;
+	}
+	fmt(want, wsize, "%lld", v < lo ? lo : v > hi ? hi : v);
+	fmt(clause, csize, "[range %s: raise below %lld, cap above %lld]", range, lo, hi);
+	return 0;
+}
+
+/* An attribute that the plan reads now (not after a switch) and that
+ * holds. rank 4 is queue/read_ahead_kb's alone. */
+static void plan_read(struct ctx *c, struct disk *d, struct item *it, const char *attr, const struct cfg_entry *e,
+		      const struct sched_after *sa)
+{
+	char cur[128], want[32], clause[160];
+	const char *w = e->value;
+	long long lo, hi;
 	struct held h;
-	char cur[128];
-	long long lo, hi, v;
-	bool range;
 	int r;
 
-	if (!it)
-		return;
-	item_set(&it->desired, e->value);
-	it->recheck = sa->switching && it->rank <= 2;
-	if (it->rank == 2 && block_plan_iosched(it, d, sa))
-		return;
-	if (*d->mpath_head && !strcmp(attr, "queue/read_ahead_kb")) {
+	if (*d->mpath_head && it->rank == 4) {
+		item_set(&it->desired, e->value);
 		item_setf(&it->reason, "%s is a hidden NVMe multipath path: reads go through its head %s, whose "
 			  "read_ahead_kb is the one that counts; here it does nothing", d->name, d->mpath_head);
 		it->action = ACT_SKIP;
@@ -112,30 +159,45 @@ static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char
 	if (h.held)
 		item_hold_fd(it, h.fd, h.len); /* dropped below unless it changes */
 	if (r == -ENOENT) {
+		item_set(&it->desired, e->value);
 		plan_absent(it, d, sa);
 		return;
 	}
+	*clause = '\0';
+	if (r >= 0)
+		item_set(&it->current, cur);
+	if (r >= 0 && it->rank == 3 && !strcmp(e->value, "-1") && !strcmp(attr, "queue/wbt_lat_usec")) {
+		r = wbt_default(c, it, d, &w, clause, sizeof(clause));
+	} else if (r >= 0 && it->rank == 4 && block_parse_range(e->value, &lo, &hi) == 0) {
+		r = clamp_range(it, e->value, lo, hi, cur, want, sizeof(want), clause, sizeof(clause));
+		w = want;
+	}
 	if (r < 0) {
-		item_error(it, r, it->path);
+		value_set(it, d, e, e->value, NULL);
+		if (it->action != ACT_ERROR)
+			item_error(it, r, it->path);
 		return;
 	}
-	item_set(&it->current, cur);
-	if (!strcmp(attr, "queue/wbt_lat_usec") && !strcmp(e->value, "-1") && wbt_default(c, it, d) < 0)
-		return;
-	range = !strcmp(attr, "queue/read_ahead_kb") && block_parse_range(e->value, &lo, &hi) == 0;
-	if (range && parse_s64(cur, &v) < 0) {
-		/* A range needs a number to clamp: never write the range itself. */
-		it->action = ACT_ERROR;
-		item_setf(&it->error, "queue/read_ahead_kb reads '%s', not a number", cur);
-		return;
-	}
-	if (range) {
-		item_setf(&it->desired, "%lld", v < lo ? lo : v > hi ? hi : v);
-		item_add_reason(it, "[range %s: raise below %lld, cap above %lld]", e->value, lo, hi);
-	}
+	value_set(it, d, e, w, *clause ? clause : NULL);
 	it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
 	if (it->action != ACT_CHANGE || it->recheck)
 		item_drop_fd(it);
+}
+
+static void plan_value(struct ctx *c, struct plan *p, struct disk *d, const char *attr, int rank,
+		       const struct cfg_entry *e, const struct sched_after *sa)
+{
+	struct item *it = block_item(p, d, attr, rank, e);
+
+	if (!it)
+		return;
+	it->recheck = sa->switching && rank <= 2;
+	if (rank == 2) {
+		value_set(it, d, e, e->value, NULL);
+		if (block_plan_iosched(it, d, sa))
+			return;
+	}
+	plan_read(c, d, it, attr, e, sa);
 }
 
 static void defer_item(struct item *it, const struct disk *d)
@@ -232,7 +294,7 @@ void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct
 		disk_active_scheduler(d, &sa);
 	e = bconf_lookup(bc, miss, bconf_setting_key(bc, &block_settings[BS_NR_REQUESTS]));
 	if (e)
-		plan_value(c, p, d, "queue/nr_requests", e, &sa);
+		plan_value(c, p, d, "queue/nr_requests", 1, e, &sa);
 	for (size_t k = 0; k < bc->nk; k++) {
 		char attr[PATH_MAX];
 
@@ -241,14 +303,14 @@ void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct
 		if (pathf(attr, sizeof(attr), "queue/iosched/%s", bc->keys[k] + 8) < 0)
 			too_long(p, d, e);
 		else
-			plan_value(c, p, d, attr, e, &sa);
+			plan_value(c, p, d, attr, 2, e, &sa);
 	}
 	for (const struct block_setting *s = block_settings; s->key; s++) {
 		if (s->rank != 3 && s->rank != 4)
 			continue;
 		e = bconf_lookup(bc, miss, bconf_setting_key(bc, s));
 		if (e)
-			plan_value(c, p, d, s->attr, e, &sa);
+			plan_value(c, p, d, s->attr, s->rank, e, &sa);
 	}
 	stack_defer(p, d, first);
 	if (p->n == first && bconf_in_use(c, bc))
