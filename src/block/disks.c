@@ -15,9 +15,50 @@
 
 /* ---- discovery ----------------------------------------------------------- */
 
+static bool digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* strverscmp's order, the common case without its state machine: names
+ * that first differ after a digit run starting 1-9 ("vd1" "vd12") or with
+ * no digit before, compared as it compares them; a run that starts with 0
+ * (its "fractional" parts) is left to it. A 1,000-disk sort makes 10,000
+ * compares. */
+int block_name_cmp(const char *a, const char *b)
+{
+	size_t i = 0, j, k;
+	bool da, db;
+
+	while (a[i] && a[i] == b[i])
+		i++;
+	for (j = i; j && digit(a[j - 1]); j--)
+		;
+	if (j < i && a[j] == '0')
+		return strverscmp(a, b);
+	da = digit(a[i]), db = digit(b[i]);
+	if (j == i && (!da || !db || a[i] == '0' || b[i] == '0'))
+		return (unsigned char)a[i] - (unsigned char)b[i];
+	if (da != db) /* in a run: the longer number is the larger */
+		return da ? 1 : -1;
+	if (!da)
+		return (unsigned char)a[i] - (unsigned char)b[i];
+	for (k = i + 1; digit(a[k]) && digit(b[k]); k++)
+		;
+	if (digit(a[k]) != digit(b[k]))
+		return digit(a[k]) ? 1 : -1;
+	return (unsigned char)a[i] - (unsigned char)b[i];
+}
+
 static int cmp_name(const void *a, const void *b)
 {
-	return strverscmp(base_of(*(char *const *)a), base_of(*(char *const *)b));
+	return block_name_cmp(base_of(*(char *const *)a), base_of(*(char *const *)b));
+}
+
+/* cmp_name of sys/block/NAME, whose names start at the same place. */
+static int cmp_block(const void *a, const void *b)
+{
+	return block_name_cmp(*(char *const *)a + 10, *(char *const *)b + 10);
 }
 
 /* The room doubles, its size told by the count (8, then each power of
@@ -89,6 +130,17 @@ static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, si
 	return r < 0 ? r : 0;
 }
 
+/* "sys/block/NAME", copied (NULL: no memory); not formatted. */
+static char *block_dir(const char *name)
+{
+	size_t n = strlen(name);
+	char *s = malloc(n + 11);
+
+	if (s)
+		stpcpy(stpcpy(s, "sys/block/"), name);
+	return s;
+}
+
 /* The sysfs directory of every whole disk: sys/block/NAME normally. */
 static int list_disks(struct ctx *c, char ***out, size_t *n)
 {
@@ -98,6 +150,7 @@ static int list_disks(struct ctx *c, char ***out, size_t *n)
 	char **v = NULL;
 	size_t cnt = 0;
 	int r = 0;
+	bool listed = dir != NULL; /* every name sys/block/NAME */
 
 	if (!dir && fd >= 0)
 		close(fd);
@@ -110,13 +163,13 @@ static int list_disks(struct ctx *c, char ***out, size_t *n)
 		r = walk_devices(c, "sys/devices", 0, &v, &cnt);
 	for (errno = 0; dir && r >= 0 && (de = readdir(dir)); errno = 0)
 		if (de->d_name[0] != '.')
-			r = add_dir(&v, &cnt, xasprintf("sys/block/%s", de->d_name));
+			r = add_dir(&v, &cnt, block_dir(de->d_name));
 	if (dir && r >= 0 && errno)
 		r = -errno; /* a listing cut short is not "no more disks" */
 	if (dir)
 		closedir(dir);
 	if (cnt)
-		qsort(v, cnt, sizeof(*v), cmp_name);
+		qsort(v, cnt, sizeof(*v), listed ? cmp_block : cmp_name);
 	*out = v;
 	*n = cnt;
 	return r;

@@ -1328,12 +1328,36 @@ static void test_empty_sys_block(void **state)
 	assert_true(survives(plan_in_child, f));
 }
 
+/* The disks' order: block_name_cmp agrees with strverscmp in sign on
+ * every pair, the leading zeros it leaves to strverscmp included. */
+static void test_name_order(void **state)
+{
+	static const char *const names[] = {
+		"", "vd", "vda", "vdb", "vd0", "vd1", "vd2", "vd9", "vd10", "vd11", "vd19", "vd100", "vd999",
+		"vd1000", "vd01", "vd001", "vd0a", "vd00", "vd1a", "vd10a", "vd1b", "vd12a", "sda", "sdaa",
+		"sdb", "nvme0n1", "nvme0n10", "nvme0n2", "nvme1n1", "nvme10n1", "nvme2c1n1", "nvme0c0n1",
+		"md0", "md127", "md_d0", "dm-0", "dm-10", "dm-9", "loop0", "loop10", "cciss!c0d0",
+		"cciss!c0d10", "mmcblk0", "mmcblk0boot0", "zram0", "1", "10", "01", "a1b2", "a1b10", "a10b2",
+		"x9y", "x10y", "x9", "x10", "0", "00", "9", "90", "909", "099",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(names); j++) {
+			int want = strverscmp(names[i], names[j]), got = block_name_cmp(names[i], names[j]);
+
+			if ((want > 0) != (got > 0) || (want < 0) != (got < 0))
+				fail_msg("'%s' vs '%s': strverscmp %d, block_name_cmp %d", names[i], names[j], want, got);
+		}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_check_scheduler),
 	cmocka_unit_test(test_settings_by_place),
 	cmocka_unit_test(test_check_numbers),
 	cmocka_unit_test(test_check_read_ahead),
 	cmocka_unit_test(test_check_iosched_match),
+	cmocka_unit_test(test_name_order),
 	FX_TEST(test_hypervisor_every_arch),
 	FX_TEST(test_hypervisor_x86_and_metal),
 	FX_TEST(test_hypervisor_sources_unreadable),
