@@ -12,23 +12,26 @@
 
 /* ---- classification ---------------------------------------------------- */
 
-static void read_driver(struct ctx *c, struct disk *d)
+/* The driver's name, the last component of where device/driver (or a
+ * SCSI disk's device/device/driver) points. The path is made only for a
+ * failure to name. */
+static void read_driver(struct disk *d)
 {
+	static const char *const tries[] = { "device/driver", "device/device/driver" };
 	char rel[PATH_MAX], link[PATH_MAX];
-	const char *const tries[] = { "device/driver", "device/device/driver" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(tries); i++) {
-		int r;
+		int r = d->dirlen + strlen(tries[i]) + 2 > sizeof(rel) ? -ENAMETOOLONG
+			: rdir_readlink(&d->at, tries[i], link, sizeof(link));
 
-		r = pathf(rel, sizeof(rel), "%s/%s", d->dir, tries[i]);
-		if (r == 0)
-			r = rdir_readlink(&d->at, tries[i], link, sizeof(link));
 		if (r > 0) {
-			fmt(d->driver, sizeof(d->driver), "%s", base_of(link));
+			copy_str(d->driver, sizeof(d->driver), base_of(link));
 			return;
 		}
-		if (r != -EINVAL) /* EINVAL: not a link */
+		if (r != -EINVAL && r != -ENOENT) { /* EINVAL: not a link */
+			disk_path(d, tries[i], rel, sizeof(rel));
 			disk_fail(d, r, rel);
+		}
 	}
 }
 
@@ -238,43 +241,69 @@ static bool is_stacked(struct ctx *c, struct disk *d)
 	return has_attr(c, d, "md") || (digits && !n[2 + digits]);
 }
 
-/* rotational alone never decides for a virtual disk: virtio-blk always says 1. */
+/* What the kernel name and driver say, the reason of a disk no test below
+ * has a better one for. */
+static void default_why(struct disk *d)
+{
+	if (*d->driver)
+		fmt(d->why, sizeof(d->why), "kernel name %s, driver %s", d->name, d->driver);
+	else
+		fmt(d->why, sizeof(d->why), "kernel name %s", d->name);
+}
+
+static bool is_virtual(const struct disk *d)
+{
+	const char *n = d->name, *drv = d->driver;
+
+	return prefix(n, "nbd") || prefix(n, "rbd") || !strcmp(drv, "virtio_blk") || !strcmp(drv, "vbd") ||
+	       ((prefix(n, "vd") || prefix(n, "xvd")) && !*drv);
+}
+
+/* A virtual disk's reason: its driver ("driver virtio_blk"), else its name. */
+static void virtual_why(struct disk *d)
+{
+	d->cls = BC_VIRTUAL;
+	if (*d->driver)
+		stpcpy(stpcpy(d->why, "driver "), d->driver); /* 7 + 63 bytes: it fits */
+	else
+		fmt(d->why, sizeof(d->why), "kernel name %s", d->name);
+}
+
+/* rotational alone never decides for a virtual disk: virtio-blk always says
+ * 1. Each reason is written once: the default only where no test below
+ * writes its own. */
 static void classify(struct ctx *c, struct disk *d)
 {
 	const char *n = d->name;
 
 	if (!d->at.held && rdir_open(&d->at, &c->root, d->dir) < 0)
 		rdir_unheld(&d->at, &c->root, d->dir); /* its reads fail, or find nothing, by path */
-	read_driver(c, d);
+	read_driver(d);
 	d->cls = BC_OTHER;
-	if (*d->driver)
-		fmt(d->why, sizeof(d->why), "kernel name %s, driver %s", n, d->driver);
-	else
-		fmt(d->why, sizeof(d->why), "kernel name %s", n);
-	if (is_stacked(c, d))
+	if (is_stacked(c, d)) {
 		d->cls = BC_STACKED;
-	else if (prefix(n, "nullb")) {
+		default_why(d);
+	} else if (prefix(n, "nullb")) {
 		fmt(d->why, sizeof(d->why), "a kernel test device: null_blk (kernel name %s)", n);
 	} else if (prefix(n, "cciss!") || prefix(n, "ida!") || prefix(n, "rd!")) {
 		d->cls = BC_RAID;
 		fmt(d->why, sizeof(d->why), "hardware RAID volume: kernel name %s (a Smart Array or Mylex logical drive)",
 			 n);
-	} else if (prefix(n, "loop"))
-		d->cls = BC_LOOP;
-	else if (prefix(n, "zram"))
-		d->cls = BC_ZRAM;
-	else if (prefix(n, "nvme"))
-		classify_nvme(c, d);
-	else if (prefix(n, "mmcblk")) {
+	} else if (prefix(n, "mmcblk")) {
 		d->cls = BC_REMOVABLE;
 		fmt(d->why, sizeof(d->why), "SD/MMC card (kernel name %s)", n);
-	} else if (prefix(n, "nbd") || prefix(n, "rbd") || !strcmp(d->driver, "virtio_blk") ||
-		   !strcmp(d->driver, "vbd") || ((prefix(n, "vd") || prefix(n, "xvd")) && !*d->driver)) {
-		d->cls = BC_VIRTUAL;
-		fmt(d->why, sizeof(d->why), "%s%s", *d->driver ? "driver " : "kernel name ",
-			 *d->driver ? d->driver : n);
-	} else if (!strcmp(d->driver, "sd") || (prefix(n, "sd") && !*d->driver)) {
-		block_classify_scsi(c, d); /* captured trees often lack the driver link */
+	} else if (!prefix(n, "loop") && !prefix(n, "zram") && !prefix(n, "nvme") && is_virtual(d)) {
+		virtual_why(d);
+	} else {
+		default_why(d);
+		if (prefix(n, "loop"))
+			d->cls = BC_LOOP;
+		else if (prefix(n, "zram"))
+			d->cls = BC_ZRAM;
+		else if (prefix(n, "nvme"))
+			classify_nvme(c, d);
+		else if (!strcmp(d->driver, "sd") || (prefix(n, "sd") && !*d->driver))
+			block_classify_scsi(c, d); /* captured trees often lack the driver link */
 	}
 }
 
