@@ -342,18 +342,32 @@ bool word_listed(const char *list, const char *word)
 	return false;
 }
 
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* Scanned by hand: a scheduler list is a few short words, where strspn's
+ * and strcspn's set-up costs more than the scan (every disk asks). */
 bool selector_offers(const char *content, const char *word)
 {
 	size_t wl = strlen(word);
 
-	for (const char *s = content; *(s += strspn(s, " \t\n")); s += strcspn(s, " \t\n")) {
-		size_t n = strcspn(s, " \t\n");
-		bool marked = n >= 2 && s[0] == '[' && s[n - 1] == ']';
+	for (const char *s = content, *e;; s = e) {
+		size_t n;
+		bool marked;
 
+		while (blank(*s))
+			s++;
+		if (!*s)
+			return false;
+		for (e = s; *e && !blank(*e); e++)
+			;
+		n = (size_t)(e - s);
+		marked = n >= 2 && s[0] == '[' && s[n - 1] == ']';
 		if (n - 2 * marked == wl && !memcmp(s + marked, word, wl))
 			return true;
 	}
-	return false;
 }
 
 static void (*progress_fn)(void);

@@ -109,6 +109,12 @@ static int disk_identity(const struct rdir *at, struct disk *d, char *out, size_
 	unsigned long long seq;
 	int rr = rdir_read(at, "diskseq", buf, sizeof(buf));
 
+	if (rr > 0 && rr < 20 && (buf[0] != '0' || rr == 1) && strspn(buf, "0123456789") == (size_t)rr &&
+	    size > (size_t)rr + 8) {
+		/* The number as the kernel prints it is the one %llu prints. */
+		memcpy(stpcpy(out, "diskseq:"), buf, (size_t)rr + 1);
+		return 0;
+	}
 	if (rr >= 0 && parse_u64(buf, &seq) < 0)
 		rr = -EINVAL;
 	if (rr >= 0) {
@@ -185,7 +191,7 @@ void block_identity_note(struct disk *d)
 	memo[nmemo].dir = strdup(d->dir);
 	if (!memo[nmemo].dir)
 		return;
-	fmt(memo[nmemo].id, sizeof(memo[nmemo].id), "%s", id);
+	copy_str(memo[nmemo].id, sizeof(memo[nmemo].id), id);
 	strindex_insert(&memo_x, nmemo++);
 }
 

@@ -77,19 +77,22 @@ static void legacy_why(const char *w, char *why, size_t size)
  * (four scans of its list, for the few disks that get that far). */
 static void choose_scheduler(struct ctx *c, struct item *it, const char *raw, const char *pref)
 {
-	char w[WORD_MAX], why[512] = "";
+	char w[WORD_MAX], why[512];
 	const char *p = pref;
 	int legacy = -1;
 	bool unknown = false;
 
+	*why = '\0'; /* not the whole buffer: most disks take the first word */
 	while (next_word(&p, w, sizeof(w))) {
-		const char *mod = block_sched_module(w);
-		char one[256] = "";
+		const char *mod;
+		char one[256];
 
 		if (selector_offers(raw, w)) {
 			item_set(&it->desired, w);
 			return;
 		}
+		mod = block_sched_module(w);
+		*one = '\0';
 		legacy = legacy < 0 ? legacy_list(raw) : legacy;
 		if (legacy && legacy_pick(it, raw, w))
 			return;
@@ -210,11 +213,8 @@ bool block_plan_iosched(struct item *it, const struct disk *d, const struct sche
  * file, or on ≤ 6.4 a bare "none"), the scheduler item, the active one. */
 void disk_read_scheduler(struct ctx *c, struct disk *d)
 {
-	char rel[PATH_MAX];
-
-	d->sched_r = pathf(rel, sizeof(rel), "%s/queue/scheduler", d->dir);
-	if (d->sched_r == 0)
-		d->sched_r = disk_read_held(c, d, "queue/scheduler", d->sched, sizeof(d->sched), &d->sched_fd);
+	d->sched_r = d->dirlen + sizeof("/queue/scheduler") > PATH_MAX ? -ENAMETOOLONG
+		     : disk_read_held(c, d, "queue/scheduler", d->sched, sizeof(d->sched), &d->sched_fd);
 	*d->sched_active = '\0';
 	if (d->sched_r < 0)
 		*d->sched = '\0';
