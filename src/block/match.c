@@ -131,6 +131,7 @@ void bconf_free(struct bconf *bc)
 	free(bc->keys);
 	free(bc->eff);
 	free(bc->mk);
+	free(bc->iok);
 	free(bc->by_class);
 	free(bc->setk);
 	free(bc);
@@ -144,14 +145,17 @@ static int bconf_index(struct bconf *bc)
 	while (block_settings[nset].key)
 		nset++;
 	bc->mk = calloc(bc->nk + 1, sizeof(*bc->mk));
+	bc->iok = calloc(bc->nk + 1, sizeof(*bc->iok));
 	bc->by_class = calloc(bc->ns * NCLASSES, sizeof(*bc->by_class));
 	bc->setk = calloc(nset + 1, sizeof(*bc->setk));
-	if (!bc->mk || !bc->by_class || !bc->setk)
+	if (!bc->mk || !bc->iok || !bc->by_class || !bc->setk)
 		return -ENOMEM;
 	bc->class_k = bc->nk;
 	for (size_t k = 0; k < bc->nk; k++) {
 		if (!strncmp(bc->keys[k], "match.", 6))
 			bc->mk[bc->nmk++] = k;
+		if (!strncmp(bc->keys[k], "iosched.", 8))
+			bc->iok[bc->niok++] = k;
 		if (!strcmp(bc->keys[k], "match.class"))
 			bc->class_k = k;
 	}

@@ -116,20 +116,48 @@ static int wbt_default(struct ctx *c, struct item *it, struct disk *d, const cha
 	return 0;
 }
 
-/* The value a read-ahead range wants of cur, clamped into it, and the
- * clause that says so; -EINVAL: cur is not a number to clamp (never write
- * the range itself). */
-static int clamp_range(struct item *it, const char *range, long long lo, long long hi, const char *cur, char *want,
-		       size_t wsize, char *clause, size_t csize)
+/* block_parse_range of value, the last answer kept: every disk asks it of
+ * the same entry. */
+static int range_of(const char *value, long long *lo, long long *hi)
 {
-	long long v;
+	static struct {
+		char value[64];
+		long long lo, hi;
+		int r;
+	} last = { .r = 1 }; /* 1: nothing kept */
 
-	if (parse_s64(cur, &v) < 0) {
+	if (last.r <= 0 && !strcmp(value, last.value)) {
+		*lo = last.lo, *hi = last.hi;
+		return last.r;
+	}
+	last.r = block_parse_range(value, &last.lo, &last.hi);
+	*lo = last.lo, *hi = last.hi;
+	if (strlen(value) >= sizeof(last.value)) {
+		int r = last.r;
+
+		last.r = 1;
+		return r;
+	}
+	strcpy(last.value, value);
+	return last.r;
+}
+
+/* The value a read-ahead range wants of cur (v), clamped into it (to), and
+ * the clause that says so; -EINVAL: cur is not a number to clamp (never
+ * write the range itself). */
+static int clamp_range(struct item *it, const char *range, const char *cur, long long *v, long long *to,
+		       char *want, size_t wsize, char *clause, size_t csize)
+{
+	long long lo, hi;
+
+	range_of(range, &lo, &hi);
+	if (parse_s64(cur, v) < 0) {
 		it->action = ACT_ERROR;
 		item_setf(&it->error, "queue/read_ahead_kb reads '%s', not a number", cur);
 		return -EINVAL;
 	}
-	fmt(want, wsize, "%lld", v < lo ? lo : v > hi ? hi : v);
+	*to = *v < lo ? lo : *v > hi ? hi : *v;
+	fmt(want, wsize, "%lld", *to);
 	fmt(clause, csize, "[range %s: raise below %lld, cap above %lld]", range, lo, hi);
 	return 0;
 }
@@ -141,7 +169,8 @@ static void plan_read(struct ctx *c, struct disk *d, struct item *it, const char
 {
 	char cur[128], want[32], clause[160];
 	const char *w = e->value;
-	long long lo, hi;
+	long long lo, hi, v = 0, to = 0;
+	bool clamped = false;
 	struct held h;
 	int r;
 
@@ -165,9 +194,10 @@ static void plan_read(struct ctx *c, struct disk *d, struct item *it, const char
 		item_set(&it->current, cur);
 	if (r >= 0 && it->rank == 3 && !strcmp(e->value, "-1") && !strcmp(attr, "queue/wbt_lat_usec")) {
 		r = wbt_default(c, it, d, &w, clause, sizeof(clause));
-	} else if (r >= 0 && it->rank == 4 && block_parse_range(e->value, &lo, &hi) == 0) {
-		r = clamp_range(it, e->value, lo, hi, cur, want, sizeof(want), clause, sizeof(clause));
+	} else if (r >= 0 && it->rank == 4 && range_of(e->value, &lo, &hi) == 0) {
+		r = clamp_range(it, e->value, cur, &v, &to, want, sizeof(want), clause, sizeof(clause));
 		w = want;
+		clamped = r >= 0;
 	}
 	if (r < 0) {
 		value_set(it, d, e, e->value, NULL);
@@ -176,7 +206,11 @@ static void plan_read(struct ctx *c, struct disk *d, struct item *it, const char
 		return;
 	}
 	value_set(it, d, e, w, *clause ? clause : NULL);
-	it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
+	/* A clamped value: what item_compare_value finds, without both parsed again. */
+	if (clamped)
+		it->action = v != to ? ACT_CHANGE : ACT_KEEP;
+	else
+		it->action = item_compare_value(it, cur) ? ACT_CHANGE : ACT_KEEP;
 	if (it->action != ACT_CHANGE || it->recheck)
 		item_drop_fd(it);
 }
@@ -261,14 +295,16 @@ static void too_long(struct plan *p, const struct disk *d, const struct cfg_entr
 
 void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc)
 {
-	_cleanup_(freep) const struct cfg_entry **miss = calloc(bc->ns, sizeof(*miss));
+	/* A configuration's few sections need no allocation per disk. */
+	const struct cfg_entry *few[16];
+	_cleanup_(freep) const struct cfg_entry **many = bc->ns > ARRAY_SIZE(few) ? calloc(bc->ns, sizeof(*many)) : NULL;
+	const struct cfg_entry **miss = bc->ns > ARRAY_SIZE(few) ? many : few;
 	struct sched_after sa = { .name = "" };
 	const struct cfg_entry *e;
 	size_t first = p->n;
 
 	if (!miss)
 		return;
-
 	for (size_t i = 0; i < bc->ns; i++) {
 		miss[i] = bconf_miss(c, d, bc, i);
 		bc->matched[i] |= !miss[i];
@@ -292,10 +328,11 @@ void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct
 	e = bconf_lookup(bc, miss, bconf_setting_key(bc, &block_settings[BS_NR_REQUESTS]));
 	if (e)
 		plan_value(c, p, d, "queue/nr_requests", 1, e, &sa);
-	for (size_t k = 0; k < bc->nk; k++) {
+	for (size_t j = 0; j < bc->niok; j++) {
+		size_t k = bc->iok[j];
 		char attr[PATH_MAX];
 
-		if (strncmp(bc->keys[k], "iosched.", 8) || !(e = bconf_lookup(bc, miss, k)))
+		if (!(e = bconf_lookup(bc, miss, k)))
 			continue;
 		if (pathf(attr, sizeof(attr), "queue/iosched/%s", bc->keys[k] + 8) < 0)
 			too_long(p, d, e);
