@@ -116,49 +116,52 @@ static int wbt_default(struct ctx *c, struct item *it, struct disk *d, const cha
 	return 0;
 }
 
-/* block_parse_range of value, the last answer kept: every disk asks it of
- * the same entry. */
-static int range_of(const char *value, long long *lo, long long *hi)
+/* A read-ahead range as every disk asks it of the same entry: its bounds
+ * and its clause parsed and formatted once, the last clamped value's text
+ * kept (most disks clamp to the same). */
+struct range {
+	char value[64];
+	long long lo, hi;
+	int r; /* block_parse_range's; 1: nothing kept */
+	char clause[160];
+	long long to;
+	char want[32]; /* to's text, "" none yet */
+};
+
+/* block_parse_range of value into last, the last answer kept there. */
+static int range_of(const char *value, struct range *last)
 {
-	static struct {
-		char value[64];
-		long long lo, hi;
-		int r;
-	} last = { .r = 1 }; /* 1: nothing kept */
+	if (last->r <= 0 && !strcmp(value, last->value))
+		return last->r;
+	last->r = block_parse_range(value, &last->lo, &last->hi);
+	*last->want = '\0';
+	if (last->r == 0)
+		fmt(last->clause, sizeof(last->clause), "[range %s: raise below %lld, cap above %lld]", value, last->lo,
+		    last->hi);
+	if (strlen(value) >= sizeof(last->value)) {
+		int r = last->r;
 
-	if (last.r <= 0 && !strcmp(value, last.value)) {
-		*lo = last.lo, *hi = last.hi;
-		return last.r;
-	}
-	last.r = block_parse_range(value, &last.lo, &last.hi);
-	*lo = last.lo, *hi = last.hi;
-	if (strlen(value) >= sizeof(last.value)) {
-		int r = last.r;
-
-		last.r = 1;
+		last->r = 1;
 		return r;
 	}
-	strcpy(last.value, value);
-	return last.r;
+	strcpy(last->value, value);
+	return last->r;
 }
 
-/* The value a read-ahead range wants of cur (v), clamped into it (to), and
- * the clause that says so; -EINVAL: cur is not a number to clamp (never
- * write the range itself). */
-static int clamp_range(struct item *it, const char *range, const char *cur, long long *v, long long *to,
-		       char *want, size_t wsize, char *clause, size_t csize)
+/* The value a read-ahead range (parsed in rg) wants of cur (v), clamped into
+ * it (to), its text and the clause that says so; -EINVAL: cur is not a
+ * number to clamp (never write the range itself). */
+static int clamp_range(struct item *it, struct range *rg, const char *cur, long long *v, long long *to)
 {
-	long long lo, hi;
-
-	range_of(range, &lo, &hi);
 	if (parse_s64(cur, v) < 0) {
 		it->action = ACT_ERROR;
 		item_setf(&it->error, "queue/read_ahead_kb reads '%s', not a number", cur);
 		return -EINVAL;
 	}
-	*to = *v < lo ? lo : *v > hi ? hi : *v;
-	fmt(want, wsize, "%lld", *to);
-	fmt(clause, csize, "[range %s: raise below %lld, cap above %lld]", range, lo, hi);
+	*to = *v < rg->lo ? rg->lo : *v > rg->hi ? rg->hi : *v;
+	if (!*rg->want || rg->to != *to)
+		fmt(rg->want, sizeof(rg->want), "%lld", *to);
+	rg->to = *to;
 	return 0;
 }
 
@@ -167,9 +170,10 @@ static int clamp_range(struct item *it, const char *range, const char *cur, long
 static void plan_read(struct ctx *c, struct disk *d, struct item *it, const char *attr, const struct cfg_entry *e,
 		      const struct sched_after *sa)
 {
-	char cur[128], want[32], clause[160];
-	const char *w = e->value;
-	long long lo, hi, v = 0, to = 0;
+	static struct range rg = { .r = 1 };
+	char cur[128], clause[160];
+	const char *w = e->value, *cl = NULL;
+	long long v = 0, to = 0;
 	bool clamped = false;
 	struct held h;
 	int r;
@@ -189,14 +193,14 @@ static void plan_read(struct ctx *c, struct disk *d, struct item *it, const char
 		plan_absent(it, d, sa);
 		return;
 	}
-	*clause = '\0';
 	if (r >= 0)
 		item_set(&it->current, cur);
 	if (r >= 0 && it->rank == 3 && !strcmp(e->value, "-1") && !strcmp(attr, "queue/wbt_lat_usec")) {
 		r = wbt_default(c, it, d, &w, clause, sizeof(clause));
-	} else if (r >= 0 && it->rank == 4 && range_of(e->value, &lo, &hi) == 0) {
-		r = clamp_range(it, e->value, cur, &v, &to, want, sizeof(want), clause, sizeof(clause));
-		w = want;
+		cl = clause;
+	} else if (r >= 0 && it->rank == 4 && range_of(e->value, &rg) == 0) {
+		r = clamp_range(it, &rg, cur, &v, &to);
+		w = rg.want, cl = rg.clause;
 		clamped = r >= 0;
 	}
 	if (r < 0) {
@@ -205,7 +209,7 @@ static void plan_read(struct ctx *c, struct disk *d, struct item *it, const char
 			item_error(it, r, it->path);
 		return;
 	}
-	value_set(it, d, e, w, *clause ? clause : NULL);
+	value_set(it, d, e, w, cl);
 	/* A clamped value: what item_compare_value finds, without both parsed again. */
 	if (clamped)
 		it->action = v != to ? ACT_CHANGE : ACT_KEEP;
