@@ -144,6 +144,7 @@ struct bconf {
 	bool *matched;                /* matched[i]: a disk of this run matched section i */
 	size_t *mk, nmk;              /* the keys that are match.KEY, in order */
 	size_t *iok, niok;            /* those that are iosched.KEY, in order */
+	size_t *smk;                  /* smk[i * (nmk + 1)…]: section i's, ended by nk */
 	size_t class_k;               /* match.class's, nk when none */
 	signed char *by_class;        /* by_class[i * classes + c]: section i's match.class and
 				       * class c: 1 matches, -1 not, 0 not asked yet (the

@@ -132,9 +132,28 @@ void bconf_free(struct bconf *bc)
 	free(bc->eff);
 	free(bc->mk);
 	free(bc->iok);
+	free(bc->smk);
 	free(bc->by_class);
 	free(bc->setk);
 	free(bc);
+}
+
+/* Each section's match.KEY tests (in mk's order, ended by nk): a disk is
+ * not asked those the section does not set. */
+static int section_tests(struct bconf *bc)
+{
+	bc->smk = calloc(bc->ns * (bc->nmk + 1), sizeof(*bc->smk));
+	if (!bc->smk)
+		return -ENOMEM;
+	for (size_t i = 0; i < bc->ns; i++) {
+		size_t *v = &bc->smk[i * (bc->nmk + 1)];
+
+		for (size_t m = 0; m < bc->nmk; m++)
+			if (bc->eff[i * bc->nk + bc->mk[m]])
+				*v++ = bc->mk[m];
+		*v = bc->nk;
+	}
+	return 0;
 }
 
 /* What a disk asks of every section and every setting, found once a run. */
@@ -161,7 +180,7 @@ static int bconf_index(struct bconf *bc)
 	}
 	for (size_t j = 0; j < nset; j++)
 		bc->setk[j] = index_of(bc->keys, bc->nk, block_settings[j].key);
-	return 0;
+	return section_tests(bc);
 }
 
 struct bconf *bconf_new(const struct config *cfg)
@@ -216,13 +235,11 @@ size_t bconf_setting_key(const struct bconf *bc, const struct block_setting *s)
 /* The first match.KEY of section i that d fails, NULL when d matches it. */
 const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
 {
-	for (size_t m = 0; m < bc->nmk; m++) {
-		size_t k = bc->mk[m];
+	for (const size_t *m = &bc->smk[i * (bc->nmk + 1)]; *m < bc->nk; m++) {
+		size_t k = *m;
 		const struct cfg_entry *e = bc->eff[i * bc->nk + k];
 		signed char *known = k == bc->class_k ? &bc->by_class[i * NCLASSES + d->cls] : NULL;
 
-		if (!e)
-			continue;
 		if (known && !*known)
 			*known = match_one(c, d, e->key + 6, e->value) ? 1 : -1;
 		if (known ? *known < 0 : !match_one(c, d, e->key + 6, e->value))
