@@ -61,32 +61,45 @@ static int cmp_block(const void *a, const void *b)
 	return block_name_cmp(*(char *const *)a + 10, *(char *const *)b + 10);
 }
 
-/* The room doubles, its size told by the count (8, then each power of
- * two): a realloc for each disk moved the list every time, 4 MB copied
- * for 1,000 disks. */
-static int add_dir(char ***v, size_t *cnt, char *dir)
-{
-	size_t n = *cnt;
-	bool full = n >= 8 ? !(n & (n - 1)) : n == 0;
-	char **nv = !dir ? NULL : full ? realloc(*v, (n ? 2 * n : 8) * sizeof(**v)) : *v;
+/* The directories of the disks to plan, their texts in one arena. */
+struct dirs {
+	char **v;
+	size_t n;
+	struct arena names;
+};
 
-	if (!nv) {
-		free(dir);
-		return -ENOMEM;
-	}
-	*v = nv;
-	nv[(*cnt)++] = dir;
+/* prefix and name, as one more directory. The room doubles, its size told
+ * by the count (8, then each power of two): a realloc for each disk moved
+ * the list every time, 4 MB copied for 1,000 disks. */
+static int add_dir(struct dirs *l, const char *prefix, const char *name)
+{
+	size_t n = l->n;
+	bool full = n >= 8 ? !(n & (n - 1)) : n == 0;
+	char *dir = arena_cat(&l->names, prefix, name);
+	char **nv = !dir ? NULL : full ? realloc(l->v, (n ? 2 * n : 8) * sizeof(*l->v)) : l->v;
+
+	if (!nv)
+		return -ENOMEM; /* dir, if made, goes with the arena */
+	l->v = nv;
+	nv[l->n++] = dir;
 	return 0;
+}
+
+static void dirs_free(struct dirs *l)
+{
+	free(l->v);
+	arena_free(&l->names);
+	*l = (struct dirs){ 0 };
 }
 
 /* Trees captured without sys/block (libnvme's test data) still hold the
  * disks under sys/devices: a directory with a queue/ and no partition file.
  * Links are not followed; a disk's own subdirectories are not searched. */
-static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, size_t *cnt);
+static int walk_devices(struct ctx *c, const char *rel, int depth, struct dirs *l);
 
 /* A directory with a queue/ and no partition file is a disk; any other is
  * searched, a few levels deep. */
-static int walk_child(struct ctx *c, const char *child, int depth, char ***v, size_t *cnt)
+static int walk_child(struct ctx *c, const char *child, int depth, struct dirs *l)
 {
 	char probe[PATH_MAX];
 	int r = pathf(probe, sizeof(probe), "%s/queue", child);
@@ -97,12 +110,12 @@ static int walk_child(struct ctx *c, const char *child, int depth, char ***v, si
 		r = pathf(probe, sizeof(probe), "%s/partition", child);
 		if (r == 0)
 			r = root_access(&c->root, probe);
-		return r == 0 ? add_dir(v, cnt, strdup(child)) : r;
+		return r == 0 ? add_dir(l, "", child) : r;
 	}
-	return r == 0 && depth < 12 ? walk_devices(c, child, depth + 1, v, cnt) : r;
+	return r == 0 && depth < 12 ? walk_devices(c, child, depth + 1, l) : r;
 }
 
-static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, size_t *cnt)
+static int walk_devices(struct ctx *c, const char *rel, int depth, struct dirs *l)
 {
 	int fd = root_openat(&c->root, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -122,7 +135,7 @@ static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, si
 			continue;
 		r = pathf(child, sizeof(child), "%s/%s", rel, de->d_name);
 		if (r == 0)
-			r = walk_child(c, child, depth, v, cnt);
+			r = walk_child(c, child, depth, l);
 	}
 	if (r >= 0 && errno)
 		r = -errno;
@@ -130,48 +143,30 @@ static int walk_devices(struct ctx *c, const char *rel, int depth, char ***v, si
 	return r < 0 ? r : 0;
 }
 
-/* "sys/block/NAME", copied (NULL: no memory); not formatted. */
-static char *block_dir(const char *name)
-{
-	size_t n = strlen(name);
-	char *s = malloc(n + 11);
-
-	if (s)
-		stpcpy(stpcpy(s, "sys/block/"), name);
-	return s;
-}
-
 /* The sysfs directory of every whole disk: sys/block/NAME normally. */
-static int list_disks(struct ctx *c, char ***out, size_t *n)
+static int list_disks(struct ctx *c, struct dirs *l)
 {
 	int fd = root_openat(&c->root, "sys/block", O_RDONLY | O_DIRECTORY, 0);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
-	char **v = NULL;
-	size_t cnt = 0;
 	int r = 0;
 	bool listed = dir != NULL; /* every name sys/block/NAME */
 
 	if (!dir && fd >= 0)
 		close(fd);
-	if (!dir && fd != -ENOENT) {
-		*out = NULL;
-		*n = 0;
+	if (!dir && fd != -ENOENT)
 		return fd < 0 ? fd : -errno;
-	}
 	if (!dir)
-		r = walk_devices(c, "sys/devices", 0, &v, &cnt);
+		r = walk_devices(c, "sys/devices", 0, l);
 	for (errno = 0; dir && r >= 0 && (de = readdir(dir)); errno = 0)
 		if (de->d_name[0] != '.')
-			r = add_dir(&v, &cnt, block_dir(de->d_name));
+			r = add_dir(l, "sys/block/", de->d_name);
 	if (dir && r >= 0 && errno)
 		r = -errno; /* a listing cut short is not "no more disks" */
 	if (dir)
 		closedir(dir);
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), listed ? cmp_block : cmp_name);
-	*out = v;
-	*n = cnt;
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), listed ? cmp_block : cmp_name);
 	return r;
 }
 
@@ -214,14 +209,12 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
  * this per device; a lookup that fails leaves its error in errs[i]), or
  * every whole disk. sys/block itself is looked at only when a device is not
  * there: a tree without it holds its disks under sys/devices. */
-static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs, int *at)
+static int disk_dirs(struct ctx *c, struct dirs *l, int *errs, int *at)
 {
-	char **v = NULL;
-	size_t cnt = 0;
 	int r = 0, block = 1;
 
 	if (!c->ndevices)
-		return list_disks(c, out, n);
+		return list_disks(c, l);
 	for (size_t i = 0; i < c->ndevices && r >= 0 && block > 0; i++) {
 		char rel[PATH_MAX];
 		int rr = pathf(rel, sizeof(rel), "sys/block/%s", c->devices[i]);
@@ -234,23 +227,17 @@ static int disk_dirs(struct ctx *c, char ***out, size_t *n, int *errs, int *at)
 		else if (rr == -ENOENT)
 			rr = 0;
 		if (rr > 0)
-			r = add_dir(&v, &cnt, strdup(rel));
+			r = add_dir(l, "", rel);
 		else if (rr < 0)
 			errs[i] = rr;
 		else
 			block = root_access(&c->root, "sys/block");
 	}
-	*out = v;
-	*n = cnt;
 	if (block > 0)
 		return r;
-	while (cnt)
-		free(v[--cnt]);
-	free(v);
-	*out = NULL;
-	*n = 0;
+	dirs_free(l);
 	if (!block)
-		return list_disks(c, out, n);
+		return list_disks(c, l);
 	for (size_t i = 0; i < c->ndevices; i++) /* each disk asked for fails with the reason */
 		errs[i] = block;
 	return 0;
@@ -270,9 +257,9 @@ int block_plan(struct ctx *c, struct plan *p)
 	struct bconf *bc = bconf_new(&c->cfg);
 	int *errs = calloc(c->ndevices + 1, sizeof(*errs));
 	int *at = malloc((c->ndevices + 1) * sizeof(*at));
-	char **dirs = NULL;
+	struct dirs dirs = { 0 };
 	struct rdir blk;
-	size_t n = 0;
+	size_t n;
 	int r;
 
 	if (!bc || !errs || !at) {
@@ -283,14 +270,15 @@ int block_plan(struct ctx *c, struct plan *p)
 	}
 	for (size_t i = 0; i < c->ndevices; i++)
 		at[i] = -1;
-	r = disk_dirs(c, &dirs, &n, errs, at);
+	r = disk_dirs(c, &dirs, errs, at);
+	n = dirs.n;
 	block_identity_reset();
 	/* Each disk's link is read in sys/block held open: a udev run, about one
 	 * disk, reads it by path (one lookup, no look at sys/block first). */
-	if (c->ndevices || !n || strncmp(dirs[0], "sys/block/", 10) || rdir_open(&blk, &c->root, "sys/block") < 0)
+	if (c->ndevices || !n || strncmp(dirs.v[0], "sys/block/", 10) || rdir_open(&blk, &c->root, "sys/block") < 0)
 		rdir_unheld(&blk, &c->root, "sys/block");
 	for (size_t i = 0; i < (c->ndevices ? c->ndevices : n); i++) {
-		const char *dir = c->ndevices ? device_dir(c, p, c->devices[i], dirs, n, errs[i]) : dirs[i];
+		const char *dir = c->ndevices ? device_dir(c, p, c->devices[i], dirs.v, n, errs[i]) : dirs.v[i];
 		struct disk d;
 
 		disk_init(&d, dir, &blk);
@@ -314,9 +302,7 @@ int block_plan(struct ctx *c, struct plan *p)
 	/* One disk of a udev run matching none says nothing of the others. */
 	if (!c->ndevices && n)
 		bconf_unmatched(bc, p);
-	for (size_t i = 0; i < n; i++)
-		free(dirs[i]);
-	free(dirs);
+	dirs_free(&dirs);
 	free(errs);
 	free(at);
 	bconf_free(bc);

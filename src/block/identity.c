@@ -161,6 +161,7 @@ struct memo {
 static struct memo *memo;
 static size_t nmemo, memo_cap;
 static struct strindex memo_x;
+static struct arena memo_dirs; /* memo[].dir */
 
 static const char *memo_key(const void *data, size_t i)
 {
@@ -170,8 +171,7 @@ static const char *memo_key(const void *data, size_t i)
 
 void block_identity_reset(void)
 {
-	for (size_t i = 0; i < nmemo; i++)
-		free(memo[i].dir);
+	arena_free(&memo_dirs);
 	free(memo);
 	memo = NULL, nmemo = memo_cap = 0;
 	strindex_free(&memo_x);
@@ -188,7 +188,7 @@ void block_identity_note(struct disk *d)
 	if (disk_identity(&d->at, d, id, sizeof(id)) < 0 ||
 	    array_grow(&memo, &memo_cap, nmemo, sizeof(*memo), 64) < 0 || strindex_reserve(&memo_x, nmemo) < 0)
 		return;
-	memo[nmemo].dir = strdup(d->dir);
+	memo[nmemo].dir = arena_cat(&memo_dirs, d->dir, "");
 	if (!memo[nmemo].dir)
 		return;
 	copy_str(memo[nmemo].id, sizeof(memo[nmemo].id), id);
