@@ -23,11 +23,25 @@
 /* openat2(2) asks for retries on EAGAIN; bounded as root.c bounds them. */
 #define BENEATH_RETRIES 64
 
+/* rel into d->path as fmt "%s" puts it (cut to fit): false when cut. A
+ * copy, not fmt: every disk's directory is held. */
+static bool set_path(struct rdir *d, const char *rel)
+{
+	size_t n = strlen(rel);
+	bool fits = n < sizeof(d->path);
+
+	if (!fits)
+		n = sizeof(d->path) - 1;
+	memcpy(d->path, rel, n);
+	d->path[n] = '\0';
+	return fits;
+}
+
 int rdir_open(struct rdir *d, const struct root *r, const char *rel)
 {
 	d->root = r;
 	d->held = false;
-	if (fmt(d->path, sizeof(d->path), "%s", rel) >= (int)sizeof(d->path))
+	if (!set_path(d, rel))
 		return -ENAMETOOLONG;
 	d->fd = root_openat(r, rel, O_PATH | O_DIRECTORY, 0);
 	if (d->fd < 0)
@@ -42,7 +56,7 @@ void rdir_adopt(struct rdir *d, const struct root *r, const char *rel, int fd)
 {
 	d->root = r;
 	d->fd = fd;
-	d->held = fmt(d->path, sizeof(d->path), "%s", rel) < (int)sizeof(d->path);
+	d->held = set_path(d, rel);
 	if (!d->held) {
 		close(fd);
 		d->fd = -1;
@@ -56,7 +70,7 @@ void rdir_unheld(struct rdir *d, const struct root *r, const char *rel)
 	d->root = r;
 	d->held = false;
 	d->fd = -1;
-	fmt(d->path, sizeof(d->path), "%s", rel);
+	set_path(d, rel);
 }
 
 void rdir_close(struct rdir *d)

@@ -303,12 +303,14 @@ void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct
 	const struct cfg_entry *few[16];
 	_cleanup_(freep) const struct cfg_entry **many = bc->ns > ARRAY_SIZE(few) ? calloc(bc->ns, sizeof(*many)) : NULL;
 	const struct cfg_entry **miss = bc->ns > ARRAY_SIZE(few) ? many : few;
-	struct sched_after sa = { .name = "" };
+	struct sched_after sa;
 	const struct cfg_entry *e;
 	size_t first = p->n;
 
 	if (!miss)
 		return;
+	*sa.name = '\0'; /* not all 64 bytes zeroed */
+	sa.switching = sa.missing = false;
 	for (size_t i = 0; i < bc->ns; i++) {
 		miss[i] = bconf_miss(c, d, bc, i);
 		bc->matched[i] |= !miss[i];

@@ -93,6 +93,13 @@ static void test_selector_offers(void **state)
 	assert_false(selector_offers("none", "mq-deadline"));
 	assert_true(selector_offers("mq-deadline", "mq-deadline"));
 	assert_false(selector_offers("[none", "none"));
+	/* a word is a whole blank-separated run, or one marked in brackets */
+	assert_false(selector_offers("nonesuch none-x xnone", "none"));
+	assert_true(selector_offers("nonesuch none", "none"));
+	assert_false(selector_offers("a b", "a b"));
+	assert_true(selector_offers("x [[y]]", "[y]"));
+	assert_true(selector_offers("a [] b", ""));
+	assert_false(selector_offers("a b", ""));
 	assert_false(selector_offers("", "none"));
 	assert_true(selector_offers("[none] mq-deadline\n", "mq-deadline"));
 }
