@@ -240,9 +240,14 @@ void block_identity_note(struct disk *d);
 /* ---- match.c ---- */
 struct bconf *bconf_new(const struct config *cfg);
 void bconf_free(struct bconf *bc);
-size_t bconf_setting_key(const struct bconf *bc, const struct block_setting *s);
+/* The index in bc->keys of a setting of block_settings (found by
+ * bconf_new), bc->nk when no section sets it. */
+static inline size_t bconf_setting_key(const struct bconf *bc, const struct block_setting *s)
+{
+	return bc->setk[s - block_settings];
+}
 const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i);
-const struct cfg_entry *bconf_lookup(const struct bconf *bc, const struct cfg_entry *const *miss, size_t k);
+const struct cfg_entry *bconf_lookup(const struct bconf *bc, const size_t *hit, size_t nhit, size_t k);
 void bconf_why_none(const struct bconf *bc, const struct cfg_entry *const *miss, struct strbuf *sb);
 bool bconf_in_use(const struct ctx *c, const struct bconf *bc);
 void bconf_unmatched(const struct bconf *bc, struct plan *p);

@@ -225,13 +225,6 @@ struct bconf *bconf_new(const struct config *cfg)
 	return bc;
 }
 
-/* The index in bc->keys of a setting of block_settings (found by
- * bconf_new), bc->nk when no section sets it. */
-size_t bconf_setting_key(const struct bconf *bc, const struct block_setting *s)
-{
-	return bc->setk[s - block_settings];
-}
-
 /* The first match.KEY of section i that d fails, NULL when d matches it. */
 const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
 {
@@ -262,15 +255,14 @@ static const char *section_name(const struct bconf *bc, size_t i)
 	return bc->sections[i] ? bc->sections[i] : "[block]";
 }
 
-/* The last matching section that sets key k wins. */
-const struct cfg_entry *bconf_lookup(const struct bconf *bc, const struct cfg_entry *const *miss, size_t k)
+/* The last matching section (of hit, the nhit a disk matches, in order)
+ * that sets key k wins. */
+const struct cfg_entry *bconf_lookup(const struct bconf *bc, const size_t *hit, size_t nhit, size_t k)
 {
-	const struct cfg_entry *best = NULL;
-
-	for (size_t i = 0; k < bc->nk && i < bc->ns; i++)
-		if (!miss[i] && bc->eff[i * bc->nk + k])
-			best = bc->eff[i * bc->nk + k];
-	return best;
+	for (size_t j = nhit; k < bc->nk && j--;)
+		if (bc->eff[hit[j] * bc->nk + k])
+			return bc->eff[hit[j] * bc->nk + k];
+	return NULL;
 }
 
 /* Why no section tunes d: the sections for other classes together, then

@@ -297,48 +297,60 @@ static void too_long(struct plan *p, const struct disk *d, const struct cfg_entr
 	item_setf(&it->error, "%s: %s", e->key, strerror(ENAMETOOLONG));
 }
 
-void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc)
-{
-	/* A configuration's few sections need no allocation per disk. */
+/* What the sections say of a disk: the match.KEY that rules each out
+ * (miss[i], NULL when it matches) and those that match, in order (hit).
+ * A configuration's few sections need no allocation per disk. */
+struct verdict {
 	const struct cfg_entry *few[16];
-	_cleanup_(freep) const struct cfg_entry **many = bc->ns > ARRAY_SIZE(few) ? calloc(bc->ns, sizeof(*many)) : NULL;
-	const struct cfg_entry **miss = bc->ns > ARRAY_SIZE(few) ? many : few;
+	size_t fewhit[16];
+	const struct cfg_entry **miss;
+	size_t *hit, nhit;
+	void *heap; /* miss and hit of a configuration with more sections */
+};
+
+static int judge(struct ctx *c, struct disk *d, const struct bconf *bc, struct verdict *v)
+{
+	v->heap = NULL;
+	v->nhit = 0;
+	v->miss = v->few, v->hit = v->fewhit;
+	if (bc->ns > ARRAY_SIZE(v->few)) {
+		v->heap = calloc(bc->ns, sizeof(*v->miss) + sizeof(*v->hit));
+		if (!v->heap)
+			return -ENOMEM;
+		v->miss = v->heap, v->hit = (size_t *)(v->miss + bc->ns);
+	}
+	for (size_t i = 0; i < bc->ns; i++) {
+		v->miss[i] = bconf_miss(c, d, bc, i);
+		if (!v->miss[i]) {
+			bc->matched[i] = true;
+			v->hit[v->nhit++] = i;
+		}
+	}
+	return 0;
+}
+
+static void plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc, const struct verdict *v)
+{
 	struct sched_after sa;
 	const struct cfg_entry *e;
 	size_t first = p->n;
 
-	if (!miss)
-		return;
 	*sa.name = '\0'; /* not all 64 bytes zeroed */
 	sa.switching = sa.missing = false;
-	for (size_t i = 0; i < bc->ns; i++) {
-		miss[i] = bconf_miss(c, d, bc, i);
-		bc->matched[i] |= !miss[i];
-	}
-	if (*d->err) {
-		struct item *it = plan_add(p, "block", d->name, "-", d->dir);
-
-		if (it) {
-			it->action = ACT_ERROR;
-			it->cls = cls_name(d);
-			item_set(&it->error, d->err);
-		}
-		return;
-	}
 	disk_read_scheduler(c, d);
-	e = bconf_lookup(bc, miss, bconf_setting_key(bc, &block_settings[BS_SCHEDULER]));
+	e = bconf_lookup(bc, v->hit, v->nhit, bconf_setting_key(bc, &block_settings[BS_SCHEDULER]));
 	if (e)
 		plan_scheduler(c, p, d, e, &sa);
 	else
 		disk_active_scheduler(d, &sa);
-	e = bconf_lookup(bc, miss, bconf_setting_key(bc, &block_settings[BS_NR_REQUESTS]));
+	e = bconf_lookup(bc, v->hit, v->nhit, bconf_setting_key(bc, &block_settings[BS_NR_REQUESTS]));
 	if (e)
 		plan_value(c, p, d, "queue/nr_requests", 1, e, &sa);
 	for (size_t j = 0; j < bc->niok; j++) {
 		size_t k = bc->iok[j];
 		char attr[PATH_MAX];
 
-		if (!(e = bconf_lookup(bc, miss, k)))
+		if (!(e = bconf_lookup(bc, v->hit, v->nhit, k)))
 			continue;
 		if (pathf(attr, sizeof(attr), "queue/iosched/%s", bc->keys[k] + 8) < 0)
 			too_long(p, d, e);
@@ -348,11 +360,31 @@ void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct
 	for (const struct block_setting *s = block_settings; s->key; s++) {
 		if (s->rank != 3 && s->rank != 4)
 			continue;
-		e = bconf_lookup(bc, miss, bconf_setting_key(bc, s));
+		e = bconf_lookup(bc, v->hit, v->nhit, bconf_setting_key(bc, s));
 		if (e)
 			plan_value(c, p, d, s->attr, s->rank, e, &sa);
 	}
 	stack_defer(p, d, first);
 	if (p->n == first && bconf_in_use(c, bc))
-		nothing_applies(p, d, bc, miss);
+		nothing_applies(p, d, bc, v->miss);
+}
+
+void block_plan_disk(struct ctx *c, struct plan *p, struct disk *d, const struct bconf *bc)
+{
+	struct verdict v;
+
+	if (judge(c, d, bc, &v) < 0)
+		return;
+	if (*d->err) {
+		struct item *it = plan_add(p, "block", d->name, "-", d->dir);
+
+		if (it) {
+			it->action = ACT_ERROR;
+			it->cls = cls_name(d);
+			item_set(&it->error, d->err);
+		}
+	} else {
+		plan_disk(c, p, d, bc, &v);
+	}
+	free(v.heap);
 }
