@@ -258,8 +258,9 @@ void disk_active_scheduler(const struct disk *d, struct sched_after *sa);
 bool block_sched_item(struct ctx *c, struct item *it, const struct disk *d, const struct cfg_entry *e);
 bool block_plan_iosched(struct item *it, const struct disk *d, const struct sched_after *sa);
 
-/* ---- disks.c ---- */
+/* ---- order.c ---- */
 int block_name_cmp(const char *a, const char *b); /* strverscmp's order */
+void block_sort_dirs(char **v, size_t n, bool listed);
 
 /* ---- plan.c ---- */
 struct item *block_item(struct plan *p, const struct disk *d, const char *attr, int rank, const struct cfg_entry *e);

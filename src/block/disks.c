@@ -15,52 +15,6 @@
 
 /* ---- discovery ----------------------------------------------------------- */
 
-static bool digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* strverscmp's order, the common case without its state machine: names
- * that first differ after a digit run starting 1-9 ("vd1" "vd12") or with
- * no digit before, compared as it compares them; a run that starts with 0
- * (its "fractional" parts) is left to it. A 1,000-disk sort makes 10,000
- * compares. */
-int block_name_cmp(const char *a, const char *b)
-{
-	size_t i = 0, j, k;
-	bool da, db;
-
-	while (a[i] && a[i] == b[i])
-		i++;
-	for (j = i; j && digit(a[j - 1]); j--)
-		;
-	if (j < i && a[j] == '0')
-		return strverscmp(a, b);
-	da = digit(a[i]), db = digit(b[i]);
-	if (j == i && (!da || !db || a[i] == '0' || b[i] == '0'))
-		return (unsigned char)a[i] - (unsigned char)b[i];
-	if (da != db) /* in a run: the longer number is the larger */
-		return da ? 1 : -1;
-	if (!da)
-		return (unsigned char)a[i] - (unsigned char)b[i];
-	for (k = i + 1; digit(a[k]) && digit(b[k]); k++)
-		;
-	if (digit(a[k]) != digit(b[k]))
-		return digit(a[k]) ? 1 : -1;
-	return (unsigned char)a[i] - (unsigned char)b[i];
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return block_name_cmp(base_of(*(char *const *)a), base_of(*(char *const *)b));
-}
-
-/* cmp_name of sys/block/NAME, whose names start at the same place. */
-static int cmp_block(const void *a, const void *b)
-{
-	return block_name_cmp(*(char *const *)a + 10, *(char *const *)b + 10);
-}
-
 /* The directories of the disks to plan, their texts in one arena. */
 struct dirs {
 	char **v;
@@ -165,8 +119,7 @@ static int list_disks(struct ctx *c, struct dirs *l)
 		r = -errno; /* a listing cut short is not "no more disks" */
 	if (dir)
 		closedir(dir);
-	if (l->n)
-		qsort(l->v, l->n, sizeof(*l->v), listed ? cmp_block : cmp_name);
+	block_sort_dirs(l->v, l->n, listed);
 	return r;
 }
 

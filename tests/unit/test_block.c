@@ -1351,6 +1351,48 @@ static void test_name_order(void **state)
 		}
 }
 
+static int by_strverscmp(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a + 10, *(char *const *)b + 10);
+}
+
+/* block_sort_dirs sorts as strverscmp does, by key where names allow it
+ * and by block_name_cmp where they do not. */
+static void test_sort_dirs(void **state)
+{
+	static const char *const names[] = {
+		"vd0", "vd1", "vd10", "vd9", "vd100", "vda", "vdb", "vd01", "vd007", "sda", "sdb", "sdaa", "sd1",
+		"nvme0n1", "nvme0n10", "nvme0n2", "nvme1n1", "nvme10n1", "dm-0", "dm-10", "dm-2", "md127", "md0",
+		"loop0", "loop1", "loop10", "zram0", "verylonghead1", "verylonghead10", "verylonghead2",
+		"x123456789012345678901", "x123456789012345678902", "x99", "vd18446744073709551615", "vd2",
+	};
+	char *v[ARRAY_SIZE(names)], *w[ARRAY_SIZE(names)];
+	size_t n = ARRAY_SIZE(names);
+
+	(void)state;
+	for (unsigned seed = 1; seed <= 20; seed++) {
+		srand(seed);
+		for (size_t i = 0; i < n; i++)
+			v[i] = xasprintf("sys/block/%s", names[i]);
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = (size_t)rand() % (i + 1);
+			char *t = v[i];
+
+			v[i] = v[j], v[j] = t;
+		}
+		memcpy(w, v, sizeof(v));
+		qsort(w, n, sizeof(*w), by_strverscmp);
+		block_sort_dirs(v, n, true);
+		for (size_t i = 0; i < n; i++)
+			assert_string_equal(v[i], w[i]);
+		block_sort_dirs(v, n, false); /* by the last component: the same order */
+		for (size_t i = 0; i < n; i++) {
+			assert_string_equal(v[i], w[i]);
+			free(v[i]);
+		}
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_check_scheduler),
 	cmocka_unit_test(test_settings_by_place),
@@ -1358,6 +1400,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_check_read_ahead),
 	cmocka_unit_test(test_check_iosched_match),
 	cmocka_unit_test(test_name_order),
+	cmocka_unit_test(test_sort_dirs),
 	FX_TEST(test_hypervisor_every_arch),
 	FX_TEST(test_hypervisor_x86_and_metal),
 	FX_TEST(test_hypervisor_sources_unreadable),
