@@ -246,7 +246,7 @@ static inline size_t bconf_setting_key(const struct bconf *bc, const struct bloc
 {
 	return bc->setk[s - block_settings];
 }
-const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i);
+size_t bconf_judge(struct ctx *c, struct disk *d, const struct bconf *bc, const struct cfg_entry **miss, size_t *hit);
 const struct cfg_entry *bconf_lookup(const struct bconf *bc, const size_t *hit, size_t nhit, size_t k);
 void bconf_why_none(const struct bconf *bc, const struct cfg_entry *const *miss, struct strbuf *sb);
 bool bconf_in_use(const struct ctx *c, const struct bconf *bc);

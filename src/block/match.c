@@ -226,7 +226,7 @@ struct bconf *bconf_new(const struct config *cfg)
 }
 
 /* The first match.KEY of section i that d fails, NULL when d matches it. */
-const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
+static const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct bconf *bc, size_t i)
 {
 	for (const size_t *m = &bc->smk[i * (bc->nmk + 1)]; *m < bc->nk; m++) {
 		size_t k = *m;
@@ -239,6 +239,22 @@ const struct cfg_entry *bconf_miss(struct ctx *c, struct disk *d, const struct b
 			return e;
 	}
 	return NULL;
+}
+
+/* Every section's miss (bconf_miss) into miss, the sections d matches
+ * into hit, in order, each marked matched: their count. */
+size_t bconf_judge(struct ctx *c, struct disk *d, const struct bconf *bc, const struct cfg_entry **miss, size_t *hit)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < bc->ns; i++) {
+		miss[i] = bconf_miss(c, d, bc, i);
+		if (!miss[i]) {
+			bc->matched[i] = true;
+			hit[n++] = i;
+		}
+	}
+	return n;
 }
 
 /* The unnamed [block] exists only when the configuration sets a key in it. */

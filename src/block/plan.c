@@ -311,7 +311,6 @@ struct verdict {
 static int judge(struct ctx *c, struct disk *d, const struct bconf *bc, struct verdict *v)
 {
 	v->heap = NULL;
-	v->nhit = 0;
 	v->miss = v->few, v->hit = v->fewhit;
 	if (bc->ns > ARRAY_SIZE(v->few)) {
 		v->heap = calloc(bc->ns, sizeof(*v->miss) + sizeof(*v->hit));
@@ -319,13 +318,7 @@ static int judge(struct ctx *c, struct disk *d, const struct bconf *bc, struct v
 			return -ENOMEM;
 		v->miss = v->heap, v->hit = (size_t *)(v->miss + bc->ns);
 	}
-	for (size_t i = 0; i < bc->ns; i++) {
-		v->miss[i] = bconf_miss(c, d, bc, i);
-		if (!v->miss[i]) {
-			bc->matched[i] = true;
-			v->hit[v->nhit++] = i;
-		}
-	}
+	v->nhit = bconf_judge(c, d, bc, v->miss, v->hit);
 	return 0;
 }
 
