@@ -286,13 +286,22 @@ void sb_free(struct strbuf *sb)
 
 /* Copies the next space-separated word of *p into buf and advances *p.
  * Returns the word's full length (≥ size means it did not fit), 0 at the end. */
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* Scanned by hand: words are short, and strspn's and strcspn's set-up
+ * costs more than the scan. */
 size_t next_word(const char **p, char *buf, size_t size)
 {
 	const char *s = *p, *e;
 	size_t n;
 
-	s += strspn(s, " \t\n");
-	e = s + strcspn(s, " \t\n");
+	while (blank(*s))
+		s++;
+	for (e = s; *e && !blank(*e); e++)
+		;
 	n = (size_t)(e - s);
 	if (size) { /* snprintf's truncation, without its cost for every word */
 		size_t k = n < size ? n : size - 1;
@@ -340,11 +349,6 @@ bool word_listed(const char *list, const char *word)
 		if (!strcmp(w, word))
 			return true;
 	return false;
-}
-
-static bool blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n';
 }
 
 /* A marked word ("[madvise]") is never offered as itself: its bracketed

@@ -363,6 +363,8 @@ void block_classify(struct ctx *c, struct disk *d)
 {
 	classify(c, d);
 	stack_resolve(c, d);
+	/* class 10 bytes, why 255: it fits */
+	d->headlen = (size_t)(stpcpy(stpcpy(stpcpy(stpcpy(d->head, cls_name(d)), " disk ("), d->why), ")") - d->head);
 }
 
 void disk_free(struct disk *d)

@@ -94,8 +94,10 @@ struct disk {
 	bool rot_read;
 	int hwq;           /* hardware queues (mq/ entries), -1 unknown, once hwq_read */
 	bool hwq_read;
+	size_t headlen;
 	/* ---- texts: disk_init makes each empty ---- */
 	char why[256];
+	char head[288]; /* "CLASS disk (WHY)", every item's reason's start, once classified */
 	char driver[64];
 	char err[320]; /* a read that failed (not ENOENT) while classifying or matching */
 	char notready[96]; /* stacked: why it is not ready yet, "" when it is */
@@ -118,7 +120,7 @@ static inline void disk_init(struct disk *d, const char *dir, const struct rdir 
 	d->dirlen = dir ? strlen(dir) : 0;
 	d->name = dir ? base_of(dir) : NULL;
 	d->block = block;
-	*d->why = *d->driver = *d->err = *d->notready = '\0';
+	*d->why = *d->head = *d->driver = *d->err = *d->notready = '\0';
 	*d->sched = *d->sched_active = *d->rot = *d->mpath_head = *d->path = '\0';
 	d->at.root = NULL; /* at's path too is set by rdir_open or rdir_unheld */
 	d->at.fd = -1;

@@ -34,19 +34,19 @@ struct item *block_item(struct plan *p, const struct disk *d, const char *attr, 
 	return it;
 }
 
-/* The reason of an item of d: "CLASS disk (WHY)", ": " and the entry's
- * reason when it has one, then " " and clause when given. Copied in one
- * allocation: formatted, then a clause appended, it was two and a
+/* The reason of an item of d: its head "CLASS disk (WHY)", ": " and the
+ * entry's reason when it has one, then " " and clause when given. Copied in
+ * one allocation: formatted, then a clause appended, it was two and a
  * reallocation per item. stpcpy, not mempcpy: gcc -Os inlines the latter
  * as a byte-wise rep movsb. */
 static void disk_reason(struct item *it, const struct disk *d, const struct cfg_entry *e, const char *clause)
 {
-	const char *cls = cls_name(d), *er = e ? e->reason : NULL;
-	size_t n = strlen(cls) + strlen(d->why) + (er ? strlen(er) : 0) + (clause ? strlen(clause) : 0);
-	char *s = malloc(n + 12), *o = s;
+	const char *er = e ? e->reason : NULL;
+	size_t n = d->headlen + (er ? strlen(er) : 0) + (clause ? strlen(clause) : 0);
+	char *s = malloc(n + 4), *o = s;
 
 	if (s) {
-		o = stpcpy(stpcpy(stpcpy(stpcpy(o, cls), " disk ("), d->why), ")");
+		o = stpcpy(o, d->head);
 		if (er)
 			o = stpcpy(stpcpy(o, ": "), er);
 		if (clause)
