@@ -286,7 +286,8 @@ void sb_free(struct strbuf *sb)
 
 /* Copies the next space-separated word of *p into buf and advances *p.
  * Returns the word's full length (≥ size means it did not fit), 0 at the end. */
-static bool blank(char c)
+/* Always inlined: gcc -Os calls it otherwise, once per character. */
+__attribute__((always_inline)) static inline bool blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n';
 }
