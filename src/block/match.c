@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,27 +184,41 @@ static int bconf_index(struct bconf *bc)
 	return section_tests(bc);
 }
 
+/* The [block] entries' sections and keys, each listed once, and where each
+ * entry is (at[2i], at[2i + 1]: its section's and key's index; SIZE_MAX
+ * not a [block] entry). */
+static void bconf_names(struct bconf *bc, const struct config *cfg, size_t *at)
+{
+	bc->ns = 1;
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct cfg_entry *e = &cfg->v[i];
+		size_t si, ki;
+
+		at[2 * i] = SIZE_MAX;
+		if (strcmp(e->section, "block"))
+			continue;
+		si = e->name ? index_of(bc->sections, bc->ns, e->name) : 0;
+		if (si == bc->ns)
+			bc->sections[bc->ns++] = e->name;
+		ki = index_of(bc->keys, bc->nk, e->key);
+		if (ki == bc->nk)
+			bc->keys[bc->nk++] = e->key;
+		at[2 * i] = si, at[2 * i + 1] = ki;
+	}
+}
+
 struct bconf *bconf_new(const struct config *cfg)
 {
 	struct bconf *bc = calloc(1, sizeof(*bc));
+	_cleanup_(freep) size_t *at = malloc((2 * cfg->n + 1) * sizeof(*at));
 
 	/* At most cfg->n distinct sections and keys (+1 for [block]). */
-	if (!bc || !(bc->sections = calloc(cfg->n + 1, sizeof(char *))) ||
+	if (!bc || !at || !(bc->sections = calloc(cfg->n + 1, sizeof(char *))) ||
 	    !(bc->matched = calloc(cfg->n + 1, sizeof(bool))) || !(bc->keys = calloc(cfg->n + 1, sizeof(char *)))) {
 		bconf_free(bc);
 		return NULL;
 	}
-	bc->ns = 1;
-	for (size_t i = 0; i < cfg->n; i++) {
-		const struct cfg_entry *e = &cfg->v[i];
-
-		if (strcmp(e->section, "block"))
-			continue;
-		if (e->name && index_of(bc->sections, bc->ns, e->name) == bc->ns)
-			bc->sections[bc->ns++] = e->name;
-		if (index_of(bc->keys, bc->nk, e->key) == bc->nk)
-			bc->keys[bc->nk++] = e->key;
-	}
+	bconf_names(bc, cfg, at);
 	bc->eff = calloc(bc->ns * bc->nk + 1, sizeof(*bc->eff));
 	if (!bc->eff) {
 		bconf_free(bc);
@@ -211,13 +226,9 @@ struct bconf *bconf_new(const struct config *cfg)
 	}
 	/* config_get of each section and key, in one pass: the last
 	 * assignment wins, an empty value unsets. */
-	for (size_t i = 0; i < cfg->n; i++) {
-		const struct cfg_entry *e = &cfg->v[i];
-
-		if (!strcmp(e->section, "block"))
-			bc->eff[index_of(bc->sections, bc->ns, e->name) * bc->nk + index_of(bc->keys, bc->nk, e->key)] =
-				*e->value ? e : NULL;
-	}
+	for (size_t i = 0; i < cfg->n; i++)
+		if (at[2 * i] != SIZE_MAX)
+			bc->eff[at[2 * i] * bc->nk + at[2 * i + 1]] = *cfg->v[i].value ? &cfg->v[i] : NULL;
 	if (bconf_index(bc) < 0) {
 		bconf_free(bc);
 		return NULL;
