@@ -103,13 +103,15 @@ static bool match_one(struct ctx *c, struct disk *d, const char *what, const cha
 {
 	char w[WORD_MAX], buf[256];
 	const char *ident = "";
+	bool blkid;
 
 	if (!strcmp(what, "slave_class"))
 		return match_slaves(d, value);
-	if (!is_blkid_key(what))
+	blkid = is_blkid_key(what);
+	if (!blkid)
 		ident = read_ident(c, d, what, buf, sizeof(buf));
 	while (next_word(&value, w, sizeof(w)))
-		if (is_blkid_key(what) ? match_blkid(c, d, what, w) : glob_match(w, ident))
+		if (blkid ? match_blkid(c, d, what, w) : glob_match(w, ident))
 			return true;
 	return false;
 }
@@ -197,7 +199,9 @@ static void bconf_names(struct bconf *bc, const struct config *cfg, size_t *at)
 		at[2 * i] = SIZE_MAX;
 		if (strcmp(e->section, "block"))
 			continue;
-		si = e->name ? index_of(bc->sections, bc->ns, e->name) : 0;
+		/* A section's entries come together: its own name first. */
+		si = !e->name ? 0 : streq_ptr(bc->sections[bc->ns - 1], e->name) ? bc->ns - 1
+			: index_of(bc->sections, bc->ns, e->name);
 		if (si == bc->ns)
 			bc->sections[bc->ns++] = e->name;
 		ki = index_of(bc->keys, bc->nk, e->key);
