@@ -162,6 +162,7 @@ static struct memo *memo;
 static size_t nmemo, memo_cap;
 static struct strindex memo_x;
 static struct arena memo_dirs; /* memo[].dir */
+static size_t memo_last;       /* the entry last asked for */
 
 static const char *memo_key(const void *data, size_t i)
 {
@@ -173,7 +174,7 @@ void block_identity_reset(void)
 {
 	arena_free(&memo_dirs);
 	free(memo);
-	memo = NULL, nmemo = memo_cap = 0;
+	memo = NULL, nmemo = memo_cap = memo_last = 0;
 	strindex_free(&memo_x);
 }
 
@@ -195,6 +196,22 @@ void block_identity_note(struct disk *d)
 	strindex_insert(&memo_x, nmemo++);
 }
 
+/* The entry of dir, STRINDEX_NONE none. The records ask in the plan's
+ * order, disk after disk: the one asked last and the next are tried
+ * before the index (a compare, not a hash). */
+static size_t memo_at(const char *dir)
+{
+	size_t i;
+
+	for (i = memo_last; i < nmemo && i < memo_last + 2; i++)
+		if (!strcmp(memo[i].dir, dir))
+			return memo_last = i;
+	i = nmemo ? strindex_find(&memo_x, dir) : STRINDEX_NONE;
+	if (i != STRINDEX_NONE)
+		memo_last = i;
+	return i;
+}
+
 /* A queue attribute's identity: its disk's. -ENOENT: the disk is gone. */
 int block_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size)
 {
@@ -205,9 +222,9 @@ int block_identity(const struct root *r, const char *setting, const char *path, 
 	*out = '\0';
 	if (disk_dir(path, setting, dir, sizeof(dir)) < 0)
 		return -EINVAL;
-	i = nmemo ? strindex_find(&memo_x, dir) : STRINDEX_NONE;
+	i = memo_at(dir);
 	if (i != STRINDEX_NONE) {
-		fmt(out, size, "%s", memo[i].id);
+		copy_str(out, size, memo[i].id);
 		return 0;
 	}
 	rdir_unheld(&at, r, dir);
