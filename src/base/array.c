@@ -171,6 +171,18 @@ char *arena_strdup(struct arena *a, const char *s)
 	return d ? memcpy(d, s, n) : NULL;
 }
 
+char *arena_cat(struct arena *a, const char *s1, const char *s2)
+{
+	size_t n1 = strlen(s1), n2 = strlen(s2) + 1;
+	char *d = arena_alloc(a, n1 + n2);
+
+	if (d) {
+		memcpy(d, s1, n1);
+		memcpy(d + n1, s2, n2);
+	}
+	return d;
+}
+
 void arena_free(struct arena *a)
 {
 	for (struct arena_block *b = a->head, *next; b; b = next) {

@@ -52,4 +52,5 @@ struct arena {
 };
 void *arena_alloc(struct arena *a, size_t n); /* NULL: out of memory */
 char *arena_strdup(struct arena *a, const char *s);
+char *arena_cat(struct arena *a, const char *s1, const char *s2); /* s1 then s2 */
 void arena_free(struct arena *a);

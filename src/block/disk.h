@@ -213,14 +213,6 @@ static inline void item_error(struct item *it, int err, const char *what)
 	item_setf(&it->error, "cannot read %s: %s", what, strerror(-err));
 }
 
-/* ---- arena.c: strings freed together ---- */
-struct arena {
-	char *block; /* the newest block, NULL none */
-	size_t used, cap;
-};
-char *arena_cat(struct arena *a, const char *s1, const char *s2); /* s1 s2 copied, NULL: no memory */
-void arena_free(struct arena *a);
-
 /* ---- class.c ---- */
 void disk_fail(struct disk *d, int err, const char *what);
 /* attr.c: an identity attribute ("" when absent, a failed read recorded),
