@@ -248,7 +248,11 @@ int block_plan(struct ctx *c, struct plan *p)
 		block_classify(c, &d);
 		log_msg(LOG_DEBUG, "%s: class %s (%s)", d.name, cls_name(&d), d.why);
 		block_plan_disk(c, p, &d, bc);
-		if (c->applying && changes(p, first))
+		/* The memo saves a full run's records a read by path each; a run
+		 * about named devices reads a disk's identity once anyway (its
+		 * records' cache holds it), and a second read here cost it an
+		 * open, a read and a close of diskseq. */
+		if (c->applying && !c->ndevices && changes(p, first))
 			block_identity_note(&d);
 		disk_free(&d);
 	}
