@@ -140,7 +140,7 @@ struct arena_block {
 	char data[];
 };
 
-#define ARENA_FIRST 16384
+#define ARENA_FIRST 1024
 #define ARENA_MAX 65536
 
 void *arena_alloc(struct arena *a, size_t n)

@@ -43,7 +43,7 @@ void strindex_rebuild(struct strindex *x, size_t n);
 void strindex_free(struct strindex *x);
 
 /* Many small allocations freed together: carved from blocks (the first
- * 16 KiB, each next one twice as big, up to 64 KiB) that arena_free frees
+ * 1 KiB, for a run of one device, each next one twice as big, up to 64 KiB) that arena_free frees
  * whole. No alignment: for strings. A zeroed struct arena is empty. */
 struct arena_block;
 struct arena {

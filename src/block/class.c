@@ -15,23 +15,32 @@
 /* The driver's name, the last component of where device/driver (or a
  * SCSI disk's device/device/driver) points. The path is made only for a
  * failure to name. */
+/* A failed read of the link, named by its path: the path is made only here,
+ * its PATH_MAX buffer off read_driver's frame (a page of stack a run of
+ * one disk touched below it). */
+static __attribute__((noinline)) void driver_fail(struct disk *d, const char *try, int r)
+{
+	char rel[PATH_MAX];
+
+	disk_path(d, try, rel, sizeof(rel));
+	disk_fail(d, r, rel);
+}
+
 static void read_driver(struct disk *d)
 {
 	static const char *const tries[] = { "device/driver", "device/device/driver" };
-	char rel[PATH_MAX], link[PATH_MAX];
+	char link[PATH_MAX];
 
 	for (size_t i = 0; i < ARRAY_SIZE(tries); i++) {
-		int r = d->dirlen + strlen(tries[i]) + 2 > sizeof(rel) ? -ENAMETOOLONG
+		int r = d->dirlen + strlen(tries[i]) + 2 > PATH_MAX ? -ENAMETOOLONG
 			: rdir_readlink(&d->at, tries[i], link, sizeof(link));
 
 		if (r > 0) {
 			copy_str(d->driver, sizeof(d->driver), base_of(link));
 			return;
 		}
-		if (r != -EINVAL && r != -ENOENT) { /* EINVAL: not a link */
-			disk_path(d, tries[i], rel, sizeof(rel));
-			disk_fail(d, r, rel);
-		}
+		if (r != -EINVAL && r != -ENOENT) /* EINVAL: not a link */
+			driver_fail(d, tries[i], r);
 	}
 }
 
@@ -311,17 +320,15 @@ static void classify(struct ctx *c, struct disk *d)
 
 /* A stacked disk's bottom disks, their classes, its readiness and its reason:
  * "dm-0 (vg0-root) on vda (virtual)". */
-static void stack_resolve(struct ctx *c, struct disk *d)
+/* Apart from stack_resolve: its 14 KiB frame (a slave's struct disk) is
+ * made only for a stacked disk, not below every disk's classification. */
+static __attribute__((noinline)) void stack_slaves(struct ctx *c, struct disk *d)
 {
 	char dm[128], uuid[160]; /* read_attr's: "" when absent */
 	size_t len;
 	bool mp;
 	int r;
 
-	/* No initializer above: gcc zeroed them before this test, at the
-	 * bottom of a 14 KB frame, a page of stack for every disk. */
-	if (d->cls != BC_STACKED)
-		return;
 	/* Here even ENOENT is a failure: a slave whose disk cannot be found. */
 	r = block_bottom_disks(&c->root, d->dir, &d->slaves, &d->nslaves);
 	if (r < 0 && !*d->err)
@@ -356,6 +363,12 @@ static void stack_resolve(struct ctx *c, struct disk *d)
 	}
 	r = block_stack_ready(&c->root, d->dir, d->name, d->notready, sizeof(d->notready));
 	disk_fail(d, r, "its size or dm/suspended");
+}
+
+static void stack_resolve(struct ctx *c, struct disk *d)
+{
+	if (d->cls == BC_STACKED)
+		stack_slaves(c, d);
 }
 
 /* What d is, and for a stacked disk what it sits on. */

@@ -105,10 +105,12 @@ struct disk {
 	char sched_active[64]; /* its active choice, "" when it marks none */
 	char rot[16];    /* queue/rotational, read once on demand */
 	char mpath_head[32]; /* a hidden NVMe multipath path node: its head ("nvme1n1") */
+	/* Last, the large ones: the part a run writes stays on a page or two of
+	 * stack, path (read for NVMe and SCSI disks only) above it untouched. */
+	struct rdir at;  /* dir, held open while the disk is classified and planned */
 	char path[PATH_MAX]; /* the device path: where sys/block/NAME points, dir itself when found under
 			      * sys/devices, "" unknown; read by disk_link (NVMe and SCSI disks when
 			      * classified) */
-	struct rdir at;  /* dir, held open while the disk is classified and planned */
 };
 
 /* d as a disk of dir (NULL: none) named by its last component, its link

@@ -128,7 +128,7 @@ static int list_disks(struct ctx *c, struct dirs *l)
  * does one whose lookup failed (err < 0): an unreadable sys/block entry is
  * not a missing disk, nor is the disk a partition because its
  * sys/class/block link reads. */
-static const char *device_dir(struct ctx *c, struct plan *p, const char *name, char **dirs, size_t n, int err)
+static __attribute__((noinline)) const char *device_dir(struct ctx *c, struct plan *p, const char *name, char **dirs, size_t n, int err)
 {
 	char rel[PATH_MAX], disk[NAME_MAX + 1];
 	struct item *it;
@@ -163,7 +163,8 @@ static const char *device_dir(struct ctx *c, struct plan *p, const char *name, c
  * this per device; a lookup that fails leaves its error in errs[i]), or
  * every whole disk. sys/block itself is looked at only when a device is not
  * there: a tree without it holds its disks under sys/devices. */
-static int disk_dirs(struct ctx *c, struct dirs *l, int *errs, int *at)
+/* noinline: its PATH_MAX buffer is gone before block_plan's disks are planned. */
+static __attribute__((noinline)) int disk_dirs(struct ctx *c, struct dirs *l, int *errs, int *at)
 {
 	int r = 0, block = 1;
 

@@ -213,20 +213,36 @@ static size_t memo_at(const char *dir)
 }
 
 /* A queue attribute's identity: its disk's. -ENOENT: the disk is gone. */
-int block_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size)
+static int identity_of(const struct root *r, const char *dir, char *out, size_t size)
 {
 	struct rdir at;
-	char dir[PATH_MAX];
-	size_t i;
+	size_t i = memo_at(dir);
 
-	*out = '\0';
-	if (disk_dir(path, setting, dir, sizeof(dir)) < 0)
-		return -EINVAL;
-	i = memo_at(dir);
 	if (i != STRINDEX_NONE) {
 		copy_str(out, size, memo[i].id);
 		return 0;
 	}
 	rdir_unheld(&at, r, dir);
 	return disk_identity(&at, NULL, out, size);
+}
+
+static __attribute__((noinline)) int identity_long(const struct root *r, const char *setting, const char *path,
+						   char *out, size_t size)
+{
+	char dir[PATH_MAX];
+
+	return disk_dir(path, setting, dir, sizeof(dir)) < 0 ? -EINVAL : identity_of(r, dir, out, size);
+}
+
+/* The disk's directory in 256 bytes where it fits (sys/block/NAME does): a
+ * PATH_MAX one would lie under the whole identity read, a page of stack
+ * more for a udev run. */
+int block_identity(const struct root *r, const char *setting, const char *path, char *out, size_t size)
+{
+	char dir[256];
+
+	*out = '\0';
+	if (disk_dir(path, setting, dir, sizeof(dir)) < 0)
+		return identity_long(r, setting, path, out, size);
+	return identity_of(r, dir, out, size);
 }

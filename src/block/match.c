@@ -18,7 +18,8 @@
 
 /* The disk's value for match.what: its own fields as they are, the others
  * read into out. */
-static const char *read_ident(struct ctx *c, struct disk *d, const char *what, char *out, size_t size)
+/* noinline: its PATH_MAX buffer on the stack only while it reads. */
+static __attribute__((noinline)) const char *read_ident(struct ctx *c, struct disk *d, const char *what, char *out, size_t size)
 {
 	char rel[PATH_MAX];
 	int r;
@@ -80,7 +81,7 @@ static bool is_blkid_key(const char *what)
 	       !strcmp(what, "partuuid");
 }
 
-static bool match_blkid(struct ctx *c, struct disk *d, const char *what, const char *pattern)
+static __attribute__((noinline)) bool match_blkid(struct ctx *c, struct disk *d, const char *what, const char *pattern)
 {
 	size_t wl = strlen(what);
 
