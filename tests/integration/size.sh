@@ -17,8 +17,9 @@ size=$(stat -c %s "$WORK/et")
 [ "$size" -le "$max" ]; eq "stripped size $size bytes ≤ $bound" $? 0
 
 # tools/hot-symbols, the order lld lays a udev run's functions out in, kept
-# up to date: every function such a run calls now (tools/hot-symbols.sh on
-# this binary) is on the committed list — else `make hot-symbols`. The
+# up to date: every function of earlytune's such a run calls now
+# (tools/hot-symbols.sh on this binary) is on the committed list — else
+# `make hot-symbols`. The
 # arm64 binary is linked by GNU ld, without the list.
 case $OUT in
 *"ARM aarch64"*) ;;
@@ -26,8 +27,11 @@ case $OUT in
 	if command -v valgrind >/dev/null; then
 		"$TESTS_DIR/../tools/hot-symbols.sh" "$ET_BIN" >"$WORK/hot" 2>"$WORK/hot.err"
 		eq "tools/hot-symbols.sh ran on the binary" "$?:$(cat "$WORK/hot.err")" "0:"
-		grep -Fvxf "$TESTS_DIR/../tools/hot-symbols" "$WORK/hot" >"$WORK/missing"
-		eq "every function a udev run calls is in tools/hot-symbols (make hot-symbols)" "$(head -5 "$WORK/missing" | tr '\n' ' ')" ""
+		# earlytune's own: which of glibc's internals (_IO_padn) a run calls
+		# moves with what it prints
+		grep -Fvxf "$TESTS_DIR/../tools/hot-symbols" "$WORK/hot" | grep -v '^_' >"$WORK/missing"
+		eq "every function of earlytune's a udev run calls is in tools/hot-symbols (make hot-symbols)" \
+			"$(head -5 "$WORK/missing" | tr '\n' ' ')" ""
 	fi
 	;;
 esac
