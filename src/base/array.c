@@ -189,5 +189,5 @@ void arena_free(struct arena *a)
 		next = b->next;
 		free(b);
 	}
-	*a = (struct arena){ NULL };
+	*a = (struct arena){ .head = NULL };
 }

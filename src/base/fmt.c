@@ -144,7 +144,9 @@ static inline __attribute__((always_inline)) void copy(char *p, const char *s, s
 
 int fmt_v(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	char num[24], *p = buf, *end = buf + (size ? size - 1 : 0);
+	/* buf may be NULL with size 0 (a length asked): no offset is ever
+	 * applied to it then, not even 0 (undefined, and UBSan says so). */
+	char num[24], *p = buf, *end = size ? buf + size - 1 : buf;
 	const char *f = fmt, *s;
 	size_t n = 0, len, k;
 	va_list aq;
@@ -163,8 +165,11 @@ int fmt_v(char *buf, size_t size, const char *fmt, va_list ap)
 			return vsnprintf(buf, size, fmt, ap);
 		}
 		k = len < (size_t)(end - p) ? len : (size_t)(end - p);
-		copy(p, s, k);
-		p += k, n += len;
+		if (k) {
+			copy(p, s, k);
+			p += k;
+		}
+		n += len;
 	}
 	va_end(aq);
 	if (size)
