@@ -133,8 +133,8 @@ SMALL    := -fno-asynchronous-unwind-tables -fno-unwind-tables
 
 # A udev run's cost beside a bare exec is mostly first touches of the
 # binary's pages: lld lays the functions it runs (tools/hot-symbols, made by
-# `make hot-symbols`) side by side, in a few 64 KiB windows of the text
-# where GNU ld scatters them over 18 (docs/measurements.md, Performance).
+# `make hot-symbols`) side by side: 5 faults in the text where GNU ld's
+# layout took 16 (docs/measurements.md, Performance).
 HOT_LD   := -fuse-ld=lld -Wl,--symbol-ordering-file=tools/hot-symbols -Wl,--no-warn-symbol-ordering
 # (A cross gcc finds no lld of its target: an arm64 build keeps GNU ld.)
 HOT_LD   := $(if $(and $(shell command -v ld.lld),$(if $(CROSSBUILD),,y)),$(HOT_LD))

@@ -10,7 +10,7 @@
 # Why: a udev run's cost beside a bare exec is mostly page faults, and each
 # first touch of a 64 KiB window of the binary's text is one (the kernel maps
 # a window per fault). Scattered over 1.3 MiB, the code of a udev run took
-# 18 windows; together it takes a few. The list names glibc's functions as
+# 16 faults; together it takes 5. The list names glibc's functions as
 # well as earlytune's: a static binary's glibc is laid out by the same list.
 #
 # Callgrind runs the code on its own virtual CPU, whose features pick other

@@ -27,14 +27,8 @@
  * copy, not fmt: every disk's directory is held. */
 static bool set_path(struct rdir *d, const char *rel)
 {
-	size_t n = strlen(rel);
-	bool fits = n < sizeof(d->path);
-
-	if (!fits)
-		n = sizeof(d->path) - 1;
-	memcpy(d->path, rel, n);
-	d->path[n] = '\0';
-	return fits;
+	str_copy(d->path, sizeof(d->path), rel);
+	return strlen(rel) < sizeof(d->path);
 }
 
 int rdir_open(struct rdir *d, const struct root *r, const char *rel)

@@ -284,15 +284,15 @@ void sb_free(struct strbuf *sb)
 	*sb = (struct strbuf){ 0 };
 }
 
-/* Copies the next space-separated word of *p into buf and advances *p.
- * Returns the word's full length (≥ size means it did not fit), 0 at the end. */
 /* Always inlined: gcc -Os calls it otherwise, once per character. */
 __attribute__((always_inline)) static inline bool blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n';
 }
 
-/* Scanned by hand: words are short, and strspn's and strcspn's set-up
+/* Copies the next space-separated word of *p into buf and advances *p.
+ * Returns the word's full length (≥ size means it did not fit), 0 at the
+ * end. Scanned by hand: words are short, and strspn's and strcspn's set-up
  * costs more than the scan. */
 size_t next_word(const char **p, char *buf, size_t size)
 {

@@ -12,9 +12,6 @@
 
 /* ---- classification ---------------------------------------------------- */
 
-/* The driver's name, the last component of where device/driver (or a
- * SCSI disk's device/device/driver) points. The path is made only for a
- * failure to name. */
 /* A failed read of the link, named by its path: the path is made only here,
  * its PATH_MAX buffer off read_driver's frame (a page of stack a run of
  * one disk touched below it). */
@@ -26,6 +23,8 @@ static __attribute__((noinline)) void driver_fail(struct disk *d, const char *tr
 	disk_fail(d, r, rel);
 }
 
+/* The driver's name, the last component of where device/driver (or a
+ * SCSI disk's device/device/driver) points. */
 static void read_driver(struct disk *d)
 {
 	static const char *const tries[] = { "device/driver", "device/device/driver" };
@@ -36,7 +35,7 @@ static void read_driver(struct disk *d)
 			: rdir_readlink(&d->at, tries[i], link, sizeof(link));
 
 		if (r > 0) {
-			copy_str(d->driver, sizeof(d->driver), base_of(link));
+			str_copy(d->driver, sizeof(d->driver), base_of(link));
 			return;
 		}
 		if (r != -EINVAL && r != -ENOENT) /* EINVAL: not a link */

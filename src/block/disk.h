@@ -161,18 +161,6 @@ static inline const char *cls_name(const struct disk *d)
 	return block_classes[d->cls];
 }
 
-/* s into buf as fmt "%s" puts it (cut to fit, always ended): without
- * fmt's parsing, for the names and words a disk copies many of. */
-static inline void copy_str(char *buf, size_t size, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n >= size)
-		n = size - 1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-}
-
 /* The path of attr below d into buf: pathf's "%s/%s" of d->dir and attr,
  * by two copies of known lengths. */
 static inline int disk_path(const struct disk *d, const char *attr, char *buf, size_t size)

@@ -189,10 +189,10 @@ void block_identity_note(struct disk *d)
 	if (disk_identity(&d->at, d, id, sizeof(id)) < 0 ||
 	    array_grow(&memo, &memo_cap, nmemo, sizeof(*memo), 64) < 0 || strindex_reserve(&memo_x, nmemo) < 0)
 		return;
-	memo[nmemo].dir = arena_cat(&memo_dirs, d->dir, "");
+	memo[nmemo].dir = arena_strdup(&memo_dirs, d->dir);
 	if (!memo[nmemo].dir)
 		return;
-	copy_str(memo[nmemo].id, sizeof(memo[nmemo].id), id);
+	str_copy(memo[nmemo].id, sizeof(memo[nmemo].id), id);
 	strindex_insert(&memo_x, nmemo++);
 }
 
@@ -219,7 +219,7 @@ static int identity_of(const struct root *r, const char *dir, char *out, size_t 
 	size_t i = memo_at(dir);
 
 	if (i != STRINDEX_NONE) {
-		copy_str(out, size, memo[i].id);
+		str_copy(out, size, memo[i].id);
 		return 0;
 	}
 	rdir_unheld(&at, r, dir);

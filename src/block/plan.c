@@ -74,7 +74,7 @@ static void plan_scheduler(struct ctx *c, struct plan *p, struct disk *d, const 
 	disk_reason(it, d, e, NULL);
 	sa->switching = block_sched_item(c, it, d, e);
 	held_give(&d->sched_fd, it);
-	copy_str(sa->name, sizeof(sa->name), dash_or(it->desired));
+	str_copy(sa->name, sizeof(sa->name), dash_or(it->desired));
 	sa->missing = it->action == ACT_ERROR || (it->action == ACT_SKIP && it->unmet);
 }
 
