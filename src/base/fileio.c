@@ -260,6 +260,30 @@ int root_open_append(const struct root *r, const char *rel, off_t *size)
 	return rr;
 }
 
+/* Adds data at the end of rel, a file its caller has read under a lock
+ * (size bytes then; size < 0: absent, and created here). A record is
+ * appended before the change it records is made, so a crash mid-append
+ * tears a line of a change never made, which the reader drops; a failed
+ * write (a full /run) takes back what it added: the file is as it was, or
+ * gone if it was new (a caller rewrites a file whose append failed whole).
+ * Three calls where a replace costs ten. */
+int root_append_known(const struct root *r, const char *rel, const char *data, size_t len, off_t size)
+{
+	int flags = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | (size < 0 ? O_CREAT | O_EXCL : O_APPEND);
+	int fd = root_openat(r, rel, flags, 0600), rr;
+
+	if (fd < 0)
+		return fd;
+	rr = write_full(fd, data, len);
+	if (rr < 0 && size >= 0)
+		(void)!ftruncate(fd, size); /* failing, it leaves a torn line the reader drops */
+	if (close(fd) < 0 && rr >= 0)
+		rr = -errno;
+	if (rr < 0 && size < 0)
+		root_unlink(r, rel, 0);
+	return rr;
+}
+
 /* write(2) until done: a short write is retried, so the error reported is
  * the one that stopped it (ENOSPC), never a stale errno. */
 int write_full(int fd, const void *data, size_t len)

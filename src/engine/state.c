@@ -6,8 +6,8 @@
  * One line per item: domain, target, setting, path, value, identity,
  * tab-separated. The identity names the device the original belongs to (see
  * state_identity); lines of five fields (earlier versions) have none and are
- * not checked. This file holds them in memory; state_io.c reads and writes
- * the files, whole, under the lock of lock.c.
+ * not checked. This file holds them in memory; state_io.c reads the files
+ * and state_write.c writes them, under the lock of lock.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -120,9 +120,10 @@ int state_file_add(struct records *rs, const char *rel, size_t *idx)
 	return 0;
 }
 
+/* A change that its file's text cannot take as an append. */
 static void file_dirty(struct records *rs, size_t idx)
 {
-	rs->files[idx].dirty = true;
+	rs->files[idx].dirty = rs->files[idx].rewrite = true;
 	rs->dirty = true;
 }
 
@@ -150,12 +151,14 @@ static int push(struct records *rs, char **fields, size_t file, uint32_t h)
 		p += len[k];
 	}
 	rec->file = file;
+	rec->fresh = false;
 	strindex_insert_hashed(paths(rs), rs->n++, h);
 	return 0;
 }
 
-/* A last line without its newline was torn by a crash mid-append (of an
- * earlier version): dropped, and the next save repairs the file. */
+/* A last line without its newline was torn by a crash mid-append (of its
+ * record: the change it records was never made): dropped, and the next save
+ * repairs the file. */
 static void trim_torn(struct records *rs, char *buf, size_t file)
 {
 	char *end = strrchr(buf, '\n');
@@ -263,8 +266,10 @@ int state_add_loaded(struct records *rs, char **f, const char *rel)
 	rr = state_file_add(rs, rel, &file);
 	if (rr >= 0)
 		rr = push(rs, f, file, h);
-	if (rr >= 0)
-		file_dirty(rs, file);
+	if (rr >= 0) {
+		rs->v[rs->n - 1].fresh = true;
+		rs->files[file].dirty = rs->dirty = true;
+	}
 	return rr;
 }
 

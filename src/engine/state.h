@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The records: originals saved before the first change (state.c, read and
- * written by state_io.c under the lock of lock.c), and whose device each
+ * written by state_io.c and state_write.c under the lock of lock.c), and whose device each
  * belongs to (state_id.c, through the domains' identity hooks). For the
  * engine's files; commands use them through a session (session.h).
  */
@@ -17,6 +17,7 @@ struct record {
 	char *identity; /* "diskseq:N", "dev:HASH", "ifindex:N"; "" unchecked (global, old line) */
 			/* the six fields: NUL-separated in this order, in records.strings */
 	size_t file;    /* its file in records.files */
+	bool fresh;     /* added since its file was last written: an append writes it */
 };
 struct idcache {
 	char target[NAME_MAX + 1], id[64];
@@ -33,6 +34,8 @@ struct state_file {
 	bool read;      /* its own file was looked for (and read when there) */
 	bool override;  /* its own file is there: it replaces its lines of the one file */
 	bool in_one;    /* the one file has lines of it (read, or replaced by the override) */
+	bool rewrite;   /* its own file's text lost or moved a line, or was torn: written whole */
+	size_t size;    /* its own file's bytes as read or last written */
 };
 struct records {
 	struct record *v;
@@ -58,7 +61,7 @@ void state_unlock(struct records *rs);
 extern unsigned state_lock_stall_ms, state_lock_wait_ms; /* its bounds; the unit tests shorten them */
 extern unsigned state_lock_beat_ms; /* how often a holder shows it is working */
 
-/* ---- state_io.c: the files ---- */
+/* ---- state_io.c reads the files, state_write.c writes them ---- */
 int state_load(struct records *rs, const struct root *r);
 /* Only the records c's --device or --ifindex can need; the rest on demand. */
 int state_load_scoped(struct records *rs, const struct root *r, const struct ctx *c);
@@ -102,7 +105,7 @@ const struct record *state_find_loaded(const struct records *rs, const char *pat
 int state_add_loaded(struct records *rs, char **fields, const char *rel);
 void state_forget(struct records *rs, const bool *drop);
 void state_free(struct records *rs);
-/* The files (state_io.c reads and writes them). */
+/* The files (state_io.c reads them, state_write.c writes them). */
 #define STATE_DIR "run/earlytune"
 #define STATE_FILE STATE_DIR "/originals"
 #define RECORDS_FILE STATE_DIR "/records"

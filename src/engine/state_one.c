@@ -283,7 +283,7 @@ static char *assemble(const struct records *rs, const size_t *order, const size_
 }
 
 /* The whole file of the records (order and start from the grouping of
- * state_io.c: order[start[f] .. start[f + 1]) are file f's). Groups
+ * state_write.c: order[start[f] .. start[f + 1]) are file f's). Groups
  * without records are left out. */
 char *one_format(const struct records *rs, const size_t *order, const size_t *start, size_t *len)
 {

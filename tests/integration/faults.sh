@@ -80,6 +80,17 @@ FX_BEFORE=$WORK/small.applied FX_ARGS="revert --root" FX_TARGET=after
 fx_sweep revert
 FX_BEFORE=$t FX_ARGS="--boot apply --device vda --root" FX_TARGET=before FX_BOOT=1
 fx_sweep "boot apply --device"
+# The udev run's two ways to record without a rename: appended to a
+# forgotten disk's file (a tombstone), a file of its own for a new disk.
+applied "$WORK/small.applied" "$WORK/small.forgot" forget --device vda
+printf '[mq-deadline] kyber none\n' >"$WORK/small.forgot/sys/devices/virtual/block/vda/queue/scheduler"
+printf '8192\n' >"$WORK/small.forgot/sys/devices/virtual/block/vda/queue/read_ahead_kb"
+FX_BEFORE=$WORK/small.forgot FX_ARGS="--boot apply --device vda --root" FX_UNDO="revert --device vda --root"
+fx_sweep "boot apply --device, appended"
+cp -a "$WORK/small.applied" "$WORK/small.new"
+mk_disk "$WORK/small.new" vdc virtio_blk "[mq-deadline] kyber none" 4096 1 256
+FX_BEFORE=$WORK/small.new FX_ARGS="--boot apply --device vdc --root" FX_UNDO="revert --device vdc --root"
+fx_sweep "boot apply --device, a new file"
 FX_BOOT=0 FX_MAX=0
 # udev's remove: the undo is the same command, which must finish the job.
 FX_BEFORE=$WORK/small.applied FX_ARGS="forget --device vda --root" FX_UNDO="forget --device vda --root" FX_TARGET=after
@@ -355,6 +366,31 @@ else
 			"first apply exit $rc1, apply+revert exit $rc2; not restored: $(echo $diff)" "$(head -5 "$WORK/full.out")"
 		echo "/run filled mid-apply (tmpfs 200k, 40 disks): first apply exit $rc1; after apply+revert (exit $rc2) not restored: $(echo $diff)" >>"$FX_FINDINGS"
 	fi
+	# A /run that fills in the middle of an append (a short write, no
+	# injection): what it added is taken back and nothing is tuned; with
+	# room again, the next run appends. vda's file is padded (lines no
+	# record is read from) to 4,060 bytes: its next record crosses into a
+	# page the full tmpfs does not have.
+	t=$WORK/short
+	mk_small "$t"
+	full "$t" 256k 0 sh -c '
+		et=$1 r=$2 w=$3 f=$2/run/earlytune/disks/vda q=$2/sys/devices/virtual/block/vda/queue
+		"$et" apply --root "$r" >/dev/null 2>&1 && "$et" --boot forget --root "$r" --device vda 2>/dev/null || exit 98
+		printf "[mq-deadline] kyber none\n" >"$q/scheduler"
+		while [ "$(wc -c <"$f")" -lt 3980 ]; do printf "%079d\n" 0 >>"$f"; done
+		head -c $((4060 - $(wc -c <"$f") - 1)) /dev/zero | tr "\0" "#" >>"$f" && echo >>"$f"
+		cp "$f" "$w/short.before"
+		head -c 1G /dev/zero >"$r/run/fill" 2>/dev/null
+		"$et" apply --root "$r" --device vda >"$w/short.out" 2>&1
+		echo "$? $(cmp -s "$f" "$w/short.before" && echo same) $(cat "$q/scheduler")" >"$w/short.full"
+		rm "$r/run/fill"
+		"$et" apply --root "$r" --device vda >/dev/null 2>&1
+		echo "$? $(head -c 4060 "$f" | cmp -s - "$w/short.before" && echo kept) $(tail -c +4061 "$f" | grep -c "	vda	") $(cat "$q/scheduler")" >"$w/short.room"
+	' sh "$ET" "$t" "$WORK"
+	eq "/run full mid-append: apply --device fails, the file as it was, vda untuned" \
+		"$(cat "$WORK/short.full" 2>/dev/null)" "1 same [mq-deadline] kyber none"
+	eq "/run with room again: the record appended after the file's text, vda tuned" \
+		"$(cat "$WORK/short.room" 2>/dev/null)" "0 kept 1 none"
 fi
 
 T3=$(date +%s)

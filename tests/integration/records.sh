@@ -159,3 +159,56 @@ check_rc "bad: apply over a file of records it cannot read fails" 1 -- "$ET" app
 contains "bad: says why" "Bad message"
 check_rc "bad: so does apply --device" 1 -- "$ET" apply --root "$t" --device vda
 eq "bad: nothing written" "$(ra "$t" vda)" 8192
+
+# ---- a scoped run's new records: appended, or a new file; taken back on failure ---
+# A record is written before its change, so an append that a crash tears
+# tears the line of a change never made: the reader drops it. Without
+# strace there is no telling an append from a rename: those cases need it.
+renames() { strace -f -o "$WORK/rn" -e trace=rename,renameat,renameat2 "$@" >/dev/null 2>&1; grep -c '^[0-9]* *rename' "$WORK/rn"; }
+t=$WORK/append
+cp -a "$WORK/full.tuned" "$t"
+"$ET" --boot forget --root "$t" --device vdb 2>/dev/null
+grep "	vdb	queue/scheduler	" "$WORK/full.records" >"$t/run/earlytune/disks/vdb"
+cp "$t/run/earlytune/disks/vdb" "$WORK/vdb.one"
+printf '3072\n' >"$t/sys/block/vdb/queue/read_ahead_kb"
+if command -v strace >/dev/null; then
+	eq "append: a run that adds a record to its disk's file renames nothing" \
+		"$(renames "$ET_BIN" --boot apply --root "$t" --device vdb)" 0
+	eq "append: the file's line kept byte for byte, the new one after it" \
+		"$(head -n 1 "$t/run/earlytune/disks/vdb" | cmp - "$WORK/vdb.one" && tail -n +2 "$t/run/earlytune/disks/vdb" | cut -f3,5)" \
+		"queue/read_ahead_kb	3072"
+	mk_disk "$t" vdc virtio_blk "[mq-deadline] kyber none" 2048 1 256
+	eq "new: a disk no file has a line of gets its own, not through a rename" \
+		"$(renames "$ET_BIN" --boot apply --root "$t" --device vdc)" 0
+	eq "new: its two records" "$(cut -f3,5 "$t/run/earlytune/disks/vdc" | tr '\t\n' '= ')" \
+		"queue/scheduler=mq-deadline queue/read_ahead_kb=2048 "
+	# /run full at the append: what it added is taken back, nothing is tuned
+	"$ET" --boot forget --root "$t" --device vdb 2>/dev/null
+	grep "	vdb	queue/scheduler	" "$WORK/full.records" >"$t/run/earlytune/disks/vdb"
+	printf '[mq-deadline] kyber none\n' >"$t/sys/block/vdb/queue/scheduler"
+	printf '3072\n' >"$t/sys/block/vdb/queue/read_ahead_kb"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o /dev/null \
+		-e inject=write:error=ENOSPC:when=1 "$ET_BIN" apply --root "$t" --device vdb >/dev/null 2>&1
+	eq "full /run: the file as it was" "$(cmp "$t/run/earlytune/disks/vdb" "$WORK/vdb.one" && echo same)" same
+	eq "full /run: vdb not tuned" "$(sched "$t" vdb) $(ra "$t" vdb)" "mq-deadline 3072"
+	printf '[mq-deadline] kyber none\n' >"$t/sys/block/vdc/queue/scheduler"
+	"$ET" --boot forget --root "$t" --device vdc 2>/dev/null
+	rm -f "$t/run/earlytune/disks/vdc"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o /dev/null \
+		-e inject=write:error=ENOSPC:when=1 "$ET_BIN" apply --root "$t" --device vdc >/dev/null 2>&1
+	eq "full /run: a new file that cannot be written whole is not left" "$(files "$t")" "disks/vdb records "
+	eq "full /run: vdc not tuned" "$(sched "$t" vdc)" mq-deadline
+fi
+# a crash mid-append: the torn line dropped, the file rewritten whole
+printf '[mq-deadline] kyber none\n' >"$t/sys/block/vdb/queue/scheduler"
+printf '3072\n' >"$t/sys/block/vdb/queue/read_ahead_kb"
+cp "$WORK/vdb.one" "$t/run/earlytune/disks/vdb"
+printf 'block\tvdb\tqueue/read_ahead_kb\tsys/block/vdb/queue/read_ah' >>"$t/run/earlytune/disks/vdb"
+check_rc "torn: apply --device vdb" 0 -- "$ET" apply --root "$t" --device vdb
+eq "torn: the file whole again: its line, the new one" \
+	"$(cut -f3,5 "$t/run/earlytune/disks/vdb" | tr '\t\n' '= '; tail -c 1 "$t/run/earlytune/disks/vdb" | od -An -c | tr -d ' ')" \
+	"queue/scheduler=mq-deadline queue/read_ahead_kb=3072 \n"
+check_rc "append: revert" 0 -- "$ET" revert --root "$t"
+eq "append: every original back" "$(sched "$t" vda) $(ra "$t" vda) $(sched "$t" vdb) $(ra "$t" vdb)" \
+	"mq-deadline 8192 mq-deadline 3072"
+eq "append: no file of records left" "$(files "$t")" ""

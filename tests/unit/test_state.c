@@ -288,7 +288,7 @@ static void test_identity(void **state)
 	struct fx *f = *state;
 	char id[64], id2[64], why[256], path[PATH_MAX];
 	struct record x = { "block", "loop0", "queue/read_ahead_kb",
-			    "sys/block/loop0/queue/read_ahead_kb", "128", id, 0 };
+			    "sys/block/loop0/queue/read_ahead_kb", "128", id, 0, false };
 
 	tree_write(f->dir, "sys/devices/virtual/block/loop0/queue/read_ahead_kb", "128\n");
 	tree_write(f->dir, "sys/devices/virtual/block/loop0/dev", "7:0\n");
@@ -356,7 +356,7 @@ static void test_stale_iface(void **state)
 {
 	struct fx *f = *state;
 	char why[256];
-	struct record x = { "net", "eth0", "qdisc", "netlink/ifindex/7", "mq", (char *)"ifindex:7", 0 };
+	struct record x = { "net", "eth0", "qdisc", "netlink/ifindex/7", "mq", (char *)"ifindex:7", 0, false };
 
 	tree_write(f->dir, "sys/class/net/renamed/ifindex", "7\n");
 	tree_write(f->dir, "sys/class/net/lo/ifindex", "1\n");
@@ -389,7 +389,7 @@ static void test_netns_records(void **state)
 {
 	struct fx *f = *state;
 	struct records rs = { .lock_fd = -1 };
-	struct record mine = { "net", "a0", "qdisc", "netlink/netns/111/ifindex/9", "noop", (char *)"ifindex:9", 0 };
+	struct record mine = { "net", "a0", "qdisc", "netlink/netns/111/ifindex/9", "noop", (char *)"ifindex:9", 0, false };
 	struct record other = mine, old = mine;
 	const struct domain *d = state_domain("net");
 	struct ctx c = { 0 };
