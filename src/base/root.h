@@ -90,6 +90,6 @@ int root_write_atomic(const struct root *r, const char *rel, const char *data, s
 int file_replace_at(int dfd, const char *last, const char *data, size_t len, int mode, bool durable);
 int root_write_new(const struct root *r, const char *rel, const char *data, size_t len, int mode);
 int root_open_append(const struct root *r, const char *rel, off_t *size); /* fd (O_RDWR | O_APPEND) or -errno */
-int root_append_known(const struct root *r, const char *rel, const char *data, size_t len, off_t size);
+int root_append_known(const struct root *r, const char *rel, const char *data, size_t len, off_t size, int mode);
 void root_sweep_temps(const struct root *r, const char *dir, const char *name1, const char *name2);
 int write_full(int fd, const void *data, size_t len);

@@ -38,10 +38,14 @@ static off_t lock_gen(int fd)
 	return fstat(fd, &st) < 0 ? 0 : st.st_size;
 }
 
-static void lock_bump(int fd)
+/* The count before it (0: no holder came before). */
+static off_t lock_bump(int fd)
 {
-	if (ftruncate(fd, lock_gen(fd) + 1) < 0)
-		return; /* the waiters see no progress and wait out the stall bound */
+	off_t gen = lock_gen(fd);
+
+	/* failing, the waiters see no progress and wait out the stall bound */
+	(void)!ftruncate(fd, gen + 1);
+	return gen;
 }
 
 static void on_alarm(int sig)
@@ -112,12 +116,14 @@ static void beat(void)
 int state_lock(struct records *rs, const struct root *r)
 {
 	int fd, rr;
+	bool made;
 
 	rs->lock_fd = -1;
 	/* The directory exists on every run but a boot's first: made only when
 	 * the open says it is missing. */
 	fd = root_openat(r, STATE_DIR "/lock", O_RDWR | O_CREAT, 0600);
-	if (fd == -ENOENT) {
+	made = fd == -ENOENT;
+	if (made) {
 		rr = root_mkdir_p(r, STATE_DIR, 0755);
 		if (rr < 0)
 			return rr;
@@ -132,7 +138,10 @@ int state_lock(struct records *rs, const struct root *r)
 		close(fd);
 		return rr;
 	}
-	lock_bump(fd);
+	/* Records are written under the lock only, by a holder that counted
+	 * itself first: a directory missing before this run, and no holder
+	 * since, has none. */
+	rs->none = lock_bump(fd) == 0 && made;
 	rs->lock_fd = fd;
 	beat_fd = fd, beat_last = now_ns(CLOCK_MONOTONIC_COARSE);
 	progress_hook(beat);

@@ -274,10 +274,10 @@ static int open_segment(const struct root *r, off_t *size)
 /* The run at the end of the current segment: a constant cost (a udev run
  * per disk pays it), not a rewrite of the log, and no read of it. Under
  * the caller's lock. */
-static int append(const struct root *r, const struct strbuf *run, bool boot)
+static int append(const struct root *r, const struct strbuf *run, bool boot, bool none)
 {
 	off_t size = 0;
-	_cleanup_(closep) int fd = open_segment(r, &size);
+	_cleanup_(closep) int fd = none ? -ENOENT : open_segment(r, &size);
 	int rr;
 
 	if (fd == -ENOENT || (fd >= 0 && !size))
@@ -307,7 +307,7 @@ static void record(const struct ctx *c, const struct strbuf *run, const struct r
 	else if (r >= 0)
 		r = state_lock(&lock, &c->root);
 	if (r >= 0)
-		r = append(&c->root, run, boot);
+		r = append(&c->root, run, boot, held && held->none); /* none: no log either */
 	state_free(&lock);
 	/* A user may measure (measure tcp reads only sock_diag); the log is
 	 * root's, and a measurement it cannot enter is no fault of the run. */

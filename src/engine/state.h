@@ -50,6 +50,7 @@ struct records {
 	bool misplaced;   /* a scoped load met a record of a file it did not read */
 	bool whole;       /* a run about everything: its commit writes the one file */
 	bool one_seen;    /* the one file is there */
+	bool none;        /* the lock made run/earlytune and came first: no file to read */
 	struct arena strings;     /* the records' fields and the files' rels */
 	const struct root *root; /* where a scoped load reads the others */
 	struct idcache idcache;  /* the last disk's identity */

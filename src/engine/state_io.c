@@ -95,7 +95,7 @@ int state_load_rest(struct records *rs, const struct root *r)
 int state_load(struct records *rs, const struct root *r)
 {
 	rs->root = r;
-	return state_load_rest(rs, r);
+	return rs->none ? 0 : state_load_rest(rs, r);
 }
 
 /* Records of an earlier version, all in originals, are moved by a full
@@ -117,7 +117,7 @@ static bool any_override(const struct records *rs)
 /* Drops what a load read, the lock and the root kept. */
 static void records_clear(struct records *rs)
 {
-	struct records keep = { .lock_fd = rs->lock_fd, .root = rs->root, .whole = rs->whole };
+	struct records keep = { .lock_fd = rs->lock_fd, .root = rs->root, .whole = rs->whole, .none = rs->none };
 
 	rs->lock_fd = -1;
 	state_free(rs);
@@ -134,7 +134,7 @@ int state_load_scoped(struct records *rs, const struct root *r, const struct ctx
 	char rel[STATE_REL_MAX];
 	int rr = 0;
 
-	if (c->iface || (!c->ndevices && !c->ifindex))
+	if (c->iface || (!c->ndevices && !c->ifindex) || rs->none)
 		return state_load(rs, r);
 	/* A name without a file of its own (a dot first) has its records in
 	 * originals, beside the global ones: a full load, then, as for a run

@@ -83,11 +83,26 @@ static char *fresh_lines(const struct records *rs, const size_t *idx, size_t n, 
 	return state_format(rs, sel, k, len);
 }
 
+/* Directory i, made in run/earlytune (which the lock made): one open, one
+ * mkdirat, one close. */
+static int make_dir(const struct root *r, int i)
+{
+	char last[NAME_MAX + 1];
+	_cleanup_(closep) int dfd = root_parent(r, dir_rel[i], last, sizeof(last));
+
+	if (dfd < 0)
+		return dfd;
+	return mkdirat(dfd, last, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
 /* A disk's or an interface's file that only gained records since it was
- * read gets their lines appended; one looked for and not there is created
- * with all of them: three calls each, where a replace costs ten (the
- * udev run's first change of a disk). -ENOENT, -EEXIST: the file is not as
- * it was read, or disks/ is missing: the caller replaces it. */
+ * read gets their lines appended; one looked for and not there, of a
+ * device the one file has no line of, is created with all of them: three
+ * calls each, where a replace costs ten (the udev run's first change of a
+ * disk). Not a device the one file has lines of: killed between its create
+ * and its write, the empty file left would be a tombstone, and those
+ * lines lost. -ENOENT, -EEXIST: the file is not as it was read, or disks/
+ * is missing: the caller replaces it. */
 static int grow_file(struct records *rs, const struct root *r, size_t file, const size_t *idx, size_t n)
 {
 	struct state_file *f = &rs->files[file];
@@ -98,7 +113,7 @@ static int grow_file(struct records *rs, const struct root *r, size_t file, cons
 	buf = f->override ? fresh_lines(rs, idx, n, &len) : state_format(rs, idx, n, &len);
 	if (!buf)
 		return -ENOMEM;
-	rr = root_append_known(r, f->rel, buf, len, f->override ? (off_t)f->size : -1);
+	rr = root_append_known(r, f->rel, buf, len, f->override ? (off_t)f->size : -1, 0600);
 	if (rr < 0) {
 		f->rewrite = true;
 		return rr;
@@ -149,10 +164,10 @@ static int write_file(struct records *rs, const struct root *r, struct dirs *ds,
 	struct state_file *f = &rs->files[file];
 	int rr = -ENOENT;
 
-	if (dir_of(f->rel) != DIR_STATE && f->read && !(f->override && f->rewrite)) {
+	if (dir_of(f->rel) != DIR_STATE && (f->override ? !f->rewrite : (f->read || rs->none) && !f->in_one)) {
 		rr = grow_file(rs, r, file, idx, n);
 		/* a host's first device file: a run about everything made none */
-		if (rr == -ENOENT && !f->override && dir_fd(ds, r, dir_of(f->rel), true) >= 0)
+		if (rr == -ENOENT && !f->override && make_dir(r, dir_of(f->rel)) >= 0)
 			rr = grow_file(rs, r, file, idx, n);
 	}
 	if (rr == -ENOENT || rr == -EEXIST)

@@ -199,6 +199,32 @@ if command -v strace >/dev/null; then
 	eq "full /run: a new file that cannot be written whole is not left" "$(files "$t")" "disks/vdb records "
 	eq "full /run: vdc not tuned" "$(sched "$t" vdc)" mq-deadline
 fi
+# A disk the one file has lines of, with a record to add: its file is made
+# by a replace, never created empty first (killed between the create and
+# the write, that empty file would be a tombstone: its lines gone).
+if command -v strace >/dev/null; then
+	k=$WORK/kill
+	cp -a "$t0" "$k"
+	printf '%s\n' "$(ra "$WORK/full.tuned" vdb)" >"$k/sys/block/vdb/queue/read_ahead_kb"
+	"$ET" apply --root "$k" >/dev/null 2>&1
+	printf '3072\n' >"$k/sys/block/vdb/queue/read_ahead_kb"
+	eq "kill: vdb has one line in the one file" "$(records "$k" | grep '	vdb	' | cut -f3,5)" "queue/scheduler	mq-deadline"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o /dev/null \
+		-e inject=write:signal=SIGKILL:when=1 "$ET_BIN" apply --root "$k" --device vdb >/dev/null 2>&1
+	eq "kill: killed at the write of vdb's new record: its line still there" \
+		"$(records "$k" | grep '	vdb	' | cut -f3,5)" "queue/scheduler	mq-deadline"
+	check_rc "kill: apply --device vdb again" 0 -- "$ET" apply --root "$k" --device vdb
+	# a disk no file has a line of: its file is created, and killed before
+	# its write it stays empty, which hides nothing
+	mk_disk "$k" vdc virtio_blk "[mq-deadline] kyber none" 2048 1 256
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o /dev/null \
+		-e inject=write:signal=SIGKILL:when=1 "$ET_BIN" apply --root "$k" --device vdc >/dev/null 2>&1
+	eq "kill: killed at the write of a new disk's file: vdc untuned" "$(sched "$k" vdc) $(ra "$k" vdc)" "mq-deadline 2048"
+	check_rc "kill: apply --device vdc again" 0 -- "$ET" apply --root "$k" --device vdc
+	check_rc "kill: revert" 0 -- "$ET" revert --root "$k"
+	eq "kill: vdb's and vdc's originals back" "$(sched "$k" vdb) $(ra "$k" vdb) $(sched "$k" vdc) $(ra "$k" vdc)" \
+		"mq-deadline 3072 mq-deadline 2048"
+fi
 # a crash mid-append: the torn line dropped, the file rewritten whole
 printf '[mq-deadline] kyber none\n' >"$t/sys/block/vdb/queue/scheduler"
 printf '3072\n' >"$t/sys/block/vdb/queue/read_ahead_kb"
