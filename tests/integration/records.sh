@@ -225,6 +225,22 @@ if command -v strace >/dev/null; then
 	eq "kill: vdb's and vdc's originals back" "$(sched "$k" vdb) $(ra "$k" vdb) $(sched "$k" vdc) $(ra "$k" vdc)" \
 		"mq-deadline 3072 mq-deadline 2048"
 fi
+# The first run of a boot (the lock makes run/earlytune, no holder came
+# before) reads no file of records; a lock file removed by hand beside
+# records is not that: they are read.
+if command -v strace >/dev/null; then
+	f=$WORK/first
+	cp -a "$t0" "$f"
+	strace -f -o "$WORK/first.trace" -e trace=openat,openat2 "$ET_BIN" --boot apply --root "$f" --device vda >/dev/null 2>&1
+	eq "first run of a boot: no file of records looked for" \
+		"$(grep -cE '"run/earlytune/(records|originals|disks(/vda)?)", \{flags=O_RDONLY' "$WORK/first.trace")" 0
+	eq "first run of a boot: vda's records written" "$(records "$f" | grep -c '	vda	')" 2
+	rm "$f/run/earlytune/lock"
+	printf '[mq-deadline] kyber none\n' >"$f/sys/block/vda/queue/scheduler"
+	check_rc "no lock file, records there: apply --device vda" 0 -- "$ET" apply --root "$f" --device vda
+	eq "no lock file, records there: vda's first originals kept" "$(records "$f" | grep '	vda	' | cut -f3,5 | tr '\t\n' '= ')" \
+		"queue/scheduler=mq-deadline queue/read_ahead_kb=8192 "
+fi
 # a crash mid-append: the torn line dropped, the file rewritten whole
 printf '[mq-deadline] kyber none\n' >"$t/sys/block/vdb/queue/scheduler"
 printf '3072\n' >"$t/sys/block/vdb/queue/read_ahead_kb"
