@@ -48,11 +48,9 @@ struct writer {
 
 struct item {
 	const char *domain;  /* static string */
-	char *target;        /* target, setting and path: in names as plan_add made them; */
+	char *target;        /* its strings: item.c's, shared, never written in place */
 	char *setting;       /* sysfs-relative attribute, e.g. queue/read_ahead_kb */
 	char *path;          /* relative to the root */
-	char *names;         /* changed only by item_set_name */
-	size_t names_len;
 	char *current;
 	char *desired;
 	char *module;        /* to load before writing, or NULL */

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "engine/domain.h"
 #include "engine/engine.h"
+#include "engine/item.h"
 #include "image/image.h"
 
 static void help_options(void)
@@ -465,5 +466,6 @@ int main(int argc, char **argv)
 	kernel_free(&c.kernel);
 	root_close(&c.root);
 	free(c.devices);
+	item_strings_free();
 	return c.boot ? EXIT_OK : r;
 }

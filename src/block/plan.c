@@ -35,25 +35,25 @@ struct item *block_item(struct plan *p, const struct disk *d, const char *attr, 
 }
 
 /* The reason of an item of d: its head "CLASS disk (WHY)", ": " and the
- * entry's reason when it has one, then " " and clause when given. Copied in
- * one allocation: formatted, then a clause appended, it was two and a
- * reallocation per item. stpcpy, not mempcpy: gcc -Os inlines the latter
- * as a byte-wise rep movsb. */
+ * entry's reason when it has one, then " " and clause when given. Made on
+ * the stack: the items share what they repeat (item_set_shared). stpcpy, not
+ * mempcpy: gcc -Os inlines the latter as a byte-wise rep movsb. */
 static void disk_reason(struct item *it, const struct disk *d, const struct cfg_entry *e, const char *clause)
 {
 	const char *er = e ? e->reason : NULL;
 	size_t n = d->headlen + (er ? strlen(er) : 0) + (clause ? strlen(clause) : 0);
-	char *s = malloc(n + 4), *o = s;
+	char small[512];
+	_cleanup_(freep) char *big = n + 4 > sizeof(small) ? malloc(n + 4) : NULL;
+	char *s = big ? big : small, *o = s;
 
-	if (s) {
-		o = stpcpy(o, d->head);
-		if (er)
-			o = stpcpy(stpcpy(o, ": "), er);
-		if (clause)
-			stpcpy(stpcpy(o, " "), clause);
-	}
-	free(it->reason);
-	it->reason = s;
+	if (n + 4 > sizeof(small) && !big)
+		return;
+	o = stpcpy(o, d->head);
+	if (er)
+		o = stpcpy(stpcpy(o, ": "), er);
+	if (clause)
+		stpcpy(stpcpy(o, " "), clause);
+	item_set_shared(&it->reason, s);
 }
 
 /* The desired value and the reason of a value item, set together. */

@@ -486,3 +486,11 @@ char *config_source(const struct cfg_entry *e)
 		return strdup(e->file);
 	return xasprintf("%s:%d", e->file, e->line);
 }
+
+/* config_source in buf; its length, size or more when it did not fit. */
+int config_source_in(const struct cfg_entry *e, char *buf, size_t size)
+{
+	if (!strncmp(e->file, "profile ", 8))
+		return fmt(buf, size, "%s", e->file);
+	return fmt(buf, size, "%s:%d", e->file, e->line);
+}

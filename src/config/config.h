@@ -85,6 +85,7 @@ const struct cfg_entry *config_get(const struct config *c, const char *section,
 				   const char *name, const char *key);
 void config_print(const struct config *c, FILE *out);
 char *config_source(const struct cfg_entry *e);
+int config_source_in(const struct cfg_entry *e, char *buf, size_t size);
 const char *profile_text(const char *name);
 /* A built-in profile as the reader makes it from its text, parsed at build
  * time (tools/gen-profiles.c writes build/gen/profiles.c); NULL in a build
