@@ -109,22 +109,35 @@ void item_set(char **field, const char *value)
 	*field = value ? item_string(value, strlen(value)) : NULL;
 }
 
+/* fmt's text, n bytes: in small when it fits, else in *big (malloc'd,
+ * the caller's to free). NULL: out of memory or a bad format. */
+_printf_(5, 0) static const char *formatted(char *small, size_t size, char **big, size_t *n, const char *fmt,
+					    va_list ap)
+{
+	va_list copy;
+	int len;
+
+	va_copy(copy, ap);
+	len = fmt_v(small, size, fmt, copy);
+	va_end(copy);
+	if (len < 0)
+		return NULL;
+	*n = (size_t)len;
+	if (*n < size)
+		return small;
+	*big = fmt_alloc_v(fmt, ap);
+	return *big;
+}
+
 /* An item's string formatted, on the stack first. */
 _printf_(1, 0) static char *vformat(const char *fmt, va_list ap)
 {
+	_cleanup_(freep) char *big = NULL;
 	char small[256];
-	va_list copy;
-	int n;
+	size_t n;
+	const char *t = formatted(small, sizeof(small), &big, &n, fmt, ap);
 
-	va_copy(copy, ap);
-	n = fmt_v(small, sizeof(small), fmt, copy);
-	va_end(copy);
-	if (n < 0)
-		return NULL;
-	if ((size_t)n < sizeof(small))
-		return item_string(small, (size_t)n);
-	_cleanup_(freep) char *big = fmt_alloc_v(fmt, ap);
-	return big ? item_string(big, (size_t)n) : NULL;
+	return t ? item_string(t, n) : NULL;
 }
 
 void item_setf(char **field, const char *fmt, ...)
@@ -158,25 +171,16 @@ static char *joined(const char *a, size_t la, const char *b, size_t lb)
  * reason never starts with a space or reads "-". */
 void item_add_reason(struct item *it, const char *fmt, ...)
 {
-	const char *old = it->reason && *it->reason ? it->reason : NULL;
+	const char *old = it->reason && *it->reason ? it->reason : NULL, *t;
 	_cleanup_(freep) char *big = NULL;
 	char small[256], *s;
+	size_t n;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = fmt_v(small, sizeof(small), fmt, ap);
+	t = formatted(small, sizeof(small), &big, &n, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(small)) {
-		va_start(ap, fmt);
-		big = fmt_alloc_v(fmt, ap);
-		va_end(ap);
-		if (!big)
-			return;
-	}
-	s = joined(old, old ? strlen(old) : 0, big ? big : small, (size_t)n);
+	s = t ? joined(old, old ? strlen(old) : 0, t, n) : NULL;
 	if (s)
 		it->reason = s;
 }
