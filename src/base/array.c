@@ -9,18 +9,13 @@
 
 #define FIRST_BYTES 1024
 
-int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
+int array_reserve(void *v, size_t *cap, size_t want, size_t size)
 {
 	void *old, *grown;
-	size_t want;
 
-	if (n < *cap)
+	if (want <= *cap)
 		return 0;
-	/* The first block at most FIRST_BYTES: a run of one device (udev's)
-	 * fills a few elements, and every page a block spans that malloc
-	 * writes a header into is a page fault of its own. */
-	want = *cap ? *cap * 2 : first * size > FIRST_BYTES && size <= FIRST_BYTES ? FIRST_BYTES / size : first;
-	if (want <= n || want > SIZE_MAX / size)
+	if (want > SIZE_MAX / size)
 		return -ENOMEM;
 	/* v is the address of any T *: read and written as bytes, which any
 	 * pointer type may alias. */
@@ -31,6 +26,19 @@ int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 	memcpy(v, &grown, sizeof(grown));
 	*cap = want;
 	return 0;
+}
+
+int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t want;
+
+	if (n < *cap)
+		return 0;
+	/* The first block at most FIRST_BYTES: a run of one device (udev's)
+	 * fills a few elements, and every page a block spans that malloc
+	 * writes a header into is a page fault of its own. */
+	want = *cap ? *cap * 2 : first * size > FIRST_BYTES && size <= FIRST_BYTES ? FIRST_BYTES / size : first;
+	return want <= n ? -ENOMEM : array_reserve(v, cap, want, size);
 }
 
 /* Eight bytes a step: fnv1a's byte a step over records' paths was 4 % of

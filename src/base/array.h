@@ -12,6 +12,9 @@
  * used, *cap allocated, each size bytes), doubling from first (or from
  * as many as 1 KiB holds, when fewer): 0 or -ENOMEM, *v untouched then. */
 int array_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
+/* Room for want elements at once, where the caller knows how many come:
+ * no copy per doubling on the way, each into pages of its own. */
+int array_reserve(void *v, size_t *cap, size_t want, size_t size);
 
 /* Open addressing over an array's indexes, kept at most half full. The
  * array stays the caller's: key(data, i) is element i's key. Each slot

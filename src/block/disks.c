@@ -207,6 +207,13 @@ static bool changes(const struct plan *p, size_t first)
 	return false;
 }
 
+/* Two items a disk, most often (a scheduler, a read-ahead): a full run's
+ * array for 1,000 disks made once, not copied at each doubling. */
+static int reserve_items(const struct ctx *c, struct plan *p, size_t n)
+{
+	return c->ndevices || n <= 32 ? 0 : array_reserve(&p->v, &p->cap, p->n + 2 * n, sizeof(*p->v));
+}
+
 int block_plan(struct ctx *c, struct plan *p)
 {
 	struct bconf *bc = bconf_new(&c->cfg);
@@ -228,6 +235,8 @@ int block_plan(struct ctx *c, struct plan *p)
 	r = disk_dirs(c, &dirs, errs, at);
 	n = dirs.n;
 	block_identity_reset();
+	if (reserve_items(c, p, n) < 0 && r >= 0)
+		r = -ENOMEM;
 	/* Each disk's link is read in sys/block held open: a udev run, about one
 	 * disk, reads it by path (one lookup, no look at sys/block first). */
 	if (c->ndevices || !n || strncmp(dirs.v[0], "sys/block/", 10) || rdir_open(&blk, &c->root, "sys/block") < 0)

@@ -95,16 +95,25 @@ size_t state_file_find(const struct records *rs, const char *rel)
 	return strindex_find(rels(rs), rel);
 }
 
-/* The index of the file REL, added if it is not there yet. */
+/* The index of the file REL, added if it is not there yet. A disk's
+ * records come one after another: the file last asked for is compared
+ * before the index is hashed. */
 int state_file_add(struct records *rs, const char *rel, size_t *idx)
 {
-	uint32_t h = strindex_hash(rel);
+	uint32_t h;
 	size_t n;
 	char *copy;
 
-	*idx = strindex_find_hashed(rels(rs), rel, h);
-	if (*idx != STRINDEX_NONE)
+	if (rs->last_file < rs->nfiles && !strcmp(rs->files[rs->last_file].rel, rel)) {
+		*idx = rs->last_file;
 		return 0;
+	}
+	h = strindex_hash(rel);
+	*idx = strindex_find_hashed(rels(rs), rel, h);
+	if (*idx != STRINDEX_NONE) {
+		rs->last_file = *idx;
+		return 0;
+	}
 	if (array_grow(&rs->files, &rs->files_cap, rs->nfiles, sizeof(*rs->files), 8) < 0 ||
 	    strindex_reserve(rels(rs), rs->nfiles) < 0)
 		return -ENOMEM;
@@ -115,7 +124,7 @@ int state_file_add(struct records *rs, const char *rel, size_t *idx)
 	memcpy(copy, rel, n);
 	copy[n] = '\0';
 	rs->files[rs->nfiles] = (struct state_file){ .rel = copy };
-	*idx = rs->nfiles++;
+	rs->last_file = *idx = rs->nfiles++;
 	strindex_insert_hashed(rels(rs), *idx, h);
 	return 0;
 }

@@ -54,6 +54,7 @@ struct records {
 	struct arena strings;     /* the records' fields and the files' rels */
 	const struct root *root; /* where a scoped load reads the others */
 	struct idcache idcache;  /* the last disk's identity */
+	size_t last_file;        /* the file state_file_add found last */
 };
 
 /* ---- lock.c ---- */
