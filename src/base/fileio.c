@@ -266,7 +266,9 @@ int root_open_append(const struct root *r, const char *rel, off_t *size)
  * tears a line of a change never made, which the reader drops; a failed
  * write (a full /run) takes back what it added: the file is as it was, or
  * gone if it was new (a caller rewrites a file whose append failed whole).
- * Three calls where a replace costs ten. */
+ * Three calls where a replace costs ten. A new file gets mode less the
+ * umask (not set past it, as file_replace_at does: for files only root
+ * reads, whatever the umask leaves of 0600). */
 int root_append_known(const struct root *r, const char *rel, const char *data, size_t len, off_t size, int mode)
 {
 	int flags = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | (size < 0 ? O_CREAT | O_EXCL : O_APPEND);
@@ -274,11 +276,7 @@ int root_append_known(const struct root *r, const char *rel, const char *data, s
 
 	if (fd < 0)
 		return fd;
-	/* A mode that lets others read is set past the umask, as file_replace_at
-	 * sets it; the owner's bits a umask takes from 0600 do not stop root. */
-	rr = size < 0 && (mode & 077) && fchmod(fd, (mode_t)mode) < 0 ? -errno : 0;
-	if (rr >= 0)
-		rr = write_full(fd, data, len);
+	rr = write_full(fd, data, len);
 	if (rr < 0 && size >= 0)
 		(void)!ftruncate(fd, size); /* failing, it leaves a torn line the reader drops */
 	if (close(fd) < 0 && rr >= 0)

@@ -164,7 +164,7 @@ static int write_file(struct records *rs, const struct root *r, struct dirs *ds,
 	struct state_file *f = &rs->files[file];
 	int rr = -ENOENT;
 
-	if (dir_of(f->rel) != DIR_STATE && (f->override ? !f->rewrite : (f->read || rs->none) && !f->in_one)) {
+	if (dir_of(f->rel) != DIR_STATE && (f->override ? !f->rewrite : n && (f->read || rs->none) && !f->in_one)) {
 		rr = grow_file(rs, r, file, idx, n);
 		/* a host's first device file: a run about everything made none */
 		if (rr == -ENOENT && !f->override && make_dir(r, dir_of(f->rel)) >= 0)

@@ -481,6 +481,24 @@ static void test_open_append(void **state)
 	assert_string_equal(f->text, "V\nR\nX\n");
 }
 
+static void test_append_known(void **state)
+{
+	struct fx *f = *state;
+	struct root *r = open_root(f);
+
+	tree_write(f->dir, "run/keep", ""); /* run/ there */
+	assert_int_equal(root_append_known(r, "run/new", "a\n", 2, -1, 0600), 0);
+	assert_int_equal(root_append_known(r, "run/new", "b\n", 2, -1, 0600), -EEXIST);
+	assert_int_equal(root_append_known(r, "run/new", "c\n", 2, 2, 0600), 0);
+	f->text = tree_read(f->dir, "run/new");
+	assert_string_equal(f->text, "a\nc\n");
+	assert_int_equal(root_append_known(r, "run/gone", "d\n", 2, 0, 0600), -ENOENT);
+	assert_int_equal(root_append_known(r, "run/none/new", "d\n", 2, -1, 0600), -ENOENT);
+	tree_symlink(f->dir, "run/link", "new");
+	assert_int_equal(root_append_known(r, "run/link", "e\n", 2, 4, 0600), -ELOOP);
+	assert_int_equal(root_append_known(r, "run/link", "e\n", 2, -1, 0600), -EEXIST);
+}
+
 static void test_write_full_reports_the_error(void **state)
 {
 	int fd = open("/dev/full", O_WRONLY);
@@ -602,6 +620,7 @@ static const struct CMUnitTest tests[] = {
 	FX_TEST(test_walk_resolves_like_the_kernel),
 	FX_TEST(test_write_atomic),
 	FX_TEST(test_open_append),
+	FX_TEST(test_append_known),
 	FX_TEST(test_write_full_reports_the_error),
 	FX_TEST(test_access_and_match_errors),
 	FX_TEST(test_missing),
