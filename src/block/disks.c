@@ -162,8 +162,8 @@ static __attribute__((noinline)) const char *device_dir(struct ctx *c, struct pl
 /* The disks to plan: each --device (one lookup, not a listing: udev runs
  * this per device; a lookup that fails leaves its error in errs[i]), or
  * every whole disk. sys/block itself is looked at only when a device is not
- * there: a tree without it holds its disks under sys/devices. */
-/* noinline: its PATH_MAX buffer is gone before block_plan's disks are planned. */
+ * there: a tree without it holds its disks under sys/devices. noinline:
+ * its PATH_MAX buffer is gone before block_plan's disks are planned. */
 static __attribute__((noinline)) int disk_dirs(struct ctx *c, struct dirs *l, int *errs, int *at)
 {
 	int r = 0, block = 1;

@@ -2,7 +2,6 @@
 /* Plan items: what one setting is, should be, and what happened to it. */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,11 +82,6 @@ struct item *plan_add(struct plan *p, const char *domain, const char *target,
 	it->setting = memcpy(it->target + lt, setting, ls);
 	it->path = memcpy(it->setting + ls, path, lp);
 	return it;
-}
-
-void item_set_name(struct item *it, char **field, const char *value)
-{
-	item_set(field, value);
 }
 
 /* The file the plan read current through, kept for apply's write. */
@@ -258,7 +252,7 @@ void plan_keep(struct plan *p, bool (*keep)(const struct item *it))
 
 void plan_free(struct plan *p)
 {
-	for (size_t i = p->n; i-- > 0;)
+	for (size_t i = 0; i < p->n; i++)
 		item_free(&p->v[i]);
 	free(p->v);
 	*p = (struct plan){ 0 };

@@ -14,8 +14,6 @@ void item_drop_fd(struct item *it);
 void item_set(char **field, const char *value);
 /* item_set for a long string many items repeat (a reason): shared with them. */
 void item_set_shared(char **field, const char *value);
-/* item_set for target, setting or path (field: one of the three). */
-void item_set_name(struct item *it, char **field, const char *value);
 void item_setf(char **field, const char *fmt, ...) _printf_(2, 3);
 void item_add_reason(struct item *it, const char *fmt, ...) _printf_(2, 3);
 /* A skip because the tree does not show what would decide it: the reason

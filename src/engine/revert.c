@@ -142,7 +142,7 @@ static bool file_of(struct ctx *c, const struct domain *d, const struct record *
 	else if (r == 0)
 		fmt(file, size, "%s", x->path);
 	else
-		item_set_name(it, &it->path, file);
+		item_set(&it->path, file);
 	return r >= 0;
 }
 

@@ -127,7 +127,7 @@ int nic_revert_batch(struct ctx *c, struct item **items, const char **values, si
 			item_set(&it->reason, "the interface is gone: nothing to restore");
 			continue;
 		}
-		item_set_name(it, &it->target, name);
+		item_set(&it->target, name);
 		it->kind = ITEM_ETHTOOL;
 		k = nic_setting_key(it->setting);
 		if (k && k->file)

@@ -2591,7 +2591,7 @@ static void test_revert_per_item(void **state)
 	qitem(&x->f.p, "a5", 5, 1);
 	qitem(&x->f.p, "gone", 9, 1);
 	qitem(&x->f.p, "bad", 0, 1);
-	item_set_name(&x->f.p.v[5], &x->f.p.v[5].path, "netlink/ifindex/x");
+	item_set(&x->f.p.v[5].path, "netlink/ifindex/x");
 	for (size_t i = 0; i < 6; i++) {
 		items[i] = &x->f.p.v[i];
 		items[i]->action = ACT_KEEP;
