@@ -84,7 +84,9 @@ static void basics(const struct mt_flow *f, struct mt_verdict *v, uint64_t dt)
 		v->min_rtt_us = b->tcpi_min_rtt;
 	v->bdp = count((double)(v->link_bps ? v->link_bps : v->delivery_bps) / 8 * v->min_rtt_us / 1e6);
 	v->cwnd_bytes = (uint64_t)b->tcpi_snd_cwnd * mss;
-	v->inflight = f->n ? f->sum_unacked / f->n * mss : 0;
+	/* Scaled before the division: a small window's one or two segments
+	 * must not lose half a segment to the truncation. */
+	v->inflight = f->n ? f->sum_unacked * mss / f->n : 0;
 	if (mt_has(&f->last, tcpi_notsent_bytes))
 		v->notsent = b->tcpi_notsent_bytes;
 	v->retrans = (uint32_t)delta(a->tcpi_total_retrans, b->tcpi_total_retrans);
@@ -234,17 +236,19 @@ static void cwnd_change(const struct mt_flow *f, const struct mt_host *h, struct
  * proportion of samples whose rate the kernel marked application-limited
  * (it wrote less than the window allowed: busy only because the RTT is
  * longer than its pauses); the remainder the peer's window's when that is
- * smaller than the congestion window and at least half of it is in flight
- * (pacing and small queues hold a send back before the window test marks
- * it; bbr keeps a cwnd of twice what it sends), else the congestion
- * window's. */
+ * smaller than the congestion window and at least half of it (in whole
+ * segments) is in flight (pacing and small queues hold a send back before
+ * the window test marks it; bbr keeps a cwnd of twice what it sends), else
+ * the congestion window's. */
 static enum mt_limit shares(struct mt_verdict *v, const struct mt_flow *f, uint64_t dt, uint64_t busy,
 			    uint64_t rwnd, uint64_t sndbuf)
 {
 	const struct mt_sample *b = &f->last;
 	double part[4], total, rest = (double)busy - (double)rwnd - (double)sndbuf, app;
-	bool window = mt_has(b, tcpi_snd_wnd) && b->ti.tcpi_snd_wnd < v->cwnd_bytes &&
-		      v->inflight * 2 >= b->ti.tcpi_snd_wnd;
+	uint32_t mss = b->ti.tcpi_snd_mss ? b->ti.tcpi_snd_mss : 1;
+	/* A sender sends whole segments only: a window of 2.5 carries 2. */
+	uint64_t usable = mt_has(b, tcpi_snd_wnd) ? b->ti.tcpi_snd_wnd / mss * mss : 0;
+	bool window = mt_has(b, tcpi_snd_wnd) && b->ti.tcpi_snd_wnd < v->cwnd_bytes && v->inflight * 2 >= usable;
 	enum mt_limit l = MT_SNDBUF;
 
 	rest = rest > 0 ? rest : 0;

@@ -86,12 +86,13 @@ measured() { # NAME PORT SERVE_ARGS SEND_ARGS [MEASURE_ARGS...]
 # on a loaded machine. A setting that never shows in three is a failure.
 measured_naming() {
 	_n=$1 _p=$2 _lim=$5
+	_named=
 	for _try in 0 1 2; do
 		transfer $((_p + 100 * _try)) "$3" "$4"
-		case $OUT in *"limit:      $_lim ("*) break ;; esac
+		case $OUT in *"limit:      $_lim ("*) _named=1 && break ;; esac
 	done
 	eq "$_n: measure exits 0" "$RC" 0
-	[ "$_try" = 0 ] || echo "# $_n: named $_lim on transfer $((_try + 1)) of 3"
+	[ "$_try" = 0 ] || [ -z "$_named" ] || echo "# $_n: named $_lim on transfer $((_try + 1)) of 3"
 }
 # says NAME LIMIT CHANGE: the text names LIMIT, then CHANGE (or none).
 says() {

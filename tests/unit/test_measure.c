@@ -110,6 +110,17 @@ static void test_rwnd(void **state)
 	judge(&a, &b, &v);
 	assert_int_equal(v.limit, MT_RWND);
 
+	/* A window of 2.56 segments (3712 bytes) carries two; bbr's pacing
+	 * holds half the sends back before the window test, and one or two
+	 * are in flight, 1.5 on average: still the window, not bbr's cwnd. */
+	a.snd_wnd = b.snd_wnd = 3712, a.cwnd = b.cwnd = 12, a.cc = b.cc = "bbr";
+	a.unacked = 1, b.unacked = 2;
+	b.rwnd = 48 * SEC / 10;
+	judge(&a, &b, &v);
+	assert_int_equal(v.limit, MT_RWND);
+	assert_int_equal(v.inflight, 3 * MSS / 2);
+	assert_non_null(strstr(v.why, "window of 3712 bytes"));
+
 	/* A window closed: the receiving application, no setting. */
 	b.snd_wnd = 0;
 	judge(&a, &b, &v);
