@@ -480,17 +480,21 @@ const struct cfg_entry *config_get(const struct config *c, const char *section,
 	return NULL;
 }
 
-char *config_source(const struct cfg_entry *e)
-{
-	if (!strncmp(e->file, "profile ", 8))
-		return strdup(e->file);
-	return xasprintf("%s:%d", e->file, e->line);
-}
-
-/* config_source in buf; its length, size or more when it did not fit. */
+/* Where e was set, "FILE:LINE" or a built-in profile's name, in buf: its
+ * length, size or more when it did not fit (buf may be NULL, size 0). */
 int config_source_in(const struct cfg_entry *e, char *buf, size_t size)
 {
 	if (!strncmp(e->file, "profile ", 8))
 		return fmt(buf, size, "%s", e->file);
 	return fmt(buf, size, "%s:%d", e->file, e->line);
+}
+
+char *config_source(const struct cfg_entry *e)
+{
+	int n = config_source_in(e, NULL, 0);
+	char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+
+	if (s)
+		config_source_in(e, s, (size_t)n + 1);
+	return s;
 }

@@ -95,14 +95,23 @@ static int make_dir(const struct root *r, int i)
 	return mkdirat(dfd, last, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-/* A disk's or an interface's file that only gained records since it was
- * read gets their lines appended; one looked for and not there, of a
- * device the one file has no line of, is created with all of them: three
- * calls each, where a replace costs ten (the udev run's first change of a
- * disk). Not a device the one file has lines of: killed between its create
- * and its write, the empty file left would be a tombstone, and those
- * lines lost. -ENOENT, -EEXIST: the file is not as it was read, or disks/
- * is missing: the caller replaces it. */
+/* Whether a device's file takes its records without a rewrite: one that
+ * only gained records since it was read (appended to), or one looked for
+ * and not there, or not looked for on a boot's first run, of a device the
+ * one file has no line of (created with them). Not a device the one file
+ * has lines of: killed between its create and its write, the empty file
+ * left would be a tombstone, and those lines lost. */
+static bool growable(const struct records *rs, const struct state_file *f, size_t n)
+{
+	if (dir_of(f->rel) == DIR_STATE)
+		return false;
+	return f->override ? !f->rewrite : n && (f->read || rs->none) && !f->in_one;
+}
+
+/* A growable file's records appended or created: three calls each, where
+ * a replace costs ten (the udev run's first change of a disk). -ENOENT,
+ * -EEXIST: the file is not as it was read, or disks/ is missing: the
+ * caller replaces it. */
 static int grow_file(struct records *rs, const struct root *r, size_t file, const size_t *idx, size_t n)
 {
 	struct state_file *f = &rs->files[file];
@@ -164,7 +173,7 @@ static int write_file(struct records *rs, const struct root *r, struct dirs *ds,
 	struct state_file *f = &rs->files[file];
 	int rr = -ENOENT;
 
-	if (dir_of(f->rel) != DIR_STATE && (f->override ? !f->rewrite : n && (f->read || rs->none) && !f->in_one)) {
+	if (growable(rs, f, n)) {
 		rr = grow_file(rs, r, file, idx, n);
 		/* a host's first device file: a run about everything made none */
 		if (rr == -ENOENT && !f->override && make_dir(r, dir_of(f->rel)) >= 0)
