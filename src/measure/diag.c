@@ -31,6 +31,20 @@ static void addr_format(int family, const unsigned char *a, uint16_t port, char 
 	snprintf(out, size, family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
 }
 
+/* The socket's memory, sock_diag's SK_MEMINFO_* array: what of it this
+ * kernel sends. */
+static void mem_info(const void *data, size_t n, struct mt_sample *s)
+{
+	uint32_t m[SK_MEMINFO_VARS] = { 0 };
+
+	memcpy(m, data, (n < SK_MEMINFO_VARS ? n : SK_MEMINFO_VARS) * sizeof(*m));
+	s->have_mem = n > SK_MEMINFO_SNDBUF; /* after SK_MEMINFO_RCVBUF */
+	s->sndbuf = s->have_mem ? m[SK_MEMINFO_SNDBUF] : 0;
+	s->rcvbuf = s->have_mem ? m[SK_MEMINFO_RCVBUF] : 0;
+	s->have_queued = n > SK_MEMINFO_WMEM_QUEUED;
+	s->queued = m[SK_MEMINFO_WMEM_QUEUED];
+}
+
 static void parse_attr(const struct nlattr *a, struct mt_sample *s)
 {
 	size_t len = nla_len(a);
@@ -46,14 +60,7 @@ static void parse_attr(const struct nlattr *a, struct mt_sample *s)
 		nla_strcpy(s->cc, sizeof(s->cc), a);
 		break;
 	case INET_DIAG_SKMEMINFO:
-		if (len >= (SK_MEMINFO_RCVBUF + 1) * sizeof(uint32_t) &&
-		    len >= (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t)) {
-			const uint32_t *m = nla_data(a);
-
-			memcpy(&s->sndbuf, &m[SK_MEMINFO_SNDBUF], sizeof(s->sndbuf));
-			memcpy(&s->rcvbuf, &m[SK_MEMINFO_RCVBUF], sizeof(s->rcvbuf));
-			s->have_mem = true;
-		}
+		mem_info(nla_data(a), len / sizeof(uint32_t), s);
 		break;
 	}
 }

@@ -32,7 +32,8 @@ struct mt_sample {
 	size_t info_len;       /* bytes of ti the kernel sent */
 	char cc[16];           /* INET_DIAG_CONG, "" when not sent */
 	uint32_t sndbuf, rcvbuf; /* INET_DIAG_SKMEMINFO: sk_sndbuf, sk_rcvbuf */
-	bool have_mem;
+	uint32_t queued;         /* sk_wmem_queued: what the send buffer holds, sent or not */
+	bool have_mem, have_queued;
 };
 
 /* Whether s's tcp_info covers field f. */
@@ -45,7 +46,10 @@ struct mt_flow {
 	struct mt_sample first, last;
 	unsigned n;                 /* samples */
 	unsigned app_limited;       /* samples whose last rate sample the application limited */
+	unsigned buf_held;          /* of those, the ones whose send buffer was at least half full */
 	uint64_t sum_unacked;       /* segments, over the samples */
+	uint64_t sum_queued;        /* bytes, over the samples that said it */
+	unsigned n_queued;
 	uint64_t link_Bps;          /* the largest delivery rate not limited by the application; 0: none */
 };
 
@@ -91,6 +95,7 @@ struct mt_verdict {
 	uint32_t min_rtt_us;
 	uint64_t bdp;           /* bytes: the link (else the delivery rate) × min RTT */
 	uint64_t cwnd_bytes, inflight, notsent; /* inflight: unacked × mss, mean over the samples */
+	uint64_t queued;        /* sk_wmem_queued, mean over the samples; 0: unknown */
 	uint32_t retrans, segs; /* over the window */
 	struct mt_change change;
 	char why[768];          /* the limit in words, or why nothing is suggested */

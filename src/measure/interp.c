@@ -43,6 +43,19 @@ static uint64_t pow2_at_least(uint64_t v)
 	return p;
 }
 
+/* Whether the send buffer, not the application, is why a rate sample was
+ * application-limited. The kernel marks a sample so whenever the write
+ * queue ran dry below the cwnd, and starts its send-buffer clock only when
+ * it ran dry while the writer waited; a writer that waits on poll (or is
+ * woken) only once a third of the buffer is free leaves it between two
+ * thirds and full, and the kernel paces its last write out before it wakes.
+ * An application that writes less than the path carries holds what it
+ * sends in flight, a fraction of a buffer autotuned to twice the cwnd. */
+static bool buffer_full(const struct mt_sample *s)
+{
+	return s->have_mem && s->have_queued && s->sndbuf && (uint64_t)s->queued * 2 >= s->sndbuf;
+}
+
 void mt_flow_add(struct mt_flow *f, const struct mt_sample *s)
 {
 	if (!f->n)
@@ -50,7 +63,14 @@ void mt_flow_add(struct mt_flow *f, const struct mt_sample *s)
 	f->last = *s;
 	f->n++;
 	f->sum_unacked += s->ti.tcpi_unacked;
-	f->app_limited += mt_has(s, tcpi_delivery_rate) && s->ti.tcpi_delivery_rate_app_limited;
+	if (s->have_queued) {
+		f->sum_queued += s->queued;
+		f->n_queued++;
+	}
+	if (mt_has(s, tcpi_delivery_rate) && s->ti.tcpi_delivery_rate_app_limited) {
+		f->app_limited++;
+		f->buf_held += buffer_full(s);
+	}
 	/* A rate sample the application limited says nothing of the link. */
 	if (mt_has(s, tcpi_delivery_rate) && !s->ti.tcpi_delivery_rate_app_limited &&
 	    s->ti.tcpi_delivery_rate > f->link_Bps)
@@ -87,6 +107,7 @@ static void basics(const struct mt_flow *f, struct mt_verdict *v, uint64_t dt)
 	/* Scaled before the division: a small window's one or two segments
 	 * must not lose half a segment to the truncation. */
 	v->inflight = f->n ? f->sum_unacked * mss / f->n : 0;
+	v->queued = f->n_queued ? f->sum_queued / f->n_queued : 0;
 	if (mt_has(&f->last, tcpi_notsent_bytes))
 		v->notsent = b->tcpi_notsent_bytes;
 	v->retrans = (uint32_t)delta(a->tcpi_total_retrans, b->tcpi_total_retrans);
@@ -120,6 +141,7 @@ static void sndbuf_change(const struct mt_flow *f, const struct mt_host *h, stru
 {
 	const struct mt_sample *b = &f->last;
 	unsigned long long cur = h->wmem[2], target = cur * 4;
+	uint64_t held;
 
 	if (!h->have_wmem || !b->have_mem || !b->sndbuf) {
 		snprintf(v->why, sizeof(v->why), "the send buffer; its size or tcp_wmem could not be read: no change");
@@ -142,11 +164,15 @@ static void sndbuf_change(const struct mt_flow *f, const struct mt_host *h, stru
 	v->change.sysctl = "net.ipv4.tcp_wmem";
 	snprintf(v->change.value, sizeof(v->change.value), "%llu %llu %llu", h->wmem[0], h->wmem[1],
 		 (unsigned long long)target);
-	/* The buffer's share that carries data stays what it is now. */
-	predict(v, count((double)v->inflight * (double)target / (double)b->sndbuf));
+	/* The share of what the buffer holds that is in flight stays what it
+	 * is now. What it holds may pass sk_sndbuf by one skb (the kernel
+	 * tests for room before each write's next skb): an overshoot of the
+	 * writer's, which a larger buffer does not scale. */
+	held = v->queued > b->sndbuf ? v->queued : b->sndbuf;
+	predict(v, count((double)v->inflight * (double)target / (double)held));
 	cost(h, target, &v->change);
 	snprintf(v->why, sizeof(v->why),
-		 "the send buffer: all data sent and the application waiting for room %u.%u%% of the window, "
+		 "the send buffer: the application waiting for room %u.%u%% of the window, "
 		 "%llu bytes in flight of a %u-byte buffer (tcp_wmem's max %llu)", v->share[SHARE_SNDBUF] / 10,
 		 v->share[SHARE_SNDBUF] % 10, (unsigned long long)v->inflight, b->sndbuf, cur);
 }
@@ -235,7 +261,8 @@ static void cwnd_change(const struct mt_flow *f, const struct mt_host *h, struct
  * that stop a send outright. The rest of busy is the application's in the
  * proportion of samples whose rate the kernel marked application-limited
  * (it wrote less than the window allowed: busy only because the RTT is
- * longer than its pauses); the remainder the peer's window's when that is
+ * longer than its pauses), the send buffer's where such a sample found the
+ * buffer at least half full (buffer_full); the remainder the peer's window's when that is
  * smaller than the congestion window and at least half of it (in whole
  * segments) is in flight (pacing and small queues hold a send back before
  * the window test marks it; bbr keeps a cwnd of twice what it sends), else
@@ -244,7 +271,7 @@ static enum mt_limit shares(struct mt_verdict *v, const struct mt_flow *f, uint6
 			    uint64_t rwnd, uint64_t sndbuf)
 {
 	const struct mt_sample *b = &f->last;
-	double part[4], total, rest = (double)busy - (double)rwnd - (double)sndbuf, app;
+	double part[4], total, rest = (double)busy - (double)rwnd - (double)sndbuf, app, held;
 	uint32_t mss = b->ti.tcpi_snd_mss ? b->ti.tcpi_snd_mss : 1;
 	/* A sender sends whole segments only: a window of 2.5 carries 2. */
 	uint64_t usable = mt_has(b, tcpi_snd_wnd) ? b->ti.tcpi_snd_wnd / mss * mss : 0;
@@ -252,10 +279,11 @@ static enum mt_limit shares(struct mt_verdict *v, const struct mt_flow *f, uint6
 	enum mt_limit l = MT_SNDBUF;
 
 	rest = rest > 0 ? rest : 0;
-	app = rest * f->app_limited / f->n;
-	part[SHARE_SNDBUF] = (double)sndbuf;
-	part[SHARE_RWND] = (double)rwnd + (window ? rest - app : 0);
-	part[SHARE_CWND] = window ? 0 : rest - app;
+	held = rest * f->buf_held / f->n;
+	app = rest * (f->app_limited - f->buf_held) / f->n;
+	part[SHARE_SNDBUF] = (double)sndbuf + held;
+	part[SHARE_RWND] = (double)rwnd + (window ? rest - app - held : 0);
+	part[SHARE_CWND] = window ? 0 : rest - app - held;
 	part[SHARE_APP] = (double)delta(busy, dt) + app;
 	total = part[0] + part[1] + part[2] + part[3];
 	for (int i = 0; i < 4; i++) {

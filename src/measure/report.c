@@ -67,7 +67,7 @@ static void text_change(const struct mt_report *rep, const struct mt_verdict *v)
 
 static void text_flow(const struct mt_report *rep, const struct mt_flow *f, const struct mt_verdict *v)
 {
-	char r1[32], r2[32], r3[32], b1[32], b2[32], b3[32], b4[32];
+	char r1[32], r2[32], r3[32], b1[32], b2[32], b3[32], b4[32], b5[32];
 
 	printf("%s -> %s (%s)\n", f->last.src, f->last.dst, f->last.cc[0] ? f->last.cc : "?");
 	printf("  limit:      %s", mt_limit_name(v->limit));
@@ -85,8 +85,9 @@ static void text_flow(const struct mt_report *rep, const struct mt_flow *f, cons
 	mt_bytes(b2, sizeof(b2), v->inflight);
 	mt_bytes(b3, sizeof(b3), v->notsent);
 	mt_bytes(b4, sizeof(b4), f->last.sndbuf);
-	printf("  window:     cwnd x mss %s; in flight %s; not sent %s; send buffer %s; %u retransmits in %u segments\n",
-	       b1, b2, b3, b4, v->retrans, v->segs);
+	mt_bytes(b5, sizeof(b5), v->queued);
+	printf("  window:     cwnd x mss %s; in flight %s; not sent %s; send buffer %s (%s queued); %u retransmits in "
+	       "%u segments\n", b1, b2, b3, b4, f->n_queued ? b5 : "?", v->retrans, v->segs);
 	printf("  why:        %s\n", v->why);
 	text_change(rep, v);
 }
@@ -126,6 +127,7 @@ static void json_flow(struct strbuf *sb, const struct mt_flow *f, const struct m
 		  "\"notsent_bytes\":%llu,\"sndbuf_bytes\":%u,\"retransmits\":%u,\"segments\":%u", v->min_rtt_us,
 		  (unsigned long long)v->bdp, (unsigned long long)v->cwnd_bytes, (unsigned long long)v->inflight,
 		  (unsigned long long)v->notsent, f->last.sndbuf, v->retrans, v->segs);
+	sb_printf(sb, f->n_queued ? ",\"queued_bytes\":%llu" : ",\"queued_bytes\":null", (unsigned long long)v->queued);
 	json_field(sb, "why", v->why);
 	json_change(sb, v);
 	sb_printf(sb, "}");

@@ -139,16 +139,21 @@ before=$(js "c[0]['throughput_bps']")
 pred=$(js "c[0]['change']['prediction']['throughput_bps']")
 eq "tcp_wmem: --json names it" "$(js "c[0]['limit']")" "send buffer"
 
-# The change made, the same measurement: the limit moved, throughput rose.
+# The change made, the same measurement: throughput rose to the prediction
+# (75 % of it holds, as --verify judges), the limit still the send buffer,
+# now its 256 KiB (the relay carries more than that over 40 ms); or, where
+# the python ends set the pace on a loaded machine, the limit moved.
 ip netns exec "$A" sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
 measured "after the change" 5002 "" "" --json
 after=$(js "c[0]['throughput_bps']")
 lim=$(js "c[0]['limit']")
-if [ "$lim" != "send buffer" ] && [ "$after" -ge $((before * 3 / 2)) ]; then
-	pass "after the change: $before -> $after bit/s (predicted $pred), the limit now $lim"
+buf=$(js "c[0]['sndbuf_bytes']")
+if [ "$after" -ge $((before * 3 / 2)) ] && { [ "$lim" != "send buffer" ] ||
+	{ [ "$after" -ge $((pred * 3 / 4)) ] && [ "$buf" = 262144 ]; }; }; then
+	pass "after the change: $before -> $after bit/s (predicted $pred), the limit $lim (a $buf-byte buffer)"
 else
-	fail "after the change: the limit left the send buffer and throughput rose" \
-		"$before -> $after bit/s (predicted $pred), the limit $lim"
+	fail "after the change: throughput rose, held at the new buffer or the limit moved" \
+		"$before -> $after bit/s (predicted $pred), the limit $lim (a $buf-byte buffer)"
 fi
 
 # --verify: the same measurement (the file's --for 2 --port 5001) against

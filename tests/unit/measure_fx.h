@@ -19,6 +19,7 @@ struct rec {
 	long long t;
 	uint64_t busy, rwnd, sndbuf, acked;
 	uint32_t unacked, cwnd, min_rtt, snd_wnd, retrans, segs, sk_sndbuf;
+	uint32_t queued; /* sk_wmem_queued; 0: not said */
 	uint64_t rate;   /* delivery rate, bytes/s */
 	bool app_limited;
 	const char *cc;
@@ -44,6 +45,8 @@ static inline struct mt_sample mk(const struct rec *r)
 	snprintf(s.cc, sizeof(s.cc), "%s", r->cc ? r->cc : "cubic");
 	s.sndbuf = r->sk_sndbuf;
 	s.have_mem = r->sk_sndbuf != 0;
+	s.queued = r->queued;
+	s.have_queued = r->queued != 0;
 	return s;
 }
 

@@ -264,8 +264,18 @@ static struct nlmsghdr *diag_msg(size_t info_len, bool extras)
 	a->nla_len = NLA_HDRLEN + sizeof(mem);
 	mem[SK_MEMINFO_SNDBUF] = 4194304;
 	mem[SK_MEMINFO_RCVBUF] = 131072;
+	mem[SK_MEMINFO_WMEM_QUEUED] = 300000;
 	memcpy((char *)a + NLA_HDRLEN, mem, sizeof(mem));
 	return h;
+}
+
+/* diag_msg's last attribute, its SK_MEMINFO array. */
+static struct nlattr *mem_attr(struct nlmsghdr *h)
+{
+	size_t off = NLMSG_LENGTH(sizeof(struct inet_diag_msg)) + NLA_ALIGN(NLA_HDRLEN + sizeof(struct tcp_info)) +
+		     NLA_ALIGN(NLA_HDRLEN + 6);
+
+	return (struct nlattr *)((char *)h + off);
 }
 
 static void test_parse_diag(void **state)
@@ -281,8 +291,16 @@ static void test_parse_diag(void **state)
 	assert_true(s.have_mem);
 	assert_int_equal(s.sndbuf, 4194304);
 	assert_int_equal(s.rcvbuf, 131072);
+	assert_true(s.have_queued);
+	assert_int_equal(s.queued, 300000);
 	assert_int_equal(s.info_len, sizeof(struct tcp_info));
 	assert_true(mt_has(&s, tcpi_snd_wnd));
+	/* A shorter array, up to SK_MEMINFO_SNDBUF: the buffer, nothing queued. */
+	mem_attr(h)->nla_len = NLA_HDRLEN + (SK_MEMINFO_SNDBUF + 1) * 4;
+	assert_int_equal(mt_parse_diag(h, &s), 0);
+	assert_true(s.have_mem);
+	assert_int_equal(s.sndbuf, 4194304);
+	assert_false(s.have_queued);
 	free(h);
 }
 
