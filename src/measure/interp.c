@@ -255,6 +255,26 @@ static void cwnd_change(const struct mt_flow *f, const struct mt_host *h, struct
 			 "--apply sets it first, and a kernel without it refuses and leaves no file", h->bbr_why);
 }
 
+/* Whether the peer's window holds the connection where the kernel's
+ * window test did not see it: pacing and small queues hold a send back
+ * before that test would mark it. A window below the cwnd (bbr keeps a
+ * cwnd of twice what it sends) that what is in flight fills to within an
+ * eighth, or two segments (a sender sends whole segments, and a delayed
+ * ACK frees two: a window of 2.5 carries 2, which 1.5 in flight fill). A
+ * sender its own qdisc holds at the link's rate leaves more of it free. */
+static bool window_full(const struct mt_verdict *v, const struct mt_sample *b)
+{
+	uint32_t mss = b->ti.tcpi_snd_mss ? b->ti.tcpi_snd_mss : 1;
+	uint64_t usable, free, slack;
+
+	if (!mt_has(b, tcpi_snd_wnd) || b->ti.tcpi_snd_wnd >= v->cwnd_bytes)
+		return false;
+	usable = b->ti.tcpi_snd_wnd / mss * mss;
+	free = usable > v->inflight ? usable - v->inflight : 0;
+	slack = usable / 8 > 2ULL * mss ? usable / 8 : 2ULL * mss;
+	return free <= slack;
+}
+
 /* The shares of the window, in permille; the largest names the limit.
  * The kernel counts as busy all the time data is unacked or unsent, and
  * splits off only the waits on the send buffer and on the peer's window
@@ -262,20 +282,13 @@ static void cwnd_change(const struct mt_flow *f, const struct mt_host *h, struct
  * proportion of samples whose rate the kernel marked application-limited
  * (it wrote less than the window allowed: busy only because the RTT is
  * longer than its pauses), the send buffer's where such a sample found the
- * buffer at least half full (buffer_full); the remainder the peer's window's when that is
- * smaller than the congestion window and at least half of it (in whole
- * segments) is in flight (pacing and small queues hold a send back before
- * the window test marks it; bbr keeps a cwnd of twice what it sends), else
- * the congestion window's. */
+ * buffer at least half full (buffer_full); the remainder the peer's
+ * window's where window_full holds, else the congestion window's. */
 static enum mt_limit shares(struct mt_verdict *v, const struct mt_flow *f, uint64_t dt, uint64_t busy,
 			    uint64_t rwnd, uint64_t sndbuf)
 {
-	const struct mt_sample *b = &f->last;
 	double part[4], total, rest = (double)busy - (double)rwnd - (double)sndbuf, app, held;
-	uint32_t mss = b->ti.tcpi_snd_mss ? b->ti.tcpi_snd_mss : 1;
-	/* A sender sends whole segments only: a window of 2.5 carries 2. */
-	uint64_t usable = mt_has(b, tcpi_snd_wnd) ? b->ti.tcpi_snd_wnd / mss * mss : 0;
-	bool window = mt_has(b, tcpi_snd_wnd) && b->ti.tcpi_snd_wnd < v->cwnd_bytes && v->inflight * 2 >= usable;
+	bool window = window_full(v, &f->last);
 	enum mt_limit l = MT_SNDBUF;
 
 	rest = rest > 0 ? rest : 0;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * measure tcp and a writer the send buffer holds back: the kernel marks a
- * rate sample application-limited whenever the write queue ran dry below
- * the cwnd, and runs its send-buffer clock only when it ran dry while the
- * writer waited, so a writer waiting on poll while bbr paces its last write
- * out reads as the application's unless what the buffer holds is looked at
- * (sk_wmem_queued); and the prediction scaled from what the buffer holds
- * when a writer pushed it past sk_sndbuf.
+ * measure tcp where the kernel's own clocks do not see what holds a
+ * connection back. The kernel marks a rate sample application-limited
+ * whenever the write queue ran dry below the cwnd, and runs its
+ * send-buffer clock only when it ran dry while the writer waited, so a
+ * writer waiting on poll while bbr paces its last write out reads as the
+ * application's unless what the buffer holds is looked at (sk_wmem_queued);
+ * the prediction is scaled from what the buffer holds when a writer pushed
+ * it past sk_sndbuf. Pacing and a sender's own qdisc hold sends back
+ * before the window test: the peer's window is the limit only where what
+ * is in flight fills it.
  */
 #include "unit.h"
 #include "measure_fx.h"
@@ -87,10 +90,34 @@ static void test_prediction_overshoot(void **state)
 	assert_in_range(v.change.pred_inflight, 13990000, 14010000);
 }
 
+/* Cubic at a 100 Mbit/s link (tbf on the sender, 100 ms): the peer's
+ * 1.59 MB window below the cwnd, but 1.28 MB in flight leaves a fifth of
+ * it free, the rate the link's; the kernel's window clock ran 6 % of
+ * busy. The path, not the window (6.12's guest in make check-measure). */
+static void test_window_not_full(void **state)
+{
+	struct rec a = wa, b = wb;
+	struct mt_verdict v;
+
+	a.app_limited = b.app_limited = false;
+	a.snd_wnd = b.snd_wnd = 1590144;
+	a.cwnd = b.cwnd = 1933, a.unacked = b.unacked = 884;
+	a.min_rtt = b.min_rtt = 100000, a.rate = b.rate = 11900000;
+	b.busy = 10 * SEC, b.sndbuf = 0, b.rwnd = 6 * SEC / 10;
+	judge(&a, &b, &v);
+	expect_none(&v, MT_CWND, "the path itself");
+	assert_int_equal(v.share[1], 60);
+	/* In flight within an eighth of the window: the window. */
+	a.unacked = b.unacked = 1000;
+	judge(&a, &b, &v);
+	assert_int_equal(v.limit, MT_RWND);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_writer_waiting),
 	cmocka_unit_test(test_writer_short),
 	cmocka_unit_test(test_prediction_overshoot),
+	cmocka_unit_test(test_window_not_full),
 };
 
-UNIT_MAIN("measure_writer", tests)
+UNIT_MAIN("measure_held", tests)
