@@ -50,10 +50,11 @@ static uint64_t pow2_at_least(uint64_t v)
  * woken) only once a third of the buffer is free leaves it between two
  * thirds and full, and the kernel paces its last write out before it wakes.
  * An application that writes less than the path carries holds what it
- * sends in flight, a fraction of a buffer autotuned to twice the cwnd. */
+ * sends in flight, a fraction of a buffer autotuned to twice the cwnd.
+ * (A kernel that sends the queued bytes sends the buffer's size too.) */
 static bool buffer_full(const struct mt_sample *s)
 {
-	return s->have_mem && s->have_queued && s->sndbuf && (uint64_t)s->queued * 2 >= s->sndbuf;
+	return s->have_queued && s->sndbuf && (uint64_t)s->queued * 2 >= s->sndbuf;
 }
 
 void mt_flow_add(struct mt_flow *f, const struct mt_sample *s)
@@ -141,7 +142,7 @@ static void sndbuf_change(const struct mt_flow *f, const struct mt_host *h, stru
 {
 	const struct mt_sample *b = &f->last;
 	unsigned long long cur = h->wmem[2], target = cur * 4;
-	uint64_t held;
+	uint64_t holds;
 
 	if (!h->have_wmem || !b->have_mem || !b->sndbuf) {
 		snprintf(v->why, sizeof(v->why), "the send buffer; its size or tcp_wmem could not be read: no change");
@@ -168,8 +169,8 @@ static void sndbuf_change(const struct mt_flow *f, const struct mt_host *h, stru
 	 * is now. What it holds may pass sk_sndbuf by one skb (the kernel
 	 * tests for room before each write's next skb): an overshoot of the
 	 * writer's, which a larger buffer does not scale. */
-	held = v->queued > b->sndbuf ? v->queued : b->sndbuf;
-	predict(v, count((double)v->inflight * (double)target / (double)held));
+	holds = v->queued > b->sndbuf ? v->queued : b->sndbuf;
+	predict(v, count((double)v->inflight * (double)target / (double)holds));
 	cost(h, target, &v->change);
 	snprintf(v->why, sizeof(v->why),
 		 "the send buffer: the application waiting for room %u.%u%% of the window, "
